@@ -1,0 +1,387 @@
+//! Procedural macros for [dsh-sdk](https://docs.rs/dsh-sdk): `#[tool]`,
+//! `#[render]` and `#[present]`.
+//!
+//! Use them through `dsh-sdk`, which re-exports them (`use dsh_sdk::prelude::*`):
+//! the code they generate names the runtime as `::dsh_sdk::__private::…`.
+//!
+//! Each macro keeps the annotated fn exactly as written, so a test calls it
+//! directly, and adds a zero-sized type of the same name (types and fns live
+//! in different namespaces). Mistakes are reported at compile time, all at
+//! once, each at the token to change.
+
+#![forbid(unsafe_code)]
+
+mod ctxt;
+mod doc;
+mod fallback;
+mod naming;
+mod projection;
+mod span;
+mod suggest;
+mod tool;
+mod types;
+
+use proc_macro::TokenStream;
+
+use crate::projection::Kind;
+
+/// Turns an `async fn` into a tool an LLM agent can call.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// /// Greet someone by name.
+/// #[tool(read_only, concurrency_safe)]
+/// async fn greet(
+///     /// The name to greet
+///     name: String,
+/// ) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let registry = Registry::new();
+/// let _greet = registry.register::<greet>().unwrap();
+/// assert_eq!(registry.call("greet", json!({ "name": "Ada" })).await.text(), "Hello, Ada!");
+///
+/// // The fn is still a fn.
+/// assert_eq!(greet("Ada".into()).await, "Hello, Ada!");
+/// # }
+/// ```
+///
+/// The macro keeps the fn and adds what a hand-written tool would be: the
+/// example above is this, give or take full paths.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// async fn greet(name: String) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// /// The arguments of the tool `greet`, one field per parameter.
+/// #[derive(Deserialize, JsonSchema)]
+/// struct GreetArgs {
+///     /// The name to greet
+///     pub name: String,
+/// }
+///
+/// /// The tool `greet`: register it with `registry.register::<greet>()`.
+/// #[allow(non_camel_case_types)]
+/// struct greet {}
+///
+/// impl Tool for greet {
+///     type Args = GreetArgs;
+///     type Output = String;
+///     const DEFINITION: ToolDef = ToolDef::new("greet", "Greet someone by name.")
+///         .read_only(true)
+///         .concurrency_safe(true);
+///
+///     async fn execute(args: GreetArgs, _: &Exec) -> Result<String, ToolError> {
+///         Ok(greet(args.name).await)
+///     }
+/// }
+/// ```
+///
+/// The type is a braced struct with no fields, so it lives only in the type
+/// namespace and shares the fn's name: register the tool with
+/// `registry.register::<greet>()`, call the fn with `greet(…)`.
+///
+/// # Name and description
+///
+/// The tool's name is the fn's (without `r#`) unless `name = "…"` says
+/// otherwise; either way it must match `^[a-zA-Z0-9_-]{1,64}$`. The
+/// description is the fn's doc comment, its lines joined as rustdoc reads
+/// them, unless `description = "…"` says otherwise. A tool without one does
+/// not compile: the description is how the model decides to call it.
+///
+/// # Arguments
+///
+/// The model's arguments are a JSON object. A tool takes them in one of two forms.
+///
+/// **Parameters.** Every parameter other than the context is a field of an
+/// args struct the macro generates, named after the fn in PascalCase
+/// (`read_file` → `ReadFileArgs`) with the fn's visibility. Doc comments on a
+/// parameter become the field's description in the schema; `#[serde(…)]` and
+/// `#[schemars(…)]` attributes move onto the field. A fn with no parameters
+/// is a tool with no arguments (an empty object).
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// /// Search the notes.
+/// #[tool(read_only)]
+/// async fn search_notes(
+///     /// What to look for
+///     query: String,
+///     /// How many results to return at most
+///     #[serde(default = "ten")]
+///     #[schemars(range(min = 1, max = 100))]
+///     limit: u32,
+/// ) -> Vec<String> {
+///     vec![format!("{query} ({limit})")]
+/// }
+///
+/// fn ten() -> u32 {
+///     10
+/// }
+/// ```
+///
+/// expands the parameters to
+///
+/// ```
+/// # use dsh_sdk::prelude::*;
+/// # fn ten() -> u32 { 10 }
+/// /// The arguments of the tool `search_notes`, one field per parameter.
+/// #[derive(Deserialize, JsonSchema)]
+/// struct SearchNotesArgs {
+///     /// What to look for
+///     pub query: String,
+///     /// How many results to return at most
+///     #[serde(default = "ten")]
+///     #[schemars(range(min = 1, max = 100))]
+///     pub limit: u32,
+/// }
+/// ```
+///
+/// **An args struct.** A parameter named `args` (or `_args`), or whose type's
+/// name ends in `Args`, is the whole args struct, which derives `Deserialize`
+/// and `JsonSchema`. The tool then takes no other parameter but the context.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct ReadFileArgs {
+///     /// Absolute path
+///     path: String,
+/// }
+///
+/// /// Read a file from disk.
+/// #[tool(read_only)]
+/// async fn read_file(args: ReadFileArgs) -> std::io::Result<String> {
+///     std::fs::read_to_string(args.path)
+/// }
+/// ```
+///
+/// The arguments must be an object. A type that by its spelling cannot be
+/// one (`String`, `&str`, a number, `bool`, a tuple or `()`, an array or
+/// slice, a reference, or a `Vec`, `Option` or `Box` of those) is refused at
+/// compile time. A type of your own that is not a struct (a unit enum) gets
+/// past the macro, and the registry refuses it when registering
+/// (`RegisterError::ArgsNotObject`).
+///
+/// # The context
+///
+/// A parameter of type `&Exec` (any path ending in `Exec`), in any position,
+/// receives the call's context: its id, cancellation, the host's state, and
+/// the stream for progress and output.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// /// Count to `n`, reporting progress.
+/// #[tool]
+/// async fn count(exec: &Exec, n: u32) -> u32 {
+///     for i in 0..n {
+///         exec.progress(format!("{i}"));
+///     }
+///     n
+/// }
+/// ```
+///
+/// # Output
+///
+/// What the fn returns is the tool's output, serialized to one JSON value and
+/// checked against its schema on every call; so it must be
+/// `Serialize + Deserialize + JsonSchema`.
+///
+/// | the fn returns | output | an error is |
+/// |---|---|---|
+/// | nothing | `()` | impossible |
+/// | `Result<T, E>`, or an alias such as `io::Result<T>` | `T` | `E` converted into `ToolError` (any `std::error::Error`, such as a `thiserror` enum) |
+/// | any other `T` | `T` | impossible |
+///
+/// # Keys
+///
+/// | key | sets | written by hand |
+/// |---|---|---|
+/// | `name = "read_file"` | the name, instead of the fn's | `ToolDef::new("read_file", …)` |
+/// | `description = "…"` | the description, instead of the doc comment | `ToolDef::new(…, "…")` |
+/// | `title = "Read file"` | a title for UIs | `.title("Read file")` |
+/// | `aliases = ["cat", "read"]` | other names it answers to | `.aliases(&["cat", "read"])` |
+/// | `read_only` | it changes nothing | `.read_only(true)` |
+/// | `concurrency_safe` | it may run beside other calls | `.concurrency_safe(true)` |
+/// | `destructive` | it may destroy data | `.destructive(true)` |
+/// | `idempotent` | repeating a call has no further effect | `.idempotent(true)` |
+/// | `requires_approval` | every call asks the approver | `.requires_approval(true)` |
+/// | `defer` | left out of the exported list until searched for | `.defer(true)` |
+/// | `always_load` | kept in the exported list even when deferred | `.always_load(true)` |
+/// | `category = "filesystem"` | `filesystem`, `shell`, `search`, `web`, `notebook`, `task_management` or `agent` | `.category(Category::Filesystem)` |
+/// | `output_type = "file_content"` | `text`, `structured`, `file_content`, `file_list`, `diff`, `web_content`, `empty`, `binary_ref` or `agent_result` | `.output_type(OutputType::FileContent)` |
+/// | `max_result_chars = 30000` | content past this spills to a file | `.max_result_chars(30000)` |
+/// | `timeout_ms = 5000` | how long a call may run | `.timeout(Duration::from_millis(5000))` |
+/// | `validate = check_args` | a `fn(&Args, &Exec) -> Validation` run before execution | `fn validate_input(args: &Args, exec: &Exec) -> Validation { check_args(args, exec) }` |
+/// | `render = read_text` | a [`#[render]`](macro@render) fn: what the model sees | `fn render(args: &Args, value: &Output) -> Vec<ContentBlock> { read_text(args, value) }` |
+/// | `present = read_card` | a [`#[present]`](macro@present) fn: what a UI shows | `fn present(args: &Args, value: &Output) -> Option<Card> { Some(read_card(args, value)) }` |
+///
+/// Every flag is off unless given (fail-closed); `read_only = false` is the
+/// same as leaving it out. A misspelt key gets a "did you mean" suggestion.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct EditArgs {
+///     path: String,
+///     old: String,
+///     new: String,
+/// }
+///
+/// #[derive(Serialize, Deserialize, JsonSchema)]
+/// struct Edit {
+///     replaced: usize,
+/// }
+///
+/// /// Replace text in a file.
+/// #[tool(
+///     destructive,
+///     aliases = ["replace"],
+///     category = "filesystem",
+///     output_type = "diff",
+///     timeout_ms = 5000,
+///     validate = not_empty,
+///     render = edit_text,
+/// )]
+/// async fn edit(args: EditArgs) -> Result<Edit, ToolError> {
+///     # let _ = (&args.path, &args.new);
+///     Ok(Edit { replaced: 1 })
+/// }
+///
+/// fn not_empty(args: &EditArgs, _: &Exec) -> Validation {
+///     if args.old.is_empty() {
+///         Validation::invalid("`old` is empty: give the text to replace", 1)
+///     } else {
+///         Validation::Ok
+///     }
+/// }
+///
+/// #[render]
+/// fn edit_text(args: &EditArgs, value: &Edit) -> Vec<ContentBlock> {
+///     vec![ContentBlock::text(format!("replaced {} in {}", value.replaced, args.path))]
+/// }
+/// ```
+///
+/// # What does not compile
+///
+/// Each of these is an error at the token to change, with the fix: a fn that
+/// is not `async`, is `unsafe`, takes `self` or is generic; a `&mut`
+/// parameter, or one written as a pattern rather than a name; the context
+/// taken by value (`exec: Exec`) or twice; two args structs, or an args
+/// struct beside inline parameters; args that cannot be an object; an args
+/// type that is not `Deserialize + JsonSchema`, an output that is not
+/// `Serialize + Deserialize + JsonSchema`, an error that does not convert
+/// into `ToolError`; a `render`, `present` or `validate` whose types do not
+/// fit the tool.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(args.into(), item.into()).into()
+}
+
+/// Marks a fn as a tool's render: the projection of its output into the
+/// content the model sees.
+///
+/// The fn takes the tool's args and output by reference and returns
+/// `Vec<ContentBlock>`; a tool names it with `render = …`.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// /// Count the lines of a text.
+/// #[tool(read_only, render = lines_text)]
+/// async fn count_lines(text: String) -> usize {
+///     text.lines().count()
+/// }
+///
+/// #[render]
+/// fn lines_text(_args: &CountLinesArgs, value: &usize) -> Vec<ContentBlock> {
+///     vec![ContentBlock::text(format!("{value} lines"))]
+/// }
+/// ```
+///
+/// The macro keeps the fn and adds a hidden type of its name that the tool's
+/// `render = lines_text` refers to:
+///
+/// ```
+/// # use dsh_sdk::prelude::*;
+/// # struct CountLinesArgs;
+/// # fn lines_text(_args: &CountLinesArgs, value: &usize) -> Vec<ContentBlock> { vec![] }
+/// #[doc(hidden)]
+/// #[allow(non_camel_case_types)]
+/// struct lines_text {}
+///
+/// impl dsh_sdk::RenderFn<CountLinesArgs, usize, Vec<ContentBlock>> for lines_text {
+///     fn call(args: &CountLinesArgs, value: &usize) -> Vec<ContentBlock> {
+///         lines_text(args, value)
+///     }
+/// }
+/// ```
+///
+/// so a render whose types do not fit the tool fails to compile at the
+/// tool's `render = …`, and so does a fn that is not marked `#[render]`.
+///
+/// # Purity
+///
+/// A render must be pure: the same args and value give the same content,
+/// byte for byte, because replaying a session log re-runs it on the logged
+/// value. The fn receives the output as deserialized from its canonical JSON
+/// value, on a live call and on a replay alike.
+///
+/// The macro refuses what it can see of impurity: an `async` or `unsafe` fn,
+/// an `unsafe` block, a `&mut` parameter, generics, a `static mut`, paths
+/// through `std::fs`, `std::net`, `std::process`, `std::env` or
+/// `std::thread` (or `fs::…` and the like after importing them), any
+/// `tokio::` path, `SystemTime::now` and `Instant::now`, `rand::…`,
+/// `thread_rng` and `random()`, and the macros `println!`, `print!`,
+/// `eprintln!`, `eprint!` and `dbg!`. This check is best-effort and
+/// syntactic: it reads the fn's own body, so a helper fn it calls, or an
+/// import made outside it, goes unseen. Replay is the proof at run time.
+#[proc_macro_attribute]
+pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
+    projection::expand(Kind::Render, args.into(), item.into()).into()
+}
+
+/// Marks a fn as a tool's present: the projection of its output into the
+/// [`Card`](https://docs.rs/dsh-sdk/latest/dsh_sdk/card/enum.Card.html) a UI shows.
+///
+/// The fn takes the tool's args and output by reference and returns `Card`;
+/// a tool names it with `present = …`. A tool without one shows the generic
+/// card.
+///
+/// ```
+/// use dsh_sdk::card::ReadCard;
+/// use dsh_sdk::prelude::*;
+///
+/// /// Read a note.
+/// #[tool(read_only, present = note_card)]
+/// async fn read_note(
+///     /// The note's title
+///     title: String,
+/// ) -> String {
+///     format!("# {title}")
+/// }
+///
+/// #[present]
+/// fn note_card(args: &ReadNoteArgs, value: &String) -> Card {
+///     Card::Read(ReadCard::new(args.title.clone(), value.clone()))
+/// }
+/// ```
+///
+/// It expands like [`#[render]`](macro@render), implementing
+/// `dsh_sdk::PresentFn<Args, Output, Card>`, and must be pure for the same
+/// reason, under the same best-effort check.
+#[proc_macro_attribute]
+pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
+    projection::expand(Kind::Present, args.into(), item.into()).into()
+}

@@ -1,0 +1,53 @@
+//! Names: what a tool may be called, and the name of a generated args struct.
+
+/// The rule a tool name or alias follows, for messages.
+pub(crate) const TOOL_NAME_RULE: &str = "1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`";
+
+/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every model provider accepts.
+pub(crate) fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// `read_file` → `ReadFile`: each `_`-separated word capitalized and joined.
+pub(crate) fn pascal_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .flat_map(|word| {
+            let mut chars = word.chars();
+            let first = chars.next().into_iter().flat_map(char::to_uppercase);
+            first.chain(chars)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_valid_tool_name, pascal_case};
+
+    #[test]
+    fn accepts_names_of_the_allowed_characters() {
+        for name in ["read_file", "Read-File-2", "x", "_", "-", &"a".repeat(64)] {
+            assert!(is_valid_tool_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn rejects_empty_long_and_foreign_names() {
+        for name in ["", &"a".repeat(65), "read file", "read.file", "café", "a/b"] {
+            assert!(!is_valid_tool_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn pascal_cases_snake_case() {
+        assert_eq!(pascal_case("read_file"), "ReadFile");
+        assert_eq!(pascal_case("greet"), "Greet");
+        assert_eq!(pascal_case("get_2_items"), "Get2Items");
+        assert_eq!(pascal_case("__private_tool_"), "PrivateTool");
+        assert_eq!(pascal_case("fetchURL"), "FetchURL");
+        assert_eq!(pascal_case("élan_vital"), "ÉlanVital");
+    }
+}

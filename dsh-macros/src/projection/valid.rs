@@ -1,0 +1,65 @@
+//! The checks of a `#[render]` or `#[present]` fn: its shape here, the purity
+//! of its body in `purity`.
+
+use syn::Safety;
+
+use super::ast::{Input, Projection};
+use super::purity;
+use crate::ctxt::Ctxt;
+
+pub(crate) fn check(cx: &Ctxt, projection: &Projection) {
+    let attr = projection.kind.attr();
+    let sig = &projection.item.sig;
+    if let Some(asyncness) = &sig.asyncness {
+        cx.error_spanned_by(
+            asyncness,
+            format!("`#[{attr}]` fns must not be `async`: remove `async`, a {attr} is a pure projection"),
+        );
+    }
+    if let Safety::Unsafe(unsafe_token) = &sig.safety {
+        cx.error_spanned_by(
+            unsafe_token,
+            format!("`#[{attr}]` fns must not be `unsafe`: remove `unsafe`, a {attr} is a pure projection"),
+        );
+    }
+    if !sig.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &sig.generics,
+            format!("a `#[{attr}]` fn cannot be generic: take the tool's own types, `&Args` and `&Output`"),
+        );
+    }
+    if let Some(where_clause) = &sig.generics.where_clause {
+        cx.error_spanned_by(
+            where_clause,
+            format!("a `#[{attr}]` fn cannot have a `where` clause: take the tool's own types, `&Args` and `&Output`"),
+        );
+    }
+    if projection.inputs.len() != 2 {
+        cx.error_at(
+            sig.paren_token.span.join(),
+            format!(
+                "a `#[{attr}]` fn takes two parameters, the tool's args and its output: `(args: &Args, value: &Output)`"
+            ),
+        );
+    }
+    for input in &projection.inputs {
+        match input {
+            Input::Ref(_) => {}
+            Input::Receiver(receiver) => cx.error_spanned_by(
+                receiver,
+                format!("a `#[{attr}]` fn is a free fn, not a method: remove `self`"),
+            ),
+            Input::MutRef(mutability) => cx.error_spanned_by(
+                mutability,
+                format!(
+                    "`#[{attr}]` fns take their parameters by shared reference: remove `mut`, a {attr} cannot change the args or the value"
+                ),
+            ),
+            Input::Value(arg) => cx.error_spanned_by(
+                &arg.ty,
+                format!("take this parameter by reference, `&T`: a {attr} reads the args and the value, it does not own them"),
+            ),
+        }
+    }
+    purity::check(cx, projection.kind, &projection.item.block);
+}

@@ -1,0 +1,62 @@
+//! "did you mean `read_only`?" for misspelt keys and values.
+
+/// The candidate closest to `input`, if one is close enough to be a likely typo.
+///
+/// Jaro-Winkler similarity over lowercase text, as clap uses for its
+/// suggestions: it rewards a shared prefix, which is how keys get misspelt
+/// (`readonly`, `read_onyl`, `Filesystem`).
+pub(crate) fn did_you_mean<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let input = input.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|candidate| (strsim::jaro_winkler(&input, &candidate.to_lowercase()), candidate))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|(a, _), (b, _)| a.total_cmp(b))
+        .map(|(_, candidate)| candidate)
+}
+
+/// `` `a`, `b` or `c` ``, for messages that list what is accepted.
+pub(crate) fn one_of(candidates: &[&str]) -> String {
+    let quoted: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{did_you_mean, one_of};
+
+    const KEYS: &[&str] = &["read_only", "render", "present", "description", "name"];
+
+    #[test]
+    fn suggests_the_closest_key() {
+        assert_eq!(did_you_mean("readonly", KEYS.iter().copied()), Some("read_only"));
+        assert_eq!(did_you_mean("read_onyl", KEYS.iter().copied()), Some("read_only"));
+        assert_eq!(did_you_mean("rendr", KEYS.iter().copied()), Some("render"));
+        assert_eq!(did_you_mean("desc", KEYS.iter().copied()), Some("description"));
+    }
+
+    #[test]
+    fn ignores_case() {
+        assert_eq!(did_you_mean("Filesystem", ["filesystem", "shell"]), Some("filesystem"));
+    }
+
+    #[test]
+    fn suggests_nothing_for_a_stranger() {
+        assert_eq!(did_you_mean("xyz", KEYS.iter().copied()), None);
+        assert_eq!(did_you_mean("fs", ["filesystem", "shell"]), None);
+    }
+
+    #[test]
+    fn lists_candidates() {
+        assert_eq!(one_of(&[]), "");
+        assert_eq!(one_of(&["a"]), "`a`");
+        assert_eq!(one_of(&["a", "b", "c"]), "`a`, `b` or `c`");
+    }
+}

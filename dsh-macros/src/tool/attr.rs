@@ -1,0 +1,365 @@
+//! `#[tool(…)]`: the keys, what each takes, and its parsed form.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::parse::{ParseStream, Parser};
+use syn::{Expr, ExprArray, ExprLit, ExprPath, Ident, Lit, LitInt, LitStr, Path, Token, token};
+
+use crate::ctxt::Ctxt;
+use crate::suggest::{did_you_mean, one_of};
+
+/// The bare flags, each a `ToolDef` builder method of the same name.
+const FLAGS: &[&str] = &[
+    "read_only",
+    "concurrency_safe",
+    "destructive",
+    "idempotent",
+    "requires_approval",
+    "defer",
+    "always_load",
+];
+
+/// Every key, in the order the docs list them.
+const KEYS: &[&str] = &[
+    "name",
+    "description",
+    "title",
+    "aliases",
+    "read_only",
+    "concurrency_safe",
+    "destructive",
+    "idempotent",
+    "requires_approval",
+    "defer",
+    "always_load",
+    "category",
+    "output_type",
+    "max_result_chars",
+    "timeout_ms",
+    "validate",
+    "render",
+    "present",
+];
+
+/// `category = "…"`: the attribute's spelling and the `Category` variant.
+const CATEGORIES: &[(&str, &str)] = &[
+    ("filesystem", "Filesystem"),
+    ("shell", "Shell"),
+    ("search", "Search"),
+    ("web", "Web"),
+    ("notebook", "Notebook"),
+    ("task_management", "TaskManagement"),
+    ("agent", "Agent"),
+];
+
+/// `output_type = "…"`: the attribute's spelling and the `OutputType` variant.
+const OUTPUT_TYPES: &[(&str, &str)] = &[
+    ("text", "Text"),
+    ("structured", "Structured"),
+    ("file_content", "FileContent"),
+    ("file_list", "FileList"),
+    ("diff", "Diff"),
+    ("web_content", "WebContent"),
+    ("empty", "Empty"),
+    ("binary_ref", "BinaryRef"),
+    ("agent_result", "AgentResult"),
+];
+
+/// What `#[tool(…)]` said; a key it did not give is `None`.
+#[derive(Default)]
+pub(crate) struct Attr {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) aliases: Vec<LitStr>,
+    /// The flags that were set, with their values.
+    pub(crate) flags: Vec<Flag>,
+    pub(crate) category: Option<Choice>,
+    pub(crate) output_type: Option<Choice>,
+    pub(crate) max_result_chars: Option<Count>,
+    pub(crate) timeout_ms: Option<Count>,
+    pub(crate) validate: Option<Path>,
+    pub(crate) render: Option<Path>,
+    pub(crate) present: Option<Path>,
+}
+
+/// `read_only` or `read_only = false`.
+pub(crate) struct Flag {
+    /// The key, which is also the name of the `ToolDef` method that sets it.
+    pub(crate) key: Ident,
+    pub(crate) value: bool,
+}
+
+/// A string naming an enum variant: `category = "filesystem"`.
+pub(crate) struct Choice {
+    /// The variant, spanned at the literal.
+    pub(crate) variant: Ident,
+}
+
+/// A positive integer: `timeout_ms = 5000`.
+pub(crate) struct Count {
+    pub(crate) lit: LitInt,
+    pub(crate) value: u64,
+}
+
+/// What follows a key.
+enum Value {
+    /// `read_only`
+    Bare,
+    /// `name = "…"`
+    Expr(Expr),
+    /// `read_only(…)`, which no key takes.
+    List(TokenTree),
+}
+
+impl Value {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(Token![=]) {
+            input.parse::<Token![=]>()?;
+            Ok(Value::Expr(input.parse()?))
+        } else if input.peek(token::Paren) {
+            Ok(Value::List(input.parse()?))
+        } else {
+            Ok(Value::Bare)
+        }
+    }
+}
+
+impl Attr {
+    /// Parses the tokens inside `#[tool(…)]`, reporting every bad key to `cx`.
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Self {
+        let mut attr = Attr::default();
+        let mut seen: Vec<String> = Vec::new();
+        let parser = syn::meta::parser(|meta| {
+            match Value::parse(meta.input) {
+                Ok(value) => attr.entry(cx, &mut seen, &meta.path, value),
+                Err(error) => {
+                    cx.push(error);
+                    skip_entry(meta.input)?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(error) = parser.parse2(args) {
+            cx.push(error);
+        }
+        attr
+    }
+
+    fn entry(&mut self, cx: &Ctxt, seen: &mut Vec<String>, path: &Path, value: Value) {
+        let Some(key) = path.get_ident() else {
+            cx.error_spanned_by(path, format!("unknown key: `#[tool]` takes {}", one_of(KEYS)));
+            return;
+        };
+        let name = key.to_string();
+        if !KEYS.contains(&name.as_str()) {
+            let message = match did_you_mean(&name, KEYS.iter().copied()) {
+                Some(close) => format!("unknown key `{name}`: did you mean `{close}`?"),
+                None => format!("unknown key `{name}`: `#[tool]` takes {}", one_of(KEYS)),
+            };
+            cx.error_spanned_by(key, message);
+            return;
+        }
+        if seen.contains(&name) {
+            cx.error_spanned_by(key, format!("`{name}` is given twice: keep one"));
+            return;
+        }
+        seen.push(name);
+        let key = Key { cx, key };
+        match key.name().as_str() {
+            // #[tool(read_only)], #[tool(read_only = true)], #[tool(read_only = false)]
+            flag if FLAGS.contains(&flag) => {
+                if let Some(value) = key.flag(value) {
+                    self.flags.push(Flag {
+                        key: key.key.clone(),
+                        value,
+                    });
+                }
+            }
+            // #[tool(name = "read_file")]
+            "name" => self.name = key.string(value),
+            // #[tool(description = "Read a file from disk.")]
+            "description" => self.description = key.string(value),
+            // #[tool(title = "Read file")]
+            "title" => self.title = key.string(value),
+            // #[tool(aliases = ["cat", "read"])]
+            "aliases" => self.aliases = key.strings(value),
+            // #[tool(category = "filesystem")]
+            "category" => self.category = key.choice(value, "a category", CATEGORIES),
+            // #[tool(output_type = "file_content")]
+            "output_type" => self.output_type = key.choice(value, "an output type", OUTPUT_TYPES),
+            // #[tool(max_result_chars = 30000)]
+            "max_result_chars" => self.max_result_chars = key.count(value),
+            // #[tool(timeout_ms = 5000)]
+            "timeout_ms" => self.timeout_ms = key.count(value),
+            // #[tool(validate = check_args)]
+            "validate" => self.validate = key.path(value),
+            // #[tool(render = read_text)]
+            "render" => self.render = key.path(value),
+            // #[tool(present = read_card)]
+            "present" => self.present = key.path(value),
+            _ => {}
+        }
+    }
+}
+
+/// Skips the rest of a malformed entry, up to the next `,`.
+fn skip_entry(input: ParseStream) -> syn::Result<()> {
+    while !input.is_empty() && !input.peek(Token![,]) {
+        input.parse::<TokenTree>()?;
+    }
+    Ok(())
+}
+
+/// One key and the context to report its errors to.
+struct Key<'a> {
+    cx: &'a Ctxt,
+    key: &'a Ident,
+}
+
+impl Key<'_> {
+    fn name(&self) -> String {
+        self.key.to_string()
+    }
+
+    /// Reports that the value is not of the kind the key takes, with an example.
+    fn expected<T>(&self, value: &Value, what: &str) -> Option<T> {
+        let key = self.name();
+        let message = format!("`{key}` takes {what}: `{}`", example(&key));
+        match value {
+            Value::Bare => self.cx.error_spanned_by(self.key, message),
+            Value::Expr(expr) => self.cx.error_spanned_by(expr, message),
+            Value::List(list) => self.cx.error_spanned_by(list, message),
+        }
+        None
+    }
+
+    fn flag(&self, value: Value) -> Option<bool> {
+        match &value {
+            Value::Bare => Some(true),
+            Value::Expr(Expr::Lit(ExprLit {
+                lit: Lit::Bool(value),
+                ..
+            })) => Some(value.value),
+            _ => {
+                let key = self.name();
+                let message = format!("`{key}` is a flag: write `{key}`, or `{key} = false`");
+                match value {
+                    Value::Bare => {}
+                    Value::Expr(expr) => self.cx.error_spanned_by(expr, message),
+                    Value::List(list) => self.cx.error_spanned_by(list, message),
+                }
+                None
+            }
+        }
+    }
+
+    fn string(&self, value: Value) -> Option<LitStr> {
+        match value {
+            Value::Expr(Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            })) => Some(lit),
+            _ => self.expected(&value, "a string"),
+        }
+    }
+
+    fn strings(&self, value: Value) -> Vec<LitStr> {
+        let Value::Expr(Expr::Array(ExprArray { elems, .. })) = &value else {
+            self.expected::<()>(&value, "a list of strings");
+            return Vec::new();
+        };
+        let mut strings = Vec::new();
+        for elem in elems {
+            match elem {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) => strings.push(lit.clone()),
+                _ => self.cx.error_spanned_by(
+                    elem,
+                    format!("`{}` takes a list of strings: `{}`", self.name(), example(&self.name())),
+                ),
+            }
+        }
+        strings
+    }
+
+    fn choice(&self, value: Value, what: &str, choices: &[(&str, &str)]) -> Option<Choice> {
+        let lit = self.string(value)?;
+        let text = lit.value();
+        if let Some((_, variant)) = choices.iter().find(|(spelling, _)| *spelling == text) {
+            let variant = Ident::new(variant, lit.span());
+            return Some(Choice { variant });
+        }
+        let spellings: Vec<&str> = choices.iter().map(|(spelling, _)| *spelling).collect();
+        let message = match did_you_mean(&text, spellings.iter().copied()) {
+            Some(close) => format!("`{text}` is not {what}: did you mean `{close}`?"),
+            None => format!("`{text}` is not {what}: use {}", one_of(&spellings)),
+        };
+        self.cx.error_spanned_by(&lit, message);
+        None
+    }
+
+    fn count(&self, value: Value) -> Option<Count> {
+        let Value::Expr(Expr::Lit(ExprLit {
+            lit: Lit::Int(lit), ..
+        })) = value
+        else {
+            return self.expected(&value, "a positive integer");
+        };
+        match lit.base10_parse::<u64>() {
+            Ok(0) => {
+                let message = format!("`{}` must be positive", self.name());
+                self.cx.error_spanned_by(&lit, message);
+                None
+            }
+            Ok(value) => Some(Count { lit, value }),
+            Err(error) => {
+                self.cx.push(error);
+                None
+            }
+        }
+    }
+
+    fn path(&self, value: Value) -> Option<Path> {
+        match value {
+            Value::Expr(Expr::Path(ExprPath {
+                attrs, qself: None, path,
+            })) if attrs.is_empty() => Some(path),
+            _ => {
+                let what = match self.name().as_str() {
+                    "validate" => "the path of a fn `fn(&Args, &Exec) -> Validation`",
+                    "render" => "the path of a `#[render]` fn",
+                    _ => "the path of a `#[present]` fn",
+                };
+                self.expected(&value, what)
+            }
+        }
+    }
+}
+
+/// How to write `key`, for messages.
+fn example(key: &str) -> String {
+    let value = match key {
+        "name" => "\"read_file\"",
+        "description" => "\"Read a file from disk.\"",
+        "title" => "\"Read file\"",
+        "aliases" => "[\"cat\", \"read\"]",
+        "category" => "\"filesystem\"",
+        "output_type" => "\"file_content\"",
+        "max_result_chars" => "30000",
+        "timeout_ms" => "5000",
+        "validate" => "check_args",
+        "render" => "read_text",
+        "present" => "read_card",
+        _ => "true",
+    };
+    format!("{key} = {value}")
+}
+
+impl ToTokens for Count {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let mut literal = proc_macro2::Literal::u64_unsuffixed(self.value);
+        literal.set_span(self.lit.span());
+        literal.to_tokens(tokens);
+    }
+}

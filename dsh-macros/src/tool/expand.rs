@@ -1,0 +1,204 @@
+//! The tokens of a checked `#[tool]` fn: the fn as written, a type named after
+//! it, and that type's `Tool` impl.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote};
+use syn::ext::IdentExt;
+use syn::{Ident, LitStr};
+
+use super::ast::{Input, Output, Tool, is_field_attr};
+use crate::fallback;
+use crate::naming::pascal_case;
+use crate::span::{self, around};
+
+pub(crate) fn expand(tool: &Tool) -> TokenStream {
+    let mut item = tool.item.clone();
+    fallback::strip_param_attrs(&mut item.sig, |attr| !is_field_attr(attr));
+    let vis = &item.vis;
+    let ident = &item.sig.ident;
+
+    // Locals of the generated methods, hygienic so that they cannot shadow
+    // the user's fn (a tool named `args`) or be shadowed by it.
+    let args = Ident::new("args", Span::mixed_site());
+    let exec = Ident::new("exec", Span::mixed_site());
+    let value = Ident::new("value", Span::mixed_site());
+    let validate = Ident::new("validate", Span::mixed_site());
+
+    let (args_ty, args_struct) = match tool.args() {
+        Some(arg) => {
+            let ty = &arg.ty;
+            (quote!(#ty), TokenStream::new())
+        }
+        None => {
+            let pascal = pascal_case(&ident.unraw().to_string());
+            let name = format_ident!("{pascal}Args", span = ident.span());
+            let args_struct = args_struct(tool, &name);
+            (quote!(#name), args_struct)
+        }
+    };
+
+    let call_args = tool.inputs.iter().filter_map(|input| match input {
+        Input::Exec(..) => Some(quote!(#exec)),
+        Input::Args(..) => Some(quote!(#args)),
+        Input::Param(param, _) => param.ident.map(|field| quote!(#args.#field)),
+        Input::Receiver(_) => None,
+    });
+    let takes_exec = tool.inputs.iter().any(|input| matches!(input, Input::Exec(..)));
+    let exec_param = if takes_exec { quote!(#exec) } else { quote!(_) };
+    let call = quote!(#ident(#(#call_args),*).await);
+    let (output_ty, body) = match &tool.output {
+        Output::Unit => (quote!(()), quote!(::core::result::Result::Ok(#call))),
+        Output::Plain(ty) => (quote!(#ty), quote!(::core::result::Result::Ok(#call))),
+        Output::Result { ty, ok, err } => {
+            // The conversion of the error into `ToolError`, placed at the
+            // error type (or at the whole return type, for `io::Result<T>`)
+            // so a type that does not convert is reported there, once.
+            let at: &dyn ToTokens = match err {
+                Some(err) => err,
+                None => ty,
+            };
+            let (_, last) = span::ends(&at);
+            let result = Ident::new("result", last);
+            let value = span::call(quote!(::core::convert::identity), quote!(#result), &at);
+            let into_result = span::call(quote!(::dsh_sdk::__private::into_result), value, &at);
+            (quote!(#ok), quote!(let #result = #call; #into_result))
+        }
+    };
+
+    let definition = definition(tool);
+    let validate = tool.attr.validate.as_ref().map(|path| {
+        quote! {
+            fn validate_input(#args: &Self::Args, #exec: &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation {
+                // A mismatch reads as one error at the path, showing both signatures.
+                let #validate: fn(&Self::Args, &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation = #path;
+                #validate(#args, #exec)
+            }
+        }
+    });
+    let render = tool.attr.render.as_ref().map(|path| {
+        let with = around(quote!(::dsh_sdk::__private::render_with::<), path, quote!(, Self::Args, Self::Output>));
+        quote! {
+            fn render(#args: &Self::Args, #value: &Self::Output) -> ::std::vec::Vec<::dsh_sdk::__private::ContentBlock> {
+                #with(#args, #value)
+            }
+        }
+    });
+    let present = tool.attr.present.as_ref().map(|path| {
+        let with = around(quote!(::dsh_sdk::__private::present_with::<), path, quote!(, Self::Args, Self::Output>));
+        quote! {
+            fn present(#args: &Self::Args, #value: &Self::Output) -> ::core::option::Option<::dsh_sdk::__private::Card> {
+                #with(#args, #value)
+            }
+        }
+    });
+    let checks = checks(tool);
+    let name = tool.name().0;
+    let doc = format!(" The tool `{name}`: register it with `registry.register::<{ident}>()`.");
+
+    quote! {
+        #item
+
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #args_struct
+
+        #checks
+
+        impl ::dsh_sdk::__private::Tool for #ident {
+            type Args = #args_ty;
+            type Output = #output_ty;
+            const DEFINITION: ::dsh_sdk::__private::ToolDef = #definition;
+
+            fn execute(
+                #args: Self::Args,
+                #exec_param: &::dsh_sdk::__private::Exec,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<Self::Output, ::dsh_sdk::__private::ToolError>,
+            > + ::core::marker::Send {
+                async move { #body }
+            }
+
+            #validate
+            #render
+            #present
+        }
+    }
+}
+
+/// The args struct generated from the inline parameters.
+fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
+    let vis = &tool.item.vis;
+    let fields = tool.params().filter_map(|param| {
+        let ident = param.ident?;
+        let attrs = param.field_attrs();
+        let ty = &param.arg.ty;
+        Some(quote!(#(#attrs)* pub #ident: #ty))
+    });
+    let doc = format!(" The arguments of the tool `{}`, one field per parameter.", tool.name().0);
+    quote! {
+        #[doc = #doc]
+        #[derive(::dsh_sdk::__private::serde::Deserialize, ::dsh_sdk::__private::schemars::JsonSchema)]
+        #[serde(crate = "::dsh_sdk::__private::serde")]
+        #[schemars(crate = "::dsh_sdk::__private::schemars")]
+        #vis struct #name {
+            #(#fields,)*
+        }
+    }
+}
+
+/// `ToolDef::new(name, description)` and a builder call per key given.
+fn definition(tool: &Tool) -> TokenStream {
+    let attr = &tool.attr;
+    let (name, span) = tool.name();
+    let name = LitStr::new(&name, span);
+    let description = LitStr::new(&tool.description().unwrap_or_default(), Span::call_site());
+    let title = attr.title.iter().map(|title| quote!(.title(#title)));
+    let aliases = (!attr.aliases.is_empty()).then(|| {
+        let aliases = &attr.aliases;
+        quote!(.aliases(&[#(#aliases),*]))
+    });
+    let flags = attr.flags.iter().filter(|flag| flag.value).map(|flag| {
+        let key = &flag.key;
+        quote!(.#key(true))
+    });
+    let category = attr.category.iter().map(|choice| {
+        let variant = &choice.variant;
+        quote!(.category(::dsh_sdk::__private::Category::#variant))
+    });
+    let output_type = attr.output_type.iter().map(|choice| {
+        let variant = &choice.variant;
+        quote!(.output_type(::dsh_sdk::__private::OutputType::#variant))
+    });
+    let max_result_chars = attr.max_result_chars.iter().map(|count| quote!(.max_result_chars(#count)));
+    let timeout = attr
+        .timeout_ms
+        .iter()
+        .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
+    quote! {
+        ::dsh_sdk::__private::ToolDef::new(#name, #description)
+            #(#title)* #aliases #(#flags)* #(#category)* #(#output_type)*
+            #(#max_result_chars)* #(#timeout)*
+    }
+}
+
+/// The bounds on the args and output types, each checked at the type as
+/// written so the error points there and reads as the runtime's
+/// `#[diagnostic::on_unimplemented]` message.
+///
+/// Inline parameters get no check of their own: the derives on the generated
+/// struct already report a type that is not `Deserialize + JsonSchema` at the
+/// parameter's type, and a second check would only repeat them. The error
+/// type is checked where `execute` converts it (see `expand`), since that
+/// conversion would report it anyway.
+fn checks(tool: &Tool) -> TokenStream {
+    let mut checks = TokenStream::new();
+    if let Some(arg) = tool.args() {
+        checks.extend(around(quote!(::dsh_sdk::__private::assert_args::<), &arg.ty, quote!(>();)));
+    }
+    if let Some(ty) = tool.output.ty() {
+        checks.extend(around(quote!(::dsh_sdk::__private::assert_output::<), ty, quote!(>();)));
+    }
+    quote!(const _: () = { #checks };)
+}

@@ -1,0 +1,188 @@
+//! The checks of a `#[tool]` fn that need more than one key or parameter,
+//! each reported at the token to change.
+
+use quote::quote;
+use syn::{Pat, Safety};
+
+use super::ast::{Input, Passing, Tool};
+use crate::ctxt::Ctxt;
+use crate::naming::{TOOL_NAME_RULE, is_valid_tool_name};
+use crate::types::is_never_object;
+
+const NOT_AN_OBJECT: &str = "the arguments of a tool must be an object: wrap them in a struct, or write them as parameters of the fn";
+
+pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
+    check_signature(cx, tool);
+    check_inputs(cx, tool);
+    check_names(cx, tool);
+    check_description(cx, tool);
+}
+
+fn check_signature(cx: &Ctxt, tool: &Tool) {
+    let sig = &tool.item.sig;
+    if sig.asyncness.is_none() {
+        let fn_token = &sig.fn_token;
+        let ident = &sig.ident;
+        cx.error_spanned_by(
+            quote!(#fn_token #ident),
+            "`#[tool]` goes on an `async fn`: add `async` before `fn`",
+        );
+    }
+    if let Safety::Unsafe(unsafe_token) = &sig.safety {
+        cx.error_spanned_by(
+            unsafe_token,
+            "a tool fn cannot be `unsafe`: the registry calls it from safe code; remove `unsafe`",
+        );
+    }
+    if !sig.generics.params.is_empty() {
+        let generics = &sig.generics;
+        cx.error_spanned_by(
+            generics,
+            "a tool fn cannot be generic: its args and output must be concrete types for their schemas; remove the generic parameters",
+        );
+    }
+    if let Some(where_clause) = &sig.generics.where_clause {
+        cx.error_spanned_by(
+            where_clause,
+            "a tool fn cannot have a `where` clause: its args and output must be concrete types for their schemas; remove it",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error_spanned_by(variadic, "a tool fn cannot be variadic");
+    }
+}
+
+fn check_inputs(cx: &Ctxt, tool: &Tool) {
+    let mut exec = None;
+    let mut args = None;
+    for input in &tool.inputs {
+        match input {
+            Input::Receiver(receiver) => cx.error_spanned_by(
+                receiver,
+                "a tool fn cannot take `self`: a tool is a free `async fn`; move it out of the `impl` block and take what it needs as parameters",
+            ),
+            Input::Exec(arg, passing) => {
+                match passing {
+                    Passing::Ref => {}
+                    Passing::MutRef(mutability) => cx.error_spanned_by(
+                        mutability,
+                        "the context is shared: take it by shared reference, `exec: &Exec`",
+                    ),
+                    Passing::Value => cx.error_spanned_by(
+                        &arg.ty,
+                        "take the context by reference: `exec: &Exec`",
+                    ),
+                }
+                if exec.replace(arg).is_some() {
+                    cx.error_spanned_by(arg, "a tool fn takes `&Exec` once: remove this parameter");
+                }
+            }
+            Input::Args(arg, passing) => {
+                match passing {
+                    Passing::MutRef(mutability) => cx.error_spanned_by(
+                        mutability,
+                        "a tool fn cannot take `&mut` parameters: its arguments are deserialized for each call; take them by value",
+                    ),
+                    Passing::Ref if !is_never_object(&arg.ty) => cx.error_spanned_by(
+                        &arg.ty,
+                        "take the arguments by value, without `&`: they are deserialized for each call",
+                    ),
+                    _ if is_never_object(&arg.ty) => cx.error_spanned_by(&arg.ty, NOT_AN_OBJECT),
+                    _ => {}
+                }
+                if let Some(first) = args.replace(arg) {
+                    let first = &first.pat;
+                    cx.error_spanned_by(
+                        arg,
+                        format!(
+                            "a tool fn takes one args struct, and `{}` is already one: merge the two, or write every argument as a parameter",
+                            quote!(#first),
+                        ),
+                    );
+                }
+            }
+            Input::Param(param, passing) => {
+                match passing {
+                    Passing::Value => {}
+                    Passing::MutRef(mutability) => cx.error_spanned_by(
+                        mutability,
+                        "a tool fn cannot take `&mut` parameters: its arguments are deserialized for each call; take this one by value",
+                    ),
+                    Passing::Ref => cx.error_spanned_by(
+                        &param.arg.ty,
+                        "take this parameter by value, without `&`: the arguments are deserialized for each call",
+                    ),
+                }
+                if param.ident.is_none() {
+                    let message = match &*param.arg.pat {
+                        Pat::Wild(_) => "name this parameter: it becomes a field of the tool's arguments, so it needs a name like `path: PathBuf`",
+                        _ => "write this parameter as a plain name, like `path: PathBuf`: it becomes a field of the tool's arguments, and the macro cannot name a pattern",
+                    };
+                    cx.error_spanned_by(&param.arg.pat, message);
+                }
+            }
+        }
+    }
+    if let Some(args) = args {
+        let args = &args.pat;
+        for param in tool.params() {
+            let name = &param.arg.pat;
+            cx.error_spanned_by(
+                param.arg,
+                format!(
+                    "this tool takes its arguments as the struct `{}`: move `{}` into it, or write every argument as a parameter",
+                    quote!(#args),
+                    quote!(#name),
+                ),
+            );
+        }
+    }
+}
+
+fn check_names(cx: &Ctxt, tool: &Tool) {
+    let (name, span) = tool.name();
+    if !is_valid_tool_name(&name) {
+        let message = match &tool.attr.name {
+            Some(_) => format!("`{name}` is not a valid tool name: use {TOOL_NAME_RULE}"),
+            None => format!(
+                "`{name}` is not a valid tool name: use {TOOL_NAME_RULE}; rename the fn, or set `name = \"…\"`"
+            ),
+        };
+        cx.error_at(span, message);
+    }
+    for (i, alias) in tool.attr.aliases.iter().enumerate() {
+        let text = alias.value();
+        if !is_valid_tool_name(&text) {
+            cx.error_spanned_by(alias, format!("`{text}` is not a valid alias: use {TOOL_NAME_RULE}"));
+        } else if text == name {
+            cx.error_spanned_by(
+                alias,
+                format!("`{text}` is the tool's name: an alias must be another name; remove it"),
+            );
+        } else if tool.attr.aliases[..i].iter().any(|other| other.value() == text) {
+            cx.error_spanned_by(alias, format!("the alias `{text}` is given twice: keep one"));
+        }
+    }
+}
+
+fn check_description(cx: &Ctxt, tool: &Tool) {
+    if let Some(description) = &tool.attr.description {
+        if description.value().trim().is_empty() {
+            cx.error_spanned_by(description, "the description is empty: say what the tool does and when to call it");
+        }
+        return;
+    }
+    if let Some(opaque) = tool.docs.opaque {
+        cx.error_spanned_by(
+            opaque,
+            "`#[tool]` cannot read a doc comment that is not a string literal: write it with `///`, or set `description = \"…\"`",
+        );
+        return;
+    }
+    if tool.docs.text().is_none() {
+        cx.error_spanned_by(
+            &tool.item.sig.ident,
+            "a tool needs a description: add a `///` doc comment saying what it does and when to call it, or `description = \"…\"`",
+        );
+    }
+}

@@ -1,0 +1,88 @@
+//! Reading types by their syntax, before rustc has resolved anything.
+
+use syn::{GenericArgument, PathArguments, PathSegment, Type};
+
+/// `ty` without the parentheses and invisible groups around it.
+pub(crate) fn peel(mut ty: &Type) -> &Type {
+    loop {
+        match ty {
+            Type::Paren(inner) => ty = &inner.elem,
+            Type::Group(inner) => ty = &inner.elem,
+            _ => return ty,
+        }
+    }
+}
+
+/// The last segment of a path type: `Exec` in `&dsh_sdk::Exec` is not one
+/// (it is a reference), `Exec` in `dsh_sdk::Exec` is.
+pub(crate) fn last_segment(ty: &Type) -> Option<&PathSegment> {
+    match peel(ty) {
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        _ => None,
+    }
+}
+
+/// The type arguments of a path segment: `T, E` in `Result<T, E>`.
+pub(crate) fn type_args(segment: &PathSegment) -> impl Iterator<Item = &Type> {
+    let args = match &segment.arguments {
+        PathArguments::AngleBracketed(args) => Some(&args.args),
+        PathArguments::None | PathArguments::Parenthesized(_) => None,
+    };
+    args.into_iter().flatten().filter_map(|arg| match arg {
+        GenericArgument::Type(ty) => Some(ty),
+        _ => None,
+    })
+}
+
+/// Whether `ty` is, by its spelling, something whose JSON Schema cannot be an
+/// object: a string, a number, a bool, a tuple, a sequence, an `Option`, or a
+/// reference or box around one. A user-defined type that is not a struct
+/// (a unit enum) gets past this; the registry refuses it when registering.
+pub(crate) fn is_never_object(ty: &Type) -> bool {
+    match peel(ty) {
+        Type::Tuple(_) | Type::Array(_) | Type::Slice(_) | Type::Never(_) => true,
+        Type::Reference(reference) => is_never_object(&reference.elem),
+        Type::Path(path) if path.qself.is_none() => {
+            let Some(segment) = path.path.segments.last() else {
+                return false;
+            };
+            let name = segment.ident.to_string();
+            match name.as_str() {
+                "bool" | "char" | "str" | "String" | "i8" | "i16" | "i32" | "i64" | "i128"
+                | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "f32" | "f64"
+                | "Vec" | "VecDeque" | "LinkedList" | "HashSet" | "BTreeSet" | "BinaryHeap"
+                | "Option" => true,
+                "Box" | "Rc" | "Arc" | "Cow" => type_args(segment).next().is_some_and(is_never_object),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_never_object;
+
+    fn never_object(ty: &str) -> bool {
+        is_never_object(&syn::parse_str(ty).expect("a type"))
+    }
+
+    #[test]
+    fn primitives_sequences_and_tuples_are_never_objects() {
+        for ty in [
+            "String", "&str", "&'static str", "u32", "f64", "bool", "()", "(String, u32)",
+            "[u8; 4]", "&[u8]", "Vec<ReadArgs>", "Option<ReadArgs>", "Box<str>", "Arc<Vec<u8>>",
+            "std::string::String",
+        ] {
+            assert!(never_object(ty), "{ty}");
+        }
+    }
+
+    #[test]
+    fn structs_and_maps_may_be_objects() {
+        for ty in ["ReadArgs", "args::ReadArgs", "Box<ReadArgs>", "HashMap<String, u32>", "serde_json::Value"] {
+            assert!(!never_object(ty), "{ty}");
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! The [`Tool`] trait: what `#[tool]` implements, and what a hand-written tool implements.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::card::Card;
+use crate::content::ContentBlock;
+use crate::error::ToolError;
+use crate::exec::Exec;
+
+/// A tool: typed arguments, a typed output, static metadata and an async body.
+///
+/// `#[tool]` implements this trait on a zero-sized type named after the fn, so
+/// most authors never write it by hand. Writing it by hand is equivalent:
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct GreetArgs {
+///     /// The name to greet
+///     name: String,
+/// }
+///
+/// struct Greet;
+///
+/// impl Tool for Greet {
+///     type Args = GreetArgs;
+///     type Output = String;
+///     const DEFINITION: ToolDef = ToolDef::new("greet", "Greet someone by name.").read_only(true);
+///
+///     async fn execute(args: GreetArgs, _exec: &Exec) -> Result<String, ToolError> {
+///         Ok(format!("Hello, {}!", args.name))
+///     }
+/// }
+///
+/// let registry = Registry::new();
+/// let _handle = registry.register::<Greet>().unwrap();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "not a tool",
+    note = "annotate an async fn with `#[tool]`, then register it by its name: `registry.register::<my_tool>()`"
+)]
+pub trait Tool: Send + Sync + 'static {
+    /// The arguments the model sends, validated against their JSON Schema before
+    /// they are deserialized.
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
+    /// The canonical output: serialized to one JSON value, validated against its
+    /// schema, then rendered.
+    type Output: Serialize + DeserializeOwned + JsonSchema + Send + 'static;
+
+    /// Name, description and flags.
+    const DEFINITION: ToolDef;
+
+    /// The tool's body.
+    fn execute(
+        args: Self::Args,
+        exec: &Exec,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+
+    /// Checks arguments that passed their schema, before any permission is asked.
+    ///
+    /// The default accepts everything.
+    fn validate_input(args: &Self::Args, exec: &Exec) -> Validation {
+        let _ = (args, exec);
+        Validation::Ok
+    }
+
+    /// Projects the output into what the model sees. Must be pure.
+    ///
+    /// The default renders a string as itself and anything else as compact JSON.
+    fn render(args: &Self::Args, value: &Self::Output) -> Vec<ContentBlock> {
+        let _ = args;
+        crate::content::render_default(value)
+    }
+
+    /// Projects the output into a card for a UI. Must be pure.
+    ///
+    /// `None`, the default, means the generic card.
+    fn present(args: &Self::Args, value: &Self::Output) -> Option<Card> {
+        let _ = (args, value);
+        None
+    }
+}
+
+/// The outcome of a tool's own [`Tool::validate_input`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Validation {
+    /// The arguments are acceptable.
+    Ok,
+    /// The arguments are refused; the message reaches the model with the code.
+    Invalid {
+        /// What is wrong, for the model to act on.
+        message: String,
+        /// A numeric code the host can switch on.
+        code: i32,
+    },
+}
+
+impl Validation {
+    /// Refuses the arguments with a message for the model and a numeric code.
+    pub fn invalid(message: impl Into<String>, code: i32) -> Self {
+        Validation::Invalid {
+            message: message.into(),
+            code,
+        }
+    }
+}
+
+/// A tool's name, description and flags. Built in `const` context:
+///
+/// ```
+/// use dsh_sdk::{Category, ToolDef};
+///
+/// const DEF: ToolDef = ToolDef::new("read_file", "Read a file from disk.")
+///     .read_only(true)
+///     .concurrency_safe(true)
+///     .category(Category::Filesystem)
+///     .aliases(&["cat"]);
+/// assert!(DEF.is_read_only());
+/// ```
+///
+/// Every flag defaults fail-closed: not read-only, not concurrency-safe, not
+/// idempotent, and not exempt from anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolDef {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) description: Cow<'static, str>,
+    pub(crate) title: Option<Cow<'static, str>>,
+    pub(crate) aliases: Aliases,
+    pub(crate) read_only: bool,
+    pub(crate) concurrency_safe: bool,
+    pub(crate) destructive: bool,
+    pub(crate) idempotent: bool,
+    pub(crate) requires_approval: bool,
+    pub(crate) defer: bool,
+    pub(crate) always_load: bool,
+    pub(crate) category: Option<Category>,
+    pub(crate) output_type: Option<OutputType>,
+    pub(crate) max_result_chars: Option<usize>,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl ToolDef {
+    /// A definition with every flag off.
+    pub const fn new(name: &'static str, description: &'static str) -> Self {
+        ToolDef {
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed(description),
+            title: None,
+            aliases: Aliases::Static(&[]),
+            read_only: false,
+            concurrency_safe: false,
+            destructive: false,
+            idempotent: false,
+            requires_approval: false,
+            defer: false,
+            always_load: false,
+            category: None,
+            output_type: None,
+            max_result_chars: None,
+            timeout: None,
+        }
+    }
+
+    /// A definition built at run time, for dynamic tools.
+    pub fn owned(name: impl Into<String>, description: impl Into<String>) -> Self {
+        ToolDef {
+            name: Cow::Owned(name.into()),
+            description: Cow::Owned(description.into()),
+            ..ToolDef::new("", "")
+        }
+    }
+
+    /// A human-readable title for UIs (MCP `title`).
+    pub const fn title(mut self, title: &'static str) -> Self {
+        // A `const fn` cannot run the old value's destructor; the old value is
+        // `None` or borrowed in every const-built definition, so nothing leaks.
+        std::mem::forget(std::mem::replace(
+            &mut self.title,
+            Some(Cow::Borrowed(title)),
+        ));
+        self
+    }
+
+    /// Other names the tool answers to.
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        // As in `title`: the old value is static in const-built definitions.
+        std::mem::forget(std::mem::replace(
+            &mut self.aliases,
+            Aliases::Static(aliases),
+        ));
+        self
+    }
+
+    /// Other names, given at run time.
+    pub fn with_aliases<I, S>(mut self, aliases: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.aliases = Aliases::Owned(aliases.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The tool changes nothing.
+    pub const fn read_only(mut self, yes: bool) -> Self {
+        self.read_only = yes;
+        self
+    }
+
+    /// Calls may run beside other calls of the same batch.
+    pub const fn concurrency_safe(mut self, yes: bool) -> Self {
+        self.concurrency_safe = yes;
+        self
+    }
+
+    /// The tool may destroy data; it asks for approval by default.
+    pub const fn destructive(mut self, yes: bool) -> Self {
+        self.destructive = yes;
+        self
+    }
+
+    /// Calling twice with the same arguments has the effect of calling once.
+    pub const fn idempotent(mut self, yes: bool) -> Self {
+        self.idempotent = yes;
+        self
+    }
+
+    /// Every call asks the host's approver first.
+    pub const fn requires_approval(mut self, yes: bool) -> Self {
+        self.requires_approval = yes;
+        self
+    }
+
+    /// Left out of the exported tool list until found through tool search.
+    pub const fn defer(mut self, yes: bool) -> Self {
+        self.defer = yes;
+        self
+    }
+
+    /// Kept in the exported tool list even when deferred.
+    pub const fn always_load(mut self, yes: bool) -> Self {
+        self.always_load = yes;
+        self
+    }
+
+    /// The RAWP-DPS category.
+    pub const fn category(mut self, category: Category) -> Self {
+        self.category = Some(category);
+        self
+    }
+
+    /// The declared RAWP-DPS `output_type`.
+    pub const fn output_type(mut self, output_type: OutputType) -> Self {
+        self.output_type = Some(output_type);
+        self
+    }
+
+    /// Content longer than this many characters spills to a file.
+    pub const fn max_result_chars(mut self, chars: usize) -> Self {
+        self.max_result_chars = Some(chars);
+        self
+    }
+
+    /// How long one call may run.
+    pub const fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The name the model calls.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the model reads to decide when to call the tool.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The title for UIs, if any.
+    pub fn title_text(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The other names the tool answers to.
+    pub fn alias_names(&self) -> impl Iterator<Item = &str> {
+        let (fixed, owned): (&[&str], &[String]) = match &self.aliases {
+            Aliases::Static(fixed) => (fixed, &[]),
+            Aliases::Owned(owned) => (&[], owned),
+        };
+        fixed.iter().copied().chain(owned.iter().map(String::as_str))
+    }
+
+    /// Whether the tool changes nothing.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Whether calls may run beside others.
+    pub fn is_concurrency_safe(&self) -> bool {
+        self.concurrency_safe
+    }
+
+    /// Whether the tool may destroy data.
+    pub fn is_destructive(&self) -> bool {
+        self.destructive
+    }
+
+    /// Whether repeating a call has no further effect.
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent
+    }
+
+    /// Whether every call asks for approval.
+    pub fn is_approval_required(&self) -> bool {
+        self.requires_approval
+    }
+
+    /// Whether the tool is left out of the exported list.
+    pub fn is_deferred(&self) -> bool {
+        self.defer
+    }
+
+    /// Whether a deferred tool stays in the exported list.
+    pub fn is_always_loaded(&self) -> bool {
+        self.always_load
+    }
+
+    /// The RAWP-DPS category, if declared.
+    pub fn category_kind(&self) -> Option<Category> {
+        self.category
+    }
+
+    /// The declared `output_type`, if any.
+    pub fn declared_output_type(&self) -> Option<OutputType> {
+        self.output_type
+    }
+
+    /// The declared content limit, if any.
+    pub fn result_char_limit(&self) -> Option<usize> {
+        self.max_result_chars
+    }
+
+    /// The declared timeout, if any.
+    pub fn call_timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+}
+
+/// A tool's other names: fixed at compile time, or given at run time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Aliases {
+    Static(&'static [&'static str]),
+    Owned(Vec<String>),
+}
+
+/// RAWP-DPS tool categories (seeds/002 §5.4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// File system operations: read, write, edit, glob, list.
+    Filesystem,
+    /// Shell command execution.
+    Shell,
+    /// Search: grep, web search.
+    Search,
+    /// Web content access.
+    Web,
+    /// Notebook operations.
+    Notebook,
+    /// Task and TODO management.
+    TaskManagement,
+    /// Delegation to a sub-agent.
+    Agent,
+}
+
+/// RAWP-DPS `output_type`: how a receiver should read a result (seeds/002 §5.3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputType {
+    /// Plain text.
+    Text,
+    /// A JSON structure.
+    Structured,
+    /// A file's content.
+    FileContent,
+    /// A list of file paths.
+    FileList,
+    /// A change as a diff.
+    Diff,
+    /// A web page or search results.
+    WebContent,
+    /// No output: side effects only.
+    Empty,
+    /// A reference to binary data.
+    BinaryRef,
+    /// A sub-agent's result.
+    AgentResult,
+}

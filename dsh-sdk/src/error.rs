@@ -1,0 +1,168 @@
+//! Errors: [`ToolError`], what a tool's body fails with, and [`RegisterError`].
+
+use std::error::Error as StdError;
+use std::fmt;
+
+use serde_json::Value;
+
+/// A tool's failure; its message reaches the model.
+///
+/// Any error type converts into it with `?`, keeping its message and the
+/// messages of its sources, so typed failure shapes stay plain enums:
+///
+/// ```
+/// use dsh_sdk::ToolError;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// enum EditError {
+///     #[error("`old` is empty: give the text to replace")]
+///     InvalidInput,
+///     #[error("no match for `{0}` in the file")]
+///     NoMatchesFound(String),
+/// }
+///
+/// let error: ToolError = EditError::NoMatchesFound("fn main".into()).into();
+/// assert_eq!(error.message(), "no match for `fn main` in the file");
+/// assert_eq!(error.kind(), Some("NoMatchesFound"));
+/// ```
+///
+/// `ToolError` does not implement [`std::error::Error`] itself, the way
+/// `anyhow::Error` does not: that is what lets every error convert into it.
+#[derive(Clone, PartialEq)]
+pub struct ToolError {
+    message: String,
+    kind: Option<String>,
+    data: Option<Value>,
+}
+
+impl ToolError {
+    /// An error with a message for the model.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+            kind: None,
+            data: None,
+        }
+    }
+
+    /// Names the failure shape (`"NoMatchesFound"`), for hosts that switch on it.
+    pub fn with_kind(mut self, kind: impl Into<String>) -> Self {
+        self.kind = Some(kind.into());
+        self
+    }
+
+    /// Attaches structured data for hosts and logs.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// The message the model sees.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The failure shape, if named.
+    pub fn kind(&self) -> Option<&str> {
+        self.kind.as_deref()
+    }
+
+    /// The attached data, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut debug = f.debug_struct("ToolError");
+        debug.field("message", &self.message);
+        if let Some(kind) = &self.kind {
+            debug.field("kind", kind);
+        }
+        if let Some(data) = &self.data {
+            debug.field("data", data);
+        }
+        debug.finish()
+    }
+}
+
+impl<E: StdError + Send + Sync + 'static> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        let mut message = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !message.contains(&text) {
+                message.push_str(": ");
+                message.push_str(&text);
+            }
+            source = cause.source();
+        }
+        ToolError {
+            message,
+            kind: variant_name(&format!("{error:?}")),
+            data: None,
+        }
+    }
+}
+
+/// The leading identifier of a `Debug` rendering: an enum's variant name.
+fn variant_name(debug: &str) -> Option<String> {
+    let name: String = debug
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    let is_type_like = name.chars().next().is_some_and(char::is_uppercase);
+    is_type_like.then_some(name)
+}
+
+/// Why a tool could not be registered.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegisterError {
+    /// The name or alias is taken.
+    #[error("cannot register `{tool}`: the name `{name}` is already taken by `{existing}`")]
+    Duplicate {
+        /// The tool being registered.
+        tool: String,
+        /// The contested name or alias.
+        name: String,
+        /// The registered tool that holds it.
+        existing: String,
+    },
+    /// The name is outside `^[a-zA-Z0-9_-]{1,64}$`.
+    #[error(
+        "cannot register `{name}`: a tool name must be 1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`"
+    )]
+    InvalidName {
+        /// The rejected name.
+        name: String,
+    },
+    /// The input schema's root is not an object.
+    #[error(
+        "cannot register `{tool}`: its arguments must be an object with named fields, but their schema is {found}"
+    )]
+    ArgsNotObject {
+        /// The tool.
+        tool: String,
+        /// What the schema's root is instead.
+        found: String,
+    },
+    /// A schema is not valid JSON Schema 2020-12.
+    #[error("cannot register `{tool}`: its {which} schema is not valid JSON Schema: {reason}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// `input` or `output`.
+        which: &'static str,
+        /// What the validator said.
+        reason: String,
+    },
+}

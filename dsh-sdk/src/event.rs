@@ -1,0 +1,37 @@
+//! RAWP-DPS tool events (seeds/002 §5).
+
+use serde::{Deserialize, Serialize};
+
+/// What a `tool.invoke.stream` chunk carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamType {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+    /// A progress message.
+    Progress,
+}
+
+/// What a subscriber observes as calls happen: the request, each streamed
+/// chunk, and the result. Subscribers get a shared reference: they observe
+/// and cannot change anything.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A call was asked for, before anything ran.
+    Request {
+        /// The call's id (UUID v4).
+        invocation_id: uuid::Uuid,
+        /// The name the model called (maybe an alias, maybe unknown).
+        tool_name: String,
+        /// The raw arguments.
+        input: serde_json::Value,
+        /// The batch the call belongs to, if any.
+        parallel_group_id: Option<uuid::Uuid>,
+    },
+    /// A tool streamed a chunk.
+    Stream(crate::exec::StreamChunk),
+    /// A call ended, whatever its status.
+    Result(Box<crate::result::ToolResult>),
+}

@@ -1,0 +1,251 @@
+//! [`Exec`]: what a tool's body knows about the call it is serving.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::error::ToolError;
+use crate::event::StreamType;
+
+/// The execution context of one call: its identity, its cancellation token,
+/// the host's shared state, and the channel for progress and output chunks.
+///
+/// Take it as `exec: &Exec` in a `#[tool]` fn:
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// struct Greeting(&'static str);
+///
+/// /// Greet someone with the host's greeting.
+/// #[tool]
+/// async fn greet(
+///     /// The name to greet
+///     name: String,
+///     exec: &Exec,
+/// ) -> Result<String, ToolError> {
+///     let greeting = exec.state::<Greeting>()?;
+///     exec.progress("greeting");
+///     Ok(format!("{}, {name}!", greeting.0))
+/// }
+/// ```
+#[derive(Clone)]
+pub struct Exec {
+    inner: Arc<ExecInner>,
+}
+
+struct ExecInner {
+    invocation_id: Uuid,
+    tool_name: String,
+    cancel: CancellationToken,
+    state: State,
+    sink: Option<StreamSink>,
+    sequence: AtomicU64,
+}
+
+/// Receives the stream chunks a tool sends through [`Exec`].
+pub(crate) type StreamSink = Arc<dyn Fn(StreamChunk) + Send + Sync>;
+
+/// One chunk a tool streamed while it ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamChunk {
+    /// The call it belongs to.
+    pub invocation_id: Uuid,
+    /// The tool that sent it.
+    pub tool_name: String,
+    /// stdout, stderr or progress.
+    pub stream_type: StreamType,
+    /// The text.
+    pub chunk: String,
+    /// 0-based, per call.
+    pub sequence: u64,
+}
+
+impl Exec {
+    /// A context for one call. Hosts get one from the registry; tests can build one.
+    pub fn new(tool_name: impl Into<String>) -> Self {
+        Exec::builder(tool_name).build()
+    }
+
+    /// Starts a context with every part configurable.
+    pub fn builder(tool_name: impl Into<String>) -> ExecBuilder {
+        ExecBuilder {
+            invocation_id: Uuid::new_v4(),
+            tool_name: tool_name.into(),
+            cancel: CancellationToken::new(),
+            state: State::default(),
+            sink: None,
+        }
+    }
+
+    /// This call's id (UUID v4), as in `tool.invoke.*` events.
+    pub fn invocation_id(&self) -> Uuid {
+        self.inner.invocation_id
+    }
+
+    /// The name of the tool being called.
+    pub fn tool_name(&self) -> &str {
+        &self.inner.tool_name
+    }
+
+    /// Cancelled when the host cancels this call or its batch.
+    ///
+    /// Long-running tools should pass it on or select on
+    /// [`cancelled`](CancellationToken::cancelled); a call whose tool ignores it
+    /// is dropped all the same.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// A value of type `T` the host handed in (a database pool, an HTTP client).
+    ///
+    /// Missing state is an error the model sees, naming the type.
+    pub fn state<T: Any + Send + Sync>(&self) -> Result<&T, ToolError> {
+        self.inner.state.get::<T>().ok_or_else(|| {
+            ToolError::new(format!(
+                "the host provided no `{}` to this tool",
+                type_name::<T>()
+            ))
+        })
+    }
+
+    /// Sends a progress message.
+    pub fn progress(&self, message: impl Into<String>) {
+        self.send(StreamType::Progress, message.into());
+    }
+
+    /// Sends a chunk of standard output.
+    pub fn stdout(&self, chunk: impl Into<String>) {
+        self.send(StreamType::Stdout, chunk.into());
+    }
+
+    /// Sends a chunk of standard error.
+    pub fn stderr(&self, chunk: impl Into<String>) {
+        self.send(StreamType::Stderr, chunk.into());
+    }
+
+    fn send(&self, stream_type: StreamType, chunk: String) {
+        let Some(sink) = &self.inner.sink else { return };
+        let sequence = self.inner.sequence.fetch_add(1, Ordering::Relaxed);
+        sink(StreamChunk {
+            invocation_id: self.inner.invocation_id,
+            tool_name: self.inner.tool_name.clone(),
+            stream_type,
+            chunk,
+            sequence,
+        });
+    }
+}
+
+impl fmt::Debug for Exec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Exec")
+            .field("invocation_id", &self.inner.invocation_id)
+            .field("tool_name", &self.inner.tool_name)
+            .field("cancelled", &self.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`Exec`].
+pub struct ExecBuilder {
+    invocation_id: Uuid,
+    tool_name: String,
+    cancel: CancellationToken,
+    state: State,
+    sink: Option<StreamSink>,
+}
+
+impl ExecBuilder {
+    /// Sets the invocation id.
+    pub fn invocation_id(mut self, id: Uuid) -> Self {
+        self.invocation_id = id;
+        self
+    }
+
+    /// Sets the cancellation token.
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    /// Sets the shared state.
+    pub fn state(mut self, state: State) -> Self {
+        self.state = state;
+        self
+    }
+
+    /// Receives the chunks the tool streams.
+    pub fn on_stream(mut self, sink: impl Fn(StreamChunk) + Send + Sync + 'static) -> Self {
+        self.sink = Some(Arc::new(sink));
+        self
+    }
+
+    pub(crate) fn sink(mut self, sink: Option<StreamSink>) -> Self {
+        self.sink = sink;
+        self
+    }
+
+    /// Builds the context.
+    pub fn build(self) -> Exec {
+        Exec {
+            inner: Arc::new(ExecInner {
+                invocation_id: self.invocation_id,
+                tool_name: self.tool_name,
+                cancel: self.cancel,
+                state: self.state,
+                sink: self.sink,
+                sequence: AtomicU64::new(0),
+            }),
+        }
+    }
+}
+
+/// Typed values the host shares with every tool, one per type.
+///
+/// A plain type map: the few lines it takes are not worth a dependency.
+///
+/// ```
+/// use dsh_sdk::State;
+///
+/// let state = State::default().with(42_u32);
+/// assert_eq!(state.get::<u32>(), Some(&42));
+/// assert_eq!(state.get::<u64>(), None);
+/// ```
+#[derive(Clone, Default)]
+pub struct State {
+    values: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl State {
+    /// Adds a value, replacing any earlier value of the same type.
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        Arc::make_mut(&mut self.values).insert(TypeId::of::<T>(), Arc::new(value));
+        self
+    }
+
+    /// The value of type `T`, if any.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+    }
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("State")
+            .field("values", &self.values.len())
+            .finish()
+    }
+}

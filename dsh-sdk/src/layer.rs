@@ -1,0 +1,351 @@
+//! The execute stage as a `tower` service, and the layers around it.
+//!
+//! Every call's `execute` runs as a [`Service<ExecRequest>`] wrapped, from the
+//! outside in, by the host's own layers (any tower middleware whose error type
+//! stays [`ExecError`]: `ConcurrencyLimitLayer`, `RateLimitLayer`, …), then
+//! [`MetricsLayer`], then tower's `Retry` with a [`RetryPolicy`], then
+//! [`TimeoutLayer`], then the tool itself with panics caught.
+//!
+//! ```
+//! use std::time::Duration;
+//! use dsh_sdk::Registry;
+//! use dsh_sdk::layer::RetryPolicy;
+//!
+//! let registry = Registry::builder()
+//!     .timeout(Duration::from_secs(30))
+//!     .retry(RetryPolicy::new(3))
+//!     .layer(tower::limit::ConcurrencyLimitLayer::new(8))
+//!     .build();
+//! # drop(registry);
+//! ```
+
+use std::fmt;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use tower::retry::Policy;
+use tower::util::BoxCloneSyncService;
+use tower::{Layer, Service};
+use tracing::Instrument;
+
+use crate::definition::ToolDef;
+use crate::error::ToolError;
+use crate::exec::Exec;
+use crate::pipeline::panic_message;
+use crate::registry::{Entry, Prepared};
+
+/// The execute stage with its layers, type-erased.
+pub type ExecService = BoxCloneSyncService<ExecRequest, Value, ExecError>;
+
+/// One call's execute, as the layers see it.
+#[derive(Clone)]
+pub struct ExecRequest {
+    pub(crate) entry: Arc<Entry>,
+    args: Arc<Value>,
+    /// The arguments deserialized before `validate_input`, taken by the first
+    /// attempt; a retry deserializes them again from `args`.
+    prepared: Arc<Mutex<Option<Prepared>>>,
+    exec: Exec,
+    timeout: Option<Duration>,
+    attempt: u32,
+}
+
+impl ExecRequest {
+    pub(crate) fn new(
+        entry: Arc<Entry>,
+        args: Arc<Value>,
+        prepared: Prepared,
+        exec: Exec,
+        timeout: Option<Duration>,
+    ) -> Self {
+        ExecRequest {
+            entry,
+            args,
+            prepared: Arc::new(Mutex::new(Some(prepared))),
+            exec,
+            timeout,
+            attempt: 1,
+        }
+    }
+
+    /// The tool's definition.
+    pub fn tool(&self) -> &ToolDef {
+        &self.entry.def
+    }
+
+    /// The validated arguments.
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+
+    /// The call's context.
+    pub fn exec(&self) -> &Exec {
+        &self.exec
+    }
+
+    /// How long one attempt may run: the tool's timeout, else the registry's.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// 1 for the first attempt, 2 for the first retry, and so on.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+}
+
+impl fmt::Debug for ExecRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExecRequest")
+            .field("tool", &self.entry.def.name())
+            .field("invocation_id", &self.exec.invocation_id())
+            .field("attempt", &self.attempt)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the execute stage produced no value.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ExecError {
+    /// The tool returned an error.
+    #[error("{0}")]
+    Tool(ToolError),
+    /// The tool panicked.
+    #[error("panicked: {0}")]
+    Panicked(String),
+    /// An attempt ran out of time.
+    #[error("timed out after {} ms", .0.as_millis())]
+    Timeout(Duration),
+}
+
+/// The innermost service: runs the tool, catching a panic.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Execute;
+
+impl Service<ExecRequest> for Execute {
+    type Response = Value;
+    type Error = ExecError;
+    type Future = BoxFuture<'static, Result<Value, ExecError>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: ExecRequest) -> Self::Future {
+        Box::pin(async move {
+            let handler = &request.entry.handler;
+            let taken = request
+                .prepared
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            let prepared = match taken {
+                Some(prepared) => prepared,
+                None => handler
+                    .prepare(Value::clone(&request.args))
+                    .map_err(|error| ExecError::Tool(ToolError::new(error)))?,
+            };
+            let running = handler.execute(prepared, request.exec.clone());
+            match AssertUnwindSafe(running).catch_unwind().await {
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(error)) => Err(ExecError::Tool(error)),
+                Err(panic) => Err(ExecError::Panicked(panic_message(panic.as_ref()))),
+            }
+        })
+    }
+}
+
+/// Limits each attempt to the request's [`timeout`](ExecRequest::timeout).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TimeoutLayer;
+
+impl<S> Layer<S> for TimeoutLayer {
+    type Service = Timeout<S>;
+
+    fn layer(&self, inner: S) -> Timeout<S> {
+        Timeout { inner }
+    }
+}
+
+/// The service [`TimeoutLayer`] makes.
+#[derive(Clone, Debug)]
+pub struct Timeout<S> {
+    inner: S,
+}
+
+impl<S> Service<ExecRequest> for Timeout<S>
+where
+    S: Service<ExecRequest, Response = Value, Error = ExecError>,
+    S::Future: Send + 'static,
+{
+    type Response = Value;
+    type Error = ExecError;
+    type Future = BoxFuture<'static, Result<Value, ExecError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: ExecRequest) -> Self::Future {
+        let limit = request.timeout;
+        let running = self.inner.call(request);
+        Box::pin(async move {
+            match limit {
+                Some(limit) => tokio::time::timeout(limit, running)
+                    .await
+                    .unwrap_or(Err(ExecError::Timeout(limit))),
+                None => running.await,
+            }
+        })
+    }
+}
+
+/// Which failures are retried, and how often. Only tools marked `idempotent`
+/// or `read_only` are ever retried: running anything else twice could do
+/// twice what it did once.
+#[derive(Clone)]
+pub struct RetryPolicy {
+    max_attempts: u32,
+    backoff: Duration,
+    retry_on: Arc<dyn Fn(&ExecError) -> bool + Send + Sync>,
+}
+
+impl RetryPolicy {
+    /// Up to `max_attempts` attempts in all (1 means no retry), retrying
+    /// timeouts and tool errors, never panics.
+    pub fn new(max_attempts: u32) -> Self {
+        RetryPolicy {
+            max_attempts: max_attempts.max(1),
+            backoff: Duration::ZERO,
+            retry_on: Arc::new(|error| !matches!(error, ExecError::Panicked(_))),
+        }
+    }
+
+    /// Waits `backoff × attempt` before each retry.
+    pub fn backoff(mut self, backoff: Duration) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Retries only the failures `retry_on` accepts.
+    pub fn retry_on(mut self, retry_on: impl Fn(&ExecError) -> bool + Send + Sync + 'static) -> Self {
+        self.retry_on = Arc::new(retry_on);
+        self
+    }
+
+    /// The most attempts a call gets.
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+}
+
+impl Default for RetryPolicy {
+    /// No retries.
+    fn default() -> Self {
+        RetryPolicy::new(1)
+    }
+}
+
+impl fmt::Debug for RetryPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RetryPolicy")
+            .field("max_attempts", &self.max_attempts)
+            .field("backoff", &self.backoff)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
+    type Future = BoxFuture<'static, ()>;
+
+    fn retry(
+        &mut self,
+        request: &mut ExecRequest,
+        result: &mut Result<Value, ExecError>,
+    ) -> Option<Self::Future> {
+        let error = result.as_ref().err()?;
+        let def = request.tool();
+        let retryable = def.is_idempotent() || def.is_read_only();
+        if !retryable
+            || request.attempt >= self.max_attempts
+            || request.exec.is_cancelled()
+            || !(self.retry_on)(error)
+        {
+            return None;
+        }
+        request.attempt += 1;
+        let wait = self.backoff * (request.attempt - 1);
+        Some(Box::pin(tokio::time::sleep(wait)))
+    }
+
+    fn clone_request(&mut self, request: &ExecRequest) -> Option<ExecRequest> {
+        Some(request.clone())
+    }
+}
+
+/// A `tracing` span per call, `tool.execute`, with the tool's name, the
+/// invocation id, the attempts, the status and the duration in milliseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MetricsLayer;
+
+impl<S> Layer<S> for MetricsLayer {
+    type Service = Metrics<S>;
+
+    fn layer(&self, inner: S) -> Metrics<S> {
+        Metrics { inner }
+    }
+}
+
+/// The service [`MetricsLayer`] makes.
+#[derive(Clone, Debug)]
+pub struct Metrics<S> {
+    inner: S,
+}
+
+impl<S> Service<ExecRequest> for Metrics<S>
+where
+    S: Service<ExecRequest, Response = Value, Error = ExecError>,
+    S::Future: Send + 'static,
+{
+    type Response = Value;
+    type Error = ExecError;
+    type Future = BoxFuture<'static, Result<Value, ExecError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: ExecRequest) -> Self::Future {
+        let span = tracing::info_span!(
+            "tool.execute",
+            tool = request.tool().name(),
+            invocation_id = %request.exec.invocation_id(),
+            status = tracing::field::Empty,
+            duration_ms = tracing::field::Empty,
+        );
+        let running = self.inner.call(request);
+        Box::pin(
+            async move {
+                let started = Instant::now();
+                let result = running.await;
+                let span = tracing::Span::current();
+                span.record(
+                    "status",
+                    match &result {
+                        Ok(_) => "success",
+                        Err(ExecError::Timeout(_)) => "timeout",
+                        Err(_) => "error",
+                    },
+                );
+                span.record("duration_ms", started.elapsed().as_millis() as u64);
+                result
+            }
+            .instrument(span),
+        )
+    }
+}

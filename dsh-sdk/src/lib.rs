@@ -1,0 +1,86 @@
+//! Author the tools LLM agents call: one async fn with `#[tool]`.
+//!
+//! ```
+//! use dsh_sdk::prelude::*;
+//!
+//! /// Greet someone by name.
+//! #[tool(read_only, concurrency_safe)]
+//! async fn greet(
+//!     /// The name to greet
+//!     name: String,
+//! ) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let registry = Registry::new();
+//! let _greet = registry.register::<greet>().unwrap();
+//!
+//! let result = registry.call("greet", json!({ "name": "Ada" })).await;
+//! assert_eq!(result.text(), "Hello, Ada!");
+//!
+//! let result = registry.call("greet", json!({})).await;
+//! assert!(result.is_error);
+//! assert_eq!(result.text(), "invalid arguments for `greet`: /name: required property missing");
+//! # }
+//! ```
+//!
+//! The macro derives the input schema from the args (here the inline
+//! parameters, whose doc comments become descriptions), the output schema from
+//! the return type, and a zero-sized type named after the fn that the
+//! [`Registry`] takes. The fn itself stays callable as written.
+//!
+//! Every call goes through one path: resolve the name or alias, validate the
+//! raw arguments against the input schema (every violation reported at once,
+//! each with its JSON pointer), deserialize, execute, serialize the output to
+//! one canonical JSON value, validate it against the output schema, then
+//! render the content the model sees and present the card a UI shows.
+
+#![forbid(unsafe_code)]
+
+pub mod card;
+mod content;
+mod definition;
+mod error;
+pub mod event;
+mod exec;
+pub mod export;
+pub mod layer;
+pub mod permission;
+mod pipeline;
+pub mod post_execute;
+mod project;
+mod registry;
+mod result;
+mod schema;
+mod spill;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use card::Card;
+pub use content::{ContentBlock, joined_text, render_default};
+pub use error::{RegisterError, ToolError};
+pub use exec::{Exec, ExecBuilder, State, StreamChunk};
+pub use project::{PresentFn, RenderFn};
+pub use pipeline::ToolCall;
+pub use registry::{Registry, RegistryBuilder, Subscription, ToolHandle, ToolInfo};
+pub use result::{Status, ToolResult};
+pub use schema::Violation;
+pub use definition::{Category, OutputType, Tool, ToolDef, Validation};
+
+pub use dsh_macros::{present, render, tool};
+
+/// What a tool author needs, in one import.
+pub mod prelude {
+    pub use crate::card::{self, Card};
+    pub use crate::{
+        Category, ContentBlock, Exec, OutputType, Registry, Tool, ToolDef, ToolError, ToolResult,
+        Validation, present, render, tool,
+    };
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+    pub use serde_json::json;
+}

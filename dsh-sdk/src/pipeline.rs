@@ -1,0 +1,520 @@
+//! The one path every call takes, from a name and raw arguments to a [`ToolResult`].
+//!
+//! 1. resolve the name or alias;
+//! 2. input: the raw arguments against the input schema (every violation at
+//!    once), serde, then the tool's own `validate_input`;
+//! 3. pre-execute: the default decision (`requires_approval` and `destructive`
+//!    tools ask), permission rules, then the gates in order;
+//! 4. monotone guards, which can only tighten that decision; `ask` goes to the
+//!    host's approver, which may override the arguments (validated again);
+//! 5. execute inside the layers (host layers, metrics, retry, timeout), with
+//!    cancellation and panics caught;
+//! 6. the output gate: the canonical value against the output schema;
+//! 7. post-execute hooks;
+//! 8. render, and present for top-level calls;
+//! 9. finalize: oversized content spills to a file;
+//! 10. every subscriber observes the result.
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+use uuid::Uuid;
+
+use crate::card::Card;
+use crate::content::ContentBlock;
+use crate::definition::Validation;
+use crate::event::Event;
+use crate::exec::{Exec, StreamSink};
+use crate::layer::{ExecError, ExecRequest};
+use crate::permission::{Approval, ApprovalRequest, CallInfo, Decision};
+use crate::post_execute::{PostCall, PostDecision};
+use crate::registry::{Entry, Inner, Prepared, Registry};
+use crate::result::{Status, ToolResult};
+use crate::schema::describe;
+use crate::spill::{spill, spilled_message};
+
+/// One call a model asked for: a tool name and its raw arguments.
+///
+/// ```
+/// use dsh_sdk::ToolCall;
+/// use serde_json::json;
+/// use tokio_util::sync::CancellationToken;
+///
+/// let cancel = CancellationToken::new();
+/// let call = ToolCall::new("read_file", json!({ "path": "/etc/hosts" })).cancel_on(cancel.clone());
+/// // later: cancel.cancel() ends the call with status `cancelled`.
+/// # drop(call);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ToolCall {
+    name: String,
+    args: Value,
+    invocation_id: Uuid,
+    cancel: CancellationToken,
+    batch_cancel: Option<CancellationToken>,
+    parallel_group_id: Option<Uuid>,
+    top_level: bool,
+}
+
+impl ToolCall {
+    /// A top-level call of `name` with `args`, with a fresh invocation id.
+    pub fn new(name: impl Into<String>, args: Value) -> Self {
+        ToolCall {
+            name: name.into(),
+            args,
+            invocation_id: Uuid::new_v4(),
+            cancel: CancellationToken::new(),
+            batch_cancel: None,
+            parallel_group_id: None,
+            top_level: true,
+        }
+    }
+
+    /// Cancels the call when `token` is cancelled.
+    pub fn cancel_on(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    /// Uses this invocation id instead of a fresh one.
+    pub fn invocation_id(mut self, id: Uuid) -> Self {
+        self.invocation_id = id;
+        self
+    }
+
+    /// Marks a nested call (made by another tool): it gets no card.
+    pub fn nested(mut self) -> Self {
+        self.top_level = false;
+        self
+    }
+
+    /// The invocation id the call will carry.
+    pub fn id(&self) -> Uuid {
+        self.invocation_id
+    }
+}
+
+/// Why a call stopped early: its result, built by the stage that stopped it.
+type Stop = Box<ToolResult>;
+
+impl Registry {
+    /// Calls the tool `name` (or alias) with the raw arguments a model sent.
+    ///
+    /// Never fails and never panics: an unknown tool, arguments that break the
+    /// schema, a refusal, the tool's own error, a panic, a timeout or an
+    /// output that breaks its schema all come back as a result with
+    /// `is_error` set and a message the model can act on.
+    pub async fn call(&self, name: &str, args: Value) -> ToolResult {
+        self.call_with(ToolCall::new(name, args)).await
+    }
+
+    /// Calls with every option of [`ToolCall`].
+    pub async fn call_with(&self, call: ToolCall) -> ToolResult {
+        self.emit(&Event::Request {
+            invocation_id: call.invocation_id,
+            tool_name: call.name.clone(),
+            input: call.args.clone(),
+            parallel_group_id: call.parallel_group_id,
+        });
+        let started = Instant::now();
+        let cancel = call.cancel.clone();
+        let batch_cancel = call.batch_cancel.clone();
+        let stub = Stub {
+            invocation_id: call.invocation_id,
+            tool: call.name.clone(),
+            parallel_group_id: call.parallel_group_id,
+            started,
+        };
+        let batch_cancelled = async {
+            match &batch_cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        // Dropping `run` drops the tool's future, so a tool that never looks
+        // at its token stops all the same.
+        let mut result = tokio::select! {
+            biased;
+            () = cancel.cancelled() => stub.cancelled(),
+            () = batch_cancelled => {
+                cancel.cancel();
+                stub.cancelled()
+            }
+            result = self.run(call, started) => result,
+        };
+        result.duration = started.elapsed();
+        self.emit(&Event::Result(Box::new(result.clone())));
+        result
+    }
+
+    /// Calls the tools of one model turn. Runs of consecutive
+    /// concurrency-safe calls run in parallel; every other call runs alone,
+    /// in request order. Results come back in request order, sharing one
+    /// `parallel_group_id`.
+    pub async fn call_batch(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+        self.call_batch_with(calls, CancellationToken::new()).await
+    }
+
+    /// [`call_batch`](Self::call_batch), cancelling every call still running
+    /// when `cancel` is cancelled.
+    pub async fn call_batch_with(
+        &self,
+        calls: Vec<ToolCall>,
+        cancel: CancellationToken,
+    ) -> Vec<ToolResult> {
+        let group = Uuid::new_v4();
+        let calls: Vec<ToolCall> = calls
+            .into_iter()
+            .map(|mut call| {
+                call.parallel_group_id = Some(group);
+                call.batch_cancel = Some(cancel.clone());
+                call
+            })
+            .collect();
+        let mut results = Vec::with_capacity(calls.len());
+        let mut parallel: Vec<ToolCall> = Vec::new();
+        for call in calls {
+            let safe = self
+                .entry(&call.name)
+                .is_none_or(|entry| entry.def.is_concurrency_safe());
+            if safe {
+                parallel.push(call);
+                continue;
+            }
+            results.extend(join_all(parallel.drain(..).map(|call| self.call_with(call))).await);
+            results.push(self.call_with(call).await);
+        }
+        results.extend(join_all(parallel.into_iter().map(|call| self.call_with(call))).await);
+        results
+    }
+
+    async fn run(&self, call: ToolCall, started: Instant) -> ToolResult {
+        match self.stages(call, started).await {
+            Ok(result) | Err(result) => *result,
+        }
+    }
+
+    async fn stages(&self, call: ToolCall, started: Instant) -> Result<Box<ToolResult>, Stop> {
+        let config = &self.inner.config;
+        let mut stub = Stub {
+            invocation_id: call.invocation_id,
+            tool: call.name.clone(),
+            parallel_group_id: call.parallel_group_id,
+            started,
+        };
+
+        // 1. resolve
+        let Some(entry) = self.entry(&call.name) else {
+            return Err(stub.error(self.unknown_tool_message(&call.name)));
+        };
+        let tool = entry.def.name().to_owned();
+        stub.tool.clone_from(&tool);
+        let exec = Exec::builder(tool.clone())
+            .invocation_id(call.invocation_id)
+            .cancellation(call.cancel.clone())
+            .state(self.inner.state.clone())
+            .sink(Some(stream_sink(Arc::downgrade(&self.inner))))
+            .build();
+
+        // 2. input
+        let mut args = normalize_args(call.args);
+        let mut prepared = check_input(&entry, &args, &exec).map_err(|m| stub.error(m))?;
+
+        // 3–4. gates, rules, guards, approval
+        let aliases: Vec<&str> = entry.def.alias_names().collect();
+        let info = CallInfo {
+            tool: &tool,
+            aliases: &aliases,
+            args: &args,
+            read_only: entry.def.is_read_only(),
+            destructive: entry.def.is_destructive(),
+            requires_approval: entry.def.is_approval_required(),
+        };
+        match config.permissions.decide(&info) {
+            Decision::Allow => {}
+            Decision::Deny { reason } => {
+                return Err(stub.error(format!("`{tool}` was denied: {reason}")));
+            }
+            Decision::Ask { prompt } => {
+                let Some(approver) = &config.approver else {
+                    return Err(stub.error(format!(
+                        "`{tool}` needs approval and no one can give it here, so it was denied: {prompt}"
+                    )));
+                };
+                let request = ApprovalRequest {
+                    tool: &tool,
+                    args: &args,
+                    prompt: &prompt,
+                    invocation_id: call.invocation_id,
+                };
+                match approver.approve(request).await {
+                    Approval::Approve => {}
+                    Approval::ApproveWith(overridden) => {
+                        let overridden = normalize_args(overridden);
+                        prepared = check_input(&entry, &overridden, &exec).map_err(|m| {
+                            stub.error(format!("the approved arguments are invalid: {m}"))
+                        })?;
+                        args = overridden;
+                    }
+                    Approval::Reject { reason } => {
+                        return Err(stub.error(format!("`{tool}` was rejected: {reason}")));
+                    }
+                }
+            }
+        }
+
+        // 5. execute inside the layers
+        let args = Arc::new(args);
+        let timeout = entry.def.call_timeout().or(config.timeout);
+        let request = ExecRequest::new(
+            Arc::clone(&entry),
+            Arc::clone(&args),
+            prepared,
+            exec,
+            timeout,
+        );
+        let value = match config.service.clone().oneshot(request).await {
+            Ok(value) => value,
+            Err(ExecError::Timeout(limit)) => {
+                return Err(stub.fail(
+                    Status::Timeout,
+                    format!("`{tool}` timed out after {}", human_duration(limit)),
+                ));
+            }
+            Err(ExecError::Tool(error)) => {
+                return Err(stub.error(format!("`{tool}` failed: {error}")));
+            }
+            Err(ExecError::Panicked(message)) => {
+                return Err(stub.error(format!("`{tool}` panicked: {message}")));
+            }
+        };
+
+        // 6. output gate
+        output_gate(&entry, &value).map_err(|m| stub.error(m))?;
+
+        // 7. post-execute hooks
+        let mut value = value;
+        let mut replaced_content: Option<Vec<ContentBlock>> = None;
+        let mut context: Vec<ContentBlock> = Vec::new();
+        for hook in &config.post_execute {
+            let outcome = hook.after(&PostCall {
+                tool: &tool,
+                args: &args,
+                value: &value,
+            });
+            context.extend(outcome.context);
+            match outcome.decision {
+                PostDecision::Pass => {}
+                PostDecision::AcceptContent(content) => replaced_content = Some(content),
+                PostDecision::AcceptValue(new_value) => {
+                    output_gate(&entry, &new_value).map_err(|m| {
+                        stub.error(format!("a post-execute hook replaced the value: {m}"))
+                    })?;
+                    value = new_value;
+                    replaced_content = None;
+                }
+                PostDecision::Block { feedback } => {
+                    let mut stop = stub.error(format!("`{tool}` was blocked: {feedback}"));
+                    stop.content.extend(context);
+                    return Err(stop);
+                }
+            }
+        }
+
+        // 8. render and present
+        let (rendered, card) =
+            project(&entry, &args, &value, call.top_level).map_err(|m| stub.error(m))?;
+        let mut content = replaced_content.unwrap_or(rendered);
+
+        // 9. finalize
+        let limit = entry.def.result_char_limit().unwrap_or(config.max_result_chars);
+        let text_chars: usize = content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .map(|text| text.chars().count())
+            .sum();
+        let mut truncated = false;
+        if text_chars > limit {
+            let full = crate::content::joined_text(&content);
+            let spilled = spill(&config.spill, call.invocation_id, &full).map_err(|error| {
+                stub.error(format!(
+                    "`{tool}` produced {text_chars} characters, over its limit of {limit}, and they could not be saved: {error}"
+                ))
+            })?;
+            content.retain(|block| block.as_text().is_none());
+            content.insert(0, ContentBlock::text(spilled_message(&spilled)));
+            truncated = true;
+        }
+        content.extend(context);
+
+        Ok(Box::new(ToolResult {
+            invocation_id: call.invocation_id,
+            tool_name: tool,
+            status: Status::Success,
+            content,
+            value: Some(value),
+            card,
+            is_error: false,
+            duration: started.elapsed(),
+            truncated,
+            parallel_group_id: call.parallel_group_id,
+        }))
+    }
+
+    fn unknown_tool_message(&self, name: &str) -> String {
+        let closest = self.closest(name);
+        match closest.as_slice() {
+            [] => format!("no tool named `{name}`"),
+            [one] => format!("no tool named `{name}`; did you mean `{one}`?"),
+            many => format!(
+                "no tool named `{name}`; did you mean one of {}?",
+                many.iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+/// What every failed result of one call shares.
+struct Stub {
+    invocation_id: Uuid,
+    tool: String,
+    parallel_group_id: Option<Uuid>,
+    started: Instant,
+}
+
+impl Stub {
+    fn fail(&self, status: Status, message: String) -> Stop {
+        let mut result = ToolResult::failure(
+            self.invocation_id,
+            self.tool.clone(),
+            status,
+            message,
+            self.started.elapsed(),
+        );
+        result.parallel_group_id = self.parallel_group_id;
+        Box::new(result)
+    }
+
+    fn error(&self, message: String) -> Stop {
+        self.fail(Status::Error, message)
+    }
+
+    fn cancelled(&self) -> ToolResult {
+        *self.fail(
+            Status::Cancelled,
+            format!("`{}` was cancelled before it finished", self.tool),
+        )
+    }
+}
+
+/// Stage 2: schema, serde, then the tool's own check.
+fn check_input(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared, String> {
+    let tool = entry.def.name();
+    let violations = entry.input.violations(args);
+    if !violations.is_empty() {
+        return Err(format!(
+            "invalid arguments for `{tool}`: {}",
+            describe(&violations)
+        ));
+    }
+    let prepared = entry
+        .handler
+        .prepare(args.clone())
+        .map_err(|error| format!("invalid arguments for `{tool}`: {error}"))?;
+    match entry.handler.validate(&prepared, exec) {
+        Validation::Ok => Ok(prepared),
+        Validation::Invalid { message, code } => Err(format!(
+            "invalid arguments for `{tool}` (code {code}): {message}"
+        )),
+    }
+}
+
+/// Stage 6: a value that breaks the output schema never reaches the model.
+fn output_gate(entry: &Entry, value: &Value) -> Result<(), String> {
+    let violations = entry.output.violations(value);
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{}` returned an output that breaks its schema: {}",
+            entry.def.name(),
+            describe(&violations)
+        ))
+    }
+}
+
+/// Stage 8: render and present, pure projections of the canonical value. A
+/// panic in either becomes an error message; a top-level call of a tool that
+/// presents nothing gets the generic card, a nested call gets none.
+fn project(
+    entry: &Entry,
+    args: &Value,
+    value: &Value,
+    top_level: bool,
+) -> Result<(Vec<ContentBlock>, Option<Card>), String> {
+    let tool = entry.def.name();
+    let projected = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        entry.handler.project(args, value, top_level)
+    }));
+    match projected {
+        Ok(Ok(projection)) => {
+            let card = top_level.then(|| {
+                projection.card.unwrap_or_else(|| {
+                    Card::generic(tool.to_owned(), args.clone(), Some(value.clone()))
+                })
+            });
+            Ok((projection.content, card))
+        }
+        Ok(Err(error)) => Err(format!("`{tool}` could not render its output: {error}")),
+        Err(panic) => Err(format!(
+            "`{tool}` could not render its output: the render panicked: {}",
+            panic_message(panic.as_ref())
+        )),
+    }
+}
+
+/// Streams chunks to the registry's subscribers, without keeping it alive.
+fn stream_sink(registry: Weak<Inner>) -> StreamSink {
+    Arc::new(move |chunk| {
+        if let Some(inner) = registry.upgrade() {
+            inner.emit(&Event::Stream(chunk));
+        }
+    })
+}
+
+/// Models sometimes send the arguments object as a JSON string; accept it.
+fn normalize_args(args: Value) -> Value {
+    if let Value::String(text) = &args
+        && let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+    {
+        return parsed;
+    }
+    args
+}
+
+fn human_duration(duration: Duration) -> String {
+    if duration.subsec_millis() == 0 && duration.as_secs() > 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
+}
+
+pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
+    if let Some(message) = panic.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "(no message)".to_owned()
+    }
+}

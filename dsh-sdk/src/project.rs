@@ -1,0 +1,48 @@
+//! The traits `#[render]` and `#[present]` implement, and the checks `#[tool]` emits.
+//!
+//! `#[render] fn read_text(..)` keeps the fn as written and adds a zero-sized
+//! type of the same name (types and fns live in different namespaces) that
+//! implements [`RenderFn`]. `#[tool(render = read_text)]` then asks for
+//! `read_text: RenderFn<Args, Output, Vec<ContentBlock>>`, so a render whose
+//! types do not match the tool fails to compile at the `render = …` path.
+
+use crate::card::Card;
+use crate::content::ContentBlock;
+
+/// A `#[render]` fn taking `&A` and `&O` and returning `R`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `#[render]` fn from `&{A}` and `&{O}` to `{R}`",
+    label = "this render does not fit the tool",
+    note = "a tool's render is `#[render] fn(&Args, &Output) -> Vec<ContentBlock>`, with the tool's own args and output types"
+)]
+pub trait RenderFn<A, O, R> {
+    /// Calls the fn.
+    fn call(args: &A, value: &O) -> R;
+}
+
+/// A `#[present]` fn taking `&A` and `&O` and returning `R`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `#[present]` fn from `&{A}` and `&{O}` to `{R}`",
+    label = "this present does not fit the tool",
+    note = "a tool's present is `#[present] fn(&Args, &Output) -> Card`, with the tool's own args and output types"
+)]
+pub trait PresentFn<A, O, R> {
+    /// Calls the fn.
+    fn call(args: &A, value: &O) -> R;
+}
+
+/// Calls the render `F` for a tool with args `A` and output `O`.
+pub fn render_with<F, A, O>(args: &A, value: &O) -> Vec<ContentBlock>
+where
+    F: RenderFn<A, O, Vec<ContentBlock>>,
+{
+    F::call(args, value)
+}
+
+/// Calls the present `F` for a tool with args `A` and output `O`.
+pub fn present_with<F, A, O>(args: &A, value: &O) -> Option<Card>
+where
+    F: PresentFn<A, O, Card>,
+{
+    Some(F::call(args, value))
+}

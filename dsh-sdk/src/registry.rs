@@ -1,0 +1,661 @@
+//! [`Registry`]: the pool of tools a model can call.
+
+use std::any::Any;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::time::Duration;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+
+use tower::retry::RetryLayer;
+use tower::{Layer, Service, ServiceBuilder};
+
+use crate::card::Card;
+use crate::event::Event;
+use crate::layer::{
+    ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
+};
+use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
+use crate::post_execute::PostExecute;
+use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
+use crate::content::ContentBlock;
+use crate::error::{RegisterError, ToolError};
+use crate::exec::{Exec, State};
+use crate::schema::{self, Compiled};
+use crate::definition::{Tool, ToolDef, Validation};
+
+/// The tools a model can call, cheap to clone and shared across tasks.
+///
+/// Registering returns a [`ToolHandle`]; dropping the handle unregisters the
+/// tool, so a tool lives exactly as long as whoever registered it wants.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// /// Greet someone by name.
+/// #[tool(aliases = ["hello"])]
+/// async fn greet(
+///     /// The name to greet
+///     name: String,
+/// ) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// let registry = Registry::new();
+/// let handle = registry.register::<greet>().unwrap();
+/// assert!(registry.get("hello").is_some());
+/// drop(handle);
+/// assert!(registry.get("greet").is_none());
+/// ```
+#[derive(Clone, Default)]
+pub struct Registry {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    tools: RwLock<Tools>,
+    pub(crate) state: State,
+    pub(crate) config: Config,
+    subscribers: RwLock<Vec<(u64, Subscriber)>>,
+    next_id: AtomicU64,
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Registry::builder().into_inner()
+    }
+}
+
+type Subscriber = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// The settings every call reads, fixed when the registry is built.
+pub(crate) struct Config {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) max_result_chars: usize,
+    pub(crate) spill: SpillConfig,
+    pub(crate) permissions: Permissions,
+    pub(crate) approver: Option<Arc<dyn Approver>>,
+    pub(crate) post_execute: Vec<Arc<dyn PostExecute>>,
+    pub(crate) service: ExecService,
+}
+
+#[derive(Default)]
+struct Tools {
+    by_name: BTreeMap<String, Arc<Entry>>,
+    /// Alias → the name of the tool that holds it.
+    aliases: HashMap<String, String>,
+}
+
+/// A registered tool: its definition, compiled schemas and erased body.
+pub(crate) struct Entry {
+    id: u64,
+    pub(crate) def: ToolDef,
+    pub(crate) input: Compiled,
+    pub(crate) output: Compiled,
+    pub(crate) handler: Box<dyn Handler>,
+}
+
+/// Arguments after serde, ready for `validate_input` and `execute`.
+pub(crate) type Prepared = Box<dyn Any + Send>;
+
+/// A tool with its types erased to JSON, so typed and dynamic tools share one pool.
+pub(crate) trait Handler: Send + Sync + 'static {
+    /// Deserializes arguments that passed the input schema.
+    fn prepare(&self, args: Value) -> Result<Prepared, String>;
+    /// The tool's own check of its arguments.
+    fn validate(&self, args: &Prepared, exec: &Exec) -> Validation;
+    /// Runs the tool and serializes its output to the canonical value.
+    fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>>;
+    /// Renders, and presents when `present` is set, from the raw args and the canonical value.
+    fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, String>;
+}
+
+/// What render and present made of a value.
+pub(crate) struct Projection {
+    pub(crate) content: Vec<ContentBlock>,
+    pub(crate) card: Option<Card>,
+}
+
+struct Typed<T>(PhantomData<fn() -> T>);
+
+impl<T: Tool> Handler for Typed<T> {
+    fn prepare(&self, args: Value) -> Result<Prepared, String> {
+        let args: T::Args = serde_json::from_value(args).map_err(|error| error.to_string())?;
+        Ok(Box::new(args))
+    }
+
+    fn validate(&self, args: &Prepared, exec: &Exec) -> Validation {
+        match args.downcast_ref::<T::Args>() {
+            Some(args) => T::validate_input(args, exec),
+            None => Validation::invalid("internal: arguments of the wrong type", -1),
+        }
+    }
+
+    fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>> {
+        Box::pin(async move {
+            let args = args
+                .downcast::<T::Args>()
+                .map_err(|_| ToolError::new("internal: arguments of the wrong type"))?;
+            let output = T::execute(*args, &exec).await?;
+            serde_json::to_value(&output).map_err(|error| {
+                ToolError::new(format!("the output could not be serialized: {error}"))
+            })
+        })
+    }
+
+    fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, String> {
+        let args: T::Args = serde_json::from_value(args.clone())
+            .map_err(|error| format!("the arguments no longer deserialize: {error}"))?;
+        let value: T::Output = serde_json::from_value(value.clone())
+            .map_err(|error| format!("the output does not deserialize: {error}"))?;
+        Ok(Projection {
+            content: T::render(&args, &value),
+            card: if present {
+                T::present(&args, &value)
+            } else {
+                None
+            },
+        })
+    }
+}
+
+impl Registry {
+    /// An empty registry with no shared state.
+    pub fn new() -> Self {
+        Registry::default()
+    }
+
+    /// Starts a registry with shared state and settings.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder {
+            state: State::default(),
+            timeout: None,
+            max_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            spill: SpillConfig::default(),
+            permissions: Permissions::default(),
+            approver: None,
+            post_execute: Vec::new(),
+            retry: RetryPolicy::default(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// Calls `subscriber` with every event from now on: requests, stream
+    /// chunks and results, errors included. Dropping the [`Subscription`]
+    /// stops it.
+    pub fn subscribe(&self, subscriber: impl Fn(&Event) + Send + Sync + 'static) -> Subscription {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .subscribers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((id, Arc::new(subscriber)));
+        Subscription {
+            registry: Arc::downgrade(&self.inner),
+            id,
+        }
+    }
+
+    pub(crate) fn emit(&self, event: &Event) {
+        self.inner.emit(event);
+    }
+
+    /// Registers the tool `T`, as generated by `#[tool]`: `registry.register::<read_file>()`.
+    ///
+    /// Builds and checks its schemas once, here; calls reuse the compiled validators.
+    /// Refused when its name or an alias is taken, naming both tools.
+    pub fn register<T: Tool>(&self) -> Result<ToolHandle, RegisterError> {
+        let def = T::DEFINITION;
+        let input = schema::input_schema::<T::Args>();
+        let output = schema::output_schema::<T::Output>();
+        self.insert(def, input, output, Box::new(Typed::<T>(PhantomData)))
+    }
+
+    pub(crate) fn insert(
+        &self,
+        def: ToolDef,
+        input: Value,
+        output: Value,
+        handler: Box<dyn Handler>,
+    ) -> Result<ToolHandle, RegisterError> {
+        let name = def.name().to_owned();
+        for candidate in std::iter::once(def.name()).chain(def.alias_names()) {
+            if !is_valid_name(candidate) {
+                return Err(RegisterError::InvalidName {
+                    name: candidate.to_owned(),
+                });
+            }
+        }
+        if let Some(found) = schema::root_kind(&input) {
+            return Err(RegisterError::ArgsNotObject { tool: name, found });
+        }
+        let compile = |which, schema| {
+            Compiled::new(schema).map_err(|reason| RegisterError::InvalidSchema {
+                tool: name.clone(),
+                which,
+                reason,
+            })
+        };
+        let input = compile("input", input)?;
+        let output = compile("output", output)?;
+
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut tools = self.write();
+        let names: Vec<&str> = std::iter::once(def.name()).chain(def.alias_names()).collect();
+        for (index, candidate) in names.iter().enumerate() {
+            let existing = tools
+                .resolve_name(candidate)
+                .map(str::to_owned)
+                .or_else(|| names[..index].contains(candidate).then(|| name.clone()));
+            if let Some(existing) = existing {
+                return Err(RegisterError::Duplicate {
+                    tool: name.clone(),
+                    name: (*candidate).to_owned(),
+                    existing,
+                });
+            }
+        }
+        for alias in def.alias_names() {
+            tools.aliases.insert(alias.to_owned(), name.clone());
+        }
+        let entry = Entry {
+            id,
+            def,
+            input,
+            output,
+            handler,
+        };
+        tools.by_name.insert(name.clone(), Arc::new(entry));
+        Ok(ToolHandle {
+            registry: Arc::downgrade(&self.inner),
+            name,
+            id,
+        })
+    }
+
+    /// The tool registered under `name` or one of its aliases.
+    pub fn get(&self, name: &str) -> Option<ToolInfo> {
+        self.entry(name).map(|entry| ToolInfo { entry })
+    }
+
+    /// Every registered tool, sorted by name.
+    pub fn tools(&self) -> Vec<ToolInfo> {
+        self.read()
+            .by_name
+            .values()
+            .map(|entry| ToolInfo {
+                entry: Arc::clone(entry),
+            })
+            .collect()
+    }
+
+    /// The names of the registered tools closest to `name`, best first.
+    pub fn closest(&self, name: &str) -> Vec<String> {
+        let tools = self.read();
+        let mut scored: Vec<(f64, &str)> = tools
+            .by_name
+            .keys()
+            .map(String::as_str)
+            .chain(tools.aliases.keys().map(String::as_str))
+            .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
+            .filter(|(score, _)| *score >= 0.75)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        let mut names: Vec<String> = Vec::new();
+        for (_, candidate) in scored {
+            let canonical = tools
+                .resolve_name(candidate)
+                .unwrap_or(candidate)
+                .to_owned();
+            if !names.contains(&canonical) {
+                names.push(canonical);
+            }
+        }
+        names.truncate(3);
+        names
+    }
+
+    /// The state shared with every tool.
+    pub fn state(&self) -> &State {
+        &self.inner.state
+    }
+
+    pub(crate) fn entry(&self, name: &str) -> Option<Arc<Entry>> {
+        let tools = self.read();
+        let name = tools.resolve_name(name)?;
+        tools.by_name.get(name).cloned()
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Tools> {
+        self.inner
+            .tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Tools> {
+        self.inner
+            .tools
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Inner {
+    pub(crate) fn emit(&self, event: &Event) {
+        let subscribers: Vec<Subscriber> = self
+            .subscribers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(_, subscriber)| Arc::clone(subscriber))
+            .collect();
+        for subscriber in subscribers {
+            // A panicking subscriber must not take the call down with it.
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| subscriber(event)));
+        }
+    }
+}
+
+/// Keeps a subscriber subscribed; dropping it unsubscribes.
+#[must_use = "dropping the subscription unsubscribes at once"]
+pub struct Subscription {
+    registry: Weak<Inner>,
+    id: u64,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if let Some(inner) = self.registry.upgrade() {
+            inner
+                .subscribers
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|(id, _)| *id != self.id);
+        }
+    }
+}
+
+impl fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Subscription").field("id", &self.id).finish()
+    }
+}
+
+impl Tools {
+    /// The canonical name for a name or alias.
+    fn resolve_name<'a>(&'a self, name: &'a str) -> Option<&'a str> {
+        if self.by_name.contains_key(name) {
+            Some(name)
+        } else {
+            self.aliases.get(name).map(String::as_str)
+        }
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("tools", &self.read().by_name.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Registry`]: shared state, limits, permissions, hooks and layers.
+///
+/// ```
+/// use std::time::Duration;
+/// use dsh_sdk::Registry;
+/// use dsh_sdk::permission::{PlanMode, Rule};
+///
+/// let registry = Registry::builder()
+///     .state(String::from("a database pool, say"))
+///     .timeout(Duration::from_secs(60))
+///     .rule(Rule::deny("bash").when("command", "rm *").unwrap())
+///     .guard(PlanMode)
+///     .build();
+/// # drop(registry);
+/// ```
+pub struct RegistryBuilder {
+    state: State,
+    timeout: Option<Duration>,
+    max_result_chars: usize,
+    spill: SpillConfig,
+    permissions: Permissions,
+    approver: Option<Arc<dyn Approver>>,
+    post_execute: Vec<Arc<dyn PostExecute>>,
+    retry: RetryPolicy,
+    layers: Vec<Box<dyn FnOnce(ExecService) -> ExecService + Send>>,
+}
+
+impl RegistryBuilder {
+    /// Shares `value` with every tool, as `exec.state::<T>()`.
+    pub fn state<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.state = self.state.with(value);
+        self
+    }
+
+    /// How long a call may run when its tool sets no timeout of its own.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Content longer than this spills to a file when the tool sets no limit
+    /// of its own. Defaults to [`DEFAULT_MAX_RESULT_CHARS`].
+    pub fn max_result_chars(mut self, chars: usize) -> Self {
+        self.max_result_chars = chars;
+        self
+    }
+
+    /// Where oversized results are written.
+    pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.spill.dir = dir.into();
+        self
+    }
+
+    /// How many characters of a spilled result the model sees.
+    pub fn spill_preview_chars(mut self, chars: usize) -> Self {
+        self.spill.preview_chars = chars;
+        self
+    }
+
+    /// Replaces the permission rules, gates and guards.
+    pub fn permissions(mut self, permissions: Permissions) -> Self {
+        self.permissions = permissions;
+        self
+    }
+
+    /// Adds a permission rule.
+    pub fn rule(mut self, rule: Rule) -> Self {
+        self.permissions = self.permissions.rule(rule);
+        self
+    }
+
+    /// Adds a pre-execute gate; gates run in the order they are added.
+    pub fn gate(mut self, gate: impl PreExecute) -> Self {
+        self.permissions = self.permissions.gate(gate);
+        self
+    }
+
+    /// Adds a monotone guard: it can only tighten a decision.
+    pub fn guard(mut self, guard: impl Guard) -> Self {
+        self.permissions = self.permissions.guard(guard);
+        self
+    }
+
+    /// Settles `ask` decisions. Without one, `ask` means deny.
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Adds a post-execute hook; hooks run in the order they are added.
+    pub fn post_execute(mut self, hook: impl PostExecute) -> Self {
+        self.post_execute.push(Arc::new(hook));
+        self
+    }
+
+    /// Retries failed calls of idempotent and read-only tools.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Wraps the execute stage in a `tower` layer, outside the built-in ones;
+    /// the last layer added is the outermost.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<ExecService> + Send + 'static,
+        L::Service: Service<ExecRequest, Response = Value, Error = ExecError>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as Service<ExecRequest>>::Future: Send + 'static,
+    {
+        self.layers
+            .push(Box::new(move |inner| ExecService::new(layer.layer(inner))));
+        self
+    }
+
+    /// Builds the registry.
+    pub fn build(self) -> Registry {
+        Registry {
+            inner: Arc::new(self.into_inner()),
+        }
+    }
+
+    fn into_inner(self) -> Inner {
+        let mut service = ExecService::new(
+            ServiceBuilder::new()
+                .layer(MetricsLayer)
+                .layer(RetryLayer::new(self.retry))
+                .layer(TimeoutLayer)
+                .service(Execute),
+        );
+        for layer in self.layers {
+            service = layer(service);
+        }
+        Inner {
+            tools: RwLock::default(),
+            state: self.state,
+            config: Config {
+                timeout: self.timeout,
+                max_result_chars: self.max_result_chars,
+                spill: self.spill,
+                permissions: self.permissions,
+                approver: self.approver,
+                post_execute: self.post_execute,
+                service,
+            },
+            subscribers: RwLock::default(),
+            next_id: AtomicU64::new(0),
+        }
+    }
+}
+
+impl fmt::Debug for RegistryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegistryBuilder")
+            .field("state", &self.state)
+            .field("timeout", &self.timeout)
+            .field("max_result_chars", &self.max_result_chars)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Keeps a tool registered; dropping it unregisters the tool.
+#[must_use = "dropping the handle unregisters the tool at once; keep it, or call `.keep()`"]
+pub struct ToolHandle {
+    registry: Weak<Inner>,
+    name: String,
+    id: u64,
+}
+
+impl ToolHandle {
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Keeps the tool registered for as long as the registry lives.
+    pub fn keep(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for ToolHandle {
+    fn drop(&mut self) {
+        let Some(inner) = self.registry.upgrade() else {
+            return;
+        };
+        let mut tools = inner.tools.write().unwrap_or_else(PoisonError::into_inner);
+        let registered_here = tools
+            .by_name
+            .get(&self.name)
+            .is_some_and(|entry| entry.id == self.id);
+        if registered_here {
+            tools.by_name.remove(&self.name);
+            tools.aliases.retain(|_, owner| *owner != self.name);
+        }
+    }
+}
+
+impl fmt::Debug for ToolHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolHandle")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A registered tool as the host sees it: its definition and schemas.
+#[derive(Clone)]
+pub struct ToolInfo {
+    pub(crate) entry: Arc<Entry>,
+}
+
+impl ToolInfo {
+    /// Name, description and flags.
+    pub fn definition(&self) -> &ToolDef {
+        &self.entry.def
+    }
+
+    /// The name the model calls.
+    pub fn name(&self) -> &str {
+        self.entry.def.name()
+    }
+
+    /// The JSON Schema (2020-12) of the arguments.
+    pub fn input_schema(&self) -> &Value {
+        &self.entry.input.schema
+    }
+
+    /// The JSON Schema (2020-12) of the canonical output.
+    pub fn output_schema(&self) -> &Value {
+        &self.entry.output.schema
+    }
+}
+
+impl fmt::Debug for ToolInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolInfo")
+            .field("definition", &self.entry.def)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every provider accepts.
+pub(crate) fn is_valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}

@@ -1,0 +1,353 @@
+//! Spilling oversized tool results to disk: the model gets a preview and the
+//! path of a file that holds the whole text.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use uuid::Uuid;
+
+/// The default size limit, in characters, above which a result spills.
+///
+/// Claude Code's `maxResultSizeChars`. The seed (004 §5 step 6) names the
+/// setting and the one exception, `Infinity` for its file reader, but gives
+/// no figure; 100,000 is what Claude Code's own tools (edit, write, tool
+/// search, send message, …) declare.
+pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
+
+/// The default length of the preview the model gets, in characters.
+pub const DEFAULT_PREVIEW_CHARS: usize = 2_000;
+
+/// Where spilled results go and how much of them the model sees.
+///
+/// The default spills into `dsh-spill` under the system's temporary
+/// directory with a preview of [`DEFAULT_PREVIEW_CHARS`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpillConfig {
+    /// The directory spill files are written to; created when missing.
+    pub dir: PathBuf,
+    /// At most this many characters of the result go in the preview.
+    pub preview_chars: usize,
+}
+
+impl SpillConfig {
+    /// Spill into `dir` with a preview of [`DEFAULT_PREVIEW_CHARS`].
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            preview_chars: DEFAULT_PREVIEW_CHARS,
+        }
+    }
+}
+
+impl Default for SpillConfig {
+    fn default() -> Self {
+        Self::new(std::env::temp_dir().join("dsh-spill"))
+    }
+}
+
+/// A result that was written to disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spilled {
+    /// The file holding the whole text: `<dir>/<invocation id>.txt`.
+    pub path: PathBuf,
+    /// The length of the whole text, in characters.
+    pub total_chars: usize,
+    /// The start of the text, cut at a character boundary.
+    pub preview: String,
+}
+
+/// Writing a spill file failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SpillError {
+    /// The spill directory could not be created.
+    #[error("could not create the spill directory `{}`", dir.display())]
+    CreateDir {
+        /// The spill directory.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The temporary file could not be created, written or synced.
+    #[error("could not write the spill file `{}`", path.display())]
+    Write {
+        /// The temporary file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The temporary file could not be renamed into place.
+    #[error("could not rename the spill file `{}` to `{}`", from.display(), to.display())]
+    Rename {
+        /// The temporary file.
+        from: PathBuf,
+        /// The final path.
+        to: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The final path would not lie directly inside the spill directory.
+    #[error("spill path `{}` is not directly inside the spill directory `{}`", path.display(), dir.display())]
+    Escape {
+        /// The rejected path.
+        path: PathBuf,
+        /// The spill directory.
+        dir: PathBuf,
+    },
+}
+
+/// Writes `text` to `<dir>/<invocation_id>.txt` atomically and returns its
+/// path, length and preview.
+///
+/// The text goes to a uniquely named temporary file in the same directory,
+/// which is flushed and synced, then renamed over the final path: a reader
+/// sees either no file or the whole text. The file name derives from the
+/// invocation id alone, so the path cannot leave `dir`. Blocking: call it
+/// from `spawn_blocking` on an async runtime.
+pub(crate) fn spill(
+    config: &SpillConfig,
+    invocation_id: Uuid,
+    text: &str,
+) -> Result<Spilled, SpillError> {
+    let dir = config.dir.as_path();
+    fs::create_dir_all(dir).map_err(|source| SpillError::CreateDir {
+        dir: dir.to_owned(),
+        source,
+    })?;
+
+    let path = dir.join(format!("{invocation_id}.txt"));
+    if path.parent() != Some(dir) {
+        return Err(SpillError::Escape {
+            path,
+            dir: dir.to_owned(),
+        });
+    }
+
+    let temp = dir.join(format!(".{invocation_id}.{}.tmp", Uuid::new_v4()));
+    if let Err(source) = write_synced(&temp, text) {
+        let _ = fs::remove_file(&temp);
+        return Err(SpillError::Write { path: temp, source });
+    }
+    if let Err(source) = fs::rename(&temp, &path) {
+        let _ = fs::remove_file(&temp);
+        return Err(SpillError::Rename {
+            from: temp,
+            to: path,
+            source,
+        });
+    }
+    sync_dir(dir);
+
+    Ok(Spilled {
+        path,
+        total_chars: text.chars().count(),
+        preview: preview(text, config.preview_chars).to_owned(),
+    })
+}
+
+/// What the model gets instead of the spilled text.
+///
+/// ```text
+/// Output too large (123456 characters); the full output was saved to /spill/….txt. Preview (first 2000 characters):
+/// …
+/// ```
+///
+/// With an empty preview the message ends after the path.
+pub(crate) fn spilled_message(spilled: &Spilled) -> String {
+    let mut message = format!(
+        "Output too large ({} characters); the full output was saved to {}.",
+        spilled.total_chars,
+        spilled.path.display()
+    );
+    if !spilled.preview.is_empty() {
+        message += &format!(
+            " Preview (first {} characters):\n{}",
+            spilled.preview.chars().count(),
+            spilled.preview
+        );
+    }
+    message
+}
+
+fn write_synced(path: &Path, text: &str) -> io::Result<()> {
+    let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(text.as_bytes())?;
+    file.flush()?;
+    file.sync_all()
+}
+
+/// Makes the rename durable where directories can be synced; best effort,
+/// since the file itself is already complete.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(dir) = fs::File::open(dir) {
+        let _ = dir.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+/// The first `max_chars` characters of `text`; when cut, at the last newline
+/// in the second half of the cut if there is one, so the preview ends on a
+/// whole line.
+fn preview(text: &str, max_chars: usize) -> &str {
+    let Some((end, _)) = text.char_indices().nth(max_chars) else {
+        return text;
+    };
+    let head = &text[..end];
+    match head.rfind('\n') {
+        Some(newline) if head[..newline].chars().count() >= max_chars / 2 => &head[..newline],
+        _ => head,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(dir: &Path) -> SpillConfig {
+        SpillConfig::new(dir.join("spill"))
+    }
+
+    fn dir_entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn file_holds_exactly_the_text() {
+        let root = tempfile::tempdir().unwrap();
+        let text = "line one\nzwei → drei 🦀\n".repeat(500);
+        let spilled = spill(&config(root.path()), Uuid::new_v4(), &text).unwrap();
+        assert_eq!(fs::read_to_string(&spilled.path).unwrap(), text);
+        assert_eq!(spilled.total_chars, text.chars().count());
+    }
+
+    #[test]
+    fn file_name_is_the_invocation_id() {
+        let root = tempfile::tempdir().unwrap();
+        let config = config(root.path());
+        let id = Uuid::new_v4();
+        let spilled = spill(&config, id, "text").unwrap();
+        assert_eq!(spilled.path, config.dir.join(format!("{id}.txt")));
+        assert_eq!(spilled.path.parent(), Some(config.dir.as_path()));
+    }
+
+    #[test]
+    fn creates_the_directory_and_leaves_no_temp_files() {
+        let root = tempfile::tempdir().unwrap();
+        let config = SpillConfig::new(root.path().join("a").join("b"));
+        let (first, second) = (Uuid::new_v4(), Uuid::new_v4());
+        spill(&config, first, "one").unwrap();
+        spill(&config, second, "two").unwrap();
+        let mut expected = vec![format!("{first}.txt"), format!("{second}.txt")];
+        expected.sort();
+        assert_eq!(dir_entries(&config.dir), expected);
+    }
+
+    #[test]
+    fn spilling_again_replaces_the_file() {
+        let root = tempfile::tempdir().unwrap();
+        let config = config(root.path());
+        let id = Uuid::new_v4();
+        spill(&config, id, "a much longer first text").unwrap();
+        let spilled = spill(&config, id, "second").unwrap();
+        assert_eq!(fs::read_to_string(&spilled.path).unwrap(), "second");
+        assert_eq!(dir_entries(&config.dir), [format!("{id}.txt")]);
+    }
+
+    #[test]
+    fn a_spill_dir_that_is_a_file_fails_to_create() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("not-a-dir");
+        fs::write(&file, "occupied").unwrap();
+        let err = spill(&SpillConfig::new(&file), Uuid::new_v4(), "text").unwrap_err();
+        assert!(matches!(&err, SpillError::CreateDir { dir, .. } if *dir == file));
+        assert_eq!(
+            err.to_string(),
+            format!("could not create the spill directory `{}`", file.display())
+        );
+        assert!(std::error::Error::source(&err).is_some());
+        assert_eq!(fs::read_to_string(&file).unwrap(), "occupied");
+    }
+
+    #[test]
+    fn a_spill_dir_under_a_file_fails_to_create() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("not-a-dir");
+        fs::write(&file, "occupied").unwrap();
+        let dir = file.join("spill");
+        let err = spill(&SpillConfig::new(&dir), Uuid::new_v4(), "text").unwrap_err();
+        assert!(matches!(err, SpillError::CreateDir { .. }));
+    }
+
+    #[test]
+    fn a_final_path_taken_by_a_directory_fails_to_rename_and_cleans_up() {
+        let root = tempfile::tempdir().unwrap();
+        let config = config(root.path());
+        let id = Uuid::new_v4();
+        let taken = config.dir.join(format!("{id}.txt"));
+        fs::create_dir_all(taken.join("inside")).unwrap();
+        let err = spill(&config, id, "text").unwrap_err();
+        assert!(matches!(&err, SpillError::Rename { to, .. } if *to == taken));
+        assert_eq!(dir_entries(&config.dir), [format!("{id}.txt")]);
+    }
+
+    #[test]
+    fn preview_takes_the_first_chars() {
+        let text = "x".repeat(5_000);
+        let root = tempfile::tempdir().unwrap();
+        let spilled = spill(&config(root.path()), Uuid::new_v4(), &text).unwrap();
+        assert_eq!(spilled.preview, "x".repeat(DEFAULT_PREVIEW_CHARS));
+        assert_eq!(spilled.total_chars, 5_000);
+    }
+
+    #[test]
+    fn preview_cuts_multibyte_text_at_char_boundaries() {
+        let text = "é🦀語".repeat(1_000);
+        for max in 0..20 {
+            let cut = preview(&text, max);
+            assert_eq!(cut.chars().count(), max);
+            assert!(text.starts_with(cut));
+        }
+        assert_eq!(preview(&text, 4), "é🦀語é");
+    }
+
+    #[test]
+    fn preview_prefers_a_newline_in_the_second_half() {
+        assert_eq!(preview("abcdef\nghij", 10), "abcdef");
+        assert_eq!(preview("ab\ncdefghijkl", 10), "ab\ncdefghi");
+        assert_eq!(preview("abcde\nfghijkl", 10), "abcde");
+        assert_eq!(preview("short\ntext", 10), "short\ntext");
+        assert_eq!(preview("日本語\n日本語日本語", 6), "日本語");
+    }
+
+    #[test]
+    fn message_is_stable() {
+        let spilled = Spilled {
+            path: PathBuf::from("/spill/0.txt"),
+            total_chars: 123_456,
+            preview: "first line\nsecond".into(),
+        };
+        assert_eq!(
+            spilled_message(&spilled),
+            "Output too large (123456 characters); the full output was saved to /spill/0.txt. \
+             Preview (first 17 characters):\nfirst line\nsecond"
+        );
+        let bare = Spilled {
+            preview: String::new(),
+            ..spilled
+        };
+        assert_eq!(
+            spilled_message(&bare),
+            "Output too large (123456 characters); the full output was saved to /spill/0.txt."
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! Registering, looking up and unregistering tools.
+
+use dsh_sdk::prelude::*;
+use dsh_sdk::{RegisterError, ToolDef};
+
+/// Greet someone by name.
+#[tool(aliases = ["hello", "hi"])]
+async fn greet(
+    /// The name to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Also greets, under a name `greet` already holds as an alias.
+#[tool(name = "hello")]
+async fn other_hello() -> String {
+    "hi".into()
+}
+
+/// Claims an alias of `greet`.
+#[tool(aliases = ["hi"])]
+async fn wave() -> String {
+    "o/".into()
+}
+
+#[test]
+fn lookup_works_by_name_and_by_alias() {
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    for name in ["greet", "hello", "hi"] {
+        let tool = registry.get(name).unwrap_or_else(|| panic!("`{name}` not found"));
+        assert_eq!(tool.name(), "greet");
+    }
+    assert!(registry.get("howdy").is_none());
+}
+
+#[test]
+fn dropping_the_handle_unregisters_the_tool_and_its_aliases() {
+    let registry = Registry::new();
+    let handle = registry.register::<greet>().unwrap();
+    assert_eq!(registry.tools().len(), 1);
+    drop(handle);
+    assert!(registry.tools().is_empty());
+    assert!(registry.get("hello").is_none());
+    // The names are free again.
+    let _again = registry.register::<other_hello>().unwrap();
+}
+
+#[test]
+fn a_stale_handle_does_not_unregister_a_newer_tool_of_the_same_name() {
+    let registry = Registry::new();
+    let first = registry.register::<greet>().unwrap();
+    drop(first);
+    let second = registry.register::<greet>().unwrap();
+    assert!(registry.get("greet").is_some());
+    drop(second);
+    assert!(registry.get("greet").is_none());
+}
+
+#[test]
+fn a_taken_name_is_refused_naming_both_tools() {
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    let error = registry.register::<other_hello>().unwrap_err();
+    assert!(matches!(error, RegisterError::Duplicate { .. }));
+    assert_eq!(
+        error.to_string(),
+        "cannot register `hello`: the name `hello` is already taken by `greet`"
+    );
+    let error = registry.register::<wave>().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot register `wave`: the name `hi` is already taken by `greet`"
+    );
+    let error = registry.register::<greet>().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot register `greet`: the name `greet` is already taken by `greet`"
+    );
+}
+
+#[test]
+fn the_registry_is_shared_by_clones_across_threads() {
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<Registry>();
+
+    let registry = Registry::new();
+    let clone = registry.clone();
+    let handle = std::thread::spawn(move || clone.register::<greet>().unwrap())
+        .join()
+        .unwrap();
+    assert!(registry.get("greet").is_some());
+    drop(handle);
+    assert!(registry.get("greet").is_none());
+}
+
+/// A tool written by hand, whose name the macro would have refused.
+struct BadName;
+
+impl Tool for BadName {
+    type Args = serde_json::Map<String, serde_json::Value>;
+    type Output = String;
+    const DEFINITION: ToolDef = ToolDef::new("has space", "Has a bad name.");
+
+    async fn execute(_: Self::Args, _: &Exec) -> Result<String, ToolError> {
+        Ok(String::new())
+    }
+}
+
+/// A hand-written tool whose args are not an object.
+struct StringArgs;
+
+impl Tool for StringArgs {
+    type Args = String;
+    type Output = String;
+    const DEFINITION: ToolDef = ToolDef::new("string_args", "Takes a bare string.");
+
+    async fn execute(args: String, _: &Exec) -> Result<String, ToolError> {
+        Ok(args)
+    }
+}
+
+/// A unit enum: its schema is a string enum, never an object.
+#[derive(Deserialize, JsonSchema)]
+enum Mode {
+    Fast,
+    Slow,
+}
+
+/// Takes a unit enum as its arguments, which the macro cannot see.
+#[tool]
+async fn moded(args: Mode) -> String {
+    match args {
+        Mode::Fast => "fast".into(),
+        Mode::Slow => "slow".into(),
+    }
+}
+
+#[test]
+fn an_invalid_name_is_refused() {
+    let error = Registry::new().register::<BadName>().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot register `has space`: a tool name must be 1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`"
+    );
+}
+
+#[test]
+fn args_that_are_not_an_object_are_refused() {
+    let error = Registry::new().register::<StringArgs>().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot register `string_args`: its arguments must be an object with named fields, but their schema is `\"type\": \"string\"`"
+    );
+    let error = Registry::new().register::<moded>().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot register `moded`: its arguments must be an object with named fields, but their schema is `\"type\": \"string\"`"
+    );
+}
+
+#[test]
+fn closest_names_include_aliases_and_resolve_them() {
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    assert_eq!(registry.closest("gret"), ["greet"]);
+    assert_eq!(registry.closest("helo"), ["greet"]);
+    assert!(registry.closest("zzzzzz").is_empty());
+}

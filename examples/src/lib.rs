@@ -1,0 +1,255 @@
+//! Example tools for dsh-sdk: each shows one way to write a tool.
+//!
+//! - [`greet`]: inline parameters, a plain `String` output.
+//! - [`read_file`]: an args struct with constraints, a structured output, a
+//!   render and a `read` card.
+//! - [`add_days`]: date arithmetic with `chrono` types in both schemas.
+//! - [`edit_file`]: a typed failure enum (`InvalidInput | NoMatchesFound | …`)
+//!   and a `diff` card.
+
+use std::path::PathBuf;
+
+use chrono::{Datelike, Duration, NaiveDate};
+use dsh_sdk::card::{DiffCard, ReadCard};
+use dsh_sdk::prelude::*;
+
+pub mod diff;
+
+/// Registers every example tool, keeping them for the registry's lifetime.
+pub fn register_all(registry: &Registry) -> Result<(), dsh_sdk::RegisterError> {
+    registry.register::<greet>()?.keep();
+    registry.register::<read_file>()?.keep();
+    registry.register::<add_days>()?.keep();
+    registry.register::<edit_file>()?.keep();
+    Ok(())
+}
+
+/// Greet someone by name.
+#[tool(read_only, concurrency_safe, idempotent)]
+pub async fn greet(
+    /// The name to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Arguments of [`read_file`].
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadFileArgs {
+    /// Absolute path of the file to read
+    pub path: PathBuf,
+    /// First line to return, 1-based (default 1)
+    #[schemars(range(min = 1))]
+    pub offset: Option<u32>,
+    /// Maximum number of lines to return (default: all)
+    pub limit: Option<u32>,
+}
+
+/// What [`read_file`] returns: the lines read and where they sit in the file.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct FileSlice {
+    /// The file read
+    pub path: String,
+    /// First line returned, 1-based
+    pub start_line: u32,
+    /// Last line returned, 1-based, inclusive (`start_line - 1` when none)
+    pub end_line: u32,
+    /// Lines in the whole file
+    pub total_lines: u32,
+    /// The lines returned, each ending in a newline
+    pub content: String,
+}
+
+/// Read a text file from disk, optionally a range of its lines.
+#[tool(
+    read_only,
+    concurrency_safe,
+    aliases = ["cat"],
+    category = "filesystem",
+    render = read_numbered,
+    present = read_card
+)]
+pub async fn read_file(args: ReadFileArgs, exec: &Exec) -> Result<FileSlice, ToolError> {
+    if !args.path.is_absolute() {
+        return Err(ToolError::new(format!(
+            "`{}` is not an absolute path: give the full path",
+            args.path.display()
+        )));
+    }
+    let text = tokio::select! {
+        text = tokio::fs::read_to_string(&args.path) => text?,
+        () = exec.cancellation().cancelled() => return Err(ToolError::new("cancelled")),
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
+    let start = args.offset.unwrap_or(1).max(1);
+    let limit = args.limit.unwrap_or(u32::MAX);
+    let content: String = lines
+        .iter()
+        .skip(start as usize - 1)
+        .take(limit as usize)
+        .copied()
+        .collect();
+    let shown = u32::try_from(content.split_inclusive('\n').count()).unwrap_or(u32::MAX);
+    Ok(FileSlice {
+        path: args.path.display().to_string(),
+        start_line: start,
+        end_line: start + shown - 1,
+        total_lines: total,
+        content,
+    })
+}
+
+/// Numbers each line, `cat -n` style, so the model can cite lines.
+#[render]
+pub fn read_numbered(_args: &ReadFileArgs, slice: &FileSlice) -> Vec<ContentBlock> {
+    if slice.content.is_empty() {
+        return vec![ContentBlock::text(format!(
+            "{} has {} lines; none in the range asked for",
+            slice.path, slice.total_lines
+        ))];
+    }
+    let numbered: String = slice
+        .content
+        .split_inclusive('\n')
+        .zip(slice.start_line..)
+        .map(|(line, number)| format!("{number:>6}\t{line}"))
+        .collect();
+    vec![ContentBlock::text(numbered)]
+}
+
+/// A `read` card with the line range.
+#[present]
+pub fn read_card(_args: &ReadFileArgs, slice: &FileSlice) -> Card {
+    Card::Read(ReadCard::new(&slice.path, &slice.content).lines(slice.start_line, slice.end_line))
+}
+
+/// A date moved by a number of days.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Shifted {
+    /// The resulting date
+    pub date: NaiveDate,
+    /// Its day of the week, in English
+    pub weekday: String,
+}
+
+/// Add a number of days to a calendar date (negative days go back).
+#[tool(read_only, concurrency_safe, idempotent)]
+pub async fn add_days(
+    /// The starting date, `YYYY-MM-DD`
+    date: NaiveDate,
+    /// Days to add, between -36500 and 36500
+    #[schemars(range(min = -36500, max = 36500))]
+    days: i64,
+) -> Result<Shifted, ToolError> {
+    let shifted = date
+        .checked_add_signed(Duration::days(days))
+        .ok_or_else(|| ToolError::new(format!("{date} plus {days} days is out of range")))?;
+    Ok(Shifted {
+        date: shifted,
+        weekday: shifted.weekday().to_string(),
+    })
+}
+
+/// Arguments of [`edit_file`].
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditFileArgs {
+    /// Absolute path of the file to change
+    pub path: PathBuf,
+    /// The exact text to replace
+    pub old: String,
+    /// The text to put in its place
+    pub new: String,
+    /// Replace every occurrence instead of exactly one
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// What [`edit_file`] changed.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Edited {
+    /// The file changed
+    pub path: String,
+    /// How many occurrences were replaced
+    pub replacements: u32,
+    /// The change as a unified diff
+    pub diff: String,
+}
+
+/// How an edit can fail: each shape is a variant the host can switch on.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    /// The arguments make no sense together.
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// `old` is not in the file.
+    #[error("no match for the text to replace in {path}: read the file again and copy the text exactly")]
+    NoMatchesFound {
+        /// The file searched.
+        path: String,
+    },
+    /// `old` is in the file more than once.
+    #[error(
+        "the text to replace occurs {count} times in {path}: add surrounding lines to make it unique, or set `replace_all`"
+    )]
+    AmbiguousMatch {
+        /// The file searched.
+        path: String,
+        /// How many times it occurs.
+        count: usize,
+    },
+    /// The file could not be read or written.
+    #[error("cannot edit {path}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Replace exact text in a file and show the change as a diff.
+#[tool(destructive, category = "filesystem", output_type = "diff", present = edit_card)]
+pub async fn edit_file(args: EditFileArgs) -> Result<Edited, EditError> {
+    if args.old.is_empty() {
+        return Err(EditError::InvalidInput(
+            "`old` is empty: give the text to replace".into(),
+        ));
+    }
+    if args.old == args.new {
+        return Err(EditError::InvalidInput(
+            "`old` and `new` are the same: nothing would change".into(),
+        ));
+    }
+    let path = args.path.display().to_string();
+    let io = |source| EditError::Io {
+        path: path.clone(),
+        source,
+    };
+    let before = tokio::fs::read_to_string(&args.path).await.map_err(io)?;
+    let count = before.matches(&args.old).count();
+    match count {
+        0 => return Err(EditError::NoMatchesFound { path }),
+        1 => {}
+        _ if args.replace_all => {}
+        _ => return Err(EditError::AmbiguousMatch { path, count }),
+    }
+    let after = before.replace(&args.old, &args.new);
+    tokio::fs::write(&args.path, &after).await.map_err(io)?;
+    Ok(Edited {
+        diff: diff::unified(&path, &before, &after),
+        path,
+        replacements: u32::try_from(count).unwrap_or(u32::MAX),
+    })
+}
+
+/// A `diff` card: the unified diff and its hunks.
+#[present]
+pub fn edit_card(_args: &EditFileArgs, edited: &Edited) -> Card {
+    Card::Diff(DiffCard {
+        path: edited.path.clone(),
+        unified_diff: edited.diff.clone(),
+        hunks: diff::hunks(&edited.diff),
+    })
+}

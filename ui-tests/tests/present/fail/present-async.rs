@@ -1,0 +1,13 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+#[present]
+async fn read_card(args: &ReadArgs, value: &String) -> Card {
+    Card::generic(args.path.clone(), json!({}), Some(json!(value)))
+}
+
+fn main() {}

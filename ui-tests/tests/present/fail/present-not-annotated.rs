@@ -1,0 +1,18 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+/// Read a file.
+#[tool(present = read_card)]
+async fn read_file(args: ReadArgs) -> String {
+    args.path
+}
+
+fn read_card(args: &ReadArgs, value: &String) -> Card {
+    Card::generic(args.path.clone(), json!({}), Some(json!(value)))
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+#[present]
+fn read_card(args: &ReadArgs, value: &String) -> Card {
+    println!("{value}");
+    Card::generic(args.path.clone(), json!({}), None)
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+#[render]
+fn read_text(args: &ReadArgs, value: &String) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(dbg!(format!("{}: {value}", args.path)))]
+}
+
+fn main() {}

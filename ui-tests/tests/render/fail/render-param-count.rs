@@ -1,0 +1,13 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+#[render]
+fn read_text(value: &String) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(value.clone())]
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+#[render]
+fn read_text(args: &ReadArgs, value: &String) -> Vec<ContentBlock> {
+    static mut CALLS: u32 = 0;
+    vec![ContentBlock::text(format!("{}: {value}", args.path))]
+}
+
+fn main() {}

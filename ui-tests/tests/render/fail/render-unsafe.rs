@@ -1,0 +1,13 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+#[render]
+unsafe fn read_text(args: &ReadArgs, value: &String) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(format!("{}: {value}", args.path))]
+}
+
+fn main() {}

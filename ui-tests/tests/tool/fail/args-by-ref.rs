@@ -1,0 +1,14 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+/// Read a file.
+#[tool]
+async fn read_file(args: &ReadArgs) -> String {
+    args.path.clone()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Read a file.
+#[tool]
+async fn read_file(args: String) -> String {
+    args
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use dsh_sdk::prelude::*;
+
+struct ReadError;
+
+/// Read a file.
+#[tool]
+async fn read_file(path: String) -> Result<String, ReadError> {
+    Ok(path)
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use dsh_sdk::prelude::*;
+
+#[tool(read_onyl, category = "fs")]
+fn greet<T>(name: &mut String, exec: Exec) -> String {
+    format!("Hello, {name}, from {}!", exec.tool_name())
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Greet someone.
+#[tool]
+async fn greet(exec: &Exec, name: String, again: &Exec) -> String {
+    format!("Hello, {name}, from {} and {}!", exec.tool_name(), again.tool_name())
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use dsh_sdk::prelude::*;
+
+/// Echo a value.
+#[tool]
+async fn echo<T>(value: T) -> T
+where
+    T: Send,
+{
+    value
+}
+
+fn main() {}

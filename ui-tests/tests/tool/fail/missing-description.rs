@@ -1,0 +1,8 @@
+use dsh_sdk::prelude::*;
+
+#[tool(read_only)]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+fn main() {}

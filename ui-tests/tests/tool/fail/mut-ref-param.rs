@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Append to a list.
+#[tool]
+async fn append(items: &mut Vec<String>, item: String) {
+    items.push(item);
+}
+
+fn main() {}

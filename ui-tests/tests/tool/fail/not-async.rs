@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Greet someone.
+#[tool]
+fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+fn main() {}

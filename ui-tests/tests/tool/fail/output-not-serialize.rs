@@ -1,0 +1,14 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct Contents {
+    text: String,
+}
+
+/// Read a file.
+#[tool]
+async fn read_file(path: String) -> Result<Contents, ToolError> {
+    Ok(Contents { text: path })
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Greet someone.
+#[tool]
+async fn greet(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use dsh_sdk::prelude::*;
+
+struct Greeter;
+
+impl Greeter {
+    /// Greet someone.
+    #[tool]
+    async fn greet(&self, name: String) -> String {
+        format!("Hello, {name}!")
+    }
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use dsh_sdk::prelude::*;
+
+/// Greet someone.
+#[tool(validate = check)]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+fn check(name: &String) -> bool {
+    !name.is_empty()
+}
+
+fn main() {}

@@ -1,0 +1,39 @@
+use dsh_sdk::prelude::*;
+
+/// Not read: `description` wins.
+#[tool(
+    name = "read-file",
+    description = "Read a file from disk.",
+    title = "Read file",
+    aliases = ["cat", "read"],
+    read_only,
+    concurrency_safe = true,
+    destructive = false,
+    idempotent,
+    requires_approval,
+    defer,
+    always_load,
+    category = "filesystem",
+    output_type = "file_content",
+    max_result_chars = 30_000,
+    timeout_ms = 5000,
+)]
+async fn read_file(path: String) -> String {
+    path
+}
+
+const DEF: ToolDef = <read_file as Tool>::DEFINITION;
+
+fn main() {
+    assert_eq!(DEF.name(), "read-file");
+    assert_eq!(DEF.description(), "Read a file from disk.");
+    assert_eq!(DEF.title_text(), Some("Read file"));
+    assert_eq!(DEF.alias_names().collect::<Vec<_>>(), ["cat", "read"]);
+    assert!(DEF.is_read_only() && DEF.is_concurrency_safe() && !DEF.is_destructive());
+    assert!(DEF.is_idempotent() && DEF.is_approval_required());
+    assert!(DEF.is_deferred() && DEF.is_always_loaded());
+    assert_eq!(DEF.category_kind(), Some(Category::Filesystem));
+    assert_eq!(DEF.declared_output_type(), Some(OutputType::FileContent));
+    assert_eq!(DEF.result_char_limit(), Some(30_000));
+    assert_eq!(DEF.call_timeout(), Some(std::time::Duration::from_millis(5000)));
+}
