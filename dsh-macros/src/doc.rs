@@ -64,7 +64,10 @@ mod tests {
 
     #[test]
     fn strips_one_leading_space_per_line() {
-        assert_eq!(join(&[" Read a file.", "", "   indented"]), "Read a file.\n\n  indented");
+        assert_eq!(
+            join(&[" Read a file.", "", "   indented"]),
+            "Read a file.\n\n  indented"
+        );
     }
 
     #[test]
@@ -74,7 +77,10 @@ mod tests {
 
     #[test]
     fn splits_block_comments_into_lines() {
-        assert_eq!(join(&["\n Read a file.\n From disk.\n"]), "Read a file.\nFrom disk.");
+        assert_eq!(
+            join(&["\n Read a file.\n From disk.\n"]),
+            "Read a file.\nFrom disk."
+        );
     }
 
     #[test]

@@ -7,7 +7,9 @@ use quote::ToTokens;
 /// The spans of the first and last tokens of `node`.
 pub(crate) fn ends(node: &impl ToTokens) -> (Span, Span) {
     let mut tokens = node.to_token_stream().into_iter();
-    let first = tokens.next().map_or_else(Span::call_site, |token| token.span());
+    let first = tokens
+        .next()
+        .map_or_else(Span::call_site, |token| token.span());
     let last = tokens.last().map_or(first, |token| token.span());
     (first, last)
 }

@@ -12,7 +12,12 @@ pub(crate) fn did_you_mean<'a>(
     let input = input.to_lowercase();
     candidates
         .into_iter()
-        .map(|candidate| (strsim::jaro_winkler(&input, &candidate.to_lowercase()), candidate))
+        .map(|candidate| {
+            (
+                strsim::jaro_winkler(&input, &candidate.to_lowercase()),
+                candidate,
+            )
+        })
         .filter(|(score, _)| *score > 0.8)
         .max_by(|(a, _), (b, _)| a.total_cmp(b))
         .map(|(_, candidate)| candidate)
@@ -36,15 +41,27 @@ mod tests {
 
     #[test]
     fn suggests_the_closest_key() {
-        assert_eq!(did_you_mean("readonly", KEYS.iter().copied()), Some("read_only"));
-        assert_eq!(did_you_mean("read_onyl", KEYS.iter().copied()), Some("read_only"));
+        assert_eq!(
+            did_you_mean("readonly", KEYS.iter().copied()),
+            Some("read_only")
+        );
+        assert_eq!(
+            did_you_mean("read_onyl", KEYS.iter().copied()),
+            Some("read_only")
+        );
         assert_eq!(did_you_mean("rendr", KEYS.iter().copied()), Some("render"));
-        assert_eq!(did_you_mean("desc", KEYS.iter().copied()), Some("description"));
+        assert_eq!(
+            did_you_mean("desc", KEYS.iter().copied()),
+            Some("description")
+        );
     }
 
     #[test]
     fn ignores_case() {
-        assert_eq!(did_you_mean("Filesystem", ["filesystem", "shell"]), Some("filesystem"));
+        assert_eq!(
+            did_you_mean("Filesystem", ["filesystem", "shell"]),
+            Some("filesystem")
+        );
     }
 
     #[test]

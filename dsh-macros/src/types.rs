@@ -52,7 +52,9 @@ pub(crate) fn is_never_object(ty: &Type) -> bool {
                 | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "f32" | "f64"
                 | "Vec" | "VecDeque" | "LinkedList" | "HashSet" | "BTreeSet" | "BinaryHeap"
                 | "Option" => true,
-                "Box" | "Rc" | "Arc" | "Cow" => type_args(segment).next().is_some_and(is_never_object),
+                "Box" | "Rc" | "Arc" | "Cow" => {
+                    type_args(segment).next().is_some_and(is_never_object)
+                }
                 _ => false,
             }
         }
@@ -71,8 +73,20 @@ mod tests {
     #[test]
     fn primitives_sequences_and_tuples_are_never_objects() {
         for ty in [
-            "String", "&str", "&'static str", "u32", "f64", "bool", "()", "(String, u32)",
-            "[u8; 4]", "&[u8]", "Vec<ReadArgs>", "Option<ReadArgs>", "Box<str>", "Arc<Vec<u8>>",
+            "String",
+            "&str",
+            "&'static str",
+            "u32",
+            "f64",
+            "bool",
+            "()",
+            "(String, u32)",
+            "[u8; 4]",
+            "&[u8]",
+            "Vec<ReadArgs>",
+            "Option<ReadArgs>",
+            "Box<str>",
+            "Arc<Vec<u8>>",
             "std::string::String",
         ] {
             assert!(never_object(ty), "{ty}");
@@ -81,7 +95,13 @@ mod tests {
 
     #[test]
     fn structs_and_maps_may_be_objects() {
-        for ty in ["ReadArgs", "args::ReadArgs", "Box<ReadArgs>", "HashMap<String, u32>", "serde_json::Value"] {
+        for ty in [
+            "ReadArgs",
+            "args::ReadArgs",
+            "Box<ReadArgs>",
+            "HashMap<String, u32>",
+            "serde_json::Value",
+        ] {
             assert!(!never_object(ty), "{ty}");
         }
     }

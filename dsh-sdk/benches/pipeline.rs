@@ -44,7 +44,10 @@ fn bench(c: &mut Criterion) {
         .guard(PlanMode)
         .post_execute(|_: &dsh_sdk::post_execute::PostCall<'_>| PostOutcome::pass())
         .build();
-    registry.register::<greet>().expect("greet registers").keep();
+    registry
+        .register::<greet>()
+        .expect("greet registers")
+        .keep();
     let _subscription = registry.subscribe(|event| {
         black_box(event);
     });

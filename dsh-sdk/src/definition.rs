@@ -182,10 +182,7 @@ impl ToolDef {
     pub const fn title(mut self, title: &'static str) -> Self {
         // A `const fn` cannot run the old value's destructor; the old value is
         // `None` or borrowed in every const-built definition, so nothing leaks.
-        std::mem::forget(std::mem::replace(
-            &mut self.title,
-            Some(Cow::Borrowed(title)),
-        ));
+        std::mem::forget(self.title.replace(Cow::Borrowed(title)));
         self
     }
 
@@ -296,7 +293,10 @@ impl ToolDef {
             Aliases::Static(fixed) => (fixed, &[]),
             Aliases::Owned(owned) => (&[], owned),
         };
-        fixed.iter().copied().chain(owned.iter().map(String::as_str))
+        fixed
+            .iter()
+            .copied()
+            .chain(owned.iter().map(String::as_str))
     }
 
     /// Whether the tool changes nothing.

@@ -233,7 +233,10 @@ impl RetryPolicy {
     }
 
     /// Retries only the failures `retry_on` accepts.
-    pub fn retry_on(mut self, retry_on: impl Fn(&ExecError) -> bool + Send + Sync + 'static) -> Self {
+    pub fn retry_on(
+        mut self,
+        retry_on: impl Fn(&ExecError) -> bool + Send + Sync + 'static,
+    ) -> Self {
         self.retry_on = Arc::new(retry_on);
         self
     }

@@ -62,14 +62,14 @@ pub mod __private;
 
 pub use card::Card;
 pub use content::{ContentBlock, joined_text, render_default};
+pub use definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use error::{RegisterError, ToolError};
 pub use exec::{Exec, ExecBuilder, State, StreamChunk};
-pub use project::{PresentFn, RenderFn};
 pub use pipeline::ToolCall;
+pub use project::{PresentFn, RenderFn};
 pub use registry::{Registry, RegistryBuilder, Subscription, ToolHandle, ToolInfo};
 pub use result::{Status, ToolResult};
 pub use schema::Violation;
-pub use definition::{Category, OutputType, Tool, ToolDef, Validation};
 
 pub use dsh_macros::{present, render, tool};
 

@@ -340,7 +340,11 @@ impl Rule {
     }
 
     /// Narrows the rule to calls whose top-level argument `arg` matches the
-    /// glob `pattern`; an invalid glob is an error here, not at match time.
+    /// glob `pattern`. Call it again to add conditions that must all hold.
+    ///
+    /// # Errors
+    ///
+    /// An invalid glob (`[`, `***`) is an error here, never at match time.
     pub fn when(mut self, arg: impl Into<String>, pattern: &str) -> Result<Self, PatternError> {
         self.conditions.push(Condition {
             arg: arg.into(),
@@ -438,6 +442,7 @@ impl Rules {
 
     /// The decision of the strictest matching rule (the first of equally
     /// strict ones names itself), or `None` when no rule matches.
+    #[must_use]
     pub fn evaluate(&self, call: &CallInfo<'_>) -> Option<Decision> {
         let mut strictest: Option<&Rule> = None;
         for rule in self.rules.iter().filter(|rule| rule.matches(call)) {
@@ -484,6 +489,7 @@ impl Extend<Rule> for Rules {
 ///     Decision::Ask { prompt: "`edit_file` may destroy data: allow it?".into() },
 /// );
 /// ```
+#[must_use]
 pub fn default_decision(call: &CallInfo<'_>) -> Decision {
     if call.destructive {
         Decision::Ask {
@@ -624,6 +630,7 @@ impl Permissions {
     ///
     /// Once the decision is a deny nothing can change it, so the remaining
     /// gates and guards are not consulted.
+    #[must_use]
     pub fn decide(&self, call: &CallInfo<'_>) -> Decision {
         let mut decision = match self.rules.evaluate(call) {
             Some(ruled) => ruled,

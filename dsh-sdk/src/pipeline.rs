@@ -239,7 +239,7 @@ impl Registry {
         match config.permissions.decide(&info) {
             Decision::Allow => {}
             Decision::Deny { reason } => {
-                return Err(stub.error(format!("`{tool}` was denied: {reason}")));
+                return Err(stub.error(format!("`{tool}` cannot run: {reason}")));
             }
             Decision::Ask { prompt } => {
                 let Some(approver) = &config.approver else {
@@ -333,7 +333,10 @@ impl Registry {
         let mut content = replaced_content.unwrap_or(rendered);
 
         // 9. finalize
-        let limit = entry.def.result_char_limit().unwrap_or(config.max_result_chars);
+        let limit = entry
+            .def
+            .result_char_limit()
+            .unwrap_or(config.max_result_chars);
         let text_chars: usize = content
             .iter()
             .filter_map(ContentBlock::as_text)
@@ -344,7 +347,8 @@ impl Registry {
             let full = crate::content::joined_text(&content);
             let spilled = spill(&config.spill, call.invocation_id, &full).map_err(|error| {
                 stub.error(format!(
-                    "`{tool}` produced {text_chars} characters, over its limit of {limit}, and they could not be saved: {error}"
+                    "`{tool}` produced {text_chars} characters, over its limit of {limit}, and they could not be saved: {}",
+                    with_sources(&error)
                 ))
             })?;
             content.retain(|block| block.as_text().is_none());
@@ -507,6 +511,18 @@ fn human_duration(duration: Duration) -> String {
     } else {
         format!("{} ms", duration.as_millis())
     }
+}
+
+/// An error's message followed by its sources'.
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {

@@ -7,10 +7,10 @@ pub use ::serde_json;
 
 pub use crate::card::Card;
 pub use crate::content::ContentBlock;
+pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use crate::error::ToolError;
 pub use crate::exec::Exec;
 pub use crate::project::{PresentFn, RenderFn, present_with, render_with};
-pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -6,9 +6,9 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::time::Duration;
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -17,18 +17,18 @@ use tower::retry::RetryLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
 use crate::card::Card;
+use crate::content::ContentBlock;
+use crate::definition::{Tool, ToolDef, Validation};
+use crate::error::{RegisterError, ToolError};
 use crate::event::Event;
+use crate::exec::{Exec, State};
 use crate::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
 };
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::post_execute::PostExecute;
-use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
-use crate::content::ContentBlock;
-use crate::error::{RegisterError, ToolError};
-use crate::exec::{Exec, State};
 use crate::schema::{self, Compiled};
-use crate::definition::{Tool, ToolDef, Validation};
+use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
 
 /// The tools a model can call, cheap to clone and shared across tasks.
 ///
@@ -126,7 +126,10 @@ struct Typed<T>(PhantomData<fn() -> T>);
 
 impl<T: Tool> Handler for Typed<T> {
     fn prepare(&self, args: Value) -> Result<Prepared, String> {
-        let args: T::Args = serde_json::from_value(args).map_err(|error| error.to_string())?;
+        // The schema caught every shape error it can; what serde still refuses
+        // (a custom `Deserialize`, say) is reported with its path too.
+        let args: T::Args = serde_path_to_error::deserialize(args)
+            .map_err(|error| format!("{}: {}", json_pointer(error.path()), error.into_inner()))?;
         Ok(Box::new(args))
     }
 
@@ -247,7 +250,9 @@ impl Registry {
 
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let mut tools = self.write();
-        let names: Vec<&str> = std::iter::once(def.name()).chain(def.alias_names()).collect();
+        let names: Vec<&str> = std::iter::once(def.name())
+            .chain(def.alias_names())
+            .collect();
         for (index, candidate) in names.iter().enumerate() {
             let existing = tools
                 .resolve_name(candidate)
@@ -304,7 +309,7 @@ impl Registry {
             .map(String::as_str)
             .chain(tools.aliases.keys().map(String::as_str))
             .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
-            .filter(|(score, _)| *score >= 0.75)
+            .filter(|(score, _)| *score >= 0.85)
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
         let mut names: Vec<String> = Vec::new();
@@ -384,7 +389,9 @@ impl Drop for Subscription {
 
 impl fmt::Debug for Subscription {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Subscription").field("id", &self.id).finish()
+        f.debug_struct("Subscription")
+            .field("id", &self.id)
+            .finish()
     }
 }
 
@@ -650,6 +657,25 @@ impl fmt::Debug for ToolInfo {
             .field("definition", &self.entry.def)
             .finish_non_exhaustive()
     }
+}
+
+/// A serde path as a JSON pointer, `/` for the root.
+fn json_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        pointer.push('/');
+        match segment {
+            Segment::Seq { index } => pointer.push_str(&index.to_string()),
+            Segment::Map { key } => pointer.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Enum { variant } => pointer.push_str(variant),
+            Segment::Unknown => pointer.push('?'),
+        }
+    }
+    if pointer.is_empty() {
+        pointer.push('/');
+    }
+    pointer
 }
 
 /// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every provider accepts.

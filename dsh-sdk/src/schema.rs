@@ -51,7 +51,12 @@ impl Compiled {
                 pointer_or_root(&error.instance_path().to_string())
             ));
         }
-        let validator = jsonschema::draft202012::new(&schema).map_err(|error| error.to_string())?;
+        // Formats (`date`, `email`, `uuid`, …) are asserted: the model learns
+        // which field is malformed before serde would say it less precisely.
+        let validator = jsonschema::draft202012::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .map_err(|error| error.to_string())?;
         Ok(Compiled { schema, validator })
     }
 

@@ -1,6 +1,7 @@
 //! Spilling oversized tool results to disk: the model gets a preview and the
 //! path of a file that holds the whole text.
 
+use std::fmt::Write as _;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -163,7 +164,8 @@ pub(crate) fn spilled_message(spilled: &Spilled) -> String {
         spilled.path.display()
     );
     if !spilled.preview.is_empty() {
-        message += &format!(
+        let _ = write!(
+            message,
             " Preview (first {} characters):\n{}",
             spilled.preview.chars().count(),
             spilled.preview

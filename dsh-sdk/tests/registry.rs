@@ -29,7 +29,9 @@ fn lookup_works_by_name_and_by_alias() {
     let registry = Registry::new();
     let _greet = registry.register::<greet>().unwrap();
     for name in ["greet", "hello", "hi"] {
-        let tool = registry.get(name).unwrap_or_else(|| panic!("`{name}` not found"));
+        let tool = registry
+            .get(name)
+            .unwrap_or_else(|| panic!("`{name}` not found"));
         assert_eq!(tool.name(), "greet");
     }
     assert!(registry.get("howdy").is_none());

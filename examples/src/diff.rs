@@ -8,7 +8,7 @@ pub fn unified(path: &str, before: &str, after: &str) -> String {
     TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .header(path, path)
         .to_string()
 }
 
@@ -60,11 +60,22 @@ mod tests {
         let before = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n";
         let after = "a\nb\nc\nd\nE\nf\ng\nh\ni\nj\n";
         let diff = unified("x.txt", before, after);
-        assert!(diff.starts_with("--- a/x.txt\n+++ b/x.txt\n@@ -2,7 +2,7 @@\n"), "{diff}");
+        assert!(
+            diff.starts_with("--- x.txt\n+++ x.txt\n@@ -2,7 +2,7 @@\n"),
+            "{diff}"
+        );
         let hunks = hunks(&diff);
         assert_eq!(hunks.len(), 1);
         let hunk = &hunks[0];
-        assert_eq!((hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines), (2, 7, 2, 7));
+        assert_eq!(
+            (
+                hunk.old_start,
+                hunk.old_lines,
+                hunk.new_start,
+                hunk.new_lines
+            ),
+            (2, 7, 2, 7)
+        );
         assert_eq!(hunk.lines, [" b", " c", " d", "-e", "+E", " f", " g", " h"]);
     }
 

@@ -6,6 +6,8 @@
 //! - [`add_days`]: date arithmetic with `chrono` types in both schemas.
 //! - [`edit_file`]: a typed failure enum (`InvalidInput | NoMatchesFound | …`)
 //!   and a `diff` card.
+//! - [`wait`]: a slow tool with its own timeout that reports progress.
+//! - [`lorem`]: output large enough to spill to a file.
 
 use std::path::PathBuf;
 
@@ -21,6 +23,8 @@ pub fn register_all(registry: &Registry) -> Result<(), dsh_sdk::RegisterError> {
     registry.register::<read_file>()?.keep();
     registry.register::<add_days>()?.keep();
     registry.register::<edit_file>()?.keep();
+    registry.register::<wait>()?.keep();
+    registry.register::<lorem>()?.keep();
     Ok(())
 }
 
@@ -33,7 +37,7 @@ pub async fn greet(
     format!("Hello, {name}!")
 }
 
-/// Arguments of [`read_file`].
+/// Arguments of `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadFileArgs {
     /// Absolute path of the file to read
@@ -45,7 +49,7 @@ pub struct ReadFileArgs {
     pub limit: Option<u32>,
 }
 
-/// What [`read_file`] returns: the lines read and where they sit in the file.
+/// What `read_file` returns: the lines read and where they sit in the file.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FileSlice {
     /// The file read
@@ -151,7 +155,7 @@ pub async fn add_days(
     })
 }
 
-/// Arguments of [`edit_file`].
+/// Arguments of `edit_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditFileArgs {
     /// Absolute path of the file to change
@@ -165,7 +169,7 @@ pub struct EditFileArgs {
     pub replace_all: bool,
 }
 
-/// What [`edit_file`] changed.
+/// What `edit_file` changed.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Edited {
     /// The file changed
@@ -183,7 +187,9 @@ pub enum EditError {
     #[error("invalid input: {0}")]
     InvalidInput(String),
     /// `old` is not in the file.
-    #[error("no match for the text to replace in {path}: read the file again and copy the text exactly")]
+    #[error(
+        "no match for the text to replace in {path}: read the file again and copy the text exactly"
+    )]
     NoMatchesFound {
         /// The file searched.
         path: String,
@@ -210,7 +216,13 @@ pub enum EditError {
 }
 
 /// Replace exact text in a file and show the change as a diff.
-#[tool(destructive, category = "filesystem", output_type = "diff", present = edit_card)]
+#[tool(
+    destructive,
+    category = "filesystem",
+    output_type = "diff",
+    render = edit_text,
+    present = edit_card
+)]
 pub async fn edit_file(args: EditFileArgs) -> Result<Edited, EditError> {
     if args.old.is_empty() {
         return Err(EditError::InvalidInput(
@@ -244,6 +256,16 @@ pub async fn edit_file(args: EditFileArgs) -> Result<Edited, EditError> {
     })
 }
 
+/// What changed, with the diff, for the model.
+#[render]
+pub fn edit_text(_args: &EditFileArgs, edited: &Edited) -> Vec<ContentBlock> {
+    let plural = if edited.replacements == 1 { "" } else { "s" };
+    vec![ContentBlock::text(format!(
+        "Replaced {} occurrence{plural} in {}:\n{}",
+        edited.replacements, edited.path, edited.diff
+    ))]
+}
+
 /// A `diff` card: the unified diff and its hunks.
 #[present]
 pub fn edit_card(_args: &EditFileArgs, edited: &Edited) -> Card {
@@ -252,4 +274,38 @@ pub fn edit_card(_args: &EditFileArgs, edited: &Edited) -> Card {
         unified_diff: edited.diff.clone(),
         hunks: diff::hunks(&edited.diff),
     })
+}
+
+/// Wait a number of milliseconds, reporting progress every 100 ms.
+#[tool(read_only, concurrency_safe, timeout_ms = 2000)]
+pub async fn wait(
+    /// How long to wait, in milliseconds (at most 60000)
+    #[schemars(range(max = 60_000))]
+    millis: u64,
+    exec: &Exec,
+) -> String {
+    let mut left = millis;
+    while left > 0 {
+        let step = left.min(100);
+        tokio::time::sleep(std::time::Duration::from_millis(step)).await;
+        left -= step;
+        exec.progress(format!("{} of {millis} ms", millis - left));
+    }
+    format!("waited {millis} ms")
+}
+
+/// Generate placeholder text: a number of numbered paragraphs.
+#[tool(read_only, concurrency_safe, idempotent)]
+pub async fn lorem(
+    /// How many paragraphs, 1 to 1000
+    #[schemars(range(min = 1, max = 1000))]
+    paragraphs: u32,
+) -> String {
+    (1..=paragraphs)
+        .map(|n| {
+            format!(
+                "{n}. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.\n"
+            )
+        })
+        .collect()
 }

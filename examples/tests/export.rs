@@ -71,7 +71,11 @@ fn exports_are_byte_identical_whatever_the_registration_order() {
             "{name} export depends on registration order"
         );
     }
-    let names: Vec<String> = forward.tools().iter().map(|t| t.name().to_owned()).collect();
+    let names: Vec<String> = forward
+        .tools()
+        .iter()
+        .map(|t| t.name().to_owned())
+        .collect();
     assert_eq!(names, ["add_days", "edit_file", "greet", "read_file"]);
 }
 
@@ -80,9 +84,15 @@ fn every_schema_is_valid_json_schema_2020_12() {
     let registry = Registry::new();
     register_all(&registry).unwrap();
     for tool in registry.tools() {
-        for (which, schema) in [("input", tool.input_schema()), ("output", tool.output_schema())] {
+        for (which, schema) in [
+            ("input", tool.input_schema()),
+            ("output", tool.output_schema()),
+        ] {
             if let Err(error) = jsonschema::draft202012::meta::validate(schema) {
-                panic!("{} {which} schema is invalid: {error}\n{schema:#}", tool.name());
+                panic!(
+                    "{} {which} schema is invalid: {error}\n{schema:#}",
+                    tool.name()
+                );
             }
         }
         assert_eq!(tool.input_schema()["type"], "object", "{}", tool.name());
@@ -95,7 +105,11 @@ fn output_schemas_describe_what_serde_writes() {
     register_all(&registry).unwrap();
     // `replace_all` has `#[serde(default)]`: optional to read...
     let edit = registry.get("edit_file").unwrap();
-    let required: Vec<&Value> = edit.input_schema()["required"].as_array().unwrap().iter().collect();
+    let required: Vec<&Value> = edit.input_schema()["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
     assert!(!required.contains(&&Value::from("replace_all")));
     // ...while every field of an output is always written, so always required.
     let read = registry.get("read_file").unwrap();
@@ -106,10 +120,16 @@ fn output_schemas_describe_what_serde_writes() {
         .filter_map(Value::as_str)
         .collect();
     required.sort_unstable();
-    assert_eq!(required, ["content", "end_line", "path", "start_line", "total_lines"]);
+    assert_eq!(
+        required,
+        ["content", "end_line", "path", "start_line", "total_lines"]
+    );
     // A non-object output is exported as it is (MCP 2026-07-28 allows it).
     let greet = registry.get("greet").unwrap();
-    assert_eq!(greet.output_schema(), &serde_json::json!({ "type": "string" }));
+    assert_eq!(
+        greet.output_schema(),
+        &serde_json::json!({ "type": "string" })
+    );
 }
 
 #[test]

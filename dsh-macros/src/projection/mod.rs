@@ -59,7 +59,10 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, input: TokenStream) -> Token
     let cx = Ctxt::default();
     if !args.is_empty() {
         // #[render], and nothing inside.
-        cx.error_spanned_by(&args, format!("`#[{attr}]` takes no arguments: write `#[{attr}]`"));
+        cx.error_spanned_by(
+            &args,
+            format!("`#[{attr}]` takes no arguments: write `#[{attr}]`"),
+        );
     }
     let projection = Projection::from_ast(kind, &item);
     valid::check(&cx, &projection);
@@ -74,7 +77,10 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, input: TokenStream) -> Token
 fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
     let mut item: ItemFn = projection.item.clone();
     fallback::strip_param_attrs(&mut item.sig, |attr| !doc::is_doc(attr));
-    let in_impl = projection.inputs.iter().any(|input| matches!(input, Input::Receiver(_)));
+    let in_impl = projection
+        .inputs
+        .iter()
+        .any(|input| matches!(input, Input::Receiver(_)));
     if in_impl {
         return fallback::emit(item, errors);
     }

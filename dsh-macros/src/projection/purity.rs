@@ -7,7 +7,10 @@
 use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
-use syn::{Block, Expr, ExprCall, ExprUnsafe, ItemStatic, ItemUse, Macro, Path, StaticMutability, Token, UseTree};
+use syn::{
+    Block, Expr, ExprCall, ExprUnsafe, ItemStatic, ItemUse, Macro, Path, StaticMutability, Token,
+    UseTree,
+};
 
 use super::Kind;
 use crate::ctxt::Ctxt;
@@ -45,11 +48,23 @@ impl Impurity {
             Impurity::Net => ("network access (`std::net`)".into(), MOVE_IT),
             Impurity::Process => ("process control (`std::process`)".into(), MOVE_IT),
             Impurity::Env => ("the environment (`std::env`)".into(), MOVE_IT),
-            Impurity::Thread => ("threads (`std::thread`)".into(), "compute the result directly"),
+            Impurity::Thread => (
+                "threads (`std::thread`)".into(),
+                "compute the result directly",
+            ),
             Impurity::Tokio => ("`tokio`".into(), MOVE_IT),
-            Impurity::Clock => ("the clock".into(), "take the time in the tool's body and put it in its output"),
-            Impurity::Rand => ("randomness".into(), "draw it in the tool's body and put it in its output"),
-            Impurity::Print(name) => (format!("`{name}!`"), "return what is to be seen instead of printing it"),
+            Impurity::Clock => (
+                "the clock".into(),
+                "take the time in the tool's body and put it in its output",
+            ),
+            Impurity::Rand => (
+                "randomness".into(),
+                "draw it in the tool's body and put it in its output",
+            ),
+            Impurity::Print(name) => (
+                format!("`{name}!`"),
+                "return what is to be seen instead of printing it",
+            ),
             Impurity::Dbg => ("`dbg!`".into(), "remove it"),
         }
     }
@@ -148,7 +163,10 @@ impl<'ast> Visit<'ast> for Purity<'_> {
     fn visit_item_static(&mut self, node: &'ast ItemStatic) {
         if let StaticMutability::Mut(mutability) = &node.mutability {
             let static_token = &node.static_token;
-            self.report(quote::quote!(#static_token #mutability), Impurity::StaticMut);
+            self.report(
+                quote::quote!(#static_token #mutability),
+                Impurity::StaticMut,
+            );
         }
         visit::visit_item_static(self, node);
     }
@@ -177,7 +195,11 @@ impl<'ast> Visit<'ast> for Purity<'_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast Macro) {
-        let name = mac.path.segments.last().map(|segment| segment.ident.to_string());
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|segment| segment.ident.to_string());
         if let Some(impurity) = name.as_deref().and_then(classify_macro) {
             let bang = mac.bang_token;
             let path = &mac.path;
@@ -226,7 +248,15 @@ mod tests {
 
     #[test]
     fn passes_pure_paths() {
-        for pure in ["std::fmt::Write", "String::new", "fs", "env", "std::time::Duration", "Instant", "my::env"] {
+        for pure in [
+            "std::fmt::Write",
+            "String::new",
+            "fs",
+            "env",
+            "std::time::Duration",
+            "Instant",
+            "my::env",
+        ] {
             assert_eq!(path(pure), None, "{pure}");
         }
     }

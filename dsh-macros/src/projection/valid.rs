@@ -13,7 +13,9 @@ pub(crate) fn check(cx: &Ctxt, projection: &Projection) {
     if let Some(asyncness) = &sig.asyncness {
         cx.error_spanned_by(
             asyncness,
-            format!("`#[{attr}]` fns must not be `async`: remove `async`, a {attr} is a pure projection"),
+            format!(
+                "`#[{attr}]` fns must not be `async`: remove `async`, a {attr} is a pure projection"
+            ),
         );
     }
     if let Safety::Unsafe(unsafe_token) = &sig.safety {

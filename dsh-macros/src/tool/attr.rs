@@ -148,7 +148,10 @@ impl Attr {
 
     fn entry(&mut self, cx: &Ctxt, seen: &mut Vec<String>, path: &Path, value: Value) {
         let Some(key) = path.get_ident() else {
-            cx.error_spanned_by(path, format!("unknown key: `#[tool]` takes {}", one_of(KEYS)));
+            cx.error_spanned_by(
+                path,
+                format!("unknown key: `#[tool]` takes {}", one_of(KEYS)),
+            );
             return;
         };
         let name = key.to_string();
@@ -276,7 +279,11 @@ impl Key<'_> {
                 }) => strings.push(lit.clone()),
                 _ => self.cx.error_spanned_by(
                     elem,
-                    format!("`{}` takes a list of strings: `{}`", self.name(), example(&self.name())),
+                    format!(
+                        "`{}` takes a list of strings: `{}`",
+                        self.name(),
+                        example(&self.name())
+                    ),
                 ),
             }
         }
@@ -323,7 +330,9 @@ impl Key<'_> {
     fn path(&self, value: Value) -> Option<Path> {
         match value {
             Value::Expr(Expr::Path(ExprPath {
-                attrs, qself: None, path,
+                attrs,
+                qself: None,
+                path,
             })) if attrs.is_empty() => Some(path),
             _ => {
                 let what = match self.name().as_str() {

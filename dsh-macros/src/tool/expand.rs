@@ -11,18 +11,34 @@ use crate::fallback;
 use crate::naming::pascal_case;
 use crate::span::{self, around};
 
+/// The locals of the generated methods, hygienic (`Span::mixed_site`) so that
+/// they cannot shadow the user's fn (a tool named `args`) or be shadowed by it.
+struct Locals {
+    args: Ident,
+    exec: Ident,
+    value: Ident,
+    validate: Ident,
+}
+
+impl Locals {
+    fn new() -> Self {
+        let local = |name| Ident::new(name, Span::mixed_site());
+        Locals {
+            args: local("args"),
+            exec: local("exec"),
+            value: local("value"),
+            validate: local("validate"),
+        }
+    }
+}
+
 pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let mut item = tool.item.clone();
     fallback::strip_param_attrs(&mut item.sig, |attr| !is_field_attr(attr));
     let vis = &item.vis;
     let ident = &item.sig.ident;
-
-    // Locals of the generated methods, hygienic so that they cannot shadow
-    // the user's fn (a tool named `args`) or be shadowed by it.
-    let args = Ident::new("args", Span::mixed_site());
-    let exec = Ident::new("exec", Span::mixed_site());
-    let value = Ident::new("value", Span::mixed_site());
-    let validate = Ident::new("validate", Span::mixed_site());
+    let locals = Locals::new();
+    let Locals { args, exec, .. } = &locals;
 
     let (args_ty, args_struct) = match tool.args() {
         Some(arg) => {
@@ -36,64 +52,25 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             (quote!(#name), args_struct)
         }
     };
-
-    let call_args = tool.inputs.iter().filter_map(|input| match input {
-        Input::Exec(..) => Some(quote!(#exec)),
-        Input::Args(..) => Some(quote!(#args)),
-        Input::Param(param, _) => param.ident.map(|field| quote!(#args.#field)),
-        Input::Receiver(_) => None,
-    });
-    let takes_exec = tool.inputs.iter().any(|input| matches!(input, Input::Exec(..)));
-    let exec_param = if takes_exec { quote!(#exec) } else { quote!(_) };
-    let call = quote!(#ident(#(#call_args),*).await);
-    let (output_ty, body) = match &tool.output {
-        Output::Unit => (quote!(()), quote!(::core::result::Result::Ok(#call))),
-        Output::Plain(ty) => (quote!(#ty), quote!(::core::result::Result::Ok(#call))),
-        Output::Result { ty, ok, err } => {
-            // The conversion of the error into `ToolError`, placed at the
-            // error type (or at the whole return type, for `io::Result<T>`)
-            // so a type that does not convert is reported there, once.
-            let at: &dyn ToTokens = match err {
-                Some(err) => err,
-                None => ty,
-            };
-            let (_, last) = span::ends(&at);
-            let result = Ident::new("result", last);
-            let value = span::call(quote!(::core::convert::identity), quote!(#result), &at);
-            let into_result = span::call(quote!(::dsh_sdk::__private::into_result), value, &at);
-            (quote!(#ok), quote!(let #result = #call; #into_result))
-        }
+    let output_ty = match tool.output.ty() {
+        Some(ty) => quote!(#ty),
+        None => quote!(()),
     };
-
+    let takes_exec = tool
+        .inputs
+        .iter()
+        .any(|input| matches!(input, Input::Exec(..)));
+    let exec_param = if takes_exec { quote!(#exec) } else { quote!(_) };
+    let body = execute_body(tool, &locals);
     let definition = definition(tool);
-    let validate = tool.attr.validate.as_ref().map(|path| {
-        quote! {
-            fn validate_input(#args: &Self::Args, #exec: &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation {
-                // A mismatch reads as one error at the path, showing both signatures.
-                let #validate: fn(&Self::Args, &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation = #path;
-                #validate(#args, #exec)
-            }
-        }
-    });
-    let render = tool.attr.render.as_ref().map(|path| {
-        let with = around(quote!(::dsh_sdk::__private::render_with::<), path, quote!(, Self::Args, Self::Output>));
-        quote! {
-            fn render(#args: &Self::Args, #value: &Self::Output) -> ::std::vec::Vec<::dsh_sdk::__private::ContentBlock> {
-                #with(#args, #value)
-            }
-        }
-    });
-    let present = tool.attr.present.as_ref().map(|path| {
-        let with = around(quote!(::dsh_sdk::__private::present_with::<), path, quote!(, Self::Args, Self::Output>));
-        quote! {
-            fn present(#args: &Self::Args, #value: &Self::Output) -> ::core::option::Option<::dsh_sdk::__private::Card> {
-                #with(#args, #value)
-            }
-        }
-    });
+    let validate = validate_fn(tool, &locals);
+    let render = render_fn(tool, &locals);
+    let present = present_fn(tool, &locals);
     let checks = checks(tool);
-    let name = tool.name().0;
-    let doc = format!(" The tool `{name}`: register it with `registry.register::<{ident}>()`.");
+    let doc = format!(
+        " The tool `{}`: register it with `registry.register::<{ident}>()`.",
+        tool.name().0
+    );
 
     quote! {
         #item
@@ -127,6 +104,105 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     }
 }
 
+/// Calls the fn with each parameter in its place, and makes its return
+/// value a `Result<Output, ToolError>`.
+fn execute_body(tool: &Tool, locals: &Locals) -> TokenStream {
+    let Locals { args, exec, .. } = locals;
+    let ident = &tool.item.sig.ident;
+    let call_args = tool.inputs.iter().filter_map(|input| match input {
+        Input::Exec(..) => Some(quote!(#exec)),
+        Input::Args(..) => Some(quote!(#args)),
+        Input::Param(param, _) => param.ident.map(|field| quote!(#args.#field)),
+        Input::Receiver(_) => None,
+    });
+    let call = quote!(#ident(#(#call_args),*).await);
+    let Output::Result { ty, err, .. } = &tool.output else {
+        return quote!(::core::result::Result::Ok(#call));
+    };
+    // The error converts into `ToolError` here. The conversion is placed at
+    // the error type, or at the whole return type for `io::Result<T>`, so a
+    // type that does not convert is reported there, once.
+    let at: &dyn ToTokens = match err {
+        Some(err) => err,
+        None => ty,
+    };
+    let result = Ident::new("result", span::ends(&at).1);
+    let result_at = span::call(quote!(::core::convert::identity), quote!(#result), &at);
+    let into_result = span::call(quote!(::dsh_sdk::__private::into_result), result_at, &at);
+    quote!(let #result = #call; #into_result)
+}
+
+/// `validate_input`, calling `validate = path`.
+fn validate_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+    let Locals {
+        args,
+        exec,
+        validate,
+        ..
+    } = locals;
+    let path = tool.attr.validate.as_ref()?;
+    Some(quote! {
+        fn validate_input(
+            #args: &Self::Args,
+            #exec: &::dsh_sdk::__private::Exec,
+        ) -> ::dsh_sdk::__private::Validation {
+            // A mismatch reads as one error at the path, showing both signatures.
+            let #validate: fn(&Self::Args, &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation = #path;
+            #validate(#args, #exec)
+        }
+    })
+}
+
+/// `render`, calling the `#[render]` fn of `render = path` through its
+/// `RenderFn` impl. `<path as RenderFn<…>>` names the path as a type, so a
+/// render that does not fit the tool is reported at the path with
+/// `RenderFn`'s message, and a fn without `#[render]` as "expected type,
+/// found function" there.
+fn render_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+    let Locals { args, value, .. } = locals;
+    let path = tool.attr.render.as_ref()?;
+    let render = around(
+        quote!(<),
+        path,
+        quote!(as ::dsh_sdk::__private::RenderFn<
+            Self::Args,
+            Self::Output,
+            ::std::vec::Vec<::dsh_sdk::__private::ContentBlock>,
+        >>::call),
+    );
+    Some(quote! {
+        fn render(
+            #args: &Self::Args,
+            #value: &Self::Output,
+        ) -> ::std::vec::Vec<::dsh_sdk::__private::ContentBlock> {
+            #render(#args, #value)
+        }
+    })
+}
+
+/// `present`, calling the `#[present]` fn of `present = path` as `render_fn` does.
+fn present_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+    let Locals { args, value, .. } = locals;
+    let path = tool.attr.present.as_ref()?;
+    let present = around(
+        quote!(<),
+        path,
+        quote!(as ::dsh_sdk::__private::PresentFn<
+            Self::Args,
+            Self::Output,
+            ::dsh_sdk::__private::Card,
+        >>::call),
+    );
+    Some(quote! {
+        fn present(
+            #args: &Self::Args,
+            #value: &Self::Output,
+        ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
+            ::core::option::Option::Some(#present(#args, #value))
+        }
+    })
+}
+
 /// The args struct generated from the inline parameters.
 fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
     let vis = &tool.item.vis;
@@ -136,7 +212,10 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         let ty = &param.arg.ty;
         Some(quote!(#(#attrs)* pub #ident: #ty))
     });
-    let doc = format!(" The arguments of the tool `{}`, one field per parameter.", tool.name().0);
+    let doc = format!(
+        " The arguments of the tool `{}`, one field per parameter.",
+        tool.name().0
+    );
     quote! {
         #[doc = #doc]
         #[derive(::dsh_sdk::__private::serde::Deserialize, ::dsh_sdk::__private::schemars::JsonSchema)]
@@ -171,7 +250,10 @@ fn definition(tool: &Tool) -> TokenStream {
         let variant = &choice.variant;
         quote!(.output_type(::dsh_sdk::__private::OutputType::#variant))
     });
-    let max_result_chars = attr.max_result_chars.iter().map(|count| quote!(.max_result_chars(#count)));
+    let max_result_chars = attr
+        .max_result_chars
+        .iter()
+        .map(|count| quote!(.max_result_chars(#count)));
     let timeout = attr
         .timeout_ms
         .iter()
@@ -195,10 +277,18 @@ fn definition(tool: &Tool) -> TokenStream {
 fn checks(tool: &Tool) -> TokenStream {
     let mut checks = TokenStream::new();
     if let Some(arg) = tool.args() {
-        checks.extend(around(quote!(::dsh_sdk::__private::assert_args::<), &arg.ty, quote!(>();)));
+        checks.extend(around(
+            quote!(::dsh_sdk::__private::assert_args::<),
+            &arg.ty,
+            quote!(>();),
+        ));
     }
     if let Some(ty) = tool.output.ty() {
-        checks.extend(around(quote!(::dsh_sdk::__private::assert_output::<), ty, quote!(>();)));
+        checks.extend(around(
+            quote!(::dsh_sdk::__private::assert_output::<),
+            ty,
+            quote!(>();),
+        ));
     }
     quote!(const _: () = { #checks };)
 }

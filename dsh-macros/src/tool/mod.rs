@@ -42,7 +42,10 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
 fn fallback(tool: &Tool, errors: &syn::Error) -> TokenStream {
     let mut item: ItemFn = tool.item.clone();
     fallback::strip_param_attrs(&mut item.sig, |attr| !is_field_attr(attr));
-    let in_impl = tool.inputs.iter().any(|input| matches!(input, Input::Receiver(_)));
+    let in_impl = tool
+        .inputs
+        .iter()
+        .any(|input| matches!(input, Input::Receiver(_)));
     if in_impl {
         // A method: the fn sits in an `impl` block, where no type may go.
         return fallback::emit(item, errors);

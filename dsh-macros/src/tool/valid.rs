@@ -153,14 +153,23 @@ fn check_names(cx: &Ctxt, tool: &Tool) {
     for (i, alias) in tool.attr.aliases.iter().enumerate() {
         let text = alias.value();
         if !is_valid_tool_name(&text) {
-            cx.error_spanned_by(alias, format!("`{text}` is not a valid alias: use {TOOL_NAME_RULE}"));
+            cx.error_spanned_by(
+                alias,
+                format!("`{text}` is not a valid alias: use {TOOL_NAME_RULE}"),
+            );
         } else if text == name {
             cx.error_spanned_by(
                 alias,
                 format!("`{text}` is the tool's name: an alias must be another name; remove it"),
             );
-        } else if tool.attr.aliases[..i].iter().any(|other| other.value() == text) {
-            cx.error_spanned_by(alias, format!("the alias `{text}` is given twice: keep one"));
+        } else if tool.attr.aliases[..i]
+            .iter()
+            .any(|other| other.value() == text)
+        {
+            cx.error_spanned_by(
+                alias,
+                format!("the alias `{text}` is given twice: keep one"),
+            );
         }
     }
 }
@@ -168,7 +177,10 @@ fn check_names(cx: &Ctxt, tool: &Tool) {
 fn check_description(cx: &Ctxt, tool: &Tool) {
     if let Some(description) = &tool.attr.description {
         if description.value().trim().is_empty() {
-            cx.error_spanned_by(description, "the description is empty: say what the tool does and when to call it");
+            cx.error_spanned_by(
+                description,
+                "the description is empty: say what the tool does and when to call it",
+            );
         }
         return;
     }
