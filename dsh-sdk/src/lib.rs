@@ -70,6 +70,7 @@ pub use project::{PresentFn, RenderFn};
 pub use registry::{Registry, RegistryBuilder, Subscription, ToolHandle, ToolInfo};
 pub use result::{Status, ToolResult};
 pub use schema::Violation;
+pub use spill::DEFAULT_MAX_RESULT_CHARS;
 
 pub use dsh_macros::{present, render, tool};
 

@@ -3,14 +3,13 @@
 
 pub use ::schemars;
 pub use ::serde;
-pub use ::serde_json;
 
 pub use crate::card::Card;
 pub use crate::content::ContentBlock;
 pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use crate::error::ToolError;
 pub use crate::exec::Exec;
-pub use crate::project::{PresentFn, RenderFn, present_with, render_with};
+pub use crate::project::{PresentFn, RenderFn};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -34,7 +33,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {}
 pub trait ToolOutput: Serialize + DeserializeOwned + JsonSchema + Send + 'static {}
 impl<T: Serialize + DeserializeOwned + JsonSchema + Send + 'static> ToolOutput for T {}
 
-/// The bound on a tool's error type, checked at the return type's span.
+/// The bound on a tool's error type, checked where `execute` converts it, at the error type's span.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's error",
     label = "must convert into `ToolError`",
@@ -56,13 +55,7 @@ pub const fn assert_args<T: ToolArgs>() {}
 /// Asserts `T` can be a tool's output.
 pub const fn assert_output<T: ToolOutput>() {}
 
-/// Asserts `E` can be a tool's error.
-pub const fn assert_error<E: IntoToolError>() {}
-
 /// Turns a tool fn's `Result<T, E>` into the result the registry takes.
 pub fn into_result<T, E: IntoToolError>(result: Result<T, E>) -> Result<T, ToolError> {
     result.map_err(IntoToolError::into_tool_error)
 }
-
-/// The context a tool fn that takes none still receives.
-pub fn ignore_exec(_: &Exec) {}

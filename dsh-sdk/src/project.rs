@@ -2,12 +2,10 @@
 //!
 //! `#[render] fn read_text(..)` keeps the fn as written and adds a zero-sized
 //! type of the same name (types and fns live in different namespaces) that
-//! implements [`RenderFn`]. `#[tool(render = read_text)]` then asks for
-//! `read_text: RenderFn<Args, Output, Vec<ContentBlock>>`, so a render whose
-//! types do not match the tool fails to compile at the `render = …` path.
-
-use crate::card::Card;
-use crate::content::ContentBlock;
+//! implements [`RenderFn`]. `#[tool(render = read_text)]` then calls
+//! `<read_text as RenderFn<Args, Output, Vec<ContentBlock>>>::call`, so a
+//! render whose types do not match the tool fails to compile at the
+//! `render = …` path.
 
 /// A `#[render]` fn taking `&A` and `&O` and returning `R`.
 #[diagnostic::on_unimplemented(
@@ -29,20 +27,4 @@ pub trait RenderFn<A, O, R> {
 pub trait PresentFn<A, O, R> {
     /// Calls the fn.
     fn call(args: &A, value: &O) -> R;
-}
-
-/// Calls the render `F` for a tool with args `A` and output `O`.
-pub fn render_with<F, A, O>(args: &A, value: &O) -> Vec<ContentBlock>
-where
-    F: RenderFn<A, O, Vec<ContentBlock>>,
-{
-    F::call(args, value)
-}
-
-/// Calls the present `F` for a tool with args `A` and output `O`.
-pub fn present_with<F, A, O>(args: &A, value: &O) -> Option<Card>
-where
-    F: PresentFn<A, O, Card>,
-{
-    Some(F::call(args, value))
 }

@@ -1,13 +1,13 @@
 //! Example tools for dsh-sdk: each shows one way to write a tool.
 //!
-//! - [`greet`]: inline parameters, a plain `String` output.
-//! - [`read_file`]: an args struct with constraints, a structured output, a
+//! - [`greet()`]: inline parameters, a plain `String` output.
+//! - [`read_file()`]: an args struct with constraints, a structured output, a
 //!   render and a `read` card.
-//! - [`add_days`]: date arithmetic with `chrono` types in both schemas.
-//! - [`edit_file`]: a typed failure enum (`InvalidInput | NoMatchesFound | …`)
+//! - [`add_days()`]: date arithmetic with `chrono` types in both schemas.
+//! - [`edit_file()`]: a typed failure enum (`InvalidInput | NoMatchesFound | …`)
 //!   and a `diff` card.
-//! - [`wait`]: a slow tool with its own timeout that reports progress.
-//! - [`lorem`]: output large enough to spill to a file.
+//! - [`wait()`]: a slow tool with its own timeout that reports progress.
+//! - [`lorem()`]: output large enough to spill to a file.
 
 use std::path::PathBuf;
 

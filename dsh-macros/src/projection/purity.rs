@@ -186,8 +186,7 @@ impl<'ast> Visit<'ast> for Purity<'_> {
     fn visit_expr_call(&mut self, call: &'ast ExprCall) {
         // `random()` after `use rand::random`.
         if let Expr::Path(func) = &*call.func
-            && func.path.segments.len() == 1
-            && func.path.segments[0].ident == "random"
+            && func.path.is_ident("random")
         {
             self.report(&func.path, Impurity::Rand);
         }

@@ -290,5 +290,8 @@ fn checks(tool: &Tool) -> TokenStream {
             quote!(>();),
         ));
     }
+    if checks.is_empty() {
+        return checks;
+    }
     quote!(const _: () = { #checks };)
 }
