@@ -32,6 +32,30 @@ pub enum Event {
     },
     /// A tool streamed a chunk.
     Stream(crate::exec::StreamChunk),
+    /// A value passed the output gate and every post-execute hook: what
+    /// replay needs to project the same content and card again.
+    Executed {
+        /// The call's id.
+        invocation_id: uuid::Uuid,
+        /// The tool's canonical name.
+        tool_name: String,
+        /// The validated arguments (an approver's override, if it gave one).
+        args: serde_json::Value,
+        /// The canonical value render and present receive.
+        value: serde_json::Value,
+        /// Whether `execute` or a post-execute hook produced the value.
+        source: ValueSource,
+    },
     /// A call ended, whatever its status.
     Result(Box<crate::result::ToolResult>),
+}
+
+/// Where a call's canonical value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueSource {
+    /// The tool's `execute`.
+    Execute,
+    /// A post-execute hook's `AcceptValue`.
+    PostExecute,
 }

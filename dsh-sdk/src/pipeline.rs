@@ -29,7 +29,7 @@ use uuid::Uuid;
 use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::definition::Validation;
-use crate::event::Event;
+use crate::event::{Event, ValueSource};
 use crate::exec::{Exec, StreamSink};
 use crate::layer::{ExecError, ExecRequest};
 use crate::permission::{Approval, ApprovalRequest, CallInfo, Decision};
@@ -300,6 +300,7 @@ impl Registry {
 
         // 7. post-execute hooks
         let mut value = value;
+        let mut source = ValueSource::Execute;
         let mut replaced_content: Option<Vec<ContentBlock>> = None;
         let mut context: Vec<ContentBlock> = Vec::new();
         for hook in &config.post_execute {
@@ -317,6 +318,7 @@ impl Registry {
                         stub.error(format!("a post-execute hook replaced the value: {m}"))
                     })?;
                     value = new_value;
+                    source = ValueSource::PostExecute;
                     replaced_content = None;
                 }
                 PostDecision::Block { feedback } => {
@@ -326,6 +328,14 @@ impl Registry {
                 }
             }
         }
+
+        self.emit(&Event::Executed {
+            invocation_id: call.invocation_id,
+            tool_name: tool.clone(),
+            args: Value::clone(&args),
+            value: value.clone(),
+            source,
+        });
 
         // 8. render and present
         let (rendered, card) =
