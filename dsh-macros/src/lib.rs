@@ -218,13 +218,14 @@ use crate::projection::Kind;
 /// | `requires_approval` | every call asks the approver | `.requires_approval(true)` |
 /// | `defer` | left out of the exported list until searched for | `.defer(true)` |
 /// | `always_load` | kept in the exported list even when deferred | `.always_load(true)` |
-/// | `category = "filesystem"` | `filesystem`, `shell`, `search`, `web`, `notebook`, `task_management` or `agent` | `.category(Category::Filesystem)` |
+/// | `category = "filesystem"` | `filesystem`, `shell`, `search`, `web`, `notebook`, `task_management`, `agent`, `planning`, `mcp` or `custom` | `.category(Category::Filesystem)` |
 /// | `output_type = "file_content"` | `text`, `structured`, `file_content`, `file_list`, `diff`, `web_content`, `empty`, `binary_ref` or `agent_result` | `.output_type(OutputType::FileContent)` |
 /// | `max_result_chars = 30000` | content past this spills to a file | `.max_result_chars(30000)` |
 /// | `timeout_ms = 5000` | how long a call may run | `.timeout(Duration::from_millis(5000))` |
 /// | `validate = check_args` | a `fn(&Args, &Exec) -> Validation` run before execution | `fn validate_input(args: &Args, exec: &Exec) -> Validation { check_args(args, exec) }` |
 /// | `render = read_text` | a [`#[render]`](macro@render) fn: what the model sees | `fn render(args: &Args, value: &Output) -> Vec<ContentBlock> { read_text(args, value) }` |
 /// | `present = read_card` | a [`#[present]`](macro@present) fn: what a UI shows | `fn present(args: &Args, value: &Output) -> Option<Card> { Some(read_card(args, value)) }` |
+/// | `present_call = running_card` | a [`#[present]`](macro@present) fn of the args alone: what a UI shows while the call runs | `fn present_call(args: &Args) -> Option<Card> { Some(running_card(args)) }` |
 ///
 /// Every flag is off unless given (fail-closed); `read_only = false` is the
 /// same as leaving it out. A misspelt key gets a "did you mean" suggestion.
@@ -282,8 +283,8 @@ use crate::projection::Kind;
 /// struct beside inline parameters; args that cannot be an object; an args
 /// type that is not `Deserialize + JsonSchema`, an output that is not
 /// `Serialize + Deserialize + JsonSchema`, an error that does not convert
-/// into `ToolError`; a `render`, `present` or `validate` whose types do not
-/// fit the tool.
+/// into `ToolError`; a `render`, `present`, `present_call` or `validate`
+/// whose types do not fit the tool.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
@@ -381,6 +382,37 @@ pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
 /// It expands like [`#[render]`](macro@render), implementing
 /// `dsh_sdk::PresentFn<Args, Output, Card>`, and must be pure for the same
 /// reason, under the same best-effort check.
+///
+/// # While the call runs
+///
+/// A `#[present]` fn that takes only the args gives the card a UI shows
+/// while a call runs, before there is an output; a tool names it with
+/// `present_call = …`, and it implements `dsh_sdk::PresentCallFn<Args, Card>`.
+/// Without one, a running call shows the generic card without an output.
+///
+/// ```
+/// use dsh_sdk::card::TerminalCard;
+/// use dsh_sdk::prelude::*;
+///
+/// /// Run a command (pretend).
+/// #[tool(present_call = running, present = finished)]
+/// async fn run(
+///     /// The command line
+///     command: String,
+/// ) -> String {
+///     format!("ran {command}")
+/// }
+///
+/// #[present]
+/// fn running(args: &RunArgs) -> Card {
+///     Card::from(TerminalCard::new(args.command.clone()))
+/// }
+///
+/// #[present]
+/// fn finished(args: &RunArgs, value: &String) -> Card {
+///     Card::from(TerminalCard::new(args.command.clone()).stdout(value.clone()).exit_code(0))
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
     projection::expand(Kind::Present, args.into(), item.into()).into()

@@ -3,7 +3,21 @@
 //! A client switches on the `card` tag alone and never needs a tool's name:
 //! swap a search back end for another and, as long as it presents a
 //! [`SearchCard`], no UI changes.
+//!
+//! A tool presents a card in two moments: while the call runs, from its
+//! arguments alone (`#[tool(present_call = …)]`, [`Tool::present_call`]),
+//! and when it has succeeded, from its arguments and output
+//! (`#[tool(present = …)]`, [`Tool::present`]). A tool that presents
+//! nothing gets the [`GenericCard`]: title = tool name, input = raw args,
+//! and the output once there is one.
+//!
+//! Every card derives [`JsonSchema`], so a client in another language can
+//! generate its types from `schemars::schema_for!(Card)`.
+//!
+//! [`Tool::present`]: crate::Tool::present
+//! [`Tool::present_call`]: crate::Tool::present_call
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -12,12 +26,19 @@ use serde_json::Value;
 /// ```
 /// use dsh_sdk::card::{Card, ReadCard};
 ///
-/// let card = Card::Read(ReadCard::new("/etc/hostname", "example\n"));
-/// let json = serde_json::to_value(&card).unwrap();
-/// assert_eq!(json["card"], "read");
-/// assert_eq!(json["path"], "/etc/hostname");
+/// let card = Card::from(ReadCard::new("/etc/hostname", "example\n").lines(1, 1));
+/// assert_eq!(
+///     serde_json::to_value(&card).unwrap(),
+///     serde_json::json!({
+///         "card": "read",
+///         "path": "/etc/hostname",
+///         "start_line": 1,
+///         "end_line": 1,
+///         "content": "example\n",
+///     })
+/// );
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "card", rename_all = "snake_case")]
 pub enum Card {
     /// Any tool: its name, its input and its output.
@@ -57,8 +78,27 @@ impl Card {
     }
 }
 
+macro_rules! from_card {
+    ($($variant:ident($card:ty)),* $(,)?) => {$(
+        impl From<$card> for Card {
+            fn from(card: $card) -> Self {
+                Card::$variant(card)
+            }
+        }
+    )*};
+}
+
+from_card!(
+    Generic(GenericCard),
+    Terminal(TerminalCard),
+    Diff(DiffCard),
+    Read(ReadCard),
+    Search(SearchCard),
+    Web(WebCard),
+);
+
 /// The fallback card.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GenericCard {
     /// The tool's name.
     pub title: String,
@@ -70,7 +110,18 @@ pub struct GenericCard {
 }
 
 /// A command and what it printed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// ```
+/// use dsh_sdk::card::{Card, TerminalCard};
+///
+/// // While it runs: the command alone.
+/// let running = Card::from(TerminalCard::new("ls /"));
+/// // Once it exited.
+/// let done = Card::from(TerminalCard::new("ls /").stdout("bin\netc\n").exit_code(0));
+/// assert_eq!(serde_json::to_value(&done).unwrap()["exit_code"], 0);
+/// # drop(running);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TerminalCard {
     /// The command line.
     pub command: String,
@@ -78,13 +129,47 @@ pub struct TerminalCard {
     pub stdout: String,
     /// What it wrote to standard error.
     pub stderr: String,
-    /// Its exit code, once it exited.
+    /// Its exit code, once it exited; absent while it runs, or when it was
+    /// killed (by a signal, a timeout or a cancellation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
 }
 
+impl TerminalCard {
+    /// A command that printed nothing yet and has not exited.
+    pub fn new(command: impl Into<String>) -> Self {
+        TerminalCard {
+            command: command.into(),
+            stdout: String::new(),
+            stderr: String::new(),
+            exit_code: None,
+        }
+    }
+
+    /// Sets what it wrote to standard output.
+    pub fn stdout(mut self, stdout: impl Into<String>) -> Self {
+        self.stdout = stdout.into();
+        self
+    }
+
+    /// Sets what it wrote to standard error.
+    pub fn stderr(mut self, stderr: impl Into<String>) -> Self {
+        self.stderr = stderr.into();
+        self
+    }
+
+    /// Sets its exit code.
+    pub fn exit_code(mut self, code: i32) -> Self {
+        self.exit_code = Some(code);
+        self
+    }
+}
+
 /// A change to one file, as a unified diff and as structured hunks.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Both carry the same change: a UI that draws text takes `unified_diff`, one
+/// that draws side by side or folds context takes `hunks`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DiffCard {
     /// The file that changed.
     pub path: String,
@@ -94,8 +179,23 @@ pub struct DiffCard {
     pub hunks: Vec<DiffHunk>,
 }
 
+impl DiffCard {
+    /// A change to `path`.
+    pub fn new(
+        path: impl Into<String>,
+        unified_diff: impl Into<String>,
+        hunks: Vec<DiffHunk>,
+    ) -> Self {
+        DiffCard {
+            path: path.into(),
+            unified_diff: unified_diff.into(),
+            hunks,
+        }
+    }
+}
+
 /// One hunk of a diff.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DiffHunk {
     /// First line of the hunk in the old file, 1-based.
     pub old_start: u32,
@@ -110,7 +210,7 @@ pub struct DiffHunk {
 }
 
 /// A file, or a range of its lines, that was read.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadCard {
     /// The file.
     pub path: String,
@@ -144,7 +244,17 @@ impl ReadCard {
 }
 
 /// A query and what it found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// ```
+/// use dsh_sdk::card::{Card, SearchCard, SearchHit};
+///
+/// let card = Card::from(SearchCard::new(
+///     "fn main",
+///     vec![SearchHit::new("src/main.rs", "src/main.rs:1", "fn main() {")],
+/// ));
+/// assert_eq!(card.kind(), "search");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchCard {
     /// What was searched for.
     pub query: String,
@@ -152,25 +262,74 @@ pub struct SearchCard {
     pub results: Vec<SearchHit>,
 }
 
+impl SearchCard {
+    /// The hits for `query`, best first; none yet while the search runs.
+    pub fn new(query: impl Into<String>, results: Vec<SearchHit>) -> Self {
+        SearchCard {
+            query: query.into(),
+            results,
+        }
+    }
+}
+
 /// One search hit.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchHit {
-    /// A title for the hit.
+    /// A title for the hit: a file's path, a page's title.
     pub title: String,
-    /// Where it is: a path with a line, or a URL.
+    /// Where it is: a path with a line (`src/main.rs:12`), or a URL.
     pub location: String,
     /// The matching text.
     pub snippet: String,
 }
 
+impl SearchHit {
+    /// A hit titled `title`, found at `location`, matching `snippet`.
+    pub fn new(
+        title: impl Into<String>,
+        location: impl Into<String>,
+        snippet: impl Into<String>,
+    ) -> Self {
+        SearchHit {
+            title: title.into(),
+            location: location.into(),
+            snippet: snippet.into(),
+        }
+    }
+}
+
 /// A web page that was fetched.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// ```
+/// use dsh_sdk::card::{Card, WebCard};
+///
+/// let card = Card::from(WebCard::new("http://example.com/", "This domain is for use in examples.").title("Example Domain"));
+/// assert_eq!(serde_json::to_value(&card).unwrap()["title"], "Example Domain");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WebCard {
     /// The page's address.
     pub url: String,
     /// Its title, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// The part of it shown.
+    /// The part of it shown; empty while the page is being fetched.
     pub excerpt: String,
+}
+
+impl WebCard {
+    /// The page at `url`, showing `excerpt`, without a title.
+    pub fn new(url: impl Into<String>, excerpt: impl Into<String>) -> Self {
+        WebCard {
+            url: url.into(),
+            title: None,
+            excerpt: excerpt.into(),
+        }
+    }
+
+    /// Sets the page's title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
 }

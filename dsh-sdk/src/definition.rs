@@ -87,6 +87,15 @@ pub trait Tool: Send + Sync + 'static {
         let _ = (args, value);
         None
     }
+
+    /// Projects the arguments into the card a UI shows while the call runs,
+    /// before there is an output. Must be pure.
+    ///
+    /// `None`, the default, means the generic card without an output.
+    fn present_call(args: &Self::Args) -> Option<Card> {
+        let _ = args;
+        None
+    }
 }
 
 /// The outcome of a tool's own [`Tool::validate_input`].
@@ -183,6 +192,12 @@ impl ToolDef {
         // A `const fn` cannot run the old value's destructor; the old value is
         // `None` or borrowed in every const-built definition, so nothing leaks.
         std::mem::forget(self.title.replace(Cow::Borrowed(title)));
+        self
+    }
+
+    /// A title given at run time, for dynamic tools.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(Cow::Owned(title.into()));
         self
     }
 
@@ -380,13 +395,22 @@ pub enum Category {
     TaskManagement,
     /// Delegation to a sub-agent.
     Agent,
+    /// Plan mode: entering and leaving it.
+    Planning,
+    /// A tool proxied from an MCP server.
+    Mcp,
+    /// A user-defined tool.
+    Custom,
 }
 
 /// RAWP-DPS `output_type`: how a receiver should read a result (seeds/002 §5.3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+///
+/// The default is `text`, the spec's fallback.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputType {
     /// Plain text.
+    #[default]
     Text,
     /// A JSON structure.
     Structured,

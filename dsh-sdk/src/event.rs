@@ -15,8 +15,10 @@ pub enum StreamType {
 }
 
 /// What a subscriber observes as calls happen: the request, each streamed
-/// chunk, and the result. Subscribers get a shared reference: they observe
-/// and cannot change anything.
+/// chunk, and the result; and the catalog when it changes. Subscribers get a
+/// shared reference: they observe and cannot change anything.
+///
+/// [`Event::to_rawp`] gives the RAWP-DPS wire form of the events the spec names.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A call was asked for, before anything ran.
@@ -45,9 +47,29 @@ pub enum Event {
         value: serde_json::Value,
         /// Whether `execute` or a post-execute hook produced the value.
         source: ValueSource,
+        /// Whether the call is top-level, so present runs and the result has a card.
+        top_level: bool,
+        /// The content a post-execute hook put in place of the render's, if one did.
+        replaced_content: Option<Vec<crate::content::ContentBlock>>,
+        /// The context blocks post-execute hooks added after the content.
+        context: Vec<crate::content::ContentBlock>,
     },
     /// A call ended, whatever its status.
     Result(Box<crate::result::ToolResult>),
+    /// A top-level call passed its checks and is about to run: the card a UI
+    /// shows while it runs (the tool's `present_call`, or the generic card
+    /// without an output).
+    Running {
+        /// The call's id.
+        invocation_id: uuid::Uuid,
+        /// The tool's canonical name.
+        tool_name: String,
+        /// The card to show until the result's card replaces it.
+        card: crate::card::Card,
+    },
+    /// The tool catalog, published at session start and again whenever a
+    /// tool's status or the diagnostics change (`tool.catalog.publish`).
+    Catalog(crate::rawp::CatalogPublish),
 }
 
 /// Where a call's canonical value came from.

@@ -9,7 +9,7 @@ pub use crate::content::ContentBlock;
 pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use crate::error::ToolError;
 pub use crate::exec::Exec;
-pub use crate::project::{PresentFn, RenderFn};
+pub use crate::project::{PresentCallFn, PresentFn, RenderFn};
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -6,6 +6,9 @@
 //! `<read_text as RenderFn<Args, Output, Vec<ContentBlock>>>::call`, so a
 //! render whose types do not match the tool fails to compile at the
 //! `render = …` path.
+//!
+//! A `#[present]` fn taking only the args implements [`PresentCallFn`]
+//! instead of [`PresentFn`]: `#[tool(present_call = …)]` names it.
 
 /// A `#[render]` fn taking `&A` and `&O` and returning `R`.
 #[diagnostic::on_unimplemented(
@@ -22,9 +25,21 @@ pub trait RenderFn<A, O, R> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[present]` fn from `&{A}` and `&{O}` to `{R}`",
     label = "this present does not fit the tool",
-    note = "a tool's present is `#[present] fn(&Args, &Output) -> Card`, with the tool's own args and output types"
+    note = "a tool's present is `#[present] fn(&Args, &Output) -> Card`, with the tool's own args and output types; a present of `&Args` alone is named by `present_call = …`"
 )]
 pub trait PresentFn<A, O, R> {
     /// Calls the fn.
     fn call(args: &A, value: &O) -> R;
+}
+
+/// A `#[present]` fn taking only `&A` and returning `R`: the card shown while
+/// a call runs, named by `#[tool(present_call = …)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `#[present]` fn from `&{A}` alone to `{R}`",
+    label = "this present does not fit `present_call`",
+    note = "a tool's present_call is `#[present] fn(&Args) -> Card`, taking only the tool's own args: there is no output while the call runs"
+)]
+pub trait PresentCallFn<A, R> {
+    /// Calls the fn.
+    fn call(args: &A) -> R;
 }

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::{ContentBlock, joined_text};
+use crate::definition::OutputType;
 
 /// How a call ended (RAWP-DPS `tool.invoke.result` `status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -45,6 +46,10 @@ pub struct ToolResult {
     pub duration: Duration,
     /// Whether the content was cut short (the full text spilled to a file).
     pub truncated: bool,
+    /// How a receiver should read the output (RAWP-DPS `output_type`),
+    /// resolved by [`OutputType::resolve`].
+    #[serde(default)]
+    pub output_type: OutputType,
     /// The batch the call ran in, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel_group_id: Option<Uuid>,
@@ -74,6 +79,7 @@ impl ToolResult {
             is_error: true,
             duration,
             truncated: false,
+            output_type: OutputType::Text,
             parallel_group_id: None,
         }
     }

@@ -622,7 +622,8 @@ async fn subscribers_observe_requests_stream_chunks_and_every_result() {
     let ok = registry.call("chatty", json!({})).await;
     let bad = registry.call("chatty", json!([])).await;
     let events = events.lock().unwrap().clone();
-    assert_eq!(events.len(), 8);
+    // ok: request, running, 3 chunks, executed, result; bad: request, result.
+    assert_eq!(events.len(), 9);
     let chunks: Vec<(StreamType, String, u64)> = events
         .iter()
         .filter_map(|event| match event {

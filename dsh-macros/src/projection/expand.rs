@@ -5,6 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Ident, ReturnType};
 
+use super::Kind;
 use super::ast::{Input, Projection};
 use crate::{doc, fallback};
 
@@ -14,14 +15,14 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let trait_ident = projection.kind.trait_ident();
-    let mut types = projection.inputs.iter().filter_map(|input| match input {
-        Input::Ref(ty) => Some(*ty),
-        _ => None,
-    });
-    let (Some(args_ty), Some(value_ty)) = (types.next(), types.next()) else {
-        // The validator requires two `&T` parameters.
-        return quote!(#item);
-    };
+    let types: Vec<_> = projection
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            Input::Ref(ty) => Some(*ty),
+            _ => None,
+        })
+        .collect();
     let output = match &item.sig.output {
         ReturnType::Default => quote!(()),
         ReturnType::Type(_, ty) => quote!(#ty),
@@ -29,6 +30,25 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     // Hygienic, so that a fn named `args` is not shadowed by them.
     let args = Ident::new("args", Span::mixed_site());
     let value = Ident::new("value", Span::mixed_site());
+    let implementation = match (projection.kind, types.as_slice()) {
+        (_, [args_ty, value_ty]) => quote! {
+            impl ::dsh_sdk::__private::#trait_ident<#args_ty, #value_ty, #output> for #ident {
+                fn call(#args: &#args_ty, #value: &#value_ty) -> #output {
+                    #ident(#args, #value)
+                }
+            }
+        },
+        // A present of the args alone: the card shown while a call runs.
+        (Kind::Present, [args_ty]) => quote! {
+            impl ::dsh_sdk::__private::PresentCallFn<#args_ty, #output> for #ident {
+                fn call(#args: &#args_ty) -> #output {
+                    #ident(#args)
+                }
+            }
+        },
+        // The validator refuses every other shape.
+        _ => return quote!(#item),
+    };
     quote! {
         #item
 
@@ -36,10 +56,6 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #ident {}
 
-        impl ::dsh_sdk::__private::#trait_ident<#args_ty, #value_ty, #output> for #ident {
-            fn call(#args: &#args_ty, #value: &#value_ty) -> #output {
-                #ident(#args, #value)
-            }
-        }
+        #implementation
     }
 }

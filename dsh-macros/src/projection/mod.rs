@@ -73,7 +73,8 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, input: TokenStream) -> Token
 }
 
 /// The fn as written, plus a stand-in type of its name that fits any tool, so
-/// that `#[tool(render = name)]` elsewhere adds no error of its own.
+/// that `#[tool(render = name)]` (or `present = name`, `present_call = name`)
+/// elsewhere adds no error of its own.
 fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
     let mut item: ItemFn = projection.item.clone();
     fallback::strip_param_attrs(&mut item.sig, |attr| !doc::is_doc(attr));
@@ -87,6 +88,15 @@ fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let trait_ident = projection.kind.trait_ident();
+    let present_call = matches!(projection.kind, Kind::Present).then(|| {
+        quote! {
+            impl<A, R> ::dsh_sdk::__private::PresentCallFn<A, R> for #ident {
+                fn call(_: &A) -> R {
+                    ::core::unreachable!()
+                }
+            }
+        }
+    });
     let stand_in = quote! {
         #item
 
@@ -99,6 +109,8 @@ fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
                 ::core::unreachable!()
             }
         }
+
+        #present_call
     };
     fallback::emit(stand_in, errors)
 }

@@ -3,6 +3,7 @@
 
 use syn::Safety;
 
+use super::Kind;
 use super::ast::{Input, Projection};
 use super::purity;
 use crate::ctxt::Ctxt;
@@ -36,13 +37,20 @@ pub(crate) fn check(cx: &Ctxt, projection: &Projection) {
             format!("a `#[{attr}]` fn cannot have a `where` clause: take the tool's own types, `&Args` and `&Output`"),
         );
     }
-    if projection.inputs.len() != 2 {
-        cx.error_at(
+    match (projection.kind, projection.inputs.len()) {
+        (_, 2) | (Kind::Present, 1) => {}
+        (Kind::Render, _) => cx.error_at(
             sig.paren_token.span.join(),
             format!(
                 "a `#[{attr}]` fn takes two parameters, the tool's args and its output: `(args: &Args, value: &Output)`"
             ),
-        );
+        ),
+        (Kind::Present, _) => cx.error_at(
+            sig.paren_token.span.join(),
+            format!(
+                "a `#[{attr}]` fn takes the tool's args and its output, `(args: &Args, value: &Output)`, or only the args, `(args: &Args)`, for the card shown while a call runs"
+            ),
+        ),
     }
     for input in &projection.inputs {
         match input {

@@ -39,6 +39,7 @@ const KEYS: &[&str] = &[
     "validate",
     "render",
     "present",
+    "present_call",
 ];
 
 /// `category = "…"`: the attribute's spelling and the `Category` variant.
@@ -50,6 +51,9 @@ const CATEGORIES: &[(&str, &str)] = &[
     ("notebook", "Notebook"),
     ("task_management", "TaskManagement"),
     ("agent", "Agent"),
+    ("planning", "Planning"),
+    ("mcp", "Mcp"),
+    ("custom", "Custom"),
 ];
 
 /// `output_type = "…"`: the attribute's spelling and the `OutputType` variant.
@@ -81,6 +85,7 @@ pub(crate) struct Attr {
     pub(crate) validate: Option<Path>,
     pub(crate) render: Option<Path>,
     pub(crate) present: Option<Path>,
+    pub(crate) present_call: Option<Path>,
 }
 
 /// `read_only` or `read_only = false`.
@@ -201,6 +206,8 @@ impl Attr {
             "render" => self.render = key.path(value),
             // #[tool(present = read_card)]
             "present" => self.present = key.path(value),
+            // #[tool(present_call = running_card)]
+            "present_call" => self.present_call = key.path(value),
             _ => {}
         }
     }
@@ -338,6 +345,7 @@ impl Key<'_> {
                 let what = match self.name().as_str() {
                     "validate" => "the path of a fn `fn(&Args, &Exec) -> Validation`",
                     "render" => "the path of a `#[render]` fn",
+                    "present_call" => "the path of a `#[present]` fn taking only `&Args`",
                     _ => "the path of a `#[present]` fn",
                 };
                 self.expected(&value, what)
@@ -360,6 +368,7 @@ fn example(key: &str) -> String {
         "validate" => "check_args",
         "render" => "read_text",
         "present" => "read_card",
+        "present_call" => "running_card",
         _ => "true",
     };
     format!("{key} = {value}")

@@ -66,6 +66,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let validate = validate_fn(tool, &locals);
     let render = render_fn(tool, &locals);
     let present = present_fn(tool, &locals);
+    let present_call = present_call_fn(tool, &locals);
     let checks = checks(tool);
     let doc = format!(
         " The tool `{}`: register it with `registry.register::<{ident}>()`.",
@@ -100,6 +101,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             #validate
             #render
             #present
+            #present_call
         }
     }
 }
@@ -199,6 +201,28 @@ fn present_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
             #value: &Self::Output,
         ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
             ::core::option::Option::Some(#present(#args, #value))
+        }
+    })
+}
+
+/// `present_call`, calling the `#[present]` fn of `present_call = path`,
+/// which takes only the args, through its `PresentCallFn` impl.
+fn present_call_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+    let Locals { args, .. } = locals;
+    let path = tool.attr.present_call.as_ref()?;
+    let present = around(
+        quote!(<),
+        path,
+        quote!(as ::dsh_sdk::__private::PresentCallFn<
+            Self::Args,
+            ::dsh_sdk::__private::Card,
+        >>::call),
+    );
+    Some(quote! {
+        fn present_call(
+            #args: &Self::Args,
+        ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
+            ::core::option::Option::Some(#present(#args))
         }
     })
 }

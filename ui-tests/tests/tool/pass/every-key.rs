@@ -17,9 +17,15 @@ use dsh_sdk::prelude::*;
     output_type = "file_content",
     max_result_chars = 30_000,
     timeout_ms = 5000,
+    present_call = reading,
 )]
 async fn read_file(path: String) -> String {
     path
+}
+
+#[present]
+fn reading(args: &ReadFileArgs) -> Card {
+    Card::from(card::ReadCard::new(args.path.clone(), ""))
 }
 
 const DEF: ToolDef = <read_file as Tool>::DEFINITION;
@@ -35,5 +41,8 @@ fn main() {
     assert_eq!(DEF.category_kind(), Some(Category::Filesystem));
     assert_eq!(DEF.declared_output_type(), Some(OutputType::FileContent));
     assert_eq!(DEF.result_char_limit(), Some(30_000));
-    assert_eq!(DEF.call_timeout(), Some(std::time::Duration::from_millis(5000)));
+    assert_eq!(
+        DEF.call_timeout(),
+        Some(std::time::Duration::from_millis(5000))
+    );
 }

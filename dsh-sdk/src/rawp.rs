@@ -1,0 +1,463 @@
+//! The RAWP-DPS wire form of tool events (seeds/002 §5), field for field.
+//!
+//! Each event is an envelope `{"type": "tool.invoke.result", "payload": {…}}`.
+//! Required fields are always written; an optional field that is `None` is
+//! left out, and reading accepts it absent. Enums are spelt as the spec
+//! spells them (`success`, `file_content`, `task_management`, `fatal`).
+//!
+//! The registry's own [`Event`]s carry more than the wire does (what replay
+//! needs); [`Event::to_rawp`] gives the wire form of those the spec names,
+//! and [`Registry::subscribe_rawp`] delivers only those.
+//!
+//! ```
+//! use dsh_sdk::prelude::*;
+//! use dsh_sdk::rawp::RawpEvent;
+//! use std::sync::{Arc, Mutex};
+//!
+//! /// Greet someone by name.
+//! #[tool(read_only)]
+//! async fn greet(
+//!     /// The name to greet
+//!     name: String,
+//! ) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let registry = Registry::new();
+//! registry.register::<greet>().unwrap().keep();
+//! let seen = Arc::new(Mutex::new(Vec::new()));
+//! let sink = Arc::clone(&seen);
+//! let _subscription = registry.subscribe_rawp(move |event| {
+//!     sink.lock().unwrap().push(serde_json::to_value(event).unwrap());
+//! });
+//!
+//! registry.call("greet", json!({ "name": "Ada" })).await;
+//! let seen = seen.lock().unwrap();
+//! assert_eq!(seen[0]["type"], "tool.invoke.request");
+//! assert_eq!(seen[1]["type"], "tool.invoke.result");
+//! assert_eq!(seen[1]["payload"]["status"], "success");
+//! assert_eq!(seen[1]["payload"]["output"], "Hello, Ada!");
+//! assert_eq!(seen[1]["payload"]["output_type"], "text");
+//! # }
+//! ```
+//!
+//! [`Registry::subscribe_rawp`]: crate::Registry::subscribe_rawp
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::definition::{Category, OutputType, ToolDef};
+use crate::event::Event;
+pub use crate::event::StreamType;
+use crate::exec::StreamChunk;
+use crate::registry::{Registry, Subscription};
+pub use crate::result::Status;
+use crate::result::ToolResult;
+
+/// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
+///
+/// ```
+/// use dsh_sdk::rawp::{CatalogPublish, RawpEvent};
+///
+/// let event = RawpEvent::CatalogPublish(CatalogPublish::default());
+/// assert_eq!(
+///     serde_json::to_string(&event).unwrap(),
+///     r#"{"type":"tool.catalog.publish","payload":{"tools":[]}}"#
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "payload")]
+pub enum RawpEvent {
+    /// `tool.invoke.request` (§5.2.1): a call is about to be made.
+    #[serde(rename = "tool.invoke.request")]
+    InvokeRequest(InvokeRequest),
+    /// `tool.invoke.stream` (§5.3.2): a chunk of a running call's output.
+    #[serde(rename = "tool.invoke.stream")]
+    InvokeStream(InvokeStream),
+    /// `tool.invoke.result` (§5.3.1): a call ended.
+    #[serde(rename = "tool.invoke.result")]
+    InvokeResult(InvokeResult),
+    /// `tool.catalog.publish` (§5.4.1): the tools available in this session.
+    #[serde(rename = "tool.catalog.publish")]
+    CatalogPublish(CatalogPublish),
+}
+
+impl RawpEvent {
+    /// The envelope's `type`: `tool.invoke.request`, `tool.invoke.stream`,
+    /// `tool.invoke.result` or `tool.catalog.publish`.
+    pub fn event_type(&self) -> &'static str {
+        match self {
+            RawpEvent::InvokeRequest(_) => "tool.invoke.request",
+            RawpEvent::InvokeStream(_) => "tool.invoke.stream",
+            RawpEvent::InvokeResult(_) => "tool.invoke.result",
+            RawpEvent::CatalogPublish(_) => "tool.catalog.publish",
+        }
+    }
+}
+
+/// `tool.invoke.request`: the agent is about to call a tool.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InvokeRequest {
+    /// This call's unique id, a UUID v4.
+    pub invocation_id: Uuid,
+    /// The tool's name, as the model called it.
+    pub tool_name: String,
+    /// The tool's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_version: Option<String>,
+    /// The tool's input parameters: an object, as the spec requires, for
+    /// every well-formed call. A model that sent something else (a call the
+    /// registry then refuses) is reported as it sent it, not hidden.
+    pub input: Value,
+    /// Groups the calls sent at the same time (one batch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_group_id: Option<String>,
+}
+
+/// `tool.invoke.stream`: a chunk of a long-running call's output.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvokeStream {
+    /// The `invocation_id` of the call.
+    pub invocation_id: Uuid,
+    /// The tool's name.
+    pub tool_name: String,
+    /// `stdout`, `stderr` or `progress`.
+    pub stream_type: StreamType,
+    /// The piece of output.
+    pub chunk: String,
+    /// 0-based, per call, to put chunks back in order.
+    pub sequence: u64,
+}
+
+/// `tool.invoke.result`: how a call ended and what it produced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InvokeResult {
+    /// The `invocation_id` of the matching `tool.invoke.request`.
+    pub invocation_id: Uuid,
+    /// The tool's name.
+    pub tool_name: String,
+    /// `success`, `error`, `timeout` or `cancelled`.
+    pub status: Status,
+    /// The tool's output: the canonical value on success, the error text otherwise.
+    pub output: Value,
+    /// How to read `output`, resolved by [`OutputType::resolve`].
+    pub output_type: OutputType,
+    /// How long the call took, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Whether the output was cut short.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+}
+
+/// `tool.catalog.publish`: the tools usable in this session, and diagnostics.
+///
+/// Build it with [`Registry::catalog`](crate::Registry::catalog).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CatalogPublish {
+    /// Every tool, sorted by name.
+    pub tools: Vec<CatalogTool>,
+    /// What is wrong, for a tool or for the whole catalog; left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One tool of a [`CatalogPublish`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CatalogTool {
+    /// The tool's name.
+    pub name: String,
+    /// The tool's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// What the tool does.
+    pub description: String,
+    /// The JSON Schema of its input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
+    /// Its declared `output_type`, the first step of [`OutputType::resolve`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_type: Option<OutputType>,
+    /// Whether a call asks for approval before it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_approval: Option<bool>,
+    /// What kind of tool it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<Category>,
+    /// Whether it can be used; absent means `available`.
+    #[serde(default)]
+    pub status: ToolStatus,
+    /// Why it has its status, for a UI to show; left out when there is no reason to give.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_description: Option<String>,
+}
+
+/// Whether a tool can be used (§5.4.1 `status`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// It works. The default: an absent `status` means this.
+    #[default]
+    Available,
+    /// It cannot be used (a missing dependency, a missing permission, a
+    /// missing executable): every call is refused.
+    Unavailable,
+    /// It works with limits: calls run, and the user is told the limits.
+    Degraded,
+}
+
+/// Something wrong with a tool or with the whole catalog (§5.4.1 `diagnostics`).
+///
+/// ```
+/// use dsh_sdk::rawp::{Diagnostic, Severity};
+///
+/// let diagnostic = Diagnostic::new(Severity::Fatal, "DEPENDENCY_MISSING", "`rg` is not installed")
+///     .tool("grep");
+/// assert_eq!(
+///     serde_json::to_value(&diagnostic).unwrap(),
+///     serde_json::json!({
+///         "severity": "fatal",
+///         "tool_name": "grep",
+///         "code": "DEPENDENCY_MISSING",
+///         "message": "`rg` is not installed",
+///     })
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// How bad it is.
+    pub severity: Severity,
+    /// The tool it is about; absent when it is about the whole catalog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// A code to switch on: `TOOL_UNAVAILABLE`, `VERSION_MISMATCH`, `DEPENDENCY_MISSING`, ….
+    pub code: String,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic about the whole catalog; [`tool`](Self::tool) narrows it to one tool.
+    pub fn new(severity: Severity, code: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity,
+            tool_name: None,
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    /// Makes it about the tool `name`.
+    pub fn tool(mut self, name: impl Into<String>) -> Self {
+        self.tool_name = Some(name.into());
+        self
+    }
+}
+
+/// How bad a [`Diagnostic`] is, and what it does to the tool (§5.4.1).
+///
+/// Ordered from mild to severe, so `severity >= Severity::Error` reads as it says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// For the log or a UI; no limit on use.
+    Info,
+    /// For the log or a UI; no limit on use.
+    Warning,
+    /// The tool may be used, and the user is warned.
+    Error,
+    /// The tool is blocked: every call is refused.
+    Fatal,
+}
+
+impl OutputType {
+    /// Resolves a call's `output_type` by the rule of §5.3.3: the catalog's
+    /// declaration, else the category's default, else `text`.
+    ///
+    /// `value` is the call's canonical value (`None` when it failed), which
+    /// some rows of the category table look at:
+    ///
+    /// | category | tool | `output_type` |
+    /// |---|---|---|
+    /// | `filesystem`, `notebook` | writes or edits (not `read_only`) | `diff` when a change happened, else `empty` |
+    /// | `filesystem`, `notebook` | reads (`read_only`) | `file_content` |
+    /// | `filesystem`, `notebook` | lists (`read_only`, value a list of strings) | `file_list` |
+    /// | `shell` | | `text` |
+    /// | `search` | | `file_list` when the value is a list of strings, else `text` |
+    /// | `web` | | `web_content` |
+    /// | `task_management` | | `structured` |
+    /// | `agent` | | `agent_result` |
+    /// | `planning`, `mcp`, `custom` | | no default: `text` |
+    ///
+    /// The table tells reading from writing by the tool's `read_only` flag,
+    /// and listing from reading by what the tool returned: a list of strings
+    /// is a list of paths (what Glob, LS and a files-only Grep return). A
+    /// writing tool's value *is* its change, so an empty value (`null`,
+    /// `false`, `""`, `[]` or `{}`, such as the `()` or `None` of a write that
+    /// changed nothing, or a failed call) means no change happened. The spec
+    /// lists NotebookRead and NotebookEdit in the filesystem rows, so a
+    /// `notebook` tool resolves as a `filesystem` one.
+    ///
+    /// ```
+    /// use dsh_sdk::{Category, OutputType, ToolDef};
+    /// use serde_json::json;
+    ///
+    /// const WRITE: ToolDef = ToolDef::new("write_file", "Write a file.").category(Category::Filesystem);
+    /// assert_eq!(OutputType::resolve(&WRITE, Some(&json!("--- a\n+++ a\n@@ -1 +1 @@\n-x\n+y\n"))), OutputType::Diff);
+    /// assert_eq!(OutputType::resolve(&WRITE, Some(&json!(null))), OutputType::Empty);
+    ///
+    /// const DECLARED: ToolDef = WRITE.output_type(OutputType::Structured);
+    /// assert_eq!(OutputType::resolve(&DECLARED, Some(&json!(null))), OutputType::Structured);
+    /// ```
+    pub fn resolve(def: &ToolDef, value: Option<&Value>) -> OutputType {
+        def.declared_output_type()
+            .or_else(|| {
+                def.category_kind()
+                    .and_then(|category| category_default(category, def.is_read_only(), value))
+            })
+            .unwrap_or(OutputType::Text)
+    }
+}
+
+/// Step 2 of §5.3.3: the default of a category, `None` where the table has no row.
+fn category_default(
+    category: Category,
+    read_only: bool,
+    value: Option<&Value>,
+) -> Option<OutputType> {
+    let is_list = value.is_some_and(is_string_list);
+    Some(match category {
+        Category::Filesystem | Category::Notebook if read_only && is_list => OutputType::FileList,
+        Category::Filesystem | Category::Notebook if read_only => OutputType::FileContent,
+        Category::Filesystem | Category::Notebook if value.is_none_or(is_empty) => {
+            OutputType::Empty
+        }
+        Category::Filesystem | Category::Notebook => OutputType::Diff,
+        Category::Shell => OutputType::Text,
+        Category::Search if is_list => OutputType::FileList,
+        Category::Search => OutputType::Text,
+        Category::Web => OutputType::WebContent,
+        Category::TaskManagement => OutputType::Structured,
+        Category::Agent => OutputType::AgentResult,
+        Category::Planning | Category::Mcp | Category::Custom => return None,
+    })
+}
+
+fn is_string_list(value: &Value) -> bool {
+    matches!(value, Value::Array(items) if items.iter().all(Value::is_string))
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null | Value::Bool(false) => true,
+        Value::String(text) => text.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(fields) => fields.is_empty(),
+        Value::Bool(true) | Value::Number(_) => false,
+    }
+}
+
+impl Event {
+    /// The RAWP-DPS form of this event, for those the spec names: a request,
+    /// a stream chunk, a result or a catalog. `None` for the registry's own
+    /// events ([`Event::Executed`], [`Event::Running`]).
+    pub fn to_rawp(&self) -> Option<RawpEvent> {
+        match self {
+            Event::Request {
+                invocation_id,
+                tool_name,
+                input,
+                parallel_group_id,
+            } => Some(RawpEvent::InvokeRequest(InvokeRequest {
+                invocation_id: *invocation_id,
+                tool_name: tool_name.clone(),
+                tool_version: None,
+                input: crate::pipeline::normalize_args(input.clone()),
+                parallel_group_id: parallel_group_id.map(|id| id.to_string()),
+            })),
+            Event::Stream(chunk) => Some(RawpEvent::InvokeStream(InvokeStream::from(chunk))),
+            Event::Result(result) => Some(RawpEvent::InvokeResult(InvokeResult::from(&**result))),
+            Event::Catalog(catalog) => Some(RawpEvent::CatalogPublish(catalog.clone())),
+            Event::Executed { .. } | Event::Running { .. } => None,
+        }
+    }
+}
+
+impl From<&StreamChunk> for InvokeStream {
+    fn from(chunk: &StreamChunk) -> Self {
+        InvokeStream {
+            invocation_id: chunk.invocation_id,
+            tool_name: chunk.tool_name.clone(),
+            stream_type: chunk.stream_type,
+            chunk: chunk.chunk.clone(),
+            sequence: chunk.sequence,
+        }
+    }
+}
+
+impl From<&ToolResult> for InvokeResult {
+    /// `output` is the canonical value on success and the error text otherwise.
+    fn from(result: &ToolResult) -> Self {
+        InvokeResult {
+            invocation_id: result.invocation_id,
+            tool_name: result.tool_name.clone(),
+            status: result.status,
+            output: match &result.value {
+                Some(value) => value.clone(),
+                None => Value::String(result.text()),
+            },
+            output_type: result.output_type,
+            duration_ms: Some(u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX)),
+            truncated: Some(result.truncated),
+        }
+    }
+}
+
+impl Registry {
+    /// Calls `subscriber` with the RAWP-DPS form of every event from now on:
+    /// `tool.invoke.request`, `tool.invoke.stream`, `tool.invoke.result` and
+    /// `tool.catalog.publish`. Dropping the [`Subscription`] stops it.
+    pub fn subscribe_rawp(
+        &self,
+        subscriber: impl Fn(&RawpEvent) + Send + Sync + 'static,
+    ) -> Subscription {
+        self.subscribe(move |event| {
+            if let Some(event) = event.to_rawp() {
+                subscriber(&event);
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn empty_values_are_the_spec_s_no_change() {
+        for empty in [json!(null), json!(false), json!(""), json!([]), json!({})] {
+            assert!(is_empty(&empty), "{empty}");
+        }
+        for full in [
+            json!(true),
+            json!(0),
+            json!("x"),
+            json!([1]),
+            json!({ "a": 1 }),
+        ] {
+            assert!(!is_empty(&full), "{full}");
+        }
+    }
+
+    #[test]
+    fn a_list_is_strings_only() {
+        assert!(is_string_list(&json!([])));
+        assert!(is_string_list(&json!(["a", "b"])));
+        assert!(!is_string_list(&json!(["a", 1])));
+        assert!(!is_string_list(&json!({ "files": ["a"] })));
+    }
+}

@@ -1,0 +1,14 @@
+use dsh_sdk::prelude::*;
+
+/// Run a command (pretend).
+#[tool(present = running)]
+async fn run(command: String) -> String {
+    command
+}
+
+#[present]
+fn running(args: &RunArgs) -> Card {
+    Card::generic(args.command.clone(), json!({}), None)
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Run a command (pretend).
+#[tool(present_call = "running")]
+async fn run(command: String) -> String {
+    command
+}
+
+fn main() {}
