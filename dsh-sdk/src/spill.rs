@@ -119,7 +119,8 @@ pub(crate) fn spill(
         source,
     })?;
 
-    let path = dir.join(format!("{invocation_id}.txt"));
+    let planned = plan(config, invocation_id, text);
+    let path = planned.path.clone();
     if path.parent() != Some(dir) {
         return Err(SpillError::Escape {
             path,
@@ -142,11 +143,17 @@ pub(crate) fn spill(
     }
     sync_dir(dir);
 
-    Ok(Spilled {
-        path,
+    Ok(planned)
+}
+
+/// What [`spill`] would write for `text`, and the preview it would return,
+/// without touching the disk: a replay checks a spilled result with it.
+pub(crate) fn plan(config: &SpillConfig, invocation_id: Uuid, text: &str) -> Spilled {
+    Spilled {
+        path: config.dir.join(format!("{invocation_id}.txt")),
         total_chars: text.chars().count(),
         preview: preview(text, config.preview_chars).to_owned(),
-    })
+    }
 }
 
 /// What the model gets instead of the spilled text.

@@ -1,0 +1,488 @@
+//! Draws a session log for a person at a terminal: each call with its tool,
+//! arguments, status and duration, its card, and the replay's verdict.
+//!
+//! ```
+//! use dsh_examples::view::{self, Style};
+//! use dsh_sdk::card::{Card, TerminalCard};
+//!
+//! let card = Card::from(TerminalCard::new("echo hi").stdout("hi\n").exit_code(0));
+//! assert_eq!(
+//!     view::card(&card, Style::PLAIN),
+//!     "╭─ terminal\n│ $ echo hi\n│ hi\n│ [exit 0]\n╰─\n"
+//! );
+//! ```
+//!
+//! Every fn returns the text instead of printing it, so tests can read it;
+//! [`Style`] says whether it carries ANSI colours.
+
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+
+use dsh_sdk::card::{
+    Card, DiffCard, DiffHunk, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard,
+};
+use dsh_sdk::log::{Log, LoggedCall};
+use dsh_sdk::replay::{CallReplay, Outcome, ReplayReport};
+use dsh_sdk::{Status, ToolResult};
+use serde_json::Value;
+
+/// At most this many lines of a card's body are drawn; the rest are counted.
+pub const MAX_BODY_LINES: usize = 40;
+
+/// Lines of tool text are cut after this many characters.
+pub const MAX_LINE_CHARS: usize = 160;
+
+/// Whether the drawing carries ANSI colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    /// Colour with ANSI escape codes.
+    pub color: bool,
+}
+
+impl Style {
+    /// No escape codes: for pipes, files and tests.
+    pub const PLAIN: Style = Style { color: false };
+    /// ANSI colours.
+    pub const COLOR: Style = Style { color: true };
+
+    /// Colours when standard output is a terminal and `NO_COLOR` is unset or empty.
+    pub fn for_stdout() -> Style {
+        use std::io::IsTerminal;
+        Style::detect(
+            std::io::stdout().is_terminal(),
+            std::env::var_os("NO_COLOR").as_deref(),
+        )
+    }
+
+    /// Colours for a terminal unless `no_color` (the `NO_COLOR` variable) is set and not empty.
+    ///
+    /// ```
+    /// use std::ffi::OsStr;
+    /// use dsh_examples::view::Style;
+    ///
+    /// assert_eq!(Style::detect(true, None), Style::COLOR);
+    /// assert_eq!(Style::detect(true, Some(OsStr::new(""))), Style::COLOR);
+    /// assert_eq!(Style::detect(true, Some(OsStr::new("1"))), Style::PLAIN);
+    /// assert_eq!(Style::detect(false, None), Style::PLAIN);
+    /// ```
+    pub fn detect(is_terminal: bool, no_color: Option<&OsStr>) -> Style {
+        Style {
+            color: is_terminal && no_color.is_none_or(OsStr::is_empty),
+        }
+    }
+
+    fn paint(self, paint: Paint, text: &str) -> String {
+        if self.color && !text.is_empty() {
+            format!("\x1b[{}m{text}\x1b[0m", paint as u8)
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
+/// SGR codes.
+#[derive(Clone, Copy)]
+enum Paint {
+    Bold = 1,
+    Dim = 2,
+    Red = 31,
+    Green = 32,
+    Yellow = 33,
+    Cyan = 36,
+}
+
+/// A box drawn line by line: `╭─ title`, `│ line`…, `╰─`.
+struct Block {
+    style: Style,
+    indent: String,
+    text: String,
+    body_lines: usize,
+    hidden: usize,
+}
+
+impl Block {
+    fn new(title: &str, indent: &str, style: Style) -> Self {
+        let mut block = Block {
+            style,
+            indent: indent.to_owned(),
+            text: String::new(),
+            body_lines: 0,
+            hidden: 0,
+        };
+        let corner = style.paint(Paint::Dim, "╭─");
+        let title = style.paint(Paint::Bold, &printable(title));
+        let _ = writeln!(block.text, "{indent}{corner} {title}");
+        block
+    }
+
+    /// One body line of tool text, made printable and painted.
+    fn line(&mut self, paint: Option<Paint>, line: &str) {
+        let line = printable(line);
+        let line = match paint {
+            Some(paint) => self.style.paint(paint, &line),
+            None => line,
+        };
+        self.raw(&line);
+    }
+
+    /// One body line drawn as given (already printable and painted); past
+    /// [`MAX_BODY_LINES`] only counted.
+    fn raw(&mut self, line: &str) {
+        if self.body_lines == MAX_BODY_LINES {
+            self.hidden += 1;
+            return;
+        }
+        self.body_lines += 1;
+        let bar = self.style.paint(Paint::Dim, "│");
+        let _ = writeln!(self.text, "{}{bar} {line}", self.indent);
+    }
+
+    /// Every line of `text`.
+    fn lines(&mut self, paint: Option<Paint>, text: &str) {
+        for line in text.lines() {
+            self.line(paint, line);
+        }
+    }
+
+    fn finish(mut self) -> String {
+        if self.hidden > 0 {
+            let more = format!("… {} more lines", self.hidden);
+            let bar = self.style.paint(Paint::Dim, "│");
+            let _ = writeln!(
+                self.text,
+                "{}{bar} {}",
+                self.indent,
+                self.style.paint(Paint::Dim, &more)
+            );
+        }
+        let _ = writeln!(
+            self.text,
+            "{}{}",
+            self.indent,
+            self.style.paint(Paint::Dim, "╰─")
+        );
+        self.text
+    }
+}
+
+/// A line of tool text as drawn: control characters (a command's own escape
+/// codes, say) shown escaped, so tool output cannot drive the terminal, tabs
+/// kept; cut after [`MAX_LINE_CHARS`] characters.
+fn printable(line: &str) -> String {
+    let mut shown = String::new();
+    for (count, c) in line.chars().enumerate() {
+        if count == MAX_LINE_CHARS {
+            shown.push('…');
+            break;
+        }
+        if c.is_control() && c != '\t' {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
+/// Draws a card as a box: a `terminal` card as a console (`$ command`, its
+/// output, stderr in red, the exit code), a `diff` card with removed lines red
+/// and added lines green, a `read` card with line numbers, a `search` card as
+/// a numbered list, a `web` card as address, title and excerpt, and a
+/// `generic` card as pretty JSON.
+pub fn card(card: &Card, style: Style) -> String {
+    card_indented(card, "", style)
+}
+
+fn card_indented(card: &Card, indent: &str, style: Style) -> String {
+    match card {
+        Card::Terminal(card) => terminal(card, indent, style),
+        Card::Diff(card) => diff(card, indent, style),
+        Card::Read(card) => read(card, indent, style),
+        Card::Search(card) => search(card, indent, style),
+        Card::Web(card) => web(card, indent, style),
+        Card::Generic(card) => generic(card, indent, style),
+    }
+}
+
+fn terminal(card: &TerminalCard, indent: &str, style: Style) -> String {
+    let mut block = Block::new("terminal", indent, style);
+    block.line(Some(Paint::Bold), &format!("$ {}", card.command));
+    block.lines(None, &card.stdout);
+    block.lines(Some(Paint::Red), &card.stderr);
+    match card.exit_code {
+        Some(0) => block.line(Some(Paint::Dim), "[exit 0]"),
+        Some(code) => block.line(Some(Paint::Red), &format!("[exit {code}]")),
+        None => {}
+    }
+    block.finish()
+}
+
+fn diff(card: &DiffCard, indent: &str, style: Style) -> String {
+    let mut block = Block::new(&format!("diff {}", card.path), indent, style);
+    if card.hunks.is_empty() {
+        // No structure: colour the unified text line by line.
+        for line in card.unified_diff.lines() {
+            block.line(diff_paint(line), line);
+        }
+    }
+    for hunk in &card.hunks {
+        block.line(Some(Paint::Cyan), &hunk_header(hunk));
+        for line in &hunk.lines {
+            block.line(diff_paint(line), line);
+        }
+    }
+    block.finish()
+}
+
+fn hunk_header(hunk: &DiffHunk) -> String {
+    format!(
+        "@@ -{},{} +{},{} @@",
+        hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
+    )
+}
+
+fn diff_paint(line: &str) -> Option<Paint> {
+    if line.starts_with("@@") {
+        Some(Paint::Cyan)
+    } else if line.starts_with("---") || line.starts_with("+++") {
+        Some(Paint::Bold)
+    } else if line.starts_with('-') {
+        Some(Paint::Red)
+    } else if line.starts_with('+') {
+        Some(Paint::Green)
+    } else {
+        None
+    }
+}
+
+fn read(card: &ReadCard, indent: &str, style: Style) -> String {
+    let title = match (card.start_line, card.end_line) {
+        (Some(start), Some(end)) => format!("read {} · lines {start}–{end}", card.path),
+        _ => format!("read {}", card.path),
+    };
+    let mut block = Block::new(&title, indent, style);
+    let first = card.start_line.unwrap_or(1) as usize;
+    let last = first + card.content.lines().count().saturating_sub(1);
+    let width = last.to_string().len();
+    for (number, line) in (first..).zip(card.content.lines()) {
+        let number = style.paint(Paint::Dim, &format!("{number:>width$} │"));
+        block.raw(&format!("{number} {}", printable(line)));
+    }
+    block.finish()
+}
+
+fn search(card: &SearchCard, indent: &str, style: Style) -> String {
+    let count = match card.results.len() {
+        1 => "1 result".to_owned(),
+        n => format!("{n} results"),
+    };
+    let mut block = Block::new(&format!("search {:?} · {count}", card.query), indent, style);
+    for (number, hit) in (1..).zip(&card.results) {
+        let title = style.paint(Paint::Bold, &printable(&hit.title));
+        let location = style.paint(Paint::Cyan, &printable(&hit.location));
+        block.raw(&format!("{number}. {title} — {location}"));
+        for line in hit.snippet.lines() {
+            block.line(None, &format!("   {line}"));
+        }
+    }
+    block.finish()
+}
+
+fn web(card: &WebCard, indent: &str, style: Style) -> String {
+    let mut block = Block::new(&format!("web {}", card.url), indent, style);
+    if let Some(title) = &card.title {
+        block.line(Some(Paint::Bold), title);
+    }
+    block.lines(None, &card.excerpt);
+    block.finish()
+}
+
+fn generic(card: &GenericCard, indent: &str, style: Style) -> String {
+    let mut block = Block::new(&format!("generic · {}", card.title), indent, style);
+    block.line(Some(Paint::Dim), "input");
+    block.lines(None, &pretty(&card.input));
+    if let Some(output) = &card.output {
+        block.line(Some(Paint::Dim), "output");
+        block.lines(None, &pretty(output));
+    }
+    block.finish()
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// Draws one call: a heading with its number, tool, status and duration, its
+/// arguments, its card (or, without one, the text the model saw), and the
+/// replay's verdict when there is one.
+pub fn call(
+    number: usize,
+    call: &LoggedCall,
+    verdict: Option<&CallReplay>,
+    style: Style,
+) -> String {
+    let mut text = String::new();
+    let (status, duration) = match &call.result {
+        Some(result) => (
+            status_text(result, style),
+            format!("{} ms", result.duration.as_millis()),
+        ),
+        None => (style.paint(Paint::Yellow, "unfinished"), "?".to_owned()),
+    };
+    let heading = style.paint(
+        Paint::Bold,
+        &format!("#{number} {}", printable(call.tool_name())),
+    );
+    let _ = writeln!(
+        text,
+        "{heading} · {status} · {duration} {}",
+        style.paint(Paint::Dim, &format!("(line {})", call.line))
+    );
+    if let Some(args) = call.args() {
+        let _ = writeln!(
+            text,
+            "  {} {}",
+            style.paint(Paint::Dim, "args"),
+            printable(&args.to_string())
+        );
+    }
+    if !call.stream.is_empty() {
+        let chunks = match call.stream.len() {
+            1 => "1 chunk".to_owned(),
+            n => format!("{n} chunks"),
+        };
+        let _ = writeln!(text, "  {} {chunks}", style.paint(Paint::Dim, "streamed"));
+    }
+    match &call.result {
+        Some(ToolResult {
+            card: Some(card), ..
+        }) => text.push_str(&card_indented(card, "  ", style)),
+        Some(result) => {
+            let paint = if result.is_error {
+                Paint::Red
+            } else {
+                Paint::Dim
+            };
+            for line in result.text().lines() {
+                let _ = writeln!(text, "  {}", style.paint(paint, &printable(line)));
+            }
+        }
+        None => {
+            if let Some(card) = &call.running {
+                text.push_str(&card_indented(card, "  ", style));
+            }
+        }
+    }
+    if call.result.as_ref().is_some_and(|result| result.truncated) {
+        let _ = writeln!(
+            text,
+            "  {}",
+            style.paint(
+                Paint::Yellow,
+                "the model saw a preview: the whole output was spilled to a file"
+            )
+        );
+    }
+    if let Some(verdict) = verdict {
+        text.push_str(&replay_text(verdict, style));
+    }
+    text
+}
+
+fn status_text(result: &ToolResult, style: Style) -> String {
+    match result.status {
+        Status::Success => style.paint(Paint::Green, "success"),
+        Status::Error => style.paint(Paint::Red, "error"),
+        Status::Timeout => style.paint(Paint::Red, "timeout"),
+        Status::Cancelled => style.paint(Paint::Yellow, "cancelled"),
+    }
+}
+
+fn replay_text(verdict: &CallReplay, style: Style) -> String {
+    let label = style.paint(Paint::Dim, "replay");
+    let mut text = match &verdict.outcome {
+        Outcome::Identical => format!("  {label} {}\n", style.paint(Paint::Green, "✓ identical")),
+        Outcome::Differs(differences) => {
+            let mut text = format!(
+                "  {label} {}\n",
+                style.paint(Paint::Red, &format!("✗ {}", verdict.outcome))
+            );
+            for difference in differences {
+                let _ = writeln!(
+                    text,
+                    "    {}",
+                    style.paint(Paint::Red, &difference.to_string())
+                );
+            }
+            text
+        }
+        Outcome::UnknownTool => format!(
+            "  {label} {}\n",
+            style.paint(Paint::Yellow, &verdict.outcome.to_string())
+        ),
+        Outcome::Skipped(_) => format!(
+            "  {label} {}\n",
+            style.paint(Paint::Dim, &verdict.outcome.to_string())
+        ),
+    };
+    if let Some(file) = verdict.spill_file.as_ref().filter(|file| !file.found) {
+        let _ = writeln!(
+            text,
+            "    {}",
+            style.paint(
+                Paint::Dim,
+                &format!("(spill file {} is gone; not compared)", file.path.display())
+            )
+        );
+    }
+    text
+}
+
+/// Draws a whole session: a heading, any torn last line, every call with its
+/// verdict (`report` from [`replay`](dsh_sdk::replay::replay()) of the same
+/// log), and the replay's summary.
+pub fn session(log: &Log, report: &ReplayReport, style: Style) -> String {
+    let calls = log.calls();
+    let mut text = String::new();
+    let plural = if calls.len() == 1 { "" } else { "s" };
+    let _ = writeln!(
+        text,
+        "{}\n",
+        style.paint(
+            Paint::Bold,
+            &format!(
+                "session {} · {} call{plural}",
+                log.path.display(),
+                calls.len()
+            )
+        )
+    );
+    for warning in &log.warnings {
+        let _ = writeln!(
+            text,
+            "{}\n",
+            style.paint(Paint::Yellow, &format!("warning: {warning}"))
+        );
+    }
+    for (index, logged) in calls.iter().enumerate() {
+        let verdict = report
+            .calls
+            .get(index)
+            .filter(|verdict| verdict.invocation_id == logged.invocation_id);
+        text.push_str(&call(index + 1, logged, verdict, style));
+        text.push('\n');
+    }
+    let summary = report.summary();
+    let paint = if summary.differing > 0 {
+        Paint::Red
+    } else {
+        Paint::Green
+    };
+    let _ = writeln!(
+        text,
+        "{} {}",
+        style.paint(Paint::Bold, "replay:"),
+        style.paint(paint, &summary.to_string())
+    );
+    text
+}
