@@ -1,0 +1,241 @@
+//! Tool search over 10,000 generated tools with realistic names, descriptions
+//! and parameters: how long the BM25 index takes to build, and how long a
+//! query takes (criterion's median, and the p50/p99 of 2,000 timed queries,
+//! printed after the criterion groups).
+//!
+//! Run with `cargo bench -p dsh-sdk --bench search`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dsh_sdk::dynamic::DynamicTool;
+use dsh_sdk::search::ToolIndex;
+use dsh_sdk::{Registry, ToolDef, ToolInfo};
+use serde_json::{Value, json};
+
+const VERBS: [(&str, &str); 10] = [
+    ("get", "Fetch one"),
+    ("list", "List every"),
+    ("create", "Create a new"),
+    ("update", "Change the fields of a"),
+    ("delete", "Permanently delete a"),
+    ("search", "Full-text search for a"),
+    ("export", "Export as CSV each"),
+    ("archive", "Archive a finished"),
+    ("assign", "Assign to a teammate a"),
+    ("comment", "Add a comment to a"),
+];
+
+const THINGS: [(&str, &str); 20] = [
+    (
+        "invoice",
+        "billing document sent to a client with line items and taxes",
+    ),
+    (
+        "customer",
+        "person or company that buys from you, with contact details",
+    ),
+    (
+        "order",
+        "purchase with items, quantities, shipping address and status",
+    ),
+    (
+        "ticket",
+        "support request from a user with priority and assignee",
+    ),
+    (
+        "repository",
+        "source code repository with branches and pull requests",
+    ),
+    (
+        "calendar_event",
+        "meeting with a title, start time, end time and attendees",
+    ),
+    (
+        "email",
+        "message in a mailbox with subject, sender and attachments",
+    ),
+    (
+        "file",
+        "document stored in a drive folder with sharing permissions",
+    ),
+    (
+        "payment",
+        "card or bank transfer with amount, currency and refund state",
+    ),
+    (
+        "shipment",
+        "parcel with a carrier, tracking number and delivery date",
+    ),
+    (
+        "employee",
+        "staff member with role, department, manager and salary",
+    ),
+    (
+        "report",
+        "dashboard chart or table computed from metrics over a period",
+    ),
+    (
+        "contact",
+        "address book entry with phone numbers and email addresses",
+    ),
+    (
+        "deal",
+        "sales opportunity with stage, value and expected close date",
+    ),
+    ("task", "to-do item with a due date, checklist and project"),
+    (
+        "alert",
+        "monitoring alarm raised when a metric crosses a threshold",
+    ),
+    (
+        "label",
+        "tag used to group issues, pull requests or messages",
+    ),
+    ("webhook", "HTTP callback subscribed to events of a service"),
+    (
+        "product",
+        "catalog item with price, stock level and variants",
+    ),
+    (
+        "subscription",
+        "recurring plan a customer pays for monthly or yearly",
+    ),
+];
+
+const PROVIDERS: [&str; 50] = [
+    "stripe",
+    "github",
+    "gitlab",
+    "jira",
+    "linear",
+    "asana",
+    "trello",
+    "notion",
+    "slack",
+    "discord",
+    "gmail",
+    "outlook",
+    "gcal",
+    "zoom",
+    "hubspot",
+    "salesforce",
+    "zendesk",
+    "intercom",
+    "shopify",
+    "woocommerce",
+    "quickbooks",
+    "xero",
+    "paypal",
+    "square",
+    "dropbox",
+    "gdrive",
+    "onedrive",
+    "box",
+    "airtable",
+    "monday",
+    "clickup",
+    "pagerduty",
+    "datadog",
+    "sentry",
+    "grafana",
+    "okta",
+    "workday",
+    "bamboohr",
+    "greenhouse",
+    "lever",
+    "mailchimp",
+    "sendgrid",
+    "twilio",
+    "ups",
+    "fedex",
+    "dhl",
+    "figma",
+    "miro",
+    "confluence",
+    "bitbucket",
+];
+
+fn tools() -> Registry {
+    let registry = Registry::new();
+    for provider in PROVIDERS {
+        for (verb, verb_text) in VERBS {
+            for (thing, thing_text) in THINGS {
+                let name = format!("{provider}_{verb}_{thing}");
+                let description = format!(
+                    "{verb_text} {} in {provider}: a {thing_text}.",
+                    thing.replace('_', " ")
+                );
+                let schema = json!({
+                    "type": "object",
+                    "properties": {
+                        format!("{thing}_id"): { "type": "string", "description": format!("The {provider} id of the {}", thing.replace('_', " ")) },
+                        "fields": { "type": "array", "items": { "type": "string" }, "description": "Which fields to return" },
+                        "limit": { "type": "integer", "minimum": 1, "description": "At most this many results" }
+                    }
+                });
+                let tool = DynamicTool::new(
+                    ToolDef::owned(name, description).defer(true),
+                    schema,
+                    |_args: Value, _exec| async { Ok(Value::Null) },
+                );
+                registry
+                    .register_dynamic(tool)
+                    .expect("a generated tool")
+                    .keep();
+            }
+        }
+    }
+    registry
+}
+
+const QUERIES: [&str; 8] = [
+    "refund a card payment in stripe",
+    "find the tracking number of a parcel",
+    "invite attendees to a meeting next tuesday",
+    "which pull requests are open in the repository",
+    "raise the salary of an employee",
+    "export all invoices as csv",
+    "page the on-call engineer about an alert",
+    "add a tag to an issue",
+];
+
+fn bench(c: &mut Criterion) {
+    let registry = tools();
+    let infos: Vec<ToolInfo> = registry.tools();
+    assert_eq!(infos.len(), 10_000);
+
+    let mut group = c.benchmark_group("tool_search_10k");
+    group.sample_size(10);
+    group.bench_function("build_index", |b| {
+        b.iter(|| black_box(ToolIndex::build(&infos)))
+    });
+    let index = ToolIndex::build(&infos);
+    group.sample_size(100);
+    group.bench_function("query", |b| {
+        let mut next = 0;
+        b.iter(|| {
+            next = (next + 1) % QUERIES.len();
+            black_box(index.search(QUERIES[next], 5))
+        });
+    });
+    group.finish();
+
+    let mut timings: Vec<Duration> = (0..2_000)
+        .map(|i| {
+            let started = Instant::now();
+            black_box(index.search(QUERIES[i % QUERIES.len()], 5));
+            started.elapsed()
+        })
+        .collect();
+    timings.sort_unstable();
+    println!(
+        "tool_search_10k/query over 2000 queries: p50 {:?}, p99 {:?}",
+        timings[timings.len() / 2],
+        timings[timings.len() * 99 / 100]
+    );
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
