@@ -7,8 +7,10 @@
 //!   (metrics, retry, timeout), the output gate, a post-execute hook, render,
 //!   present, the finalize check, and a subscriber.
 //!
-//! Run with `cargo bench -p dsh-sdk --bench pipeline`; the ratio of the two
-//! medians is what to watch.
+//! - pipeline_bare: the same stages with nothing hooked in.
+//!
+//! Run with `cargo bench -p dsh-sdk --bench pipeline`; the ratio of
+//! `pipeline` to `floor` is what to watch.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -52,6 +54,9 @@ fn bench(c: &mut Criterion) {
         black_box(event);
     });
 
+    let bare = Registry::new();
+    bare.register::<greet>().expect("greet registers").keep();
+
     let mut group = c.benchmark_group("greet");
     group.bench_function("floor", |b| {
         b.to_async(&runtime).iter(|| async {
@@ -63,6 +68,16 @@ fn bench(c: &mut Criterion) {
     group.bench_function("pipeline", |b| {
         b.to_async(&runtime).iter(|| async {
             let result = registry.call("greet", black_box(args.clone())).await;
+            assert!(!result.is_error);
+            black_box(result)
+        });
+    });
+    // The same stages with nothing hooked in: no rules, gates, guards,
+    // post-execute hooks or subscribers. The gap to `pipeline` is what the
+    // hooks and the events cost.
+    group.bench_function("pipeline_bare", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let result = bare.call("greet", black_box(args.clone())).await;
             assert!(!result.is_error);
             black_box(result)
         });

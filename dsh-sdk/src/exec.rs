@@ -3,14 +3,15 @@
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::error::ToolError;
 use crate::event::StreamType;
+use crate::registry::{Inner, Registry};
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.
@@ -45,6 +46,7 @@ struct ExecInner {
     cancel: CancellationToken,
     state: State,
     sink: Option<StreamSink>,
+    registry: Option<Weak<Inner>>,
     sequence: AtomicU64,
 }
 
@@ -80,6 +82,7 @@ impl Exec {
             cancel: CancellationToken::new(),
             state: State::default(),
             sink: None,
+            registry: None,
         }
     }
 
@@ -117,6 +120,13 @@ impl Exec {
                 type_name::<T>()
             ))
         })
+    }
+
+    /// The registry this call runs in, for tools that call other tools or
+    /// look at the pool (tool search). `None` outside a registry.
+    pub fn registry(&self) -> Option<Registry> {
+        let inner = self.inner.registry.as_ref()?.upgrade()?;
+        Some(Registry { inner })
     }
 
     /// Sends a progress message.
@@ -164,6 +174,7 @@ pub struct ExecBuilder {
     cancel: CancellationToken,
     state: State,
     sink: Option<StreamSink>,
+    registry: Option<Weak<Inner>>,
 }
 
 impl ExecBuilder {
@@ -196,6 +207,12 @@ impl ExecBuilder {
         self
     }
 
+    /// Lets the tool reach the registry it runs in.
+    pub fn registry(mut self, registry: &Registry) -> Self {
+        self.registry = Some(Arc::downgrade(&registry.inner));
+        self
+    }
+
     /// Builds the context.
     pub fn build(self) -> Exec {
         Exec {
@@ -205,6 +222,7 @@ impl ExecBuilder {
                 cancel: self.cancel,
                 state: self.state,
                 sink: self.sink,
+                registry: self.registry,
                 sequence: AtomicU64::new(0),
             }),
         }

@@ -147,7 +147,7 @@ impl Service<ExecRequest> for Execute {
             let prepared = match taken {
                 Some(prepared) => prepared,
                 None => handler
-                    .prepare(Value::clone(&request.args))
+                    .prepare(&request.args)
                     .map_err(|error| ExecError::Tool(ToolError::new(error)))?,
             };
             let running = handler.execute(prepared, request.exec.clone());

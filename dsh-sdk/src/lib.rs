@@ -36,24 +36,42 @@
 //! each with its JSON pointer), deserialize, execute, serialize the output to
 //! one canonical JSON value, validate it against the output schema, then
 //! render the content the model sees and present the card a UI shows.
+//!
+//! A host records every call in a session log with
+//! `registry.subscribe(SessionLog::open(path)?.subscriber())` ([`log`]);
+//! [`replay::replay()`] runs render and present again on the logged values,
+//! executing nothing, and reports every byte that comes out differently.
 
 #![forbid(unsafe_code)]
 
+// Lets the macros' `::dsh_sdk::…` paths resolve inside this crate too (the
+// built-in tool-search tool is a `#[tool]`).
+extern crate self as dsh_sdk;
+
 pub mod card;
+pub mod catalog;
 mod content;
 mod definition;
+pub mod dynamic;
 mod error;
 pub mod event;
 mod exec;
 pub mod export;
 pub mod layer;
+pub mod log;
+pub mod lower;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod permission;
 mod pipeline;
 pub mod post_execute;
 mod project;
+pub mod rawp;
 mod registry;
+pub mod replay;
 mod result;
 mod schema;
+pub mod search;
 mod spill;
 
 #[doc(hidden)]
@@ -61,12 +79,14 @@ mod spill;
 pub mod __private;
 
 pub use card::Card;
+pub use catalog::CatalogError;
 pub use content::{ContentBlock, joined_text, render_default};
 pub use definition::{Category, OutputType, Tool, ToolDef, Validation};
+pub use dynamic::DynamicTool;
 pub use error::{RegisterError, ToolError};
 pub use exec::{Exec, ExecBuilder, State, StreamChunk};
 pub use pipeline::ToolCall;
-pub use project::{PresentFn, RenderFn};
+pub use project::{PresentCallFn, PresentFn, RenderFn};
 pub use registry::{Registry, RegistryBuilder, Subscription, ToolHandle, ToolInfo};
 pub use result::{Status, ToolResult};
 pub use schema::Violation;

@@ -1,6 +1,7 @@
 //! The one path every call takes, from a name and raw arguments to a [`ToolResult`].
 //!
-//! 1. resolve the name or alias;
+//! 1. resolve the name or alias; a tool the catalog marks `unavailable`, or
+//!    with a `fatal` diagnostic, is refused;
 //! 2. input: the raw arguments against the input schema (every violation at
 //!    once), serde, then the tool's own `validate_input`;
 //! 3. pre-execute: the default decision (`requires_approval` and `destructive`
@@ -8,7 +9,9 @@
 //! 4. monotone guards, which can only tighten that decision; `ask` goes to the
 //!    host's approver, which may override the arguments (validated again);
 //! 5. execute inside the layers (host layers, metrics, retry, timeout), with
-//!    cancellation and panics caught;
+//!    cancellation and panics caught; just before, a top-level call's running
+//!    card goes to subscribers, and the catalog's warnings about the tool
+//!    stream as `progress` chunks;
 //! 6. the output gate: the canonical value against the output schema;
 //! 7. post-execute hooks;
 //! 8. render, and present for top-level calls;
@@ -17,6 +20,7 @@
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -28,16 +32,16 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::definition::Validation;
+use crate::definition::{OutputType, Validation};
 use crate::event::{Event, ValueSource};
 use crate::exec::{Exec, StreamSink};
 use crate::layer::{ExecError, ExecRequest};
 use crate::permission::{Approval, ApprovalRequest, CallInfo, Decision};
 use crate::post_execute::{PostCall, PostDecision};
-use crate::registry::{Entry, Inner, Prepared, Registry};
+use crate::registry::{Config, Entry, Inner, Prepared, Registry, ToolInfo};
 use crate::result::{Status, ToolResult};
 use crate::schema::describe;
-use crate::spill::{spill, spilled_message};
+use crate::spill::{plan, spill, spilled_message};
 
 /// One call a model asked for: a tool name and its raw arguments.
 ///
@@ -116,7 +120,7 @@ impl Registry {
 
     /// Calls with every option of [`ToolCall`].
     pub async fn call_with(&self, call: ToolCall) -> ToolResult {
-        self.emit(&Event::Request {
+        self.emit_with(|| Event::Request {
             invocation_id: call.invocation_id,
             tool_name: call.name.clone(),
             input: call.args.clone(),
@@ -130,6 +134,7 @@ impl Registry {
             tool: call.name.clone(),
             parallel_group_id: call.parallel_group_id,
             started,
+            output_type: OutputType::Text,
         };
         let batch_cancelled = async {
             match &batch_cancel {
@@ -149,7 +154,12 @@ impl Registry {
             result = self.run(call, started) => result,
         };
         result.duration = started.elapsed();
-        self.emit(&Event::Result(Box::new(result.clone())));
+        if result.status == Status::Cancelled
+            && let Some(entry) = self.entry(&result.tool_name)
+        {
+            result.output_type = OutputType::resolve(&entry.def, None);
+        }
+        self.emit_with(|| Event::Result(Box::new(result.clone())));
         result
     }
 
@@ -207,6 +217,7 @@ impl Registry {
             tool: call.name.clone(),
             parallel_group_id: call.parallel_group_id,
             started,
+            output_type: OutputType::Text,
         };
 
         // 1. resolve
@@ -215,11 +226,20 @@ impl Registry {
         };
         let tool = entry.def.name().to_owned();
         stub.tool.clone_from(&tool);
+        stub.output_type = OutputType::resolve(&entry.def, None);
+        // The catalog's severity rules: `unavailable` or a `fatal` diagnostic
+        // blocks the tool; `degraded` or an `error` diagnostic warns the user.
+        let warnings = self.catalog_check(&tool).map_err(|m| stub.error(m))?;
         let exec = Exec::builder(tool.clone())
             .invocation_id(call.invocation_id)
             .cancellation(call.cancel.clone())
             .state(self.inner.state.clone())
-            .sink(Some(stream_sink(Arc::downgrade(&self.inner))))
+            .registry(self)
+            .sink(Some(Arc::clone(
+                self.inner
+                    .sink
+                    .get_or_init(|| stream_sink(Arc::downgrade(&self.inner))),
+            )))
             .build();
 
         // 2. input
@@ -267,6 +287,21 @@ impl Registry {
                     }
                 }
             }
+        }
+
+        // The card shown while the call runs, and the user's warnings.
+        if call.top_level {
+            self.emit_with(|| Event::Running {
+                invocation_id: call.invocation_id,
+                tool_name: tool.clone(),
+                card: ToolInfo {
+                    entry: Arc::clone(&entry),
+                }
+                .present_call(&args),
+            });
+        }
+        for warning in warnings {
+            exec.progress(format!("warning: {}: {}", warning.code, warning.message));
         }
 
         // 5. execute inside the layers
@@ -329,54 +364,41 @@ impl Registry {
             }
         }
 
-        self.emit(&Event::Executed {
+        self.emit_with(|| Event::Executed {
             invocation_id: call.invocation_id,
             tool_name: tool.clone(),
             args: Value::clone(&args),
             value: value.clone(),
             source,
+            top_level: call.top_level,
+            replaced_content: replaced_content.clone(),
+            context: context.clone(),
         });
 
-        // 8. render and present
-        let (rendered, card) =
-            project(&entry, &args, &value, call.top_level).map_err(|m| stub.error(m))?;
-        let mut content = replaced_content.unwrap_or(rendered);
+        // 8–9. render, present, finalize: the stages a replay runs too
+        let settled = Settled {
+            invocation_id: call.invocation_id,
+            args: &args,
+            value: &value,
+            top_level: call.top_level,
+            replaced_content,
+            context,
+        };
+        let finished =
+            finish(config, &entry, settled, SpillMode::Write).map_err(|m| stub.error(m))?;
 
-        // 9. finalize
-        let limit = entry
-            .def
-            .result_char_limit()
-            .unwrap_or(config.max_result_chars);
-        let text_chars: usize = content
-            .iter()
-            .filter_map(ContentBlock::as_text)
-            .map(|text| text.chars().count())
-            .sum();
-        let mut truncated = false;
-        if text_chars > limit {
-            let full = crate::content::joined_text(&content);
-            let spilled = spill(&config.spill, call.invocation_id, &full).map_err(|error| {
-                stub.error(format!(
-                    "`{tool}` produced {text_chars} characters, over its limit of {limit}, and they could not be saved: {}",
-                    with_sources(&error)
-                ))
-            })?;
-            content.retain(|block| block.as_text().is_none());
-            content.insert(0, ContentBlock::text(spilled_message(&spilled)));
-            truncated = true;
-        }
-        content.extend(context);
-
+        let output_type = OutputType::resolve(&entry.def, Some(&value));
         Ok(Box::new(ToolResult {
             invocation_id: call.invocation_id,
             tool_name: tool,
             status: Status::Success,
-            content,
+            content: finished.content,
             value: Some(value),
-            card,
+            card: finished.card,
             is_error: false,
             duration: started.elapsed(),
-            truncated,
+            truncated: finished.spill.is_some(),
+            output_type,
             parallel_group_id: call.parallel_group_id,
         }))
     }
@@ -403,6 +425,8 @@ struct Stub {
     tool: String,
     parallel_group_id: Option<Uuid>,
     started: Instant,
+    /// What a failure's `output_type` resolves to, once the tool is known.
+    output_type: OutputType,
 }
 
 impl Stub {
@@ -415,6 +439,7 @@ impl Stub {
             self.started.elapsed(),
         );
         result.parallel_group_id = self.parallel_group_id;
+        result.output_type = self.output_type;
         Box::new(result)
     }
 
@@ -442,7 +467,7 @@ fn check_input(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared, Str
     }
     let prepared = entry
         .handler
-        .prepare(args.clone())
+        .prepare(args)
         .map_err(|error| format!("invalid arguments for `{tool}`: {error}"))?;
     match entry.handler.validate(&prepared, exec) {
         Validation::Ok => Ok(prepared),
@@ -464,6 +489,83 @@ fn output_gate(entry: &Entry, value: &Value) -> Result<(), String> {
             describe(&violations)
         ))
     }
+}
+
+/// What stages 8 and 9 start from: a value that passed the output gate and
+/// every post-execute hook. A live call builds it from the hooks' decisions; a
+/// replay reads it from the session log's `executed` record.
+pub(crate) struct Settled<'a> {
+    pub(crate) invocation_id: Uuid,
+    pub(crate) args: &'a Value,
+    pub(crate) value: &'a Value,
+    pub(crate) top_level: bool,
+    pub(crate) replaced_content: Option<Vec<ContentBlock>>,
+    pub(crate) context: Vec<ContentBlock>,
+}
+
+/// Whether finalize writes oversized content to its spill file, or only
+/// works out the file and the message the model gets (a replay).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SpillMode {
+    Write,
+    Plan,
+}
+
+/// The content and card of a successful call, after finalize.
+pub(crate) struct Finished {
+    pub(crate) content: Vec<ContentBlock>,
+    pub(crate) card: Option<Card>,
+    /// Where the whole text went, and the text, when it was over the limit.
+    pub(crate) spill: Option<(PathBuf, String)>,
+}
+
+/// Stages 8 and 9: render and present, then spill oversized content. The one
+/// path from a settled value to content and card, for a live call and a
+/// replay alike; `Err` is the message of the call's error result.
+pub(crate) fn finish(
+    config: &Config,
+    entry: &Entry,
+    settled: Settled<'_>,
+    mode: SpillMode,
+) -> Result<Finished, String> {
+    let tool = entry.def.name();
+
+    // 8. render and present
+    let (rendered, card) = project(entry, settled.args, settled.value, settled.top_level)?;
+    let mut content = settled.replaced_content.unwrap_or(rendered);
+
+    // 9. finalize
+    let limit = entry
+        .def
+        .result_char_limit()
+        .unwrap_or(config.max_result_chars);
+    let text_chars: usize = content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .map(|text| text.chars().count())
+        .sum();
+    let mut spilled_to = None;
+    if text_chars > limit {
+        let full = crate::content::joined_text(&content);
+        let spilled = match mode {
+            SpillMode::Write => spill(&config.spill, settled.invocation_id, &full).map_err(|error| {
+                format!(
+                    "`{tool}` produced {text_chars} characters, over its limit of {limit}, and they could not be saved: {}",
+                    with_sources(&error)
+                )
+            })?,
+            SpillMode::Plan => plan(&config.spill, settled.invocation_id, &full),
+        };
+        content.retain(|block| block.as_text().is_none());
+        content.insert(0, ContentBlock::text(spilled_message(&spilled)));
+        spilled_to = Some((spilled.path, full));
+    }
+    content.extend(settled.context);
+    Ok(Finished {
+        content,
+        card,
+        spill: spilled_to,
+    })
 }
 
 /// Stage 8: render and present, pure projections of the canonical value. A
@@ -506,7 +608,7 @@ fn stream_sink(registry: Weak<Inner>) -> StreamSink {
 }
 
 /// Models sometimes send the arguments object as a JSON string; accept it.
-fn normalize_args(args: Value) -> Value {
+pub(crate) fn normalize_args(args: Value) -> Value {
     if let Value::String(text) = &args
         && let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text)
     {
@@ -524,7 +626,7 @@ fn human_duration(duration: Duration) -> String {
 }
 
 /// An error's message followed by its sources'.
-fn with_sources(error: &dyn std::error::Error) -> String {
+pub(crate) fn with_sources(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -6,27 +6,30 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+use serde::Deserialize;
 use serde_json::Value;
 
 use tower::retry::RetryLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
 use crate::card::Card;
+use crate::catalog::CatalogState;
 use crate::content::ContentBlock;
 use crate::definition::{Tool, ToolDef, Validation};
 use crate::error::{RegisterError, ToolError};
 use crate::event::Event;
-use crate::exec::{Exec, State};
+use crate::exec::{Exec, State, StreamSink};
 use crate::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
 };
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::post_execute::PostExecute;
+use crate::rawp::{Diagnostic, Severity};
 use crate::schema::{self, Compiled};
 use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
 
@@ -63,6 +66,21 @@ pub(crate) struct Inner {
     pub(crate) state: State,
     pub(crate) config: Config,
     subscribers: RwLock<Vec<(u64, Subscriber)>>,
+    /// How many subscribers there are, read without a lock on the hot path.
+    listened: AtomicUsize,
+    /// Forwards a tool's stream chunks to the subscribers; made once, on first use.
+    pub(crate) sink: OnceLock<StreamSink>,
+    /// Each tool's status and the diagnostics (`catalog.rs`).
+    pub(crate) catalog: RwLock<CatalogState>,
+    /// Deferred tools loaded by tool search, in the order they were loaded.
+    loaded: RwLock<Vec<String>>,
+    /// Bumped whenever a tool comes or goes.
+    generation: AtomicU64,
+    /// Marked changed whenever a tool comes or goes, for those who wait on it
+    /// ([`Registry::watch_tools`]).
+    changed: tokio::sync::watch::Sender<()>,
+    /// The BM25 index over the deferred tools (`search.rs`).
+    pub(crate) search: crate::search::Index,
     next_id: AtomicU64,
 }
 
@@ -107,13 +125,22 @@ pub(crate) type Prepared = Box<dyn Any + Send>;
 /// A tool with its types erased to JSON, so typed and dynamic tools share one pool.
 pub(crate) trait Handler: Send + Sync + 'static {
     /// Deserializes arguments that passed the input schema.
-    fn prepare(&self, args: Value) -> Result<Prepared, String>;
+    fn prepare(&self, args: &Value) -> Result<Prepared, String>;
     /// The tool's own check of its arguments.
     fn validate(&self, args: &Prepared, exec: &Exec) -> Validation;
     /// Runs the tool and serializes its output to the canonical value.
     fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>>;
     /// Renders, and presents when `present` is set, from the raw args and the canonical value.
     fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, String>;
+    /// The card shown while a call runs, from the raw args; `None` for the generic card.
+    fn present_call(&self, args: &Value) -> Result<Option<Card>, String> {
+        let _ = args;
+        Ok(None)
+    }
+    /// Whether the tool was made at run time (`dynamic.rs`) rather than by a type.
+    fn is_dynamic(&self) -> bool {
+        false
+    }
 }
 
 /// What render and present made of a value.
@@ -125,7 +152,7 @@ pub(crate) struct Projection {
 struct Typed<T>(PhantomData<fn() -> T>);
 
 impl<T: Tool> Handler for Typed<T> {
-    fn prepare(&self, args: Value) -> Result<Prepared, String> {
+    fn prepare(&self, args: &Value) -> Result<Prepared, String> {
         // The schema caught every shape error it can; what serde still refuses
         // (a custom `Deserialize`, say) is reported with its path too.
         let args: T::Args = serde_path_to_error::deserialize(args)
@@ -153,9 +180,9 @@ impl<T: Tool> Handler for Typed<T> {
     }
 
     fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, String> {
-        let args: T::Args = serde_json::from_value(args.clone())
+        let args = T::Args::deserialize(args)
             .map_err(|error| format!("the arguments no longer deserialize: {error}"))?;
-        let value: T::Output = serde_json::from_value(value.clone())
+        let value = T::Output::deserialize(value)
             .map_err(|error| format!("the output does not deserialize: {error}"))?;
         Ok(Projection {
             content: T::render(&args, &value),
@@ -165,6 +192,12 @@ impl<T: Tool> Handler for Typed<T> {
                 None
             },
         })
+    }
+
+    fn present_call(&self, args: &Value) -> Result<Option<Card>, String> {
+        let args = T::Args::deserialize(args)
+            .map_err(|error| format!("the arguments do not deserialize: {error}"))?;
+        Ok(T::present_call(&args))
     }
 }
 
@@ -199,14 +232,18 @@ impl Registry {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .push((id, Arc::new(subscriber)));
+        self.inner.listened.fetch_add(1, Ordering::Relaxed);
         Subscription {
             registry: Arc::downgrade(&self.inner),
             id,
         }
     }
 
-    pub(crate) fn emit(&self, event: &Event) {
-        self.inner.emit(event);
+    /// Builds and emits an event only when someone listens.
+    pub(crate) fn emit_with(&self, event: impl FnOnce() -> Event) {
+        if self.inner.listened.load(Ordering::Relaxed) > 0 {
+            self.inner.emit(&event());
+        }
     }
 
     /// Registers the tool `T`, as generated by `#[tool]`: `registry.register::<read_file>()`.
@@ -249,22 +286,46 @@ impl Registry {
         let output = compile("output", output)?;
 
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let dynamic = handler.is_dynamic();
         let mut tools = self.write();
         let names: Vec<&str> = std::iter::once(def.name())
             .chain(def.alias_names())
             .collect();
+        // Built-in tools keep their names whatever the order tools arrive in
+        // (004 §4.7, `assembleToolPool`): a dynamic tool holding one steps
+        // aside for a built-in tool, and a dynamic tool asking for one is refused.
+        let mut shadowed: Vec<String> = Vec::new();
         for (index, candidate) in names.iter().enumerate() {
-            let existing = tools
-                .resolve_name(candidate)
-                .map(str::to_owned)
-                .or_else(|| names[..index].contains(candidate).then(|| name.clone()));
-            if let Some(existing) = existing {
-                return Err(RegisterError::Duplicate {
-                    tool: name.clone(),
-                    name: (*candidate).to_owned(),
-                    existing,
-                });
+            let duplicate = |existing: String| RegisterError::Duplicate {
+                tool: name.clone(),
+                name: (*candidate).to_owned(),
+                existing,
+            };
+            if names[..index].contains(candidate) {
+                return Err(duplicate(name.clone()));
             }
+            let Some(existing) = tools.resolve_name(candidate).map(str::to_owned) else {
+                continue;
+            };
+            let existing_is_dynamic = tools
+                .by_name
+                .get(&existing)
+                .is_some_and(|entry| entry.handler.is_dynamic());
+            if !dynamic && existing_is_dynamic {
+                if !shadowed.contains(&existing) {
+                    shadowed.push(existing);
+                }
+                continue;
+            }
+            drop(tools);
+            if dynamic && !existing_is_dynamic {
+                self.add_diagnostic(shadowed_diagnostic(&name, &existing));
+            }
+            return Err(duplicate(existing));
+        }
+        for hidden in &shadowed {
+            tools.by_name.remove(hidden);
+            tools.aliases.retain(|_, owner| owner != hidden);
         }
         for alias in def.alias_names() {
             tools.aliases.insert(alias.to_owned(), name.clone());
@@ -277,6 +338,12 @@ impl Registry {
             handler,
         };
         tools.by_name.insert(name.clone(), Arc::new(entry));
+        self.inner.generation.fetch_add(1, Ordering::Relaxed);
+        drop(tools);
+        self.inner.changed.send_replace(());
+        for hidden in shadowed {
+            self.add_diagnostic(shadowed_diagnostic(&hidden, &name));
+        }
         Ok(ToolHandle {
             registry: Arc::downgrade(&self.inner),
             name,
@@ -289,15 +356,96 @@ impl Registry {
         self.entry(name).map(|entry| ToolInfo { entry })
     }
 
-    /// Every registered tool, sorted by name.
+    /// Every registered tool, in pool order (004 §4.7): the built-in (typed)
+    /// tools sorted by name as one block, then the dynamic tools sorted by
+    /// name. Names are unique, and the order depends on nothing but the
+    /// names, so the same tools give the same list whatever the order they
+    /// were registered or their servers connected in: the built-in block stays
+    /// a stable prompt prefix when dynamic tools come and go.
     pub fn tools(&self) -> Vec<ToolInfo> {
-        self.read()
+        let (mut pool, dynamic): (Vec<ToolInfo>, Vec<ToolInfo>) = self
+            .read()
             .by_name
             .values()
             .map(|entry| ToolInfo {
                 entry: Arc::clone(entry),
             })
-            .collect()
+            .partition(|tool| !tool.is_dynamic());
+        pool.extend(dynamic);
+        pool
+    }
+
+    /// A receiver marked changed each time a tool is registered or
+    /// unregistered: what an MCP server sends `notifications/tools/list_changed`
+    /// from.
+    ///
+    /// ```
+    /// # use dsh_sdk::prelude::*;
+    /// /// Greet someone by name.
+    /// #[tool]
+    /// async fn greet(
+    ///     /// The name to greet
+    ///     name: String,
+    /// ) -> String {
+    ///     format!("Hello, {name}!")
+    /// }
+    ///
+    /// let registry = Registry::new();
+    /// let mut changes = registry.watch_tools();
+    /// assert!(!changes.has_changed().unwrap());
+    /// let greet = registry.register::<greet>().unwrap();
+    /// assert!(changes.has_changed().unwrap());
+    /// changes.mark_unchanged();
+    /// drop(greet);
+    /// assert!(changes.has_changed().unwrap());
+    /// ```
+    pub fn watch_tools(&self) -> tokio::sync::watch::Receiver<()> {
+        self.inner.changed.subscribe()
+    }
+
+    /// The tools the model sees, in the order it sees them: every tool that
+    /// is not deferred (or is marked `always_load`), in pool order, then the
+    /// deferred tools tool search has loaded, in the order they were loaded.
+    pub fn visible_tools(&self) -> Vec<ToolInfo> {
+        let mut visible: Vec<ToolInfo> = self
+            .tools()
+            .into_iter()
+            .filter(|tool| {
+                let def = tool.definition();
+                !def.is_deferred() || def.is_always_loaded()
+            })
+            .collect();
+        let loaded = self
+            .inner
+            .loaded
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        visible.extend(loaded.iter().filter_map(|name| self.get(name)));
+        visible
+    }
+
+    /// Loads deferred tools into the exported list, after everything already
+    /// there. Names that are not deferred, not registered, or already loaded
+    /// are skipped.
+    pub fn load_deferred<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        let mut loaded = self
+            .inner
+            .loaded
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        for name in names {
+            let Some(tool) = self.get(name) else { continue };
+            let def = tool.definition();
+            let hidden = def.is_deferred() && !def.is_always_loaded();
+            if hidden && !loaded.iter().any(|loaded| loaded == tool.name()) {
+                loaded.push(tool.name().to_owned());
+            }
+        }
+    }
+
+    /// Changes whenever a tool is registered or unregistered.
+    pub(crate) fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::Relaxed)
     }
 
     /// The names of the registered tools closest to `name`, best first.
@@ -383,6 +531,7 @@ impl Drop for Subscription {
                 .write()
                 .unwrap_or_else(PoisonError::into_inner)
                 .retain(|(id, _)| *id != self.id);
+            inner.listened.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }
@@ -563,6 +712,13 @@ impl RegistryBuilder {
                 service,
             },
             subscribers: RwLock::default(),
+            listened: AtomicUsize::new(0),
+            sink: OnceLock::new(),
+            catalog: RwLock::default(),
+            loaded: RwLock::default(),
+            generation: AtomicU64::new(0),
+            changed: tokio::sync::watch::Sender::new(()),
+            search: crate::search::Index::default(),
             next_id: AtomicU64::new(0),
         }
     }
@@ -610,7 +766,10 @@ impl Drop for ToolHandle {
             .is_some_and(|entry| entry.id == self.id);
         if registered_here {
             tools.by_name.remove(&self.name);
+            inner.generation.fetch_add(1, Ordering::Relaxed);
             tools.aliases.retain(|_, owner| *owner != self.name);
+            drop(tools);
+            inner.changed.send_replace(());
         }
     }
 }
@@ -640,14 +799,34 @@ impl ToolInfo {
         self.entry.def.name()
     }
 
+    /// Whether the tool was made at run time ([`DynamicTool`](crate::DynamicTool))
+    /// rather than by a type.
+    pub fn is_dynamic(&self) -> bool {
+        self.entry.handler.is_dynamic()
+    }
+
     /// The JSON Schema (2020-12) of the arguments.
     pub fn input_schema(&self) -> &Value {
         &self.entry.input.schema
     }
 
-    /// The JSON Schema (2020-12) of the canonical output.
+    /// The JSON Schema (2020-12) of the canonical output: `true` (any
+    /// value) for a dynamic tool given none.
     pub fn output_schema(&self) -> &Value {
         &self.entry.output.schema
+    }
+
+    /// The card a UI shows while a call with `args` runs: the tool's
+    /// `present_call`, or else the generic card (title = tool name, input =
+    /// `args`, no output). Arguments the tool cannot read, or a
+    /// `present_call` that panics, also give the generic card.
+    pub fn present_call(&self, args: &Value) -> Card {
+        let presented =
+            std::panic::catch_unwind(AssertUnwindSafe(|| self.entry.handler.present_call(args)));
+        match presented {
+            Ok(Ok(Some(card))) => card,
+            _ => Card::generic(self.name(), args.clone(), None),
+        }
     }
 }
 
@@ -676,6 +855,18 @@ fn json_pointer(path: &serde_path_to_error::Path) -> String {
         pointer.push('/');
     }
     pointer
+}
+
+/// Says that the dynamic tool `dynamic` is out of the pool because the built-in `builtin` won.
+fn shadowed_diagnostic(dynamic: &str, builtin: &str) -> Diagnostic {
+    Diagnostic::new(
+        Severity::Warning,
+        crate::dynamic::TOOL_SHADOWED,
+        format!(
+            "the dynamic tool `{dynamic}` is left out of the pool: the built-in tool `{builtin}` has the same name, and built-in tools win"
+        ),
+    )
+    .tool(dynamic)
 }
 
 /// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every provider accepts.

@@ -46,10 +46,16 @@ impl Compiled {
     /// Checks the schema against the 2020-12 meta-schema, then compiles it.
     pub(crate) fn new(schema: Value) -> Result<Self, String> {
         if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
-            return Err(format!(
-                "{}: {error}",
-                pointer_or_root(&error.instance_path().to_string())
-            ));
+            let pointer = error.instance_path().to_string();
+            // The meta-schema's `anyOf` for `type` says nothing of what it takes.
+            let about_type = pointer.ends_with("/type")
+                && matches!(error.kind(), ValidationErrorKind::AnyOf { .. });
+            let expected = if about_type {
+                "; `type` takes one of \"array\", \"boolean\", \"integer\", \"null\", \"number\", \"object\", \"string\", or an array of them"
+            } else {
+                ""
+            };
+            return Err(format!("{}: {error}{expected}", pointer_or_root(&pointer)));
         }
         // Formats (`date`, `email`, `uuid`, …) are asserted: the model learns
         // which field is malformed before serde would say it less precisely.

@@ -8,6 +8,14 @@
 //!   and a `diff` card.
 //! - [`wait()`]: a slow tool with its own timeout that reports progress.
 //! - [`lorem()`]: output large enough to spill to a file.
+//! - [`shell::bash()`]: a shell command with a timeout, cancellation and
+//!   streamed output, and a `terminal` card from the moment it starts.
+//! - [`search::grep()`]: a regex search over a directory, and a `search` card.
+//! - [`web::fetch()`]: a web page over HTTP, and a `web` card.
+//!
+//! Between them they present every card: `read` ([`read_file()`]), `diff`
+//! ([`edit_file()`]), `terminal`, `search`, `web`, and `generic` for the
+//! tools that present nothing ([`greet()`]).
 
 use std::path::PathBuf;
 
@@ -15,7 +23,16 @@ use chrono::{Datelike, Duration, NaiveDate};
 use dsh_sdk::card::{DiffCard, ReadCard};
 use dsh_sdk::prelude::*;
 
+pub mod demo;
 pub mod diff;
+pub mod search;
+pub mod shell;
+pub mod view;
+pub mod web;
+
+pub use search::grep;
+pub use shell::bash;
+pub use web::fetch;
 
 /// Registers every example tool, keeping them for the registry's lifetime.
 pub fn register_all(registry: &Registry) -> Result<(), dsh_sdk::RegisterError> {
@@ -25,6 +42,9 @@ pub fn register_all(registry: &Registry) -> Result<(), dsh_sdk::RegisterError> {
     registry.register::<edit_file>()?.keep();
     registry.register::<wait>()?.keep();
     registry.register::<lorem>()?.keep();
+    registry.register::<bash>()?.keep();
+    registry.register::<grep>()?.keep();
+    registry.register::<fetch>()?.keep();
     Ok(())
 }
 

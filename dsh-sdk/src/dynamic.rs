@@ -1,0 +1,201 @@
+//! [`DynamicTool`]: a tool built at run time from a name, a description, raw
+//! JSON Schemas and an async handler over JSON values (a proxied MCP tool, a
+//! tool read from a config file).
+//!
+//! It takes the same path as a `#[tool]` fn: its schemas are checked against
+//! the JSON Schema 2020-12 meta-schema and compiled once, at registration;
+//! every call's arguments are validated against the input schema (every
+//! violation at once) before the handler sees them, and every value against
+//! the output schema, if there is one, before the model does. Its render is
+//! the default (a string as itself, anything else as compact JSON) unless one
+//! is given; its card is the generic one.
+//!
+//! ```
+//! use dsh_sdk::prelude::*;
+//! use dsh_sdk::DynamicTool;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let registry = Registry::new();
+//! let shout = DynamicTool::new(
+//!     ToolDef::owned("shout", "Say something loudly.").read_only(true),
+//!     json!({
+//!         "type": "object",
+//!         "properties": { "text": { "type": "string", "minLength": 1 } },
+//!         "required": ["text"]
+//!     }),
+//!     |args, _exec| async move {
+//!         let text = args["text"].as_str().unwrap_or_default();
+//!         Ok(json!(text.to_uppercase()))
+//!     },
+//! )
+//! .output_schema(json!({ "type": "string" }));
+//! let _shout = registry.register_dynamic(shout).unwrap();
+//!
+//! assert_eq!(registry.call("shout", json!({ "text": "hi" })).await.text(), "HI");
+//! let bad = registry.call("shout", json!({ "text": "" })).await;
+//! assert_eq!(bad.text(), r#"invalid arguments for `shout`: /text: "" is shorter than 1 character"#);
+//! # }
+//! ```
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+
+use crate::content::{ContentBlock, render_default};
+use crate::definition::{ToolDef, Validation};
+use crate::error::{RegisterError, ToolError};
+use crate::exec::Exec;
+use crate::registry::{Handler, Prepared, Projection, Registry, ToolHandle};
+
+/// The code of the warning diagnostic that says a dynamic tool was left out
+/// of the pool because a built-in tool has its name.
+pub const TOOL_SHADOWED: &str = "TOOL_SHADOWED";
+
+/// The body of a dynamic tool: the validated arguments in, the canonical value out.
+type CallFn = dyn Fn(Value, Exec) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync;
+
+/// A dynamic tool's render: the arguments and the canonical value in, content out.
+type RenderJsonFn = dyn Fn(&Value, &Value) -> Vec<ContentBlock> + Send + Sync;
+
+/// A tool made at run time: a [`ToolDef`] (name, description, flags), a raw
+/// input JSON Schema, optionally an output schema and a render, and an async
+/// handler over JSON values. Register it with [`Registry::register_dynamic`].
+///
+/// See [the module docs](crate::dynamic) for an example.
+#[derive(Clone)]
+pub struct DynamicTool {
+    def: ToolDef,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    call: Arc<CallFn>,
+    render: Option<Arc<RenderJsonFn>>,
+}
+
+impl DynamicTool {
+    /// A tool named and flagged by `def`, whose arguments follow
+    /// `input_schema` (JSON Schema 2020-12, an object at the root), run by
+    /// `handler`.
+    ///
+    /// The handler gets the raw arguments only after they passed the input
+    /// schema, and the call's [`Exec`] (cancellation, progress, state).
+    pub fn new<F, Fut>(def: ToolDef, input_schema: Value, handler: F) -> Self
+    where
+        F: Fn(Value, Exec) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        DynamicTool {
+            def,
+            input_schema,
+            output_schema: None,
+            call: Arc::new(move |args, exec| Box::pin(handler(args, exec))),
+            render: None,
+        }
+    }
+
+    /// Validates every value the handler returns against `schema` (JSON Schema
+    /// 2020-12). Without one, any value passes, and the MCP export has no
+    /// `outputSchema`.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Renders what the model sees from the arguments and the canonical
+    /// value, instead of the default (a string as itself, anything else as
+    /// compact JSON). Must be pure, like a `#[render]`.
+    pub fn render(
+        mut self,
+        render: impl Fn(&Value, &Value) -> Vec<ContentBlock> + Send + Sync + 'static,
+    ) -> Self {
+        self.render = Some(Arc::new(render));
+        self
+    }
+
+    /// Name, description and flags.
+    pub fn definition(&self) -> &ToolDef {
+        &self.def
+    }
+
+    /// The input schema, as given.
+    pub fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+}
+
+impl fmt::Debug for DynamicTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamicTool")
+            .field("def", &self.def)
+            .field("input_schema", &self.input_schema)
+            .field("output_schema", &self.output_schema)
+            .field("render", &self.render.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    /// Registers a tool made at run time, the dynamic counterpart of
+    /// [`register`](Self::register).
+    ///
+    /// Checks both schemas against the JSON Schema 2020-12 meta-schema and
+    /// compiles them once, here. Refused, with an error naming the tool and
+    /// saying what is wrong, when a schema is malformed, the arguments' schema
+    /// is not an object, or the name or an alias is taken. A built-in
+    /// (typed) tool always keeps its name: a dynamic tool that asks for it is
+    /// refused, a dynamic tool that held it first steps aside when the
+    /// built-in one arrives, and either way a `TOOL_SHADOWED` warning
+    /// diagnostic in the [catalog](crate::catalog) says so.
+    pub fn register_dynamic(&self, tool: DynamicTool) -> Result<ToolHandle, RegisterError> {
+        // No output schema: the schema `true`, which every value passes.
+        let output = tool.output_schema.unwrap_or(Value::Bool(true));
+        let handler = Dynamic {
+            call: tool.call,
+            render: tool.render,
+        };
+        self.insert(tool.def, tool.input_schema, output, Box::new(handler))
+    }
+}
+
+/// The [`Handler`] of a dynamic tool: its arguments stay JSON all the way.
+struct Dynamic {
+    call: Arc<CallFn>,
+    render: Option<Arc<RenderJsonFn>>,
+}
+
+impl Handler for Dynamic {
+    fn prepare(&self, args: &Value) -> Result<Prepared, String> {
+        Ok(Box::new(args.clone()))
+    }
+
+    fn validate(&self, _args: &Prepared, _exec: &Exec) -> Validation {
+        Validation::Ok
+    }
+
+    fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>> {
+        match args.downcast::<Value>() {
+            Ok(args) => (self.call)(*args, exec),
+            Err(_) => {
+                Box::pin(async { Err(ToolError::new("internal: arguments of the wrong type")) })
+            }
+        }
+    }
+
+    fn project(&self, args: &Value, value: &Value, _present: bool) -> Result<Projection, String> {
+        let content = match &self.render {
+            Some(render) => render(args, value),
+            None => render_default(value),
+        };
+        Ok(Projection {
+            content,
+            card: None,
+        })
+    }
+
+    fn is_dynamic(&self) -> bool {
+        true
+    }
+}

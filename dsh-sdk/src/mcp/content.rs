@@ -1,0 +1,76 @@
+//! Content blocks between dsh and MCP.
+//!
+//! [`ContentBlock`] serializes to MCP's wire shape already, so a block goes
+//! across through serde; what dsh has no block for (audio, an embedded
+//! resource) comes back as text that says what it was.
+
+use rmcp::model::{ContentBlock as McpBlock, ResourceContents};
+
+use crate::content::ContentBlock;
+
+/// A dsh block as an MCP block.
+pub(crate) fn to_mcp(block: &ContentBlock) -> McpBlock {
+    serde_json::to_value(block)
+        .and_then(serde_json::from_value)
+        .unwrap_or_else(|_| {
+            McpBlock::text(crate::content::joined_text(std::slice::from_ref(block)))
+        })
+}
+
+/// An MCP block as a dsh block.
+pub(crate) fn from_mcp(block: &McpBlock) -> ContentBlock {
+    if let Ok(block) = serde_json::to_value(block).and_then(serde_json::from_value) {
+        return block;
+    }
+    match block {
+        McpBlock::Audio(audio) => ContentBlock::text(format!(
+            "(audio, {}, {} base64 characters)",
+            audio.mime_type,
+            audio.data.len()
+        )),
+        McpBlock::Resource(embedded) => match &embedded.resource {
+            ResourceContents::TextResourceContents { uri, text, .. } => {
+                ContentBlock::text(format!("{uri}:\n{text}"))
+            }
+            ResourceContents::BlobResourceContents { uri, mime_type, .. } => {
+                ContentBlock::text(format!(
+                    "(a binary resource, {}: {uri})",
+                    mime_type.as_deref().unwrap_or("of unknown type")
+                ))
+            }
+            other => unreadable(other),
+        },
+        other => unreadable(other),
+    }
+}
+
+/// Content of a kind dsh does not know, as its JSON.
+fn unreadable(content: &impl serde::Serialize) -> ContentBlock {
+    ContentBlock::text(
+        serde_json::to_string(content).unwrap_or_else(|_| "(unreadable content)".to_owned()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_cross_both_ways() {
+        for block in [
+            ContentBlock::text("hi"),
+            ContentBlock::image("aGk=", "image/png"),
+            ContentBlock::resource_link("file:///etc/hosts", "hosts"),
+        ] {
+            assert_eq!(from_mcp(&to_mcp(&block)), block);
+        }
+        assert_eq!(
+            from_mcp(&McpBlock::embedded_text("file:///a.txt", "A")),
+            ContentBlock::text("file:///a.txt:\nA")
+        );
+        assert_eq!(
+            from_mcp(&McpBlock::audio("AAAA", "audio/wav")),
+            ContentBlock::text("(audio, audio/wav, 4 base64 characters)")
+        );
+    }
+}

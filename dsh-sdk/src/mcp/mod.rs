@@ -1,0 +1,43 @@
+//! MCP, on [`rmcp`]: serve a [`Registry`](crate::Registry) to any MCP client,
+//! and bring the tools of other MCP servers into a registry.
+//!
+//! Needs the `mcp` cargo feature.
+//!
+//! ```no_run
+//! use dsh_sdk::mcp::McpServer;
+//! use dsh_sdk::prelude::*;
+//!
+//! /// Greet someone by name.
+//! #[tool(read_only)]
+//! async fn greet(
+//!     /// The name to greet
+//!     name: String,
+//! ) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), dsh_sdk::mcp::ServeError> {
+//!     let registry = Registry::new();
+//!     registry.register::<greet>().unwrap().keep();
+//!     McpServer::new(registry).serve_stdio().await
+//! }
+//! ```
+//!
+//! - [`McpServer`] serves a registry over stdio, over streamable HTTP on a
+//!   loopback address, or over any rmcp transport. `tools/list` is the
+//!   registry's [MCP export](crate::export::Format::Mcp); `tools/call` runs the
+//!   full pipeline. See its docs for how each part of the protocol maps.
+//! - [`McpProxy`] connects to another MCP server (a child process's stdio, or
+//!   streamable HTTP) and registers its tools as [dynamic
+//!   tools](crate::DynamicTool) that forward each call there.
+
+mod content;
+mod proxy;
+mod server;
+
+pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
+pub use server::{McpHttpServer, McpServer, ServeError};
+
+/// The rmcp crate this module is built on, for its transports and types.
+pub use rmcp;

@@ -1,0 +1,484 @@
+//! [`McpServer`]: a registry served to MCP clients.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as McpBlock,
+    Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+use uuid::Uuid;
+
+use crate::event::{Event, StreamType};
+use crate::export::{Format, export_tool};
+use crate::pipeline::ToolCall;
+use crate::registry::{Registry, Subscription};
+use crate::result::ToolResult;
+
+use super::content::to_mcp;
+
+/// The path [`McpServer::serve_http`] serves MCP on.
+const HTTP_PATH: &str = "/mcp";
+
+/// How long a finished call waits for its last progress notifications to go out.
+const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
+
+/// A [`Registry`] as an MCP server: an rmcp [`ServerHandler`], with
+/// [`serve_stdio`](Self::serve_stdio) and [`serve_http`](Self::serve_http)
+/// for the two standard transports. Any other rmcp transport works through
+/// rmcp's [`ServiceExt::serve`].
+///
+/// - `tools/list` is [`Registry::export`] in [`Format::Mcp`]: `inputSchema`,
+///   `outputSchema`, `title`, and `annotations` from the flags (`read_only` →
+///   `readOnlyHint`, `destructive` → `destructiveHint`, `idempotent` →
+///   `idempotentHint`). Clients on a protocol older than 2026-07-28 do not
+///   get output schemas whose root is not an object, which they cannot read.
+/// - `tools/call` runs [`Registry::call_with`], the full pipeline. `content`
+///   is what the tool's render made (a call that rendered nothing says so, so
+///   the text is never empty) and `structuredContent` the canonical value: any
+///   JSON value from 2026-07-28 on, an object only before (a string or an
+///   array is then left to `content`). Every failure the pipeline reports —
+///   invalid arguments with every violation, a refusal, the tool's own error,
+///   a timeout — is a result with `isError: true` and its message, for the
+///   model to act on; only an unknown tool is a protocol error (`-32602`), as
+///   the MCP spec asks, and its message names the closest tools.
+/// - `notifications/cancelled` from the client cancels the call.
+/// - A call whose request carries a `progressToken` gets each `progress`
+///   chunk the tool sends through [`Exec::progress`](crate::Exec::progress)
+///   as `notifications/progress`, with the chunk as its message.
+/// - Registering or dropping a tool sends `notifications/tools/list_changed`:
+///   to every session that began with `initialize`, and, from 2026-07-28 on,
+///   on every `subscriptions/listen` stream that asked for it.
+///
+/// Cloning gives a handler for another session: it shares the registry.
+pub struct McpServer {
+    registry: Registry,
+    info: Implementation,
+    instructions: Option<String>,
+    /// This session's `list_changed` notifications: the changes since
+    /// `initialize`, then what stops the sender when the session, and so
+    /// this handler, ends.
+    list_changed: Mutex<ListChanged>,
+}
+
+/// Where a session that began with `initialize` is in sending `list_changed`.
+#[derive(Default)]
+enum ListChanged {
+    /// No `initialize` yet.
+    #[default]
+    Idle,
+    /// Initialized, not yet confirmed: the changes since `initialize`.
+    Pending(watch::Receiver<()>),
+    /// Sending; dropping the guard stops it.
+    Sending { _stop: DropGuard },
+}
+
+impl McpServer {
+    /// Serves `registry`, naming itself `dsh-sdk` with this crate's version.
+    pub fn new(registry: Registry) -> Self {
+        McpServer {
+            registry,
+            info: Implementation::new("dsh-sdk", env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            list_changed: Mutex::default(),
+        }
+    }
+
+    /// The name and version the server gives clients (`serverInfo`).
+    pub fn named(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info = Implementation::new(name, version);
+        self
+    }
+
+    /// What the server tells clients about using its tools (`instructions`).
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Serves one client over this process's standard input and output, until
+    /// the client closes its end.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio_pipes())
+            .await
+            .map_err(|error| ServeError::Start(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| ServeError::Stopped(error.to_string()))?;
+        Ok(())
+    }
+
+    /// Serves streamable HTTP on `addr`, a loopback address (`127.0.0.1:0`
+    /// picks a free port), at the path `/mcp`; see [`McpHttpServer::url`].
+    ///
+    /// Returns once the socket is bound; the server runs in the background
+    /// until the returned handle is shut down or dropped. Only loopback
+    /// addresses are accepted, and only `Host` headers naming one (rmcp's
+    /// defence against DNS rebinding): to expose the server, put a reverse
+    /// proxy in front.
+    pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
+        if !addr.ip().is_loopback() {
+            return Err(ServeError::NotLoopback { addr });
+        }
+        let bind = |source| ServeError::Bind { addr, source };
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(bind)?;
+        let local_addr = listener.local_addr().map_err(bind)?;
+        let stop = CancellationToken::new();
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(true)
+            .with_cancellation_token(stop.child_token());
+        let service = StreamableHttpService::new(
+            move || Ok(self.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let router = axum::Router::new().nest_service(HTTP_PATH, service);
+        let shutdown = stop.clone();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown.cancelled_owned())
+                .await
+        });
+        Ok(McpHttpServer {
+            local_addr,
+            stop: stop.drop_guard(),
+            task,
+        })
+    }
+
+    fn list_changed(&self) -> std::sync::MutexGuard<'_, ListChanged> {
+        self.list_changed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The MCP definitions of the registry's tools.
+    fn mcp_tools(&self) -> Result<Vec<Tool>, ErrorData> {
+        self.registry
+            .tools()
+            .iter()
+            .map(|tool| mcp_tool(export_tool(tool, Format::Mcp)))
+            .collect()
+    }
+}
+
+impl Clone for McpServer {
+    /// A handler for another session, on the same registry.
+    fn clone(&self) -> Self {
+        McpServer {
+            registry: self.registry.clone(),
+            info: self.info.clone(),
+            instructions: self.instructions.clone(),
+            list_changed: Mutex::default(),
+        }
+    }
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("registry", &self.registry)
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
+        match &self.instructions {
+            Some(instructions) => config.with_instructions(instructions.clone()),
+            None => config,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.mcp_tools()?))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let tool = self.registry.get(name)?;
+        mcp_tool(export_tool(&tool, Format::Mcp)).ok()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let object_output_only = context
+            .protocol_version()
+            .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall::new(request.name.as_ref(), args).cancel_on(context.ct.clone());
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressForward::start(&self.registry, call.id(), token, &context.peer));
+        let result = self.registry.call_with(call).await;
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        if result.is_error && self.registry.get(&request.name).is_none() {
+            // The pipeline's message names the closest tools.
+            return Err(ErrorData::invalid_params(result.text(), None));
+        }
+        Ok(CallToolResponse::Complete(call_tool_result(
+            result,
+            object_output_only,
+        )))
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        // Changes from here on are news to the client: it lists the tools
+        // after this answer.
+        *self.list_changed() = ListChanged::Pending(self.registry.watch_tools());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut changes = match std::mem::take(&mut *self.list_changed()) {
+            ListChanged::Pending(changes) => changes,
+            _ => self.registry.watch_tools(),
+        };
+        let stop = CancellationToken::new();
+        let peer = context.peer;
+        let stopped = stop.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stopped.cancelled() => break,
+                    changed = changes.changed() => {
+                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        *self.list_changed() = ListChanged::Sending {
+            _stop: stop.drop_guard(),
+        };
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if context.accepted().tools_list_changed != Some(true) {
+            context.cancelled().await;
+            return Ok(());
+        }
+        let mut changes = self.registry.watch_tools();
+        changes.mark_unchanged();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() || context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An MCP tool definition from its [`Format::Mcp`] export.
+fn mcp_tool(exported: Value) -> Result<Tool, ErrorData> {
+    serde_json::from_value(exported).map_err(|error| {
+        ErrorData::internal_error(
+            format!("a tool definition does not fit MCP's `Tool`: {error}"),
+            None,
+        )
+    })
+}
+
+/// What the client gets for a call's result.
+///
+/// `object_output_only`: the client's protocol predates 2026-07-28, where
+/// `structuredContent` must be an object.
+fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolResult {
+    let mut content: Vec<McpBlock> = result.content.iter().map(to_mcp).collect();
+    let says_nothing = content.iter().all(|block| {
+        block
+            .as_text()
+            .is_some_and(|text| text.text.trim().is_empty())
+    });
+    if says_nothing {
+        content = vec![McpBlock::text(format!(
+            "`{}` finished with no output",
+            result.tool_name
+        ))];
+    }
+    if result.is_error {
+        return CallToolResult::error(content);
+    }
+    let mut call = CallToolResult::success(content);
+    call.structured_content = result
+        .value
+        .filter(|value| !object_output_only || value.is_object());
+    call
+}
+
+/// Sends one call's `progress` chunks to the client as `notifications/progress`.
+struct ProgressForward {
+    subscription: Subscription,
+    task: JoinHandle<()>,
+}
+
+impl ProgressForward {
+    fn start(
+        registry: &Registry,
+        call: Uuid,
+        token: ProgressToken,
+        peer: &Peer<RoleServer>,
+    ) -> Self {
+        let (sender, mut chunks) = mpsc::unbounded_channel();
+        let subscription = registry.subscribe(move |event| {
+            if let Event::Stream(chunk) = event
+                && chunk.invocation_id == call
+                && chunk.stream_type == StreamType::Progress
+            {
+                let _ = sender.send((chunk.sequence, chunk.chunk.clone()));
+            }
+        });
+        let peer = peer.clone();
+        let task = tokio::spawn(async move {
+            while let Some((sequence, message)) = chunks.recv().await {
+                // `progress` must grow with every notification; the chunk's
+                // 0-based sequence number does.
+                let progress = ProgressNotificationParam::new(token.clone(), (sequence + 1) as f64)
+                    .with_message(message);
+                if peer.notify_progress(progress).await.is_err() {
+                    break;
+                }
+            }
+        });
+        ProgressForward { subscription, task }
+    }
+
+    /// Waits, briefly, for the notifications still queued to go out before
+    /// the result does.
+    async fn finish(self) {
+        drop(self.subscription);
+        let _ = tokio::time::timeout(PROGRESS_DRAIN, self.task).await;
+    }
+}
+
+/// A running streamable-HTTP MCP server; dropping it shuts the server down.
+#[must_use = "dropping the handle shuts the server down at once"]
+pub struct McpHttpServer {
+    local_addr: SocketAddr,
+    stop: DropGuard,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl McpHttpServer {
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The URL an MCP client connects to: `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{HTTP_PATH}", self.local_addr)
+    }
+
+    /// Runs until the server fails (or is shut down from elsewhere).
+    pub async fn wait(self) -> Result<(), ServeError> {
+        let McpHttpServer { stop, task, .. } = self;
+        let result = task.await;
+        drop(stop);
+        flatten(result)
+    }
+
+    /// Stops accepting connections, ends every session, and waits for the
+    /// server to finish.
+    pub async fn shutdown(self) -> Result<(), ServeError> {
+        let McpHttpServer { stop, task, .. } = self;
+        drop(stop);
+        flatten(task.await)
+    }
+}
+
+fn flatten(result: Result<std::io::Result<()>, tokio::task::JoinError>) -> Result<(), ServeError> {
+    match result {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(error)) => Err(ServeError::Stopped(error.to_string())),
+        Err(error) => Err(ServeError::Stopped(error.to_string())),
+    }
+}
+
+impl fmt::Debug for McpHttpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpHttpServer")
+            .field("url", &self.url())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why an [`McpServer`] could not serve.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// [`McpServer::serve_http`] was given an address that is not loopback.
+    #[error(
+        "cannot serve MCP over HTTP on {addr}: only loopback addresses (127.0.0.1, [::1]) are served; put a reverse proxy in front to expose the server"
+    )]
+    NotLoopback {
+        /// The address given.
+        addr: SocketAddr,
+    },
+    /// The HTTP socket could not be bound.
+    #[error("cannot serve MCP over HTTP on {addr}")]
+    Bind {
+        /// The address given.
+        addr: SocketAddr,
+        /// Why binding failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The session with the client could not start.
+    #[error("the MCP session could not start: {0}")]
+    Start(String),
+    /// The server stopped on an error.
+    #[error("the MCP server stopped on an error: {0}")]
+    Stopped(String),
+}

@@ -1,0 +1,367 @@
+//! The MCP server and proxy in process, over an in-memory pipe: what the
+//! example server cannot show from the outside (its tools never change).
+#![cfg(feature = "mcp")]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use dsh_sdk::DynamicTool;
+use dsh_sdk::mcp::rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    ServerNotification, SubscriptionFilter,
+};
+use dsh_sdk::mcp::rmcp::service::{NotificationContext, RunningService};
+use dsh_sdk::mcp::rmcp::{
+    ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, RoleServer, ServiceExt,
+};
+use dsh_sdk::mcp::{McpProxy, McpServer, ServeError};
+use dsh_sdk::prelude::*;
+use serde_json::Value;
+
+const STEP: Duration = Duration::from_secs(10);
+
+/// Greet someone by name.
+#[tool(read_only)]
+async fn greet(
+    /// The name to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Say nothing at all.
+#[tool]
+async fn silent() -> String {
+    String::new()
+}
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Counter {
+    list_changed: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Counter {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("tests", "0"),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.list_changed.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Serves `registry` on one end of a pipe and connects a client to the other.
+async fn connect(
+    registry: &Registry,
+    lifecycle: ClientLifecycleMode,
+) -> (
+    RunningService<RoleClient, Counter>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::new(registry.clone());
+    let serving = tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = tokio::time::timeout(
+        STEP,
+        Counter::default().serve_with_lifecycle(client_io, lifecycle),
+    )
+    .await
+    .expect("the handshake ends in time")
+    .expect("the handshake succeeds");
+    (client, serving)
+}
+
+fn legacy() -> ClientLifecycleMode {
+    ClientLifecycleMode::Initialize
+}
+
+fn modern() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
+}
+
+async fn eventually(what: &str, condition: impl Fn() -> bool) {
+    tokio::time::timeout(STEP, async {
+        while !condition() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{what} did not happen within {STEP:?}"));
+}
+
+fn call(name: &str, args: Value) -> CallToolRequestParams {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    CallToolRequestParams::new(name.to_owned()).with_arguments(args)
+}
+
+#[tokio::test]
+async fn registering_or_dropping_a_tool_sends_list_changed_to_an_initialized_session() {
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    let (client, _serving) = connect(&registry, legacy()).await;
+    let changes = Arc::clone(&client.service().list_changed);
+
+    let silent = registry.register::<silent>().unwrap();
+    eventually("a list_changed for the new tool", || {
+        changes.load(Ordering::SeqCst) >= 1
+    })
+    .await;
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(names, ["greet", "silent"]);
+
+    let seen = changes.load(Ordering::SeqCst);
+    drop(silent);
+    eventually("a list_changed for the dropped tool", || {
+        changes.load(Ordering::SeqCst) > seen
+    })
+    .await;
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_2026_listen_stream_gets_list_changed() {
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    let (client, _serving) = connect(&registry, modern()).await;
+    let mut subscription = client
+        .listen(SubscriptionFilter::builder().tools_list_changed().build())
+        .await
+        .expect("the server accepts a list_changed subscription");
+    assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+
+    let _silent = registry.register::<silent>().unwrap();
+    let notification = tokio::time::timeout(STEP, subscription.next())
+        .await
+        .expect("a notification arrives in time")
+        .expect("the stream is open")
+        .expect("the stream has a notification");
+    assert!(matches!(
+        notification,
+        ServerNotification::ToolListChangedNotification(_)
+    ));
+    subscription.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_call_that_renders_nothing_still_says_something() {
+    let registry = Registry::new();
+    let _silent = registry.register::<silent>().unwrap();
+    let (client, _serving) = connect(&registry, modern()).await;
+    let result = client.call_tool(call("silent", json!({}))).await.unwrap();
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "`silent` finished with no output"
+    );
+    assert_eq!(result.structured_content, Some(json!("")));
+}
+
+#[tokio::test]
+async fn a_client_that_stops_waiting_cancels_the_call() {
+    let registry = Registry::new();
+    let started = Arc::new(AtomicBool::new(false));
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let (start, stop) = (Arc::clone(&started), Arc::clone(&cancelled));
+    let tool = DynamicTool::new(
+        ToolDef::owned("hang", "Wait until cancelled."),
+        json!({ "type": "object" }),
+        move |_args, exec: Exec| {
+            let (start, stop) = (Arc::clone(&start), Arc::clone(&stop));
+            async move {
+                start.store(true, Ordering::SeqCst);
+                // Dropped when the pipeline stops the call; the token is
+                // cancelled first.
+                let _flag = SetOnDrop(stop, exec.clone());
+                exec.cancellation().cancelled().await;
+                Ok(json!(null))
+            }
+        },
+    );
+    let _hang = registry.register_dynamic(tool).unwrap();
+    let (client, _serving) = connect(&registry, legacy()).await;
+
+    let call = client.call_tool(call("hang", json!({})));
+    tokio::select! {
+        _ = call => panic!("`hang` returned"),
+        () = eventually("the call to start", || started.load(Ordering::SeqCst)) => {}
+    }
+    eventually("the call to be cancelled", || {
+        cancelled.load(Ordering::SeqCst)
+    })
+    .await;
+}
+
+/// Sets the flag when dropped, if the call's token was cancelled.
+struct SetOnDrop(Arc<AtomicBool>, Exec);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        if self.1.is_cancelled() {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_proxy_follows_the_tools_of_its_server() {
+    let remote = Registry::new();
+    let _greet = remote.register::<greet>().unwrap();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::new(remote.clone());
+    let serving: tokio::task::JoinHandle<Option<RunningService<RoleServer, McpServer>>> =
+        tokio::spawn(async move { server.serve(server_io).await.ok() });
+
+    let host = Registry::new();
+    let proxy = tokio::time::timeout(
+        STEP,
+        McpProxy::builder("remote")
+            .prefix("remote_")
+            .connect(&host, client_io),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let running = serving.await.unwrap().expect("the server side started");
+    assert_eq!(proxy.tools(), ["remote_greet"]);
+    let info = host.get("remote_greet").unwrap();
+    assert!(info.is_dynamic());
+    assert!(info.definition().is_read_only());
+    assert_eq!(info.definition().category_kind(), Some(Category::Mcp));
+    assert_eq!(
+        host.call("remote_greet", json!({ "name": "Ada" }))
+            .await
+            .value,
+        Some(json!("Hello, Ada!"))
+    );
+
+    // A tool comes on the server: the proxy hears of it and registers it.
+    let silent = remote.register::<silent>().unwrap();
+    eventually("the new tool to be proxied", || {
+        host.get("remote_silent").is_some()
+    })
+    .await;
+    // And goes.
+    drop(silent);
+    eventually("the dropped tool to go", || {
+        host.get("remote_silent").is_none()
+    })
+    .await;
+
+    // The server ends the session: the tools turn unavailable.
+    let _ = running.cancel().await;
+    let reason = tokio::time::timeout(STEP, proxy.closed()).await.unwrap();
+    let refused = host.call("remote_greet", json!({ "name": "Ada" })).await;
+    assert_eq!(
+        refused.text(),
+        format!(
+            "`remote_greet` is unavailable and cannot be called: the MCP server `remote` is gone: {reason}"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_proxy_skips_what_it_cannot_register_and_says_why() {
+    let remote = Registry::new();
+    let _greet = remote.register::<greet>().unwrap();
+    let odd = DynamicTool::new(
+        ToolDef::owned(
+            "odd",
+            "A remote tool whose name a local dynamic tool holds.",
+        ),
+        json!({ "type": "object" }),
+        |_args, _exec| async { Ok(json!(null)) },
+    );
+    let _odd = remote.register_dynamic(odd).unwrap();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::new(remote.clone());
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+
+    let host = Registry::new();
+    let _local_greet = host.register::<greet>().unwrap();
+    // Two dynamic tools cannot share a name: the first keeps it.
+    let first = DynamicTool::new(
+        ToolDef::owned("odd", "Was here first."),
+        json!({ "type": "object" }),
+        |_args, _exec| async { Ok(json!(null)) },
+    );
+    let _first = host.register_dynamic(first).unwrap();
+    let proxy = McpProxy::builder("remote")
+        .connect(&host, client_io)
+        .await
+        .unwrap();
+    assert!(proxy.tools().is_empty());
+    let codes: Vec<String> = proxy.diagnostics().into_iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        [dsh_sdk::dynamic::TOOL_SHADOWED, dsh_sdk::mcp::TOOL_SKIPPED]
+    );
+    let skipped = host
+        .catalog()
+        .diagnostics
+        .into_iter()
+        .find(|d| d.code == dsh_sdk::mcp::TOOL_SKIPPED)
+        .unwrap();
+    assert_eq!(
+        skipped.message,
+        "the tool `odd` of the MCP server `remote` is left out: cannot register `odd`: the name `odd` is already taken by `odd`"
+    );
+    // Dropping the proxy takes its diagnostics away.
+    drop(proxy);
+    assert!(
+        !host
+            .catalog()
+            .diagnostics
+            .iter()
+            .any(|d| d.code == dsh_sdk::mcp::TOOL_SKIPPED)
+    );
+}
+
+#[tokio::test]
+async fn http_is_served_on_loopback_only() {
+    let registry = Registry::new();
+    let error = McpServer::new(registry.clone())
+        .serve_http("0.0.0.0:0".parse().unwrap())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, ServeError::NotLoopback { .. }));
+    assert_eq!(
+        error.to_string(),
+        "cannot serve MCP over HTTP on 0.0.0.0:0: only loopback addresses (127.0.0.1, [::1]) are served; put a reverse proxy in front to expose the server"
+    );
+
+    let server = McpServer::new(registry)
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let url = server.url();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    tokio::time::timeout(STEP, server.shutdown())
+        .await
+        .unwrap()
+        .unwrap();
+}

@@ -1,0 +1,147 @@
+//! The example tools as an MCP server, for any MCP host.
+//!
+//! ```sh
+//! cargo run --example mcp_server                            # stdio, as an MCP host starts it
+//! cargo run --example mcp_server -- --http 127.0.0.1:8931   # streamable HTTP at http://127.0.0.1:8931/mcp
+//! ```
+//!
+//! Options:
+//!
+//! - `--http ADDR`: serve streamable HTTP on `ADDR`, a loopback address
+//!   (port 0 picks a free one), instead of stdio; the first line on standard
+//!   output is the URL to connect to.
+//! - `--allow TOOL`: let `TOOL` run without asking. `edit_file` and `bash`
+//!   are destructive, so they ask for approval, and this server has no one to
+//!   ask: without `--allow` their calls are refused. Repeat for more tools.
+//! - `--events FILE`: append every RAWP-DPS tool event (requests, progress,
+//!   results, the catalog) to `FILE`, one JSON object a line.
+//!
+//! Logs and errors go to standard error; with stdio, standard output carries
+//! the protocol alone.
+
+use std::fs::File;
+use std::io::{LineWriter, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+
+use dsh_examples::register_all;
+use dsh_sdk::mcp::McpServer;
+use dsh_sdk::permission::Rule;
+use dsh_sdk::{Registry, Subscription};
+
+const USAGE: &str = "usage: mcp_server [--http ADDR] [--allow TOOL]... [--events FILE]
+
+  --http ADDR     serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL
+  --allow TOOL    let TOOL run without asking (edit_file and bash ask, and no one can answer)
+  --events FILE   append every RAWP-DPS tool event to FILE, one JSON line each";
+
+/// What the command line asked for.
+struct Options {
+    http: Option<SocketAddr>,
+    allow: Vec<String>,
+    events: Option<PathBuf>,
+}
+
+/// Runs the server; `pub` so the `dsh-mcp-server` binary can run it too.
+#[tokio::main]
+pub async fn main() -> ExitCode {
+    if std::env::args().any(|arg| arg == "-h" || arg == "--help") {
+        println!(
+            "{USAGE}\n\nServes the dsh-sdk example tools over MCP: stdio by default, streamable HTTP with --http."
+        );
+        return ExitCode::SUCCESS;
+    }
+    let options = match parse(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("mcp_server: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(options).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("mcp_server: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(options: Options) -> Result<(), String> {
+    let mut builder = Registry::builder();
+    for tool in &options.allow {
+        builder = builder.rule(Rule::allow(tool));
+    }
+    let registry = builder.build();
+    register_all(&registry).map_err(|error| error.to_string())?;
+    let _events = match &options.events {
+        Some(path) => Some(log_events(&registry, path)?),
+        None => None,
+    };
+    registry.publish_catalog();
+
+    let server = McpServer::new(registry).named("dsh-examples", env!("CARGO_PKG_VERSION"));
+    match options.http {
+        None => server
+            .serve_stdio()
+            .await
+            .map_err(|error| error.to_string()),
+        Some(addr) => {
+            let http = server
+                .serve_http(addr)
+                .await
+                .map_err(|error| error.to_string())?;
+            let mut stdout = std::io::stdout();
+            writeln!(stdout, "{}", http.url())
+                .and_then(|()| stdout.flush())
+                .map_err(|error| format!("cannot write the URL to standard output: {error}"))?;
+            eprintln!("mcp_server: serving the example tools at {}", http.url());
+            http.wait().await.map_err(|error| error.to_string())
+        }
+    }
+}
+
+/// Appends every RAWP-DPS event to the file at `path`, one JSON line each.
+fn log_events(registry: &Registry, path: &PathBuf) -> Result<Subscription, String> {
+    let file = File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|error| format!("cannot open {} for the events: {error}", path.display()))?;
+    let file = Mutex::new(LineWriter::new(file));
+    Ok(registry.subscribe_rawp(move |event| {
+        let mut file = file
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Err(error) = serde_json::to_writer(&mut *file, event)
+            .and_then(|()| file.write_all(b"\n").map_err(serde_json::Error::io))
+        {
+            eprintln!("mcp_server: cannot log an event: {error}");
+        }
+    }))
+}
+
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut options = Options {
+        http: None,
+        allow: Vec::new(),
+        events: None,
+    };
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("`{name}` needs a value"));
+        match arg.as_str() {
+            "--http" => {
+                let addr = value("--http")?;
+                options.http = Some(addr.parse().map_err(|error| {
+                    format!("`--http {addr}`: not an address like 127.0.0.1:8931: {error}")
+                })?);
+            }
+            "--allow" => options.allow.push(value("--allow")?),
+            "--events" => options.events = Some(PathBuf::from(value("--events")?)),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(options)
+}

@@ -1,0 +1,689 @@
+//! The `mcp_server` example, driven by clients nobody on this project wrote:
+//! the official MCP Python SDK (`mcp_client.py`, from a virtualenv made under
+//! `target/` on first use) and rmcp's client, over stdio and streamable HTTP;
+//! then proxied into a registry and killed.
+//!
+//! The server runs as the `dsh-mcp-server` binary, the example's code built
+//! as a binary so that cargo builds it before these tests.
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use dsh_examples::greet;
+use dsh_sdk::Registry;
+use dsh_sdk::event::{Event, StreamType};
+use dsh_sdk::mcp::McpProxy;
+use dsh_sdk::mcp::rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
+    ProgressNotificationParam, ProtocolVersion,
+};
+use dsh_sdk::mcp::rmcp::service::{NotificationContext, RunningService};
+use dsh_sdk::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use dsh_sdk::mcp::rmcp::{
+    ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceError,
+};
+use dsh_sdk::rawp::ToolStatus;
+use serde_json::{Value, json};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_dsh-mcp-server");
+const ALLOW: [&str; 4] = ["--allow", "edit_file", "--allow", "bash"];
+/// The longest any one step here may take.
+const STEP: Duration = Duration::from_secs(20);
+
+// ---------------------------------------------------------------------------
+// The official MCP Python SDK
+
+#[test]
+fn the_python_sdk_drives_the_server_over_stdio() {
+    let scratch = Scratch::new("python-stdio");
+    let events = scratch.file("events.jsonl");
+    let args = ["--stdio", SERVER, "--events"].map(String::from);
+    run_python(&args, &events);
+}
+
+#[test]
+fn the_python_sdk_drives_the_server_over_stdio_with_the_initialize_handshake() {
+    let scratch = Scratch::new("python-legacy");
+    let events = scratch.file("events.jsonl");
+    let args = ["--stdio", SERVER, "--legacy", "--events"].map(String::from);
+    run_python(&args, &events);
+}
+
+#[test]
+fn the_python_sdk_drives_the_server_over_http() {
+    let scratch = Scratch::new("python-http");
+    let events = scratch.file("events.jsonl");
+    let server = HttpServer::start(&events);
+    let args = ["--url", &server.url, "--events"].map(String::from);
+    run_python(&args, &events);
+}
+
+/// Runs `mcp_client.py` with `args` and the events file, and fails with its output if it fails.
+fn run_python(args: &[String], events: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
+    let mut command = Command::new(python());
+    command.arg(&script).args(args).arg(events);
+    let output = run(command, Duration::from_secs(120));
+    assert!(
+        output.success,
+        "mcp_client.py {} failed:\n{}",
+        args.join(" "),
+        output.text
+    );
+}
+
+/// The interpreter of a virtualenv with the pinned `mcp` and `jsonschema`,
+/// made under `target/` on first use and kept for later runs.
+fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(make_virtualenv)
+}
+
+fn make_virtualenv() -> PathBuf {
+    let requirements = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_requirements.txt");
+    let pinned = std::fs::read(&requirements).expect("tests/mcp_requirements.txt is readable");
+    // A new pin makes a new virtualenv.
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mcp-venv-{:016x}", fnv1a(&pinned)));
+    let python = dir.join("bin/python");
+    if dir.join("ready").exists() {
+        return python;
+    }
+    // Made aside and renamed into place, so a run that is killed halfway, or
+    // another test process making the same one, leaves nothing half-made.
+    let staging = dir.with_extension(format!("partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    let mut venv = Command::new("python3");
+    venv.args(["-m", "venv"]).arg(&staging);
+    let made = run(venv, Duration::from_secs(120));
+    assert!(
+        made.success,
+        "`python3 -m venv` failed; the MCP tests need Python 3.10 or newer with `venv` (Debian: `apt install python3-venv`):\n{}",
+        made.text
+    );
+    let mut pip = Command::new(staging.join("bin/python"));
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--quiet",
+        "-r",
+    ])
+    .arg(&requirements);
+    let installed = run(pip, Duration::from_secs(300));
+    assert!(
+        installed.success,
+        "installing the MCP Python SDK from PyPI failed:\n{}",
+        installed.text
+    );
+    std::fs::write(staging.join("ready"), "").expect("the virtualenv is writable");
+    if std::fs::rename(&staging, &dir).is_err() {
+        // Another process got there first: use its virtualenv.
+        let _ = std::fs::remove_dir_all(&staging);
+        assert!(
+            dir.join("ready").exists(),
+            "cannot put the virtualenv at {}",
+            dir.display()
+        );
+    }
+    python
+}
+
+/// FNV-1a: a hash that stays the same from one Rust release to the next.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+// ---------------------------------------------------------------------------
+// rmcp's client
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_drives_the_server_over_stdio() {
+    for modern in [false, true] {
+        let scratch = Scratch::new("rmcp-stdio");
+        let events = scratch.file("events.jsonl");
+        let mut command = tokio::process::Command::new(SERVER);
+        command.args(ALLOW).arg("--events").arg(&events);
+        let transport = TokioChildProcess::new(command).expect("the server starts");
+        let client = connect(transport, modern).await;
+        drive(client, &events, modern).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_drives_the_server_over_http() {
+    for modern in [false, true] {
+        let scratch = Scratch::new("rmcp-http");
+        let events = scratch.file("events.jsonl");
+        let server = HttpServer::start(&events);
+        let transport = StreamableHttpClientTransport::from_uri(server.url.as_str());
+        let client = connect(transport, modern).await;
+        drive(client, &events, modern).await;
+    }
+}
+
+/// An rmcp client that keeps the progress notifications it gets.
+#[derive(Clone, Default)]
+struct Recorder {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Recorder {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("dsh-tests", "0"),
+        )
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+}
+
+/// Connects with `initialize` (protocol 2025-11-25), or with `server/discover` (2026-07-28).
+async fn connect<T, E, A>(transport: T, modern: bool) -> RunningService<RoleClient, Recorder>
+where
+    T: dsh_sdk::mcp::rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let lifecycle = if modern {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        }
+    } else {
+        ClientLifecycleMode::Initialize
+    };
+    tokio::time::timeout(
+        STEP,
+        Recorder::default().serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+    .expect("the handshake ends in time")
+    .expect("the handshake succeeds")
+}
+
+fn call(name: &str, args: Value) -> CallToolRequestParams {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    CallToolRequestParams::new(name.to_owned()).with_arguments(args)
+}
+
+/// Lists, calls, sends bad arguments, follows progress and cancels.
+async fn drive(client: RunningService<RoleClient, Recorder>, events: &Path, modern: bool) {
+    let era = if modern { "2026-07-28" } else { "2025-11-25" };
+
+    let tools = tokio::time::timeout(STEP, client.list_all_tools())
+        .await
+        .unwrap_or_else(|_| too_slow("tools/list", era))
+        .expect("tools/list succeeds");
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    for name in ["add_days", "edit_file", "greet", "read_file", "wait"] {
+        assert!(
+            names.contains(&name),
+            "`{name}` is not listed ({era}): {names:?}"
+        );
+    }
+    let edit = tools.iter().find(|tool| tool.name == "edit_file").unwrap();
+    let hints = edit.annotations.clone().unwrap();
+    assert_eq!(
+        (
+            hints.read_only_hint,
+            hints.destructive_hint,
+            hints.idempotent_hint
+        ),
+        (Some(false), Some(true), Some(false))
+    );
+    let greet = tools.iter().find(|tool| tool.name == "greet").unwrap();
+    // An output schema whose root is not an object reaches 2026-07-28 clients only.
+    assert_eq!(greet.output_schema.is_some(), modern, "{era}");
+
+    let greeted = client
+        .call_tool(call("greet", json!({ "name": "Ada" })))
+        .await
+        .unwrap();
+    assert_eq!(greeted.is_error, Some(false));
+    assert_eq!(greeted.content[0].as_text().unwrap().text, "Hello, Ada!");
+    let expected = modern.then(|| json!("Hello, Ada!"));
+    assert_eq!(greeted.structured_content, expected, "{era}");
+
+    let shifted = client
+        .call_tool(call("add_days", json!({ "date": "2024-02-28", "days": 1 })))
+        .await
+        .unwrap();
+    assert_eq!(
+        shifted.structured_content,
+        Some(json!({ "date": "2024-02-29", "weekday": "Thu" }))
+    );
+
+    let bad = client
+        .call_tool(call("greet", json!({ "name": 4 })))
+        .await
+        .unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    assert_eq!(
+        bad.content[0].as_text().unwrap().text,
+        r#"invalid arguments for `greet`: /name: 4 is not of type "string""#
+    );
+
+    match client.call_tool(call("gret", json!({}))).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+            assert!(error.message.contains("`greet`"), "{}", error.message);
+        }
+        other => panic!("an unknown tool gave {other:?} ({era})"),
+    }
+
+    // Progress: rmcp's client asks for it on every request, with a token of its own.
+    let waited = client
+        .call_tool(call("wait", json!({ "millis": 250 })))
+        .await
+        .unwrap();
+    assert_eq!(waited.content[0].as_text().unwrap().text, "waited 250 ms");
+    // rmcp's client handles each notification in a task of its own, so the
+    // last may be handled just after the result arrives.
+    let progress = tokio::time::timeout(STEP, async {
+        loop {
+            let progress = client.service().progress.lock().unwrap().clone();
+            if progress.len() >= 3 {
+                return progress;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| too_slow("progress", era));
+    let messages: Vec<&str> = progress
+        .iter()
+        .map(|p| p.message.as_deref().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        messages,
+        ["100 of 250 ms", "200 of 250 ms", "250 of 250 ms"],
+        "{era}"
+    );
+    assert!(
+        progress
+            .iter()
+            .all(|p| p.progress_token == progress[0].progress_token)
+    );
+
+    // Cancelling: dropping the call sends `notifications/cancelled`.
+    let started = Instant::now();
+    let slow = client.call_tool(call("wait", json!({ "millis": 1800 })));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), slow)
+            .await
+            .is_err()
+    );
+    let status = wait_for_result(events, "wait", |status| status != "success").await;
+    assert_eq!(status, "cancelled", "{era}");
+    assert!(
+        started.elapsed() < Duration::from_millis(1800),
+        "the call ran to the end ({era})"
+    );
+
+    let again = client
+        .call_tool(call("greet", json!({ "name": "again" })))
+        .await
+        .unwrap();
+    assert_eq!(again.content[0].as_text().unwrap().text, "Hello, again!");
+    let _ = tokio::time::timeout(STEP, client.cancel()).await;
+}
+
+fn too_slow(what: &str, era: &str) -> ! {
+    panic!("{what} took longer than {STEP:?} ({era})")
+}
+
+/// The status of the last `tool.invoke.result` of `tool` in the server's
+/// events file that `done` accepts, polling for up to [`STEP`].
+async fn wait_for_result(events: &Path, tool: &str, done: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + STEP;
+    loop {
+        let text = std::fs::read_to_string(events).unwrap_or_default();
+        let status = text
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|event| {
+                event["type"] == "tool.invoke.result" && event["payload"]["tool_name"] == tool
+            })
+            .filter_map(|event| event["payload"]["status"].as_str().map(str::to_owned))
+            .next_back();
+        if let Some(status) = status
+            && done(&status)
+        {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no result for `{tool}` in {}:\n{text}",
+            events.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Proxying
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
+    let scratch = Scratch::new("proxy");
+    let pid_file = scratch.file("server.pid");
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let _progress = registry.subscribe(move |event| {
+        if let Event::Stream(chunk) = event
+            && chunk.stream_type == StreamType::Progress
+        {
+            sink.lock().unwrap().push(chunk.chunk.clone());
+        }
+    });
+
+    // `sh` writes the server's pid, then becomes the server.
+    let mut command = tokio::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(r#"echo $$ > "$0" && exec "$1""#)
+        .arg(&pid_file)
+        .arg(SERVER);
+    let proxy = tokio::time::timeout(
+        STEP,
+        McpProxy::builder("examples").stdio(&registry, command),
+    )
+    .await
+    .expect("the proxy connects in time")
+    .expect("the proxy connects");
+
+    // Every tool of the server but `greet`, which the built-in tool here holds.
+    let proxied = proxy.tools();
+    for name in ["add_days", "edit_file", "lorem", "read_file", "wait"] {
+        assert!(
+            proxied.contains(&name.to_owned()),
+            "{name} is not proxied: {proxied:?}"
+        );
+    }
+    assert!(!proxied.contains(&"greet".to_owned()));
+    assert!(!registry.get("greet").unwrap().is_dynamic());
+    let skipped = proxy.diagnostics();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert_eq!(skipped[0].code, dsh_sdk::dynamic::TOOL_SHADOWED);
+    assert!(
+        registry
+            .catalog()
+            .diagnostics
+            .iter()
+            .any(|d| d.code == dsh_sdk::dynamic::TOOL_SHADOWED)
+    );
+    // The pool: built-in tools first, then the proxied ones, each sorted.
+    let pool: Vec<String> = registry
+        .tools()
+        .iter()
+        .map(|tool| tool.name().to_owned())
+        .collect();
+    assert_eq!(pool[0], "greet");
+    let mut sorted = pool[1..].to_vec();
+    sorted.sort();
+    assert_eq!(pool[1..], sorted);
+
+    // A call goes through the pipeline here, then to the server.
+    let shifted = registry
+        .call("add_days", json!({ "date": "2024-02-28", "days": 1 }))
+        .await;
+    assert!(!shifted.is_error, "{}", shifted.text());
+    assert_eq!(
+        shifted.value,
+        Some(json!({ "date": "2024-02-29", "weekday": "Thu" }))
+    );
+    let bad = registry
+        .call("add_days", json!({ "date": "2024-02-28" }))
+        .await;
+    assert_eq!(
+        bad.text(),
+        "invalid arguments for `add_days`: /days: required property missing"
+    );
+    let waited = registry.call("wait", json!({ "millis": 250 })).await;
+    assert_eq!(waited.text(), "waited 250 ms");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["100 of 250 ms", "200 of 250 ms", "250 of 250 ms"]
+    );
+    // The server's own refusal comes back as the tool's error.
+    let refused = registry
+        .call(
+            "edit_file",
+            json!({ "path": "/nonexistent", "old": "a", "new": "b" }),
+        )
+        .await;
+    assert!(refused.is_error);
+    assert!(
+        refused.text().contains("needs approval"),
+        "{}",
+        refused.text()
+    );
+
+    // Kill the server.
+    let pid = tokio::time::timeout(STEP, async {
+        loop {
+            if let Ok(pid) = std::fs::read_to_string(&pid_file)
+                && !pid.trim().is_empty()
+            {
+                return pid.trim().to_owned();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the server wrote its pid");
+    let killed = Command::new("kill").args(["-9", &pid]).status().unwrap();
+    assert!(killed.success());
+    let reason = tokio::time::timeout(STEP, proxy.closed())
+        .await
+        .expect("the proxy sees the server go");
+    assert_eq!(reason, "its connection closed");
+    assert!(!proxy.is_connected());
+
+    let status = registry
+        .catalog()
+        .tools
+        .into_iter()
+        .find(|tool| tool.name == "add_days")
+        .unwrap();
+    assert_eq!(status.status, ToolStatus::Unavailable);
+    assert_eq!(
+        status.status_description.as_deref(),
+        Some("the MCP server `examples` is gone: its connection closed")
+    );
+    let refused = registry
+        .call("add_days", json!({ "date": "2024-02-28", "days": 1 }))
+        .await;
+    assert!(refused.is_error);
+    assert_eq!(
+        refused.text(),
+        "`add_days` is unavailable and cannot be called: the MCP server `examples` is gone: its connection closed"
+    );
+    // The built-in tool is untouched.
+    assert!(
+        !registry
+            .call("greet", json!({ "name": "Ada" }))
+            .await
+            .is_error
+    );
+
+    // Dropping the proxy takes its tools out of the pool.
+    drop(proxy);
+    let pool: Vec<String> = registry
+        .tools()
+        .iter()
+        .map(|tool| tool.name().to_owned())
+        .collect();
+    assert_eq!(pool, ["greet"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_proxied_over_http_reports_its_death_by_name() {
+    let scratch = Scratch::new("proxy-http");
+    let mut server = HttpServer::start(&scratch.file("events.jsonl"));
+    let registry = Registry::new();
+    let proxy = tokio::time::timeout(
+        STEP,
+        McpProxy::builder("examples")
+            .prefix("ex_")
+            .http(&registry, &server.url),
+    )
+    .await
+    .expect("the proxy connects in time")
+    .expect("the proxy connects");
+    assert!(proxy.tools().contains(&"ex_greet".to_owned()));
+    let greeted = registry.call("ex_greet", json!({ "name": "Ada" })).await;
+    assert_eq!(greeted.text(), "Hello, Ada!");
+
+    server.kill();
+    let failed = tokio::time::timeout(STEP, registry.call("ex_greet", json!({ "name": "Ada" })))
+        .await
+        .expect("the call ends in time");
+    assert!(failed.is_error);
+    assert!(failed.is_error);
+    assert!(
+        failed.text().starts_with(
+            "`ex_greet` failed: the MCP server `examples` is gone: nothing answers at its address ("
+        ),
+        "{}",
+        failed.text()
+    );
+    // From then on the proxy knows: its tools are unavailable.
+    assert!(!proxy.is_connected());
+    let refused = registry.call("ex_greet", json!({ "name": "Ada" })).await;
+    assert!(
+        refused.text().starts_with("`ex_greet` is unavailable and cannot be called: the MCP server `examples` is gone: nothing answers at its address"),
+        "{}",
+        refused.text()
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+/// A directory for one test's files, under `target/tmp`.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("mcp-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The example server on a free loopback port; killed when dropped.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start(events: &Path) -> Self {
+        let mut child = Command::new(SERVER)
+            .args(["--http", "127.0.0.1:0"])
+            .args(ALLOW)
+            .arg("--events")
+            .arg(events)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let stdout = child.stdout.take().unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = sender.send(line);
+        });
+        let Ok(line) = receiver.recv_timeout(STEP) else {
+            let _ = child.kill();
+            panic!("the server printed no URL in {STEP:?}");
+        };
+        let url = line.trim().to_owned();
+        assert!(url.starts_with("http://127.0.0.1:"), "not a URL: {url:?}");
+        HttpServer { child, url }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// How a command ended, and what it printed.
+struct Ran {
+    success: bool,
+    text: String,
+}
+
+/// Runs `command` to the end, killing it after `limit`.
+fn run(mut command: Command, limit: Duration) -> Ran {
+    let scratch = Scratch::new("run");
+    let out_path = scratch.file("output");
+    let out = std::fs::File::create(&out_path).unwrap();
+    let err = out.try_clone().unwrap();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap_or_else(|error| panic!("cannot run {command:?}: {error}"));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut text = std::fs::read_to_string(&out_path).unwrap_or_default();
+    if status.is_none() {
+        text.push_str(&format!("\n(killed after {limit:?})"));
+    }
+    Ran {
+        success: status.is_some_and(|status| status.success()),
+        text,
+    }
+}
