@@ -174,8 +174,6 @@ async fn a_panic_in_execute_becomes_an_error_result() {
     assert_eq!(result.text(), "`explode` panicked: boom");
 }
 
-// The contract fixes the parameter types: `&Output` is `&String` here.
-#[allow(clippy::ptr_arg)]
 #[render]
 fn shout(_args: &ShoutToolArgs, value: &String) -> Vec<ContentBlock> {
     assert!(!value.is_empty(), "nothing to shout");
