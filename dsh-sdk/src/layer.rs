@@ -20,18 +20,20 @@
 //! ```
 
 use std::fmt;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
+use pin_project_lite::pin_project;
 use serde_json::Value;
 use tower::retry::Policy;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service};
-use tracing::Instrument;
 
 use crate::definition::ToolDef;
 use crate::error::ToolError;
@@ -181,11 +183,10 @@ pub struct Timeout<S> {
 impl<S> Service<ExecRequest> for Timeout<S>
 where
     S: Service<ExecRequest, Response = Value, Error = ExecError>,
-    S::Future: Send + 'static,
 {
     type Response = Value;
     type Error = ExecError;
-    type Future = BoxFuture<'static, Result<Value, ExecError>>;
+    type Future = TimeoutFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
         self.inner.poll_ready(cx)
@@ -194,14 +195,51 @@ where
     fn call(&mut self, request: ExecRequest) -> Self::Future {
         let limit = request.timeout;
         let running = self.inner.call(request);
-        Box::pin(async move {
-            match limit {
-                Some(limit) => tokio::time::timeout(limit, running)
-                    .await
-                    .unwrap_or(Err(ExecError::Timeout(limit))),
-                None => running.await,
-            }
-        })
+        match limit {
+            Some(limit) => TimeoutFuture::Limited {
+                running: tokio::time::timeout(limit, running),
+                limit,
+            },
+            None => TimeoutFuture::Unlimited { running },
+        }
+    }
+}
+
+pin_project! {
+    /// The future [`Timeout`] returns: the inner one, bounded in time.
+    // The fields are private in all but name: the macro cannot document them.
+    #[allow(missing_docs)]
+    #[project = TimeoutProjection]
+    pub enum TimeoutFuture<F> {
+        /// With a limit.
+        Limited {
+            #[pin]
+            running: tokio::time::Timeout<F>,
+            limit: Duration,
+        },
+        /// Without one.
+        Unlimited {
+            #[pin]
+            running: F,
+        },
+    }
+}
+
+impl<F> Future for TimeoutFuture<F>
+where
+    F: Future<Output = Result<Value, ExecError>>,
+{
+    type Output = Result<Value, ExecError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            TimeoutProjection::Limited { running, limit } => match running.poll(cx) {
+                Poll::Ready(Ok(result)) => Poll::Ready(result),
+                Poll::Ready(Err(_elapsed)) => Poll::Ready(Err(ExecError::Timeout(*limit))),
+                Poll::Pending => Poll::Pending,
+            },
+            TimeoutProjection::Unlimited { running } => running.poll(cx),
+        }
     }
 }
 
@@ -313,11 +351,10 @@ pub struct Metrics<S> {
 impl<S> Service<ExecRequest> for Metrics<S>
 where
     S: Service<ExecRequest, Response = Value, Error = ExecError>,
-    S::Future: Send + 'static,
 {
     type Response = Value;
     type Error = ExecError;
-    type Future = BoxFuture<'static, Result<Value, ExecError>>;
+    type Future = MetricsFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
         self.inner.poll_ready(cx)
@@ -331,24 +368,51 @@ where
             status = tracing::field::Empty,
             duration_ms = tracing::field::Empty,
         );
-        let running = self.inner.call(request);
-        Box::pin(
-            async move {
-                let started = Instant::now();
-                let result = running.await;
-                let span = tracing::Span::current();
-                span.record(
-                    "status",
-                    match &result {
-                        Ok(_) => "success",
-                        Err(ExecError::Timeout(_)) => "timeout",
-                        Err(_) => "error",
-                    },
-                );
-                span.record("duration_ms", started.elapsed().as_millis() as u64);
-                result
-            }
-            .instrument(span),
-        )
+        let running = {
+            let _entered = span.enter();
+            self.inner.call(request)
+        };
+        MetricsFuture {
+            running,
+            span,
+            started: Instant::now(),
+        }
+    }
+}
+
+pin_project! {
+    /// The future [`Metrics`] returns: the inner one inside its span, which
+    /// records the status and the duration when it ends.
+    pub struct MetricsFuture<F> {
+        #[pin]
+        running: F,
+        span: tracing::Span,
+        started: Instant,
+    }
+}
+
+impl<F> Future for MetricsFuture<F>
+where
+    F: Future<Output = Result<Value, ExecError>>,
+{
+    type Output = Result<Value, ExecError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let _entered = this.span.enter();
+        let result = std::task::ready!(this.running.poll(cx));
+        if !this.span.is_disabled() {
+            this.span.record(
+                "status",
+                match &result {
+                    Ok(_) => "success",
+                    Err(ExecError::Timeout(_)) => "timeout",
+                    Err(_) => "error",
+                },
+            );
+            let millis = u64::try_from(this.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            this.span.record("duration_ms", millis);
+        }
+        Poll::Ready(result)
     }
 }
