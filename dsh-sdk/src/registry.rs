@@ -376,8 +376,8 @@ impl Registry {
     }
 
     /// A receiver marked changed each time a tool is registered or
-    /// unregistered: what an MCP server sends `notifications/tools/list_changed`
-    /// from.
+    /// unregistered, or a deferred tool is loaded: what an MCP server sends
+    /// `notifications/tools/list_changed` from.
     ///
     /// ```
     /// # use dsh_sdk::prelude::*;
@@ -439,6 +439,7 @@ impl Registry {
             let hidden = def.is_deferred() && !def.is_always_loaded();
             if hidden && !loaded.iter().any(|loaded| loaded == tool.name()) {
                 loaded.push(tool.name().to_owned());
+                self.inner.changed.send_replace(());
             }
         }
     }

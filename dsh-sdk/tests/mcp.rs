@@ -137,6 +137,41 @@ async fn registering_or_dropping_a_tool_sends_list_changed_to_an_initialized_ses
     assert_eq!(client.list_all_tools().await.unwrap().len(), 1);
 }
 
+/// Look something up in a large reference.
+#[tool(read_only, defer)]
+async fn lookup(
+    /// What to look up
+    topic: String,
+) -> String {
+    topic
+}
+
+#[tokio::test]
+async fn tools_list_is_what_the_model_sees_and_loading_a_deferred_tool_changes_it() {
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    let _lookup = registry.register::<lookup>().unwrap();
+    let (client, _serving) = connect(&registry, legacy()).await;
+    let changes = Arc::clone(&client.service().list_changed);
+    let names = |tools: Vec<dsh_sdk::mcp::rmcp::model::Tool>| -> Vec<String> {
+        tools
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect()
+    };
+    assert_eq!(names(client.list_all_tools().await.unwrap()), ["greet"]);
+
+    registry.load_deferred(["lookup"]);
+    eventually("a list_changed for the loaded tool", || {
+        changes.load(Ordering::SeqCst) >= 1
+    })
+    .await;
+    assert_eq!(
+        names(client.list_all_tools().await.unwrap()),
+        ["greet", "lookup"]
+    );
+}
+
 #[tokio::test]
 async fn a_2026_listen_stream_gets_list_changed() {
     let registry = Registry::new();
@@ -275,6 +310,52 @@ async fn a_proxy_follows_the_tools_of_its_server() {
             "`remote_greet` is unavailable and cannot be called: the MCP server `remote` is gone: {reason}"
         )
     );
+}
+
+/// Serves `registry` in process and proxies it into `host` under `name`.
+async fn proxy(host: &Registry, name: &str, registry: &Registry) -> McpProxy {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::new(registry.clone());
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    tokio::time::timeout(STEP, McpProxy::builder(name).connect(host, client_io))
+        .await
+        .expect("the proxy connects in time")
+        .expect("the proxy connects")
+}
+
+#[tokio::test]
+async fn the_exported_list_is_the_same_whatever_the_order_servers_connect_in() {
+    let first = Registry::new();
+    let _greet = first.register::<greet>().unwrap();
+    let second = Registry::new();
+    let _silent = second.register::<silent>().unwrap();
+    let _lookup = second.register::<lookup>().unwrap();
+    second.load_deferred(["lookup"]);
+
+    let forward = Registry::new();
+    let _a = proxy(&forward, "first", &first).await;
+    let _b = proxy(&forward, "second", &second).await;
+    let backward = Registry::new();
+    let _c = proxy(&backward, "second", &second).await;
+    let _d = proxy(&backward, "first", &first).await;
+
+    for format in [
+        dsh_sdk::export::Format::Anthropic,
+        dsh_sdk::export::Format::OpenAi,
+        dsh_sdk::export::Format::Mcp,
+    ] {
+        assert_eq!(forward.export_json(format), backward.export_json(format));
+    }
+    let names: Vec<String> = forward
+        .tools()
+        .iter()
+        .map(|tool| tool.name().to_owned())
+        .collect();
+    assert_eq!(names, ["greet", "lookup", "silent"]);
 }
 
 #[tokio::test]

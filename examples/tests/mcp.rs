@@ -123,6 +123,10 @@ fn make_virtualenv() -> PathBuf {
         installed.text
     );
     std::fs::write(staging.join("ready"), "").expect("the virtualenv is writable");
+    if dir.exists() && !dir.join("ready").exists() {
+        // Not made by this code (only whole virtualenvs are renamed into place).
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     if std::fs::rename(&staging, &dir).is_err() {
         // Another process got there first: use its virtualenv.
         let _ = std::fs::remove_dir_all(&staging);
@@ -459,10 +463,12 @@ async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
     );
     let waited = registry.call("wait", json!({ "millis": 250 })).await;
     assert_eq!(waited.text(), "waited 250 ms");
-    assert_eq!(
-        *seen.lock().unwrap(),
-        ["100 of 250 ms", "200 of 250 ms", "250 of 250 ms"]
-    );
+    // Forwarded in order. rmcp's client hands each notification to a task of
+    // its own, so the last one can lose the race with the result.
+    let seen = seen.lock().unwrap().clone();
+    let sent = ["100 of 250 ms", "200 of 250 ms", "250 of 250 ms"];
+    let seen: Vec<&str> = seen.iter().map(String::as_str).collect();
+    assert!(seen.len() >= 2 && sent.starts_with(&seen), "{seen:?}");
     // The server's own refusal comes back as the tool's error.
     let refused = registry
         .call(

@@ -14,7 +14,8 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     fallback::strip_param_attrs(&mut item.sig, |attr| !doc::is_doc(attr));
     // The contract fixes the parameter types: a tool whose output is a
     // `String` gets a render taking `&String`, which clippy would flag.
-    item.attrs.push(syn::parse_quote!(#[allow(clippy::ptr_arg)]));
+    item.attrs
+        .push(syn::parse_quote!(#[allow(clippy::ptr_arg)]));
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let trait_ident = projection.kind.trait_ident();

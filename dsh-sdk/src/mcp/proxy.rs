@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -73,10 +74,13 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// - A tool that cannot be registered is skipped, with a warning diagnostic
 ///   in the [catalog](crate::catalog): `TOOL_SHADOWED` when a built-in tool
 ///   has its name (built-in tools win), [`TOOL_SKIPPED`] otherwise.
+/// - The connection tries `server/discover` (protocol 2026-07-28, where a
+///   structured output can be any JSON value) and falls back to `initialize`.
 /// - `notifications/tools/list_changed` from the server re-reads its tools.
 /// - When the server goes away, its tools stay in the pool but turn
 ///   `unavailable`, with a status description naming the server, and every
-///   call of them is refused with that text.
+///   call of them is refused with that text. A child process is seen to go
+///   when it exits; an HTTP server, at the first call nothing answers.
 /// - Dropping the proxy unregisters its tools and ends the connection (a
 ///   child process is stopped).
 pub struct McpProxy {
@@ -128,7 +132,9 @@ impl McpProxy {
     /// Waits until the server goes away, and says how it went.
     pub async fn closed(&self) -> String {
         loop {
-            let notified = self.link.closed.notified();
+            let mut notified = pin!(self.link.closed.notified());
+            // Registered before the check, so a wake-up in between is not lost.
+            notified.as_mut().enable();
             if let Some(reason) = self.link.gone() {
                 return reason;
             }
@@ -139,7 +145,11 @@ impl McpProxy {
 
 impl Drop for McpProxy {
     fn drop(&mut self) {
-        let tools = std::mem::take(&mut *self.link.tools());
+        let tools = {
+            let mut tools = self.link.tools();
+            self.link.dropped.store(true, Ordering::SeqCst);
+            std::mem::take(&mut *tools)
+        };
         for name in tools.keys() {
             // The statuses are this proxy's; they must not outlive its tools.
             let _ = self
@@ -148,19 +158,7 @@ impl Drop for McpProxy {
                 .set_status(name, ToolStatus::Available, None);
         }
         drop(tools);
-        for skipped in std::mem::take(
-            &mut *self
-                .link
-                .skipped
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        ) {
-            if skipped.code == TOOL_SKIPPED {
-                self.link
-                    .registry
-                    .remove_diagnostic(skipped.tool_name.as_deref(), TOOL_SKIPPED);
-            }
-        }
+        self.link.forget_skipped();
     }
 }
 
@@ -245,6 +243,7 @@ impl McpProxyBuilder {
             progress,
             tools: Mutex::default(),
             skipped: Mutex::default(),
+            dropped: AtomicBool::new(false),
             gone: Mutex::default(),
             closed: Notify::new(),
         });
@@ -410,6 +409,8 @@ struct Link {
     /// Registered name → the remote definition it was made from, and its handle.
     tools: Mutex<BTreeMap<String, (Value, ToolHandle)>>,
     skipped: Mutex<Vec<Diagnostic>>,
+    /// Set when the proxy is dropped: a re-read still running registers nothing.
+    dropped: AtomicBool,
     /// Why the server is gone, once it is.
     gone: Mutex<Option<String>>,
     closed: Notify,
@@ -435,36 +436,73 @@ impl Link {
             .list_all_tools()
             .await
             .map_err(|error| error.to_string())?;
+        // The registry is only ever called with no lock of ours held: it
+        // publishes the catalog to subscribers, who may ask this proxy.
+        let known: BTreeMap<String, Value> = self
+            .tools()
+            .iter()
+            .map(|(name, (definition, _))| (name.clone(), definition.clone()))
+            .collect();
+        self.forget_skipped();
         let mut skipped = Vec::new();
-        let mut tools = self.tools();
+        let mut fresh = Vec::new();
         let mut seen = BTreeSet::new();
         for tool in remote {
             let name = format!("{}{}", self.prefix, tool.name);
             seen.insert(name.clone());
             let definition = serde_json::to_value(&tool).unwrap_or(Value::Null);
-            if tools
-                .get(&name)
-                .is_some_and(|(known, _)| *known == definition)
-            {
+            if known.get(&name) == Some(&definition) {
                 continue;
             }
-            tools.remove(&name);
+            // A changed tool: the old one goes first, freeing the name.
+            let old = self.tools().remove(&name);
+            drop(old);
             match self
                 .registry
                 .register_dynamic(self.dynamic_tool(&name, &tool))
             {
                 Ok(handle) => {
                     let _ = self.registry.set_status(&name, ToolStatus::Available, None);
-                    self.registry.remove_diagnostic(Some(&name), TOOL_SKIPPED);
-                    tools.insert(name, (definition, handle));
+                    fresh.push((name, (definition, handle)));
                 }
                 Err(error) => skipped.push(self.skip(&name, &tool, &error)),
             }
         }
-        tools.retain(|name, _| seen.contains(name));
-        drop(tools);
+        let leftovers: Vec<ToolHandle> = {
+            let mut tools = self.tools();
+            if self.dropped.load(Ordering::SeqCst) {
+                // The proxy went while this ran: nothing it registered stays.
+                fresh.into_iter().map(|(_, (_, handle))| handle).collect()
+            } else {
+                tools.extend(fresh);
+                let stale: Vec<String> = tools
+                    .keys()
+                    .filter(|name| !seen.contains(*name))
+                    .cloned()
+                    .collect();
+                stale
+                    .iter()
+                    .filter_map(|name| tools.remove(name))
+                    .map(|(_, handle)| handle)
+                    .collect()
+            }
+        };
+        // Unregistered here, with the lock released.
+        drop(leftovers);
         *self.skipped.lock().unwrap_or_else(PoisonError::into_inner) = skipped;
         Ok(())
+    }
+
+    /// Takes this proxy's `TOOL_SKIPPED` diagnostics out of the catalog.
+    fn forget_skipped(&self) {
+        let skipped =
+            std::mem::take(&mut *self.skipped.lock().unwrap_or_else(PoisonError::into_inner));
+        for diagnostic in skipped {
+            if diagnostic.code == TOOL_SKIPPED {
+                self.registry
+                    .remove_diagnostic(diagnostic.tool_name.as_deref(), TOOL_SKIPPED);
+            }
+        }
     }
 
     /// Records why the remote `tool` could not be registered as `name`.
@@ -607,6 +645,9 @@ impl Forward {
             }
         };
         abandon.disarm();
+        // rmcp hands each notification to a task of its own: give those that
+        // came before the answer a turn to reach the call while it still runs.
+        tokio::task::yield_now().await;
         let result = match response.map_err(failed)? {
             ServerResult::CallToolResult(result) => result,
             other => {

@@ -40,11 +40,13 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 /// for the two standard transports. Any other rmcp transport works through
 /// rmcp's [`ServiceExt::serve`].
 ///
-/// - `tools/list` is [`Registry::export`] in [`Format::Mcp`]: `inputSchema`,
-///   `outputSchema`, `title`, and `annotations` from the flags (`read_only` →
-///   `readOnlyHint`, `destructive` → `destructiveHint`, `idempotent` →
-///   `idempotentHint`). Clients on a protocol older than 2026-07-28 do not
-///   get output schemas whose root is not an object, which they cannot read.
+/// - `tools/list` is [`Registry::export`] in [`Format::Mcp`], the very list a
+///   model would see (deferred tools only once tool search loaded them):
+///   `inputSchema`, `outputSchema`, `title`, and `annotations` from the flags
+///   (`read_only` → `readOnlyHint`, `destructive` → `destructiveHint`,
+///   `idempotent` → `idempotentHint`). Clients on a protocol older than
+///   2026-07-28 do not get output schemas whose root is not an object, which
+///   they cannot read.
 /// - `tools/call` runs [`Registry::call_with`], the full pipeline. `content`
 ///   is what the tool's render made (a call that rendered nothing says so, so
 ///   the text is never empty) and `structuredContent` the canonical value: any
@@ -58,9 +60,10 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 /// - A call whose request carries a `progressToken` gets each `progress`
 ///   chunk the tool sends through [`Exec::progress`](crate::Exec::progress)
 ///   as `notifications/progress`, with the chunk as its message.
-/// - Registering or dropping a tool sends `notifications/tools/list_changed`:
-///   to every session that began with `initialize`, and, from 2026-07-28 on,
-///   on every `subscriptions/listen` stream that asked for it.
+/// - Registering or dropping a tool, or loading a deferred one, sends
+///   `notifications/tools/list_changed` to every session that began with
+///   `initialize`, and, from 2026-07-28 on, on every `subscriptions/listen`
+///   stream that asked for it.
 ///
 /// Cloning gives a handler for another session: it shares the registry.
 pub struct McpServer {
@@ -173,11 +176,10 @@ impl McpServer {
 
     /// The MCP definitions of the registry's tools.
     fn mcp_tools(&self) -> Result<Vec<Tool>, ErrorData> {
-        self.registry
-            .tools()
-            .iter()
-            .map(|tool| mcp_tool(export_tool(tool, Format::Mcp)))
-            .collect()
+        match self.registry.export(Format::Mcp) {
+            Value::Array(tools) => tools.into_iter().map(mcp_tool).collect(),
+            _ => Ok(Vec::new()),
+        }
     }
 }
 
