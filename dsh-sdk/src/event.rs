@@ -55,7 +55,7 @@ pub enum Event {
         context: Vec<crate::content::ContentBlock>,
     },
     /// A call ended, whatever its status.
-    Result(Box<crate::result::ToolResult>),
+    Result(std::sync::Arc<crate::result::ToolResult>),
     /// A top-level call passed its checks and is about to run: the card a UI
     /// shows while it runs (the tool's `present_call`, or the generic card
     /// without an output).

@@ -79,7 +79,7 @@ impl Exec {
         ExecBuilder {
             invocation_id: Uuid::new_v4(),
             tool_name: tool_name.into(),
-            cancel: CancellationToken::new(),
+            cancel: None,
             state: State::default(),
             sink: None,
             registry: None,
@@ -171,7 +171,7 @@ impl fmt::Debug for Exec {
 pub struct ExecBuilder {
     invocation_id: Uuid,
     tool_name: String,
-    cancel: CancellationToken,
+    cancel: Option<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
     registry: Option<Weak<Inner>>,
@@ -186,7 +186,7 @@ impl ExecBuilder {
 
     /// Sets the cancellation token.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancel = token;
+        self.cancel = Some(token);
         self
     }
 
@@ -219,7 +219,7 @@ impl ExecBuilder {
             inner: Arc::new(ExecInner {
                 invocation_id: self.invocation_id,
                 tool_name: self.tool_name,
-                cancel: self.cancel,
+                cancel: self.cancel.unwrap_or_default(),
                 state: self.state,
                 sink: self.sink,
                 registry: self.registry,

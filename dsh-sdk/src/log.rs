@@ -160,7 +160,7 @@ impl Record {
                 replaced_content: replaced_content.clone(),
                 context: context.clone(),
             }),
-            Event::Result(result) => Record::Result(result.clone()),
+            Event::Result(result) => Record::Result(Box::new(ToolResult::clone(result))),
             Event::Catalog(catalog) => Record::Catalog(catalog.clone()),
         }
     }

@@ -159,7 +159,13 @@ impl Registry {
         {
             result.output_type = OutputType::resolve(&entry.def, None);
         }
-        self.emit_with(|| Event::Result(Box::new(result.clone())));
+        if self.listening() {
+            // Shared with the subscribers, and taken back without a copy
+            // unless one of them kept it.
+            let shared = Arc::new(result);
+            self.inner.emit(&Event::Result(Arc::clone(&shared)));
+            result = Arc::try_unwrap(shared).unwrap_or_else(|kept| ToolResult::clone(&kept));
+        }
         result
     }
 

@@ -239,6 +239,11 @@ impl Registry {
         }
     }
 
+    /// Whether anyone subscribed.
+    pub(crate) fn listening(&self) -> bool {
+        self.inner.listened.load(Ordering::Relaxed) > 0
+    }
+
     /// Builds and emits an event only when someone listens.
     pub(crate) fn emit_with(&self, event: impl FnOnce() -> Event) {
         if self.inner.listened.load(Ordering::Relaxed) > 0 {
@@ -690,13 +695,23 @@ impl RegistryBuilder {
     }
 
     fn into_inner(self) -> Inner {
-        let mut service = ExecService::new(
-            ServiceBuilder::new()
-                .layer(MetricsLayer)
-                .layer(RetryLayer::new(self.retry))
-                .layer(TimeoutLayer)
-                .service(Execute),
-        );
+        // Without retries, tower's `Retry` would only clone every request.
+        let mut service = if self.retry.max_attempts() > 1 {
+            ExecService::new(
+                ServiceBuilder::new()
+                    .layer(MetricsLayer)
+                    .layer(RetryLayer::new(self.retry))
+                    .layer(TimeoutLayer)
+                    .service(Execute),
+            )
+        } else {
+            ExecService::new(
+                ServiceBuilder::new()
+                    .layer(MetricsLayer)
+                    .layer(TimeoutLayer)
+                    .service(Execute),
+            )
+        };
         for layer in self.layers {
             service = layer(service);
         }

@@ -392,7 +392,7 @@ async fn a_failed_write_is_reported_and_a_log_that_cannot_cut_it_stops() {
         error.to_string(),
         "could not append to the session log `/dev/full`"
     );
-    let record = Record::from_event(&Event::Result(Box::new(result)));
+    let record = Record::from_event(&Event::Result(std::sync::Arc::new(result)));
     assert!(matches!(
         log.append(&record).unwrap_err(),
         LogError::Broken { .. }

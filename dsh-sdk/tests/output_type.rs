@@ -15,7 +15,7 @@ async fn output_type_of<T: Tool>(args: Value) -> OutputType {
     registry.register::<T>().unwrap().keep();
     let name = T::DEFINITION.name().to_owned();
     let result = registry.call(&name, args).await;
-    let rawp = Event::Result(Box::new(result.clone())).to_rawp();
+    let rawp = Event::Result(std::sync::Arc::new(result.clone())).to_rawp();
     let Some(RawpEvent::InvokeResult(rawp)) = rawp else {
         panic!("no tool.invoke.result for {result:?}")
     };
