@@ -685,3 +685,43 @@ fn no_guard_can_loosen_a_decision() {
         }
     }
 }
+
+#[tokio::test]
+async fn any_tower_middleware_composes_with_the_execute_stage() {
+    use dsh_sdk::layer::ExecRequest;
+
+    // A host layer sees every request (tool name, attempt) before it runs...
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    // ...and tower's own concurrency limit makes safe calls of a batch wait their turn.
+    let registry = Registry::builder()
+        .layer(tower::util::MapRequestLayer::new(
+            move |request: ExecRequest| {
+                log.lock().unwrap().push(format!(
+                    "{}#{}",
+                    request.tool().name(),
+                    request.attempt()
+                ));
+                request
+            },
+        ))
+        .layer(tower::limit::ConcurrencyLimitLayer::new(1))
+        .build();
+    registry.register::<sleepy>().unwrap().keep();
+
+    let started = Instant::now();
+    let results = registry
+        .call_batch(
+            (0..3)
+                .map(|_| ToolCall::new("sleepy", json!({ "millis": 30 })))
+                .collect(),
+        )
+        .await;
+    let elapsed = started.elapsed();
+    assert!(results.iter().all(|r| r.text() == "awake"));
+    assert!(
+        elapsed >= Duration::from_millis(90),
+        "three 30 ms calls under a limit of 1 took {elapsed:?}: they overlapped"
+    );
+    assert_eq!(*seen.lock().unwrap(), ["sleepy#1", "sleepy#1", "sleepy#1"]);
+}
