@@ -35,13 +35,14 @@ use crate::content::ContentBlock;
 use crate::definition::{OutputType, Validation};
 use crate::event::{Event, ValueSource};
 use crate::exec::{Exec, StreamSink};
-use crate::layer::{ExecError, ExecRequest};
+use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer};
 use crate::permission::{Approval, ApprovalRequest, CallInfo, Decision};
 use crate::post_execute::{PostCall, PostDecision};
 use crate::registry::{Config, Entry, Inner, Prepared, Registry, ToolInfo};
 use crate::result::{Status, ToolResult};
 use crate::schema::describe;
 use crate::spill::{plan, spill, spilled_message};
+use tower::Layer;
 
 /// One call a model asked for: a tool name and its raw arguments.
 ///
@@ -320,7 +321,14 @@ impl Registry {
             exec,
             timeout,
         );
-        let value = match config.service.clone().oneshot(request).await {
+        let executed = match &config.service {
+            Some(service) => service.clone().oneshot(request).await,
+            None => {
+                let plain = MetricsLayer.layer(TimeoutLayer.layer(Execute));
+                plain.oneshot(request).await
+            }
+        };
+        let value = match executed {
             Ok(value) => value,
             Err(ExecError::Timeout(limit)) => {
                 return Err(stub.fail(

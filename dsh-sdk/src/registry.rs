@@ -100,7 +100,9 @@ pub(crate) struct Config {
     pub(crate) permissions: Permissions,
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) post_execute: Vec<Arc<dyn PostExecute>>,
-    pub(crate) service: ExecService,
+    /// The execute stack when it has retries or host layers; `None` runs
+    /// the built-in stack directly.
+    pub(crate) service: Option<ExecService>,
 }
 
 #[derive(Default)]
@@ -695,26 +697,24 @@ impl RegistryBuilder {
     }
 
     fn into_inner(self) -> Inner {
-        // Without retries, tower's `Retry` would only clone every request.
-        let mut service = if self.retry.max_attempts() > 1 {
-            ExecService::new(
+        // The built-in stack alone is called as a concrete type, with no
+        // boxing; retries or host layers need the type-erased stack.
+        let service = if self.retry.max_attempts() > 1 || !self.layers.is_empty() {
+            let retry = (self.retry.max_attempts() > 1).then(|| RetryLayer::new(self.retry));
+            let mut service = ExecService::new(
                 ServiceBuilder::new()
                     .layer(MetricsLayer)
-                    .layer(RetryLayer::new(self.retry))
+                    .option_layer(retry)
                     .layer(TimeoutLayer)
                     .service(Execute),
-            )
+            );
+            for layer in self.layers {
+                service = layer(service);
+            }
+            Some(service)
         } else {
-            ExecService::new(
-                ServiceBuilder::new()
-                    .layer(MetricsLayer)
-                    .layer(TimeoutLayer)
-                    .service(Execute),
-            )
+            None
         };
-        for layer in self.layers {
-            service = layer(service);
-        }
         Inner {
             tools: RwLock::default(),
             state: self.state,
