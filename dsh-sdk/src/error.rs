@@ -95,22 +95,28 @@ impl fmt::Debug for ToolError {
 
 impl<E: StdError + Send + Sync + 'static> From<E> for ToolError {
     fn from(error: E) -> Self {
-        let mut message = error.to_string();
-        let mut source = error.source();
-        while let Some(cause) = source {
-            let text = cause.to_string();
-            if !message.contains(&text) {
-                message.push_str(": ");
-                message.push_str(&text);
-            }
-            source = cause.source();
-        }
         ToolError {
-            message,
+            message: with_sources(&error),
             kind: variant_name(&format!("{error:?}")),
             data: None,
         }
     }
+}
+
+/// An error's message followed by its sources' messages, `: `-separated,
+/// leaving out a source whose text the message already holds.
+pub(crate) fn with_sources(error: &dyn StdError) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
 }
 
 /// The leading identifier of a `Debug` rendering: an enum's variant name.

@@ -84,8 +84,8 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
+use crate::error::with_sources;
 use crate::event::{Event, ValueSource};
-use crate::pipeline::with_sources;
 use crate::rawp::{CatalogPublish, InvokeStream};
 use crate::result::ToolResult;
 

@@ -33,6 +33,7 @@ use uuid::Uuid;
 use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::definition::{OutputType, Validation};
+use crate::error::with_sources;
 use crate::event::{Event, ValueSource};
 use crate::exec::{Exec, StreamSink};
 use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer};
@@ -637,18 +638,6 @@ fn human_duration(duration: Duration) -> String {
     } else {
         format!("{} ms", duration.as_millis())
     }
-}
-
-/// An error's message followed by its sources'.
-pub(crate) fn with_sources(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
