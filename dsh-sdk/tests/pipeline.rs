@@ -621,6 +621,7 @@ async fn subscribers_observe_requests_stream_chunks_and_every_result() {
 
     let ok = registry.call("chatty", json!({})).await;
     let bad = registry.call("chatty", json!([])).await;
+    let seen = Arc::clone(&events);
     let events = events.lock().unwrap().clone();
     // ok: request, running, 3 chunks, executed, result; bad: request, result.
     assert_eq!(events.len(), 9);
@@ -654,7 +655,11 @@ async fn subscribers_observe_requests_stream_chunks_and_every_result() {
 
     drop(subscription);
     registry.call("chatty", json!({})).await;
-    // Unsubscribed: nothing more arrives (the clone above is the last view).
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        9,
+        "an unsubscribed subscriber still hears events"
+    );
 }
 
 #[test]
