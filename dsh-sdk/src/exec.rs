@@ -1,10 +1,11 @@
 //! [`Exec`]: what a tool's body knows about the call it is serving.
 
 use std::any::{Any, TypeId, type_name};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -42,8 +43,10 @@ pub struct Exec {
 
 struct ExecInner {
     invocation_id: Uuid,
-    tool_name: String,
-    cancel: CancellationToken,
+    tool_name: Cow<'static, str>,
+    /// Made on first use when the host handed in no token: a call nobody
+    /// outside can cancel pays nothing for one unless its tool asks.
+    cancel: OnceLock<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
     registry: Option<Weak<Inner>>,
@@ -76,9 +79,15 @@ impl Exec {
 
     /// Starts a context with every part configurable.
     pub fn builder(tool_name: impl Into<String>) -> ExecBuilder {
+        Exec::builder_named(Cow::Owned(tool_name.into()), Uuid::new_v4())
+    }
+
+    /// [`builder`](Self::builder) for a registered tool, whose name is most
+    /// often `'static` and then costs no copy.
+    pub(crate) fn builder_named(tool_name: Cow<'static, str>, invocation_id: Uuid) -> ExecBuilder {
         ExecBuilder {
-            invocation_id: Uuid::new_v4(),
-            tool_name: tool_name.into(),
+            invocation_id,
+            tool_name,
             cancel: None,
             state: State::default(),
             sink: None,
@@ -102,12 +111,15 @@ impl Exec {
     /// [`cancelled`](CancellationToken::cancelled); a call whose tool ignores it
     /// is dropped all the same.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancel
+        self.inner.cancel.get_or_init(CancellationToken::new)
     }
 
     /// Whether the call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancel.is_cancelled()
+        self.inner
+            .cancel
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// A value of type `T` the host handed in (a database pool, an HTTP client).
@@ -149,7 +161,7 @@ impl Exec {
         let sequence = self.inner.sequence.fetch_add(1, Ordering::Relaxed);
         sink(StreamChunk {
             invocation_id: self.inner.invocation_id,
-            tool_name: self.inner.tool_name.clone(),
+            tool_name: self.inner.tool_name.clone().into_owned(),
             stream_type,
             chunk,
             sequence,
@@ -170,7 +182,7 @@ impl fmt::Debug for Exec {
 /// Builds an [`Exec`].
 pub struct ExecBuilder {
     invocation_id: Uuid,
-    tool_name: String,
+    tool_name: Cow<'static, str>,
     cancel: Option<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
@@ -187,6 +199,11 @@ impl ExecBuilder {
     /// Sets the cancellation token.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
+        self
+    }
+
+    pub(crate) fn maybe_cancellation(mut self, token: Option<CancellationToken>) -> Self {
+        self.cancel = token;
         self
     }
 
@@ -219,7 +236,7 @@ impl ExecBuilder {
             inner: Arc::new(ExecInner {
                 invocation_id: self.invocation_id,
                 tool_name: self.tool_name,
-                cancel: self.cancel.unwrap_or_default(),
+                cancel: self.cancel.map_or_else(OnceLock::new, OnceLock::from),
                 state: self.state,
                 sink: self.sink,
                 registry: self.registry,

@@ -28,7 +28,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, CatchUnwind};
 use pin_project_lite::pin_project;
 use serde_json::Value;
 use tower::retry::Policy;
@@ -132,33 +132,57 @@ pub(crate) struct Execute;
 impl Service<ExecRequest> for Execute {
     type Response = Value;
     type Error = ExecError;
-    type Future = BoxFuture<'static, Result<Value, ExecError>>;
+    type Future = ExecuteFuture;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: ExecRequest) -> Self::Future {
-        Box::pin(async move {
-            let handler = &request.entry.handler;
-            let taken = request
-                .prepared
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
-            let prepared = match taken {
-                Some(prepared) => prepared,
-                None => handler
-                    .prepare(&request.args)
-                    .map_err(|error| ExecError::Tool(ToolError::new(error)))?,
-            };
-            let running = handler.execute(prepared, request.exec.clone());
-            match AssertUnwindSafe(running).catch_unwind().await {
-                Ok(Ok(value)) => Ok(value),
-                Ok(Err(error)) => Err(ExecError::Tool(error)),
-                Err(panic) => Err(ExecError::Panicked(panic_message(panic.as_ref()))),
+        let handler = &request.entry.handler;
+        let taken = request
+            .prepared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let prepared = match taken {
+            Some(prepared) => prepared,
+            None => match handler.prepare(&request.args) {
+                Ok(prepared) => prepared,
+                Err(error) => {
+                    return ExecuteFuture::Failed(Some(ExecError::Tool(ToolError::new(error))));
+                }
+            },
+        };
+        // The handler's future is boxed already: running it needs no second box.
+        let running = handler.execute(prepared, request.exec.clone());
+        ExecuteFuture::Running(AssertUnwindSafe(running).catch_unwind())
+    }
+}
+
+/// The future [`Execute`] returns: the tool's own, with a panic caught.
+pub(crate) enum ExecuteFuture {
+    Running(CatchUnwind<AssertUnwindSafe<BoxFuture<'static, Result<Value, ToolError>>>>),
+    /// The arguments of a retry no longer deserialized; polled once.
+    Failed(Option<ExecError>),
+}
+
+impl Future for ExecuteFuture {
+    type Output = Result<Value, ExecError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            ExecuteFuture::Running(running) => {
+                Poll::Ready(match std::task::ready!(Pin::new(running).poll(cx)) {
+                    Ok(Ok(value)) => Ok(value),
+                    Ok(Err(error)) => Err(ExecError::Tool(error)),
+                    Err(panic) => Err(ExecError::Panicked(panic_message(panic.as_ref()))),
+                })
             }
-        })
+            ExecuteFuture::Failed(error) => Poll::Ready(Err(error
+                .take()
+                .expect("an ExecuteFuture is not polled after it completes"))),
+        }
     }
 }
 
@@ -372,10 +396,12 @@ where
             let _entered = span.enter();
             self.inner.call(request)
         };
+        // The clock is read only when someone records the duration.
+        let started = (!span.is_disabled()).then(Instant::now);
         MetricsFuture {
             running,
             span,
-            started: Instant::now(),
+            started,
         }
     }
 }
@@ -387,7 +413,7 @@ pin_project! {
         #[pin]
         running: F,
         span: tracing::Span,
-        started: Instant,
+        started: Option<Instant>,
     }
 }
 
@@ -401,7 +427,7 @@ where
         let this = self.project();
         let _entered = this.span.enter();
         let result = std::task::ready!(this.running.poll(cx));
-        if !this.span.is_disabled() {
+        if let Some(started) = this.started {
             this.span.record(
                 "status",
                 match &result {
@@ -410,7 +436,7 @@ where
                     Err(_) => "error",
                 },
             );
-            let millis = u64::try_from(this.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             this.span.record("duration_ms", millis);
         }
         Poll::Ready(result)

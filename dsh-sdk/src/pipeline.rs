@@ -62,7 +62,9 @@ pub struct ToolCall {
     name: String,
     args: Value,
     invocation_id: Uuid,
-    cancel: CancellationToken,
+    /// The host's token for this call, if it handed one in.
+    cancel: Option<CancellationToken>,
+    /// The batch's token, when the call also has a token of its own.
     batch_cancel: Option<CancellationToken>,
     parallel_group_id: Option<Uuid>,
     top_level: bool,
@@ -75,7 +77,7 @@ impl ToolCall {
             name: name.into(),
             args,
             invocation_id: Uuid::new_v4(),
-            cancel: CancellationToken::new(),
+            cancel: None,
             batch_cancel: None,
             parallel_group_id: None,
             top_level: true,
@@ -84,7 +86,7 @@ impl ToolCall {
 
     /// Cancels the call when `token` is cancelled.
     pub fn cancel_on(mut self, token: CancellationToken) -> Self {
-        self.cancel = token;
+        self.cancel = Some(token);
         self
     }
 
@@ -121,7 +123,7 @@ impl Registry {
     }
 
     /// Calls with every option of [`ToolCall`].
-    pub async fn call_with(&self, call: ToolCall) -> ToolResult {
+    pub async fn call_with(&self, mut call: ToolCall) -> ToolResult {
         self.emit_with(|| Event::Request {
             invocation_id: call.invocation_id,
             tool_name: call.name.clone(),
@@ -129,31 +131,35 @@ impl Registry {
             parallel_group_id: call.parallel_group_id,
         });
         let started = Instant::now();
-        let cancel = call.cancel.clone();
-        let batch_cancel = call.batch_cancel.clone();
-        let stub = Stub {
-            invocation_id: call.invocation_id,
-            tool: call.name.clone(),
-            parallel_group_id: call.parallel_group_id,
-            started,
-            output_type: OutputType::Text,
-        };
-        let batch_cancelled = async {
-            match &batch_cancel {
-                Some(token) => token.cancelled().await,
-                None => std::future::pending().await,
+        let batch_cancel = call.batch_cancel.take();
+        let mut result = match (call.cancel.clone(), batch_cancel) {
+            // No token was handed in: nothing outside can cancel the call.
+            (None, None) => self.run(call, started).await,
+            (cancel, batch_cancel) => {
+                let name = call.name.clone();
+                let stub = Stub {
+                    invocation_id: call.invocation_id,
+                    tool: &name,
+                    parallel_group_id: call.parallel_group_id,
+                    started,
+                    output_type: OutputType::Text,
+                };
+                let cancelled = until_cancelled(cancel.as_ref());
+                let batch_cancelled = until_cancelled(batch_cancel.as_ref());
+                // Dropping `run` drops the tool's future, so a tool that never
+                // looks at its token stops all the same.
+                tokio::select! {
+                    biased;
+                    () = cancelled => stub.cancelled(),
+                    () = batch_cancelled => {
+                        if let Some(cancel) = &cancel {
+                            cancel.cancel();
+                        }
+                        stub.cancelled()
+                    }
+                    result = self.run(call, started) => result,
+                }
             }
-        };
-        // Dropping `run` drops the tool's future, so a tool that never looks
-        // at its token stops all the same.
-        let mut result = tokio::select! {
-            biased;
-            () = cancel.cancelled() => stub.cancelled(),
-            () = batch_cancelled => {
-                cancel.cancel();
-                stub.cancelled()
-            }
-            result = self.run(call, started) => result,
         };
         result.duration = started.elapsed();
         if result.status == Status::Cancelled
@@ -191,7 +197,12 @@ impl Registry {
             .into_iter()
             .map(|mut call| {
                 call.parallel_group_id = Some(group);
-                call.batch_cancel = Some(cancel.clone());
+                // A child token is cancelled with the batch; a call with a
+                // token of its own watches both.
+                match &call.cancel {
+                    None => call.cancel = Some(cancel.child_token()),
+                    Some(_) => call.batch_cancel = Some(cancel.clone()),
+                }
                 call
             })
             .collect();
@@ -214,33 +225,38 @@ impl Registry {
 
     async fn run(&self, call: ToolCall, started: Instant) -> ToolResult {
         match self.stages(call, started).await {
-            Ok(result) | Err(result) => *result,
+            Ok(result) => result,
+            Err(stop) => *stop,
         }
     }
 
-    async fn stages(&self, call: ToolCall, started: Instant) -> Result<Box<ToolResult>, Stop> {
+    async fn stages(&self, call: ToolCall, started: Instant) -> Result<ToolResult, Stop> {
         let config = &self.inner.config;
-        let mut stub = Stub {
-            invocation_id: call.invocation_id,
-            tool: call.name.clone(),
-            parallel_group_id: call.parallel_group_id,
-            started,
-            output_type: OutputType::Text,
-        };
 
         // 1. resolve
         let Some(entry) = self.entry(&call.name) else {
+            let stub = Stub {
+                invocation_id: call.invocation_id,
+                tool: &call.name,
+                parallel_group_id: call.parallel_group_id,
+                started,
+                output_type: OutputType::Text,
+            };
             return Err(stub.error(self.unknown_tool_message(&call.name)));
         };
-        let tool = entry.def.name().to_owned();
-        stub.tool.clone_from(&tool);
-        stub.output_type = OutputType::resolve(&entry.def, None);
+        let tool = entry.def.name();
+        let stub = Stub {
+            invocation_id: call.invocation_id,
+            tool,
+            parallel_group_id: call.parallel_group_id,
+            started,
+            output_type: OutputType::resolve(&entry.def, None),
+        };
         // The catalog's severity rules: `unavailable` or a `fatal` diagnostic
         // blocks the tool; `degraded` or an `error` diagnostic warns the user.
-        let warnings = self.catalog_check(&tool).map_err(|m| stub.error(m))?;
-        let exec = Exec::builder(tool.clone())
-            .invocation_id(call.invocation_id)
-            .cancellation(call.cancel.clone())
+        let warnings = self.catalog_check(tool).map_err(|m| stub.error(m))?;
+        let exec = Exec::builder_named(entry.def.name.clone(), call.invocation_id)
+            .maybe_cancellation(call.cancel)
             .state(self.inner.state.clone())
             .registry(self)
             .sink(Some(Arc::clone(
@@ -301,7 +317,7 @@ impl Registry {
         if call.top_level {
             self.emit_with(|| Event::Running {
                 invocation_id: call.invocation_id,
-                tool_name: tool.clone(),
+                tool_name: tool.to_owned(),
                 card: ToolInfo {
                     entry: Arc::clone(&entry),
                 }
@@ -381,7 +397,7 @@ impl Registry {
 
         self.emit_with(|| Event::Executed {
             invocation_id: call.invocation_id,
-            tool_name: tool.clone(),
+            tool_name: tool.to_owned(),
             args: Value::clone(&args),
             value: value.clone(),
             source,
@@ -403,19 +419,20 @@ impl Registry {
             finish(config, &entry, settled, SpillMode::Write).map_err(|m| stub.error(m))?;
 
         let output_type = OutputType::resolve(&entry.def, Some(&value));
-        Ok(Box::new(ToolResult {
+        Ok(ToolResult {
             invocation_id: call.invocation_id,
-            tool_name: tool,
+            tool_name: tool.to_owned(),
             status: Status::Success,
             content: finished.content,
             value: Some(value),
             card: finished.card,
             is_error: false,
-            duration: started.elapsed(),
+            // Measured once the result is whole, in `call_with`.
+            duration: Duration::ZERO,
             truncated: finished.spill.is_some(),
             output_type,
             parallel_group_id: call.parallel_group_id,
-        }))
+        })
     }
 
     fn unknown_tool_message(&self, name: &str) -> String {
@@ -435,20 +452,20 @@ impl Registry {
 }
 
 /// What every failed result of one call shares.
-struct Stub {
+struct Stub<'a> {
     invocation_id: Uuid,
-    tool: String,
+    tool: &'a str,
     parallel_group_id: Option<Uuid>,
     started: Instant,
     /// What a failure's `output_type` resolves to, once the tool is known.
     output_type: OutputType,
 }
 
-impl Stub {
+impl Stub<'_> {
     fn fail(&self, status: Status, message: String) -> Stop {
         let mut result = ToolResult::failure(
             self.invocation_id,
-            self.tool.clone(),
+            self.tool.to_owned(),
             status,
             message,
             self.started.elapsed(),
@@ -610,6 +627,14 @@ fn project(
             "`{tool}` could not render its output: the render panicked: {}",
             panic_message(panic.as_ref())
         )),
+    }
+}
+
+/// Resolves when `token` is cancelled; never without one.
+async fn until_cancelled(token: Option<&CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -65,7 +65,9 @@ pub(crate) struct Inner {
     tools: RwLock<Tools>,
     pub(crate) state: State,
     pub(crate) config: Config,
-    subscribers: RwLock<Vec<(u64, Subscriber)>>,
+    /// Copied on write, so that emitting takes a snapshot for one atomic
+    /// increment and calls the subscribers outside the lock.
+    subscribers: RwLock<Arc<Vec<(u64, Subscriber)>>>,
     /// How many subscribers there are, read without a lock on the hot path.
     listened: AtomicUsize,
     /// Forwards a tool's stream chunks to the subscribers; made once, on first use.
@@ -229,11 +231,13 @@ impl Registry {
     /// stops it.
     pub fn subscribe(&self, subscriber: impl Fn(&Event) + Send + Sync + 'static) -> Subscription {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        self.inner
+        let mut subscribers = self
+            .inner
             .subscribers
             .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push((id, Arc::new(subscriber)));
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::make_mut(&mut subscribers).push((id, Arc::new(subscriber)));
+        drop(subscribers);
         self.inner.listened.fetch_add(1, Ordering::Relaxed);
         Subscription {
             registry: Arc::downgrade(&self.inner),
@@ -510,14 +514,13 @@ impl Registry {
 
 impl Inner {
     pub(crate) fn emit(&self, event: &Event) {
-        let subscribers: Vec<Subscriber> = self
-            .subscribers
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .map(|(_, subscriber)| Arc::clone(subscriber))
-            .collect();
-        for subscriber in subscribers {
+        let subscribers = Arc::clone(
+            &self
+                .subscribers
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for (_, subscriber) in subscribers.iter() {
             // A panicking subscriber must not take the call down with it.
             let _ = std::panic::catch_unwind(AssertUnwindSafe(|| subscriber(event)));
         }
@@ -534,11 +537,12 @@ pub struct Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         if let Some(inner) = self.registry.upgrade() {
-            inner
+            let mut subscribers = inner
                 .subscribers
                 .write()
-                .unwrap_or_else(PoisonError::into_inner)
-                .retain(|(id, _)| *id != self.id);
+                .unwrap_or_else(PoisonError::into_inner);
+            Arc::make_mut(&mut subscribers).retain(|(id, _)| *id != self.id);
+            drop(subscribers);
             inner.listened.fetch_sub(1, Ordering::Relaxed);
         }
     }
