@@ -79,19 +79,34 @@ impl Exec {
 
     /// Starts a context with every part configurable.
     pub fn builder(tool_name: impl Into<String>) -> ExecBuilder {
-        Exec::builder_named(Cow::Owned(tool_name.into()), Uuid::new_v4())
-    }
-
-    /// [`builder`](Self::builder) for a registered tool, whose name is most
-    /// often `'static` and then costs no copy.
-    pub(crate) fn builder_named(tool_name: Cow<'static, str>, invocation_id: Uuid) -> ExecBuilder {
         ExecBuilder {
-            invocation_id,
-            tool_name,
+            invocation_id: Uuid::new_v4(),
+            tool_name: tool_name.into(),
             cancel: None,
             state: State::default(),
             sink: None,
             registry: None,
+        }
+    }
+
+    /// The context of a call the registry runs.
+    pub(crate) fn for_call(
+        tool_name: Cow<'static, str>,
+        invocation_id: Uuid,
+        cancel: Option<CancellationToken>,
+        registry: &Registry,
+        sink: StreamSink,
+    ) -> Exec {
+        Exec {
+            inner: Arc::new(ExecInner {
+                invocation_id,
+                tool_name,
+                cancel: cancel.map_or_else(OnceLock::new, OnceLock::from),
+                state: registry.inner.state.clone(),
+                sink: Some(sink),
+                registry: Some(Arc::downgrade(&registry.inner)),
+                sequence: AtomicU64::new(0),
+            }),
         }
     }
 
@@ -182,7 +197,7 @@ impl fmt::Debug for Exec {
 /// Builds an [`Exec`].
 pub struct ExecBuilder {
     invocation_id: Uuid,
-    tool_name: Cow<'static, str>,
+    tool_name: String,
     cancel: Option<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
@@ -202,11 +217,6 @@ impl ExecBuilder {
         self
     }
 
-    pub(crate) fn maybe_cancellation(mut self, token: Option<CancellationToken>) -> Self {
-        self.cancel = token;
-        self
-    }
-
     /// Sets the shared state.
     pub fn state(mut self, state: State) -> Self {
         self.state = state;
@@ -216,11 +226,6 @@ impl ExecBuilder {
     /// Receives the chunks the tool streams.
     pub fn on_stream(mut self, sink: impl Fn(StreamChunk) + Send + Sync + 'static) -> Self {
         self.sink = Some(Arc::new(sink));
-        self
-    }
-
-    pub(crate) fn sink(mut self, sink: Option<StreamSink>) -> Self {
-        self.sink = sink;
         self
     }
 
@@ -235,7 +240,7 @@ impl ExecBuilder {
         Exec {
             inner: Arc::new(ExecInner {
                 invocation_id: self.invocation_id,
-                tool_name: self.tool_name,
+                tool_name: Cow::Owned(self.tool_name),
                 cancel: self.cancel.map_or_else(OnceLock::new, OnceLock::from),
                 state: self.state,
                 sink: self.sink,

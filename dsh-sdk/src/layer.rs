@@ -45,13 +45,14 @@ use crate::registry::{Entry, Prepared};
 pub type ExecService = BoxCloneSyncService<ExecRequest, Value, ExecError>;
 
 /// One call's execute, as the layers see it.
-#[derive(Clone)]
 pub struct ExecRequest {
     pub(crate) entry: Arc<Entry>,
     args: Arc<Value>,
-    /// The arguments deserialized before `validate_input`, taken by the first
-    /// attempt; a retry deserializes them again from `args`.
-    prepared: Arc<Mutex<Option<Prepared>>>,
+    /// The arguments deserialized before `validate_input`, for the attempt
+    /// that gets this request; a clone (a retry) deserializes them again from
+    /// `args`. In a mutex, which costs no allocation, only so that the
+    /// request stays `Sync` for the layers whatever the arguments' type.
+    prepared: Mutex<Option<Prepared>>,
     exec: Exec,
     timeout: Option<Duration>,
     attempt: u32,
@@ -68,7 +69,7 @@ impl ExecRequest {
         ExecRequest {
             entry,
             args,
-            prepared: Arc::new(Mutex::new(Some(prepared))),
+            prepared: Mutex::new(Some(prepared)),
             exec,
             timeout,
             attempt: 1,
@@ -98,6 +99,21 @@ impl ExecRequest {
     /// 1 for the first attempt, 2 for the first retry, and so on.
     pub fn attempt(&self) -> u32 {
         self.attempt
+    }
+}
+
+impl Clone for ExecRequest {
+    /// The same call without its deserialized arguments, which cannot be
+    /// cloned: the attempt that runs the clone deserializes them again.
+    fn clone(&self) -> Self {
+        ExecRequest {
+            entry: Arc::clone(&self.entry),
+            args: Arc::clone(&self.args),
+            prepared: Mutex::new(None),
+            exec: self.exec.clone(),
+            timeout: self.timeout,
+            attempt: self.attempt,
+        }
     }
 }
 
@@ -142,9 +158,8 @@ impl Service<ExecRequest> for Execute {
         let handler = &request.entry.handler;
         let taken = request
             .prepared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
         let prepared = match taken {
             Some(prepared) => prepared,
             None => match handler.prepare(&request.args) {

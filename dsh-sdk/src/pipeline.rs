@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use tower::ServiceExt;
+use tower::{Service, ServiceExt};
 use uuid::Uuid;
 
 use crate::card::Card;
@@ -255,16 +255,17 @@ impl Registry {
         // The catalog's severity rules: `unavailable` or a `fatal` diagnostic
         // blocks the tool; `degraded` or an `error` diagnostic warns the user.
         let warnings = self.catalog_check(tool).map_err(|m| stub.error(m))?;
-        let exec = Exec::builder_named(entry.def.name.clone(), call.invocation_id)
-            .maybe_cancellation(call.cancel)
-            .state(self.inner.state.clone())
-            .registry(self)
-            .sink(Some(Arc::clone(
-                self.inner
-                    .sink
-                    .get_or_init(|| stream_sink(Arc::downgrade(&self.inner))),
-            )))
-            .build();
+        let sink = self
+            .inner
+            .sink
+            .get_or_init(|| stream_sink(Arc::downgrade(&self.inner)));
+        let exec = Exec::for_call(
+            entry.def.name.clone(),
+            call.invocation_id,
+            call.cancel,
+            self,
+            Arc::clone(sink),
+        );
 
         // 2. input
         let mut args = normalize_args(call.args);
@@ -273,7 +274,7 @@ impl Registry {
         // 3–4. gates, rules, guards, approval
         let aliases: Vec<&str> = entry.def.alias_names().collect();
         let info = CallInfo {
-            tool: &tool,
+            tool,
             aliases: &aliases,
             args: &args,
             read_only: entry.def.is_read_only(),
@@ -292,7 +293,7 @@ impl Registry {
                     )));
                 };
                 let request = ApprovalRequest {
-                    tool: &tool,
+                    tool,
                     args: &args,
                     prompt: &prompt,
                     invocation_id: call.invocation_id,
@@ -340,9 +341,12 @@ impl Registry {
         );
         let executed = match &config.service {
             Some(service) => service.clone().oneshot(request).await,
+            // The built-in stack is always ready: called without `oneshot`.
             None => {
-                let plain = MetricsLayer.layer(TimeoutLayer.layer(Execute));
-                plain.oneshot(request).await
+                MetricsLayer
+                    .layer(TimeoutLayer.layer(Execute))
+                    .call(request)
+                    .await
             }
         };
         let value = match executed {
@@ -371,7 +375,7 @@ impl Registry {
         let mut context: Vec<ContentBlock> = Vec::new();
         for hook in &config.post_execute {
             let outcome = hook.after(&PostCall {
-                tool: &tool,
+                tool,
                 args: &args,
                 value: &value,
             });

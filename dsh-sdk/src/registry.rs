@@ -158,10 +158,15 @@ struct Typed<T>(PhantomData<fn() -> T>);
 impl<T: Tool> Handler for Typed<T> {
     fn prepare(&self, args: &Value) -> Result<Prepared, String> {
         // The schema caught every shape error it can; what serde still refuses
-        // (a custom `Deserialize`, say) is reported with its path too.
-        let args: T::Args = serde_path_to_error::deserialize(args)
-            .map_err(|error| format!("{}: {}", json_pointer(error.path()), error.into_inner()))?;
-        Ok(Box::new(args))
+        // (a custom `Deserialize`, say) is reported with its path too. Paths
+        // are tracked only on the way to that error: most arguments pass.
+        match T::Args::deserialize(args) {
+            Ok(args) => Ok(Box::new(args)),
+            // Again, tracking the path, to say where it failed.
+            Err(_) => serde_path_to_error::deserialize(args)
+                .map(|args: T::Args| -> Prepared { Box::new(args) })
+                .map_err(|error| format!("{}: {}", json_pointer(error.path()), error.into_inner())),
+        }
     }
 
     fn validate(&self, args: &Prepared, exec: &Exec) -> Validation {
@@ -493,8 +498,10 @@ impl Registry {
 
     pub(crate) fn entry(&self, name: &str) -> Option<Arc<Entry>> {
         let tools = self.read();
-        let name = tools.resolve_name(name)?;
-        tools.by_name.get(name).cloned()
+        if let Some(entry) = tools.by_name.get(name) {
+            return Some(Arc::clone(entry));
+        }
+        tools.by_name.get(tools.aliases.get(name)?).cloned()
     }
 
     fn read(&self) -> RwLockReadGuard<'_, Tools> {
