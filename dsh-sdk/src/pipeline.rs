@@ -419,8 +419,16 @@ impl Registry {
             replaced_content,
             context,
         };
-        let finished =
-            finish(config, &entry, settled, SpillMode::Write).map_err(|m| stub.error(m))?;
+        let mut finished = finish(config, &entry, settled).map_err(|m| stub.error(m))?;
+        if let Some(overflow) = finished.spill.take() {
+            let (chars, limit) = (overflow.chars, overflow.limit);
+            let written = write_spill(config, call.invocation_id, overflow).await;
+            finished.spill = Some(written.map_err(|error| {
+                stub.error(format!(
+                    "`{tool}` produced {chars} characters, over its limit of {limit}, and they could not be saved: {error}"
+                ))
+            })?);
+        }
 
         let output_type = OutputType::resolve(&entry.def, Some(&value));
         Ok(ToolResult {
@@ -539,33 +547,34 @@ pub(crate) struct Settled<'a> {
     pub(crate) context: Vec<ContentBlock>,
 }
 
-/// Whether finalize writes oversized content to its spill file, or only
-/// works out the file and the message the model gets (a replay).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SpillMode {
-    Write,
-    Plan,
-}
-
 /// The content and card of a successful call, after finalize.
 pub(crate) struct Finished {
     pub(crate) content: Vec<ContentBlock>,
     pub(crate) card: Option<Card>,
-    /// Where the whole text went, and the text, when it was over the limit.
-    pub(crate) spill: Option<(PathBuf, String)>,
+    /// Where the whole text goes, when it was over the limit.
+    pub(crate) spill: Option<Overflow>,
 }
 
-/// Stages 8 and 9: render and present, then spill oversized content. The one
+/// Content over its tool's limit: the file it spills to and what goes there.
+pub(crate) struct Overflow {
+    pub(crate) path: PathBuf,
+    /// The whole text.
+    pub(crate) full: String,
+    /// Its length in characters.
+    pub(crate) chars: usize,
+    /// The limit it broke.
+    pub(crate) limit: usize,
+}
+
+/// Stages 8 and 9: render and present, then plan the spill of oversized
+/// content, which a live call then writes (see [`write_spill`]). The one
 /// path from a settled value to content and card, for a live call and a
 /// replay alike; `Err` is the message of the call's error result.
 pub(crate) fn finish(
     config: &Config,
     entry: &Entry,
     settled: Settled<'_>,
-    mode: SpillMode,
 ) -> Result<Finished, String> {
-    let tool = entry.def.name();
-
     // 8. render and present
     let (rendered, card) = project(entry, settled.args, settled.value, settled.top_level)?;
     let mut content = settled.replaced_content.unwrap_or(rendered);
@@ -583,18 +592,15 @@ pub(crate) fn finish(
     let mut spilled_to = None;
     if text_chars > limit {
         let full = crate::content::joined_text(&content);
-        let spilled = match mode {
-            SpillMode::Write => spill(&config.spill, settled.invocation_id, &full).map_err(|error| {
-                format!(
-                    "`{tool}` produced {text_chars} characters, over its limit of {limit}, and they could not be saved: {}",
-                    with_sources(&error)
-                )
-            })?,
-            SpillMode::Plan => plan(&config.spill, settled.invocation_id, &full),
-        };
+        let spilled = plan(&config.spill, settled.invocation_id, &full);
         content.retain(|block| block.as_text().is_none());
         content.insert(0, ContentBlock::text(spilled_message(&spilled)));
-        spilled_to = Some((spilled.path, full));
+        spilled_to = Some(Overflow {
+            path: spilled.path,
+            full,
+            chars: text_chars,
+            limit,
+        });
     }
     content.extend(settled.context);
     Ok(Finished {
@@ -632,6 +638,31 @@ fn project(
             panic_message(panic.as_ref())
         )),
     }
+}
+
+/// Writes a planned spill file, on tokio's blocking pool when there is a
+/// runtime: the write is synced to disk, which can take a while, and must
+/// not hold up the other calls on this thread. Gives the overflow back, or
+/// why the write failed.
+async fn write_spill(
+    config: &Config,
+    invocation_id: Uuid,
+    overflow: Overflow,
+) -> Result<Overflow, String> {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return spill(&config.spill, invocation_id, &overflow.full)
+            .map(|_| overflow)
+            .map_err(|error| with_sources(&error));
+    };
+    let spill_config = config.spill.clone();
+    let writing = runtime.spawn_blocking(move || {
+        spill(&spill_config, invocation_id, &overflow.full)
+            .map(|_| overflow)
+            .map_err(|error| with_sources(&error))
+    });
+    writing
+        .await
+        .unwrap_or_else(|stopped| Err(format!("the write did not finish: {stopped}")))
 }
 
 /// Resolves when `token` is cancelled; never without one.

@@ -75,7 +75,7 @@ use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::definition::OutputType;
 use crate::log::{ExecutedRecord, Log, LoggedCall};
-use crate::pipeline::{Settled, SpillMode, finish};
+use crate::pipeline::{Settled, finish};
 use crate::registry::{Entry, Registry, ToolInfo};
 use crate::result::{Status, ToolResult};
 
@@ -119,7 +119,7 @@ fn replay_call(
     };
     let tool = entry.def.name();
     let config = &registry.inner.config;
-    let (replayed, spill) = match finish(config, &entry, settled(call, executed), SpillMode::Plan) {
+    let (replayed, spill) = match finish(config, &entry, settled(call, executed)) {
         Ok(finished) => (
             Projected {
                 status: Status::Success,
@@ -129,7 +129,9 @@ fn replay_call(
                 truncated: finished.spill.is_some(),
                 output_type: OutputType::resolve(&entry.def, Some(&executed.value)),
             },
-            finished.spill,
+            finished
+                .spill
+                .map(|overflow| (overflow.path, overflow.full)),
         ),
         // The very error result a live call builds from the same message.
         Err(message) => {
