@@ -422,7 +422,8 @@ impl Registry {
         let mut finished = finish(config, &entry, settled).map_err(|m| stub.error(m))?;
         if let Some(overflow) = finished.spill.take() {
             let (chars, limit) = (overflow.chars, overflow.limit);
-            let written = write_spill(config, call.invocation_id, overflow).await;
+            // Boxed: the rare spill must not grow every call's future.
+            let written = Box::pin(write_spill(config, call.invocation_id, overflow)).await;
             finished.spill = Some(written.map_err(|error| {
                 stub.error(format!(
                     "`{tool}` produced {chars} characters, over its limit of {limit}, and they could not be saved: {error}"
