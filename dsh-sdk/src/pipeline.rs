@@ -137,13 +137,7 @@ impl Registry {
             (None, None) => self.run(call, started).await,
             (cancel, batch_cancel) => {
                 let name = call.name.clone();
-                let stub = Stub {
-                    invocation_id: call.invocation_id,
-                    tool: &name,
-                    parallel_group_id: call.parallel_group_id,
-                    started,
-                    output_type: OutputType::Text,
-                };
+                let stub = Stub::new(&call, &name, started);
                 let cancelled = until_cancelled(cancel.as_ref());
                 let batch_cancelled = until_cancelled(batch_cancel.as_ref());
                 // Dropping `run` drops the tool's future, so a tool that never
@@ -235,23 +229,12 @@ impl Registry {
 
         // 1. resolve
         let Some(entry) = self.entry(&call.name) else {
-            let stub = Stub {
-                invocation_id: call.invocation_id,
-                tool: &call.name,
-                parallel_group_id: call.parallel_group_id,
-                started,
-                output_type: OutputType::Text,
-            };
+            let stub = Stub::new(&call, &call.name, started);
             return Err(stub.error(self.unknown_tool_message(&call.name)));
         };
         let tool = entry.def.name();
-        let stub = Stub {
-            invocation_id: call.invocation_id,
-            tool,
-            parallel_group_id: call.parallel_group_id,
-            started,
-            output_type: OutputType::resolve(&entry.def, None),
-        };
+        let mut stub = Stub::new(&call, tool, started);
+        stub.output_type = OutputType::resolve(&entry.def, None);
         // The catalog's severity rules: `unavailable` or a `fatal` diagnostic
         // blocks the tool; `degraded` or an `error` diagnostic warns the user.
         let warnings = self.catalog_check(tool).map_err(|m| stub.error(m))?;
@@ -474,7 +457,18 @@ struct Stub<'a> {
     output_type: OutputType,
 }
 
-impl Stub<'_> {
+impl<'a> Stub<'a> {
+    /// The stub of `call`, failing as `tool`, until the tool is known.
+    fn new(call: &ToolCall, tool: &'a str, started: Instant) -> Self {
+        Stub {
+            invocation_id: call.invocation_id,
+            tool,
+            parallel_group_id: call.parallel_group_id,
+            started,
+            output_type: OutputType::Text,
+        }
+    }
+
     fn fail(&self, status: Status, message: String) -> Stop {
         let mut result = ToolResult::failure(
             self.invocation_id,

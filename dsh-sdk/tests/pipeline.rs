@@ -370,6 +370,60 @@ async fn cancelling_a_call_drops_a_tool_that_ignores_its_token() {
     assert_eq!(DROPPED.load(Ordering::SeqCst), 3);
 }
 
+/// The tokens the `watcher` tool saw, for the test to check after the call.
+#[derive(Default)]
+struct SeenTokens(Mutex<Vec<CancellationToken>>);
+
+/// Keeps its call's token where the test can see it, then waits forever.
+#[tool(read_only, concurrency_safe)]
+async fn watcher(exec: &Exec) -> String {
+    if let Ok(seen) = exec.state::<Arc<SeenTokens>>() {
+        seen.0.lock().unwrap().push(exec.cancellation().clone());
+    }
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+#[tokio::test]
+async fn cancelling_a_batch_cancels_the_token_each_tool_holds() {
+    let seen = Arc::new(SeenTokens::default());
+    let registry = Registry::builder().state(Arc::clone(&seen)).build();
+    registry.register::<watcher>().unwrap().keep();
+
+    let own = CancellationToken::new();
+    let batch = CancellationToken::new();
+    let cancel = batch.clone();
+    let seen_by_canceller = Arc::clone(&seen);
+    tokio::spawn(async move {
+        // Cancel once both tools hold their tokens.
+        while seen_by_canceller.0.lock().unwrap().len() < 2 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        cancel.cancel();
+    });
+    let calls = vec![
+        ToolCall::new("watcher", json!({})),
+        ToolCall::new("watcher", json!({})).cancel_on(own.clone()),
+    ];
+    let results = tokio::time::timeout(
+        Duration::from_secs(10),
+        registry.call_batch_with(calls, batch),
+    )
+    .await
+    .expect("the batch was never cancelled: the tools did not record their tokens");
+    assert!(results.iter().all(|r| r.status == Status::Cancelled));
+    let tokens = seen.0.lock().unwrap();
+    assert_eq!(tokens.len(), 2);
+    assert!(
+        tokens.iter().all(CancellationToken::is_cancelled),
+        "a tool's own token did not see the batch's cancellation"
+    );
+    assert!(
+        own.is_cancelled(),
+        "the host's token of the call was not cancelled with the batch"
+    );
+}
+
 /// A percentage that should be at most 100.
 #[derive(Serialize, Deserialize, JsonSchema)]
 struct Score {
