@@ -58,6 +58,13 @@ pub trait Tool: Send + Sync + 'static {
     /// Name, description and flags.
     const DEFINITION: ToolDef;
 
+    /// Whether `render`, `present` and `present_call` are all the defaults,
+    /// none of which reads the arguments: the registry then projects without
+    /// deserializing them again. `#[tool]` sets it; a hand-written impl
+    /// leaves it `false` (correct whatever it overrides, only slower).
+    #[doc(hidden)]
+    const DEFAULT_PROJECTIONS: bool = false;
+
     /// The tool's body.
     fn execute(
         args: Self::Args,

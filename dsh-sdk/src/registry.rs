@@ -189,6 +189,14 @@ impl<T: Tool> Handler for Typed<T> {
     }
 
     fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, String> {
+        if T::DEFAULT_PROJECTIONS {
+            let value = T::Output::deserialize(value)
+                .map_err(|error| format!("the output does not deserialize: {error}"))?;
+            return Ok(Projection {
+                content: crate::content::render_default(&value),
+                card: None,
+            });
+        }
         let args = T::Args::deserialize(args)
             .map_err(|error| format!("the arguments no longer deserialize: {error}"))?;
         let value = T::Output::deserialize(value)
@@ -204,6 +212,9 @@ impl<T: Tool> Handler for Typed<T> {
     }
 
     fn present_call(&self, args: &Value) -> Result<Option<Card>, String> {
+        if T::DEFAULT_PROJECTIONS {
+            return Ok(None);
+        }
         let args = T::Args::deserialize(args)
             .map_err(|error| format!("the arguments do not deserialize: {error}"))?;
         Ok(T::present_call(&args))

@@ -67,6 +67,13 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let render = render_fn(tool, &locals);
     let present = present_fn(tool, &locals);
     let present_call = present_call_fn(tool, &locals);
+    // With none of the three, the registry can project without the args.
+    let default_projections = (render.is_none() && present.is_none() && present_call.is_none())
+        .then(|| {
+            quote!(
+                const DEFAULT_PROJECTIONS: bool = true;
+            )
+        });
     let checks = checks(tool);
     let doc = format!(
         " The tool `{}`: register it with `registry.register::<{ident}>()`.",
@@ -102,6 +109,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             #render
             #present
             #present_call
+            #default_projections
         }
     }
 }
