@@ -41,8 +41,9 @@ pub enum Event {
         invocation_id: uuid::Uuid,
         /// The tool's canonical name.
         tool_name: String,
-        /// The validated arguments (an approver's override, if it gave one).
-        args: serde_json::Value,
+        /// The validated arguments (an approver's override, if it gave one),
+        /// shared with the call rather than copied.
+        args: std::sync::Arc<serde_json::Value>,
         /// The canonical value render and present receive.
         value: serde_json::Value,
         /// Whether `execute` or a post-execute hook produced the value.

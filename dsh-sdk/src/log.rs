@@ -153,7 +153,7 @@ impl Record {
             } => Record::Executed(ExecutedRecord {
                 invocation_id: *invocation_id,
                 tool_name: tool_name.clone(),
-                args: args.clone(),
+                args: serde_json::Value::clone(args),
                 value: value.clone(),
                 source: *source,
                 top_level: *top_level,

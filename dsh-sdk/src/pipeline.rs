@@ -385,7 +385,7 @@ impl Registry {
         self.emit_with(|| Event::Executed {
             invocation_id: call.invocation_id,
             tool_name: tool.to_owned(),
-            args: Value::clone(&args),
+            args: Arc::clone(&args),
             value: value.clone(),
             source,
             top_level: call.top_level,
