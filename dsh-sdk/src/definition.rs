@@ -79,6 +79,15 @@ pub trait Tool: Send + Sync + 'static {
         Validation::Ok
     }
 
+    /// The JSON Schema of the tool's declared failure shapes, if its error
+    /// type has one (a `Serialize + JsonSchema` enum): exported with the
+    /// definition so hosts and the model know how a call can fail.
+    ///
+    /// `#[tool]` fills it from the fn's error type; the default is `None`.
+    fn failure_schema() -> Option<serde_json::Value> {
+        None
+    }
+
     /// Projects the output into what the model sees. Must be pure.
     ///
     /// The default renders a string as itself and anything else as compact JSON.
@@ -161,6 +170,8 @@ pub struct ToolDef {
     pub(crate) output_type: Option<OutputType>,
     pub(crate) max_result_chars: Option<usize>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) version: Option<Cow<'static, str>>,
+    pub(crate) allow_unknown_args: bool,
 }
 
 impl ToolDef {
@@ -182,6 +193,8 @@ impl ToolDef {
             output_type: None,
             max_result_chars: None,
             timeout: None,
+            version: None,
+            allow_unknown_args: false,
         }
     }
 
@@ -294,6 +307,27 @@ impl ToolDef {
         self
     }
 
+    /// The tool's version (`"1.2.0"`), recorded in its definition, the
+    /// catalog and each request event.
+    pub const fn version(mut self, version: &'static str) -> Self {
+        // As in `title`: the old value is `None` or borrowed in const-built definitions.
+        std::mem::forget(self.version.replace(Cow::Borrowed(version)));
+        self
+    }
+
+    /// A version given at run time, for dynamic tools.
+    pub fn with_version(mut self, version: impl Into<String>) -> Self {
+        self.version = Some(Cow::Owned(version.into()));
+        self
+    }
+
+    /// Accept argument properties the input schema does not name (they are
+    /// ignored). By default an unknown property is a violation.
+    pub const fn allow_unknown_args(mut self, yes: bool) -> Self {
+        self.allow_unknown_args = yes;
+        self
+    }
+
     /// The name the model calls.
     pub fn name(&self) -> &str {
         &self.name
@@ -374,6 +408,16 @@ impl ToolDef {
     /// The declared timeout, if any.
     pub fn call_timeout(&self) -> Option<Duration> {
         self.timeout
+    }
+
+    /// The declared version, if any.
+    pub fn version_text(&self) -> Option<&str> {
+        self.version.as_deref()
+    }
+
+    /// Whether argument properties the schema does not name are accepted.
+    pub fn accepts_unknown_args(&self) -> bool {
+        self.allow_unknown_args
     }
 }
 
