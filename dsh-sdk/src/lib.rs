@@ -64,6 +64,8 @@ pub mod lower;
 pub mod mcp;
 pub mod permission;
 mod pipeline;
+#[cfg(feature = "playground")]
+pub mod playground;
 pub mod post_execute;
 mod project;
 pub mod rawp;
@@ -73,6 +75,7 @@ mod result;
 mod schema;
 pub mod search;
 mod spill;
+pub mod web;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -145,6 +145,10 @@ pub(crate) trait Handler: Send + Sync + 'static {
     fn is_dynamic(&self) -> bool {
         false
     }
+    /// Whether the tool presents its own card.
+    fn presents(&self) -> bool {
+        false
+    }
 }
 
 /// What render and present made of a value.
@@ -209,6 +213,10 @@ impl<T: Tool> Handler for Typed<T> {
                 None
             },
         })
+    }
+
+    fn presents(&self) -> bool {
+        T::PRESENTS
     }
 
     fn present_call(&self, args: &Value) -> Result<Option<Card>, String> {
@@ -852,6 +860,19 @@ impl ToolInfo {
     /// value) for a dynamic tool given none.
     pub fn output_schema(&self) -> &Value {
         &self.entry.output.schema
+    }
+
+    /// Whether the tool presents its own card (`#[tool(present = …)]`);
+    /// otherwise its results show the generic card.
+    pub fn presents(&self) -> bool {
+        self.entry.handler.presents()
+    }
+
+    /// Every way `args` break the input schema, sorted by JSON pointer: the
+    /// check the pipeline's input stage makes first, with the same compiled
+    /// schema, for a form that shows each violation at its field.
+    pub fn violations(&self, args: &Value) -> Vec<crate::Violation> {
+        self.entry.input.violations(args)
     }
 
     /// The card a UI shows while a call with `args` runs: the tool's
