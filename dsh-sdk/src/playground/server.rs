@@ -379,7 +379,7 @@ fn json_body(value: &Value) -> ([(header::HeaderName, HeaderValue); 1], String) 
 fn json_request<T: serde::de::DeserializeOwned>(
     headers: &HeaderMap,
     body: &[u8],
-) -> Result<T, Response> {
+) -> Result<T, (StatusCode, String)> {
     let is_json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
@@ -390,13 +390,13 @@ fn json_request<T: serde::de::DeserializeOwned>(
                 .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
         });
     if !is_json {
-        return Err(refuse(
+        return Err((
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "send the request as `Content-Type: application/json`".to_owned(),
         ));
     }
     serde_json::from_slice(body).map_err(|error| {
-        refuse(
+        (
             StatusCode::BAD_REQUEST,
             format!("the request body is not what this endpoint takes: {error}"),
         )
@@ -506,7 +506,7 @@ fn empty_object() -> Value {
 async fn call(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
     let request: CallRequest = match json_request(&headers, &body) {
         Ok(request) => request,
-        Err(refused) => return refused,
+        Err((status, message)) => return refuse(status, message),
     };
     let info = shared.registry.get(&request.tool);
     let violations: Vec<Value> = info
@@ -591,7 +591,7 @@ struct Answer {
 async fn answer(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
     let answer: Answer = match json_request(&headers, &body) {
         Ok(answer) => answer,
-        Err(refused) => return refused,
+        Err((status, message)) => return refuse(status, message),
     };
     let Some(approver) = &shared.approver else {
         return refuse(
@@ -644,7 +644,7 @@ struct LogRequest {
 async fn open_log(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
     let request: LogRequest = match json_request(&headers, &body) {
         Ok(request) => request,
-        Err(refused) => return refused,
+        Err((status, message)) => return refuse(status, message),
     };
     let registry = shared.registry.clone();
     let opened = tokio::task::spawn_blocking(move || read_log(&registry, request)).await;

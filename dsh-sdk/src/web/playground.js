@@ -344,7 +344,7 @@
       }
       const slot = target.querySelector(":scope > .violation");
       slot.hidden = false;
-      slot.append(el("span", { class: "message", text: (pointer === v.pointer ? "" : v.pointer.slice(pointer.length) + ": ") + v.message }), " ");
+      slot.append(el("span", { class: "message", text: (pointer === v.pointer ? "" : v.pointer.slice(pointer.length) + ": ") + v.message }));
       const control = target.querySelector(":scope > input, :scope > select, :scope > textarea");
       if (control) control.setAttribute("aria-invalid", "true");
     }
