@@ -42,6 +42,46 @@ pub enum ContentBlock {
         #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
         mime_type: Option<String>,
     },
+    /// Audio, base64-encoded.
+    Audio {
+        /// The audio bytes, base64-encoded.
+        data: String,
+        /// Its media type, such as `audio/wav`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// A resource embedded whole: its address and its contents.
+    Resource {
+        /// The resource.
+        resource: EmbeddedResource,
+    },
+}
+
+/// The contents of a resource embedded in a [`ContentBlock::Resource`]: text,
+/// or bytes base64-encoded.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EmbeddedResource {
+    /// A text resource.
+    Text {
+        /// Its address.
+        uri: String,
+        /// Its media type.
+        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+    },
+    /// A binary resource.
+    Blob {
+        /// Its address.
+        uri: String,
+        /// Its media type.
+        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// The bytes, base64-encoded.
+        blob: String,
+    },
 }
 
 impl ContentBlock {
@@ -65,6 +105,29 @@ impl ContentBlock {
             name: name.into(),
             description: None,
             mime_type: None,
+        }
+    }
+
+    /// An audio block from base64 data and a media type.
+    pub fn audio(base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        ContentBlock::Audio {
+            data: base64.into(),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// A text resource embedded whole.
+    pub fn embedded_text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        ContentBlock::Resource {
+            resource: EmbeddedResource::Text {
+                uri: uri.into(),
+                mime_type: Some(mime_type.into()),
+                text: text.into(),
+            },
         }
     }
 

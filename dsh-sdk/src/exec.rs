@@ -10,6 +10,13 @@ use std::sync::{Arc, OnceLock, Weak};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::client::{
+    Client, ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, LogMessage, Sample,
+    SampleRequest, elicitation_schema, no_client,
+};
 use crate::error::ToolError;
 use crate::event::StreamType;
 use crate::registry::{Inner, Registry};
@@ -51,6 +58,7 @@ struct ExecInner {
     sink: Option<StreamSink>,
     registry: Option<Weak<Inner>>,
     sequence: AtomicU64,
+    client: Option<Arc<dyn Client>>,
 }
 
 /// Receives the stream chunks a tool sends through [`Exec`].
@@ -86,6 +94,7 @@ impl Exec {
             state: State::default(),
             sink: None,
             registry: None,
+            client: None,
         }
     }
 
@@ -96,6 +105,7 @@ impl Exec {
         cancel: Option<CancellationToken>,
         registry: &Registry,
         sink: StreamSink,
+        client: Option<Arc<dyn Client>>,
     ) -> Exec {
         Exec {
             inner: Arc::new(ExecInner {
@@ -106,6 +116,7 @@ impl Exec {
                 sink: Some(sink),
                 registry: Some(Arc::downgrade(&registry.inner)),
                 sequence: AtomicU64::new(0),
+                client,
             }),
         }
     }
@@ -171,6 +182,92 @@ impl Exec {
         self.send(StreamType::Stderr, chunk.into());
     }
 
+    /// The client the call came from, when it can be reached (an MCP client).
+    pub fn client(&self) -> Option<&Arc<dyn Client>> {
+        self.inner.client.as_ref()
+    }
+
+    /// Sends a log message to the client (MCP `notifications/message`),
+    /// logged as this tool. A call with no client logs nowhere; a client
+    /// that asked for a higher level does not get it.
+    pub async fn log(&self, level: LogLevel, message: impl Into<String>) {
+        let Some(client) = self.client() else { return };
+        let message = LogMessage {
+            level,
+            logger: self.tool_name().to_owned(),
+            data: serde_json::Value::String(message.into()),
+        };
+        // A log line that cannot be delivered is no reason to fail the call.
+        let _ = client.log(message).await;
+    }
+
+    /// Asks the user for a `T` through the client (MCP elicitation), with
+    /// `message` saying what and why.
+    ///
+    /// `T`'s schema must be what elicitation allows, a flat object of
+    /// strings, numbers, integers, booleans and enums
+    /// ([`elicitation_schema`]); anything else is an error naming the
+    /// property. The answer is checked against `T` as it is deserialized.
+    ///
+    /// ```
+    /// use dsh_sdk::client::Elicited;
+    /// use dsh_sdk::prelude::*;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Confirm {
+    ///     /// Type the branch name to confirm
+    ///     branch: String,
+    /// }
+    ///
+    /// /// Delete a branch, once the user confirms it.
+    /// #[tool(destructive)]
+    /// async fn delete_branch(
+    ///     /// The branch
+    ///     branch: String,
+    ///     exec: &Exec,
+    /// ) -> Result<String, ToolError> {
+    ///     match exec.elicit::<Confirm>(format!("Delete `{branch}`?")).await? {
+    ///         Elicited::Accepted(confirm) if confirm.branch == branch => Ok(format!("deleted {branch}")),
+    ///         Elicited::Accepted(_) => Err(ToolError::new("the confirmation did not match")),
+    ///         Elicited::Declined | Elicited::Cancelled => Err(ToolError::new("the user said no")),
+    ///     }
+    /// }
+    /// ```
+    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, ToolError> {
+        let schema =
+            elicitation_schema::<T>().map_err(|error| ToolError::new(error.to_string()))?;
+        let client = self
+            .client()
+            .ok_or_else(|| client_error(no_client("elicit from")))?;
+        let request = ElicitRequest {
+            message: message.into(),
+            schema,
+        };
+        match client.elicit(request).await.map_err(client_error)? {
+            Elicitation::Accept(content) => serde_json::from_value(content.into())
+                .map(Elicited::Accepted)
+                .map_err(|error| {
+                    ToolError::new(format!(
+                        "the user's answer does not fit `{}`: {error}",
+                        type_name::<T>()
+                    ))
+                }),
+            Elicitation::Decline => Ok(Elicited::Declined),
+            Elicitation::Cancel => Ok(Elicited::Cancelled),
+        }
+    }
+
+    /// Asks the client's model for a completion (MCP sampling).
+    pub async fn sample(&self, request: SampleRequest) -> Result<Sample, ToolError> {
+        let client = self
+            .client()
+            .ok_or_else(|| client_error(no_client("sample from")))?;
+        client.sample(request).await.map_err(client_error)
+    }
+
     fn send(&self, stream_type: StreamType, chunk: String) {
         let Some(sink) = &self.inner.sink else { return };
         let sequence = self.inner.sequence.fetch_add(1, Ordering::Relaxed);
@@ -202,6 +299,7 @@ pub struct ExecBuilder {
     state: State,
     sink: Option<StreamSink>,
     registry: Option<Weak<Inner>>,
+    client: Option<Arc<dyn Client>>,
 }
 
 impl ExecBuilder {
@@ -235,6 +333,12 @@ impl ExecBuilder {
         self
     }
 
+    /// Sets the client the call came from (see [`crate::client`]).
+    pub fn client(mut self, client: Arc<dyn Client>) -> Self {
+        self.client = Some(client);
+        self
+    }
+
     /// Builds the context.
     pub fn build(self) -> Exec {
         Exec {
@@ -246,9 +350,14 @@ impl ExecBuilder {
                 sink: self.sink,
                 registry: self.registry,
                 sequence: AtomicU64::new(0),
+                client: self.client,
             }),
         }
     }
+}
+
+fn client_error(error: ClientError) -> ToolError {
+    ToolError::new(error.to_string())
 }
 
 /// Typed values the host shares with every tool, one per type.

@@ -50,6 +50,7 @@ extern crate self as dsh_sdk;
 
 pub mod card;
 pub mod catalog;
+pub mod client;
 mod content;
 mod definition;
 pub mod dynamic;
@@ -83,7 +84,7 @@ pub mod __private;
 
 pub use card::Card;
 pub use catalog::CatalogError;
-pub use content::{ContentBlock, joined_text, render_default};
+pub use content::{ContentBlock, EmbeddedResource, joined_text, render_default};
 pub use definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use dynamic::DynamicTool;
 pub use error::{RegisterError, ToolError};

@@ -57,6 +57,8 @@ pub use glob::PatternError;
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::exec::Exec;
+
 /// How strict a decision is, ordered `Allow < Ask < Deny`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Strictness {
@@ -530,6 +532,9 @@ pub struct ApprovalRequest<'a> {
     pub prompt: &'a str,
     /// The invocation this call belongs to.
     pub invocation_id: Uuid,
+    /// The call's context: its [`client`](Exec::client), to ask the user
+    /// through it, and its stream, to record the decision in the event log.
+    pub exec: &'a Exec,
 }
 
 /// Settles asks, typically by asking a person; supplied by the host.
@@ -1053,11 +1058,13 @@ mod tests {
             }
         }));
         let args = json!({});
+        let exec = Exec::new("bash");
         let request = |tool| ApprovalRequest {
             tool,
             args: &args,
             prompt: "allow it?",
             invocation_id: Uuid::nil(),
+            exec: &exec,
         };
         assert_eq!(
             approver.approve(request("bash")).await,

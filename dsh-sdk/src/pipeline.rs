@@ -31,6 +31,7 @@ use tower::{Service, ServiceExt};
 use uuid::Uuid;
 
 use crate::card::Card;
+use crate::client::Client;
 use crate::content::ContentBlock;
 use crate::definition::{OutputType, Validation};
 use crate::error::with_sources;
@@ -68,6 +69,18 @@ pub struct ToolCall {
     batch_cancel: Option<CancellationToken>,
     parallel_group_id: Option<Uuid>,
     top_level: bool,
+    /// The client the call came from, when it can be reached.
+    client: Option<CallClient>,
+}
+
+/// A call's [`Client`], shown by name only in `Debug`.
+#[derive(Clone)]
+struct CallClient(Arc<dyn Client>);
+
+impl std::fmt::Debug for CallClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Client(..)")
+    }
 }
 
 impl ToolCall {
@@ -81,7 +94,15 @@ impl ToolCall {
             batch_cancel: None,
             parallel_group_id: None,
             top_level: true,
+            client: None,
         }
+    }
+
+    /// The client the call came from, for the tool to log to, ask its user
+    /// (elicitation) or its model (sampling) through [`Exec`].
+    pub fn client(mut self, client: Arc<dyn Client>) -> Self {
+        self.client = Some(CallClient(client));
+        self
     }
 
     /// Cancels the call when `token` is cancelled.
@@ -248,6 +269,7 @@ impl Registry {
             call.cancel,
             self,
             Arc::clone(sink),
+            call.client.map(|client| client.0),
         );
 
         // 2. input
@@ -280,6 +302,7 @@ impl Registry {
                     args: &args,
                     prompt: &prompt,
                     invocation_id: call.invocation_id,
+                    exec: &exec,
                 };
                 match approver.approve(request).await {
                     Approval::Approve => {}

@@ -7,16 +7,16 @@
 //! sends it the call's result (`ui/notifications/tool-result`); the card
 //! travels in the result's `_meta` under [`CARD_META_KEY`].
 
+use futures_util::future::BoxFuture;
 use rmcp::ErrorData;
-use rmcp::model::{
-    CallToolResult, ListResourcesResult, MetaObject, ReadResourceResult, Resource,
-    ResourceContents, Tool,
-};
+use rmcp::model::{CallToolResult, MetaObject, Resource, ResourceContents, Tool};
 use serde_json::{Value, json};
 
 use crate::card::Card;
 use crate::registry::{Registry, ToolInfo};
 use crate::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
+
+use super::resources::ResourceProvider;
 
 /// Where the card view of `tool` is served.
 const URI_PREFIX: &str = "ui://dsh-sdk/cards/";
@@ -53,15 +53,26 @@ pub(super) fn attach_card(result: &mut CallToolResult, card: &Card) {
         .insert(CARD_META_KEY.to_owned(), card);
 }
 
-/// Every card view: one per tool that presents its own card, in pool order.
-pub(super) fn list(registry: &Registry) -> ListResourcesResult {
-    let resources = registry
-        .visible_tools()
-        .iter()
-        .filter(|tool| tool.presents())
-        .map(resource)
-        .collect();
-    ListResourcesResult::with_all_items(resources)
+/// The card views of a registry's tools, one resource provider among a
+/// server's: one view per tool that presents its own card, in pool order.
+pub(super) struct CardViews(pub(super) Registry);
+
+impl ResourceProvider for CardViews {
+    fn resources(&self) -> Vec<Resource> {
+        self.0
+            .visible_tools()
+            .iter()
+            .filter(|tool| tool.presents())
+            .map(resource)
+            .collect()
+    }
+
+    fn read<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> BoxFuture<'a, Option<Result<Vec<ResourceContents>, ErrorData>>> {
+        Box::pin(std::future::ready(read(&self.0, uri)))
+    }
 }
 
 fn resource(tool: &ToolInfo) -> Resource {
@@ -74,26 +85,25 @@ fn resource(tool: &ToolInfo) -> Resource {
         .with_mime_type(MCP_APP_MIME_TYPE)
 }
 
-/// The card view at `uri`; an error naming the address when there is none.
-pub(super) fn read(registry: &Registry, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-    let tool = uri
-        .strip_prefix(URI_PREFIX)
-        .and_then(|name| registry.get(name))
+/// The card view at `uri`: `None` when `uri` is not a card view's address,
+/// an error naming the address when it is one but no tool presents there.
+fn read(registry: &Registry, uri: &str) -> Option<Result<Vec<ResourceContents>, ErrorData>> {
+    let name = uri.strip_prefix(URI_PREFIX)?;
+    let tool = registry
+        .get(name)
         .filter(|tool| tool.presents() && card_uri(tool.name()) == uri);
     let Some(_) = tool else {
-        return Err(ErrorData::resource_not_found(
+        return Some(Err(ErrorData::resource_not_found(
             format!(
                 "no resource at `{uri}`: card views are at `{URI_PREFIX}TOOL` for the tools that present a card"
             ),
             Some(json!({ "uri": uri })),
-        ));
+        )));
     };
-    Ok(ReadResourceResult::new(vec![
-        ResourceContents::TextResourceContents {
-            uri: uri.to_owned(),
-            mime_type: Some(MCP_APP_MIME_TYPE.to_owned()),
-            text: card_app_html(),
-            meta: None,
-        },
-    ]))
+    Some(Ok(vec![ResourceContents::TextResourceContents {
+        uri: uri.to_owned(),
+        mime_type: Some(MCP_APP_MIME_TYPE.to_owned()),
+        text: card_app_html(),
+        meta: None,
+    }]))
 }

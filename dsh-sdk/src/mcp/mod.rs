@@ -28,16 +28,29 @@
 //!   loopback address, or over any rmcp transport. `tools/list` is the
 //!   registry's [MCP export](crate::export::Format::Mcp); `tools/call` runs the
 //!   full pipeline. See its docs for how each part of the protocol maps.
+//! - Beside its tools, a server serves resources ([`McpServer::resource`]:
+//!   [`StaticResource`], [`ResourceTemplate`], any [`ResourceProvider`]) and
+//!   prompts ([`McpServer::prompt`]); the MCP Apps card views of tools that
+//!   present a card are one resource provider among them.
+//! - A tool reaches the client of its call through [`Exec`](crate::Exec):
+//!   log messages, elicitation, sampling (see [`crate::client`]).
 //! - [`McpProxy`] connects to another MCP server (a child process's stdio, or
 //!   streamable HTTP) and registers its tools as [dynamic
 //!   tools](crate::DynamicTool) that forward each call there.
 
 mod apps;
 mod content;
+mod prompts;
 mod proxy;
+mod resources;
 mod server;
+mod session;
 
+pub use prompts::Prompt;
 pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
+pub use resources::{
+    ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
+};
 pub use server::{McpHttpServer, McpServer, ServeError};
 
 /// The rmcp crate this module is built on, for its transports and types.

@@ -29,6 +29,9 @@ use crate::result::ToolResult;
 
 use super::apps;
 use super::content::to_mcp;
+use super::prompts::{Prompt, Prompts};
+use super::resources::{ResourceProvider, ResourceUpdates, Resources};
+use super::session::Session;
 
 /// The path [`McpServer::serve_http`] serves MCP on.
 const HTTP_PATH: &str = "/mcp";
@@ -43,7 +46,7 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///
 /// - `tools/list` is [`Registry::export`] in [`Format::Mcp`], the very list a
 ///   model would see (deferred tools only once tool search loaded them):
-///   `inputSchema`, `outputSchema`, `title`, and `annotations` from the flags
+///   `inputSchema` (declaring its dialect, JSON Schema 2020-12, in `$schema`), `outputSchema`, `title`, and `annotations` from the flags
 ///   (`read_only` → `readOnlyHint`, `destructive` → `destructiveHint`,
 ///   `idempotent` → `idempotentHint`). Clients on a protocol older than
 ///   2026-07-28 do not get output schemas whose root is not an object, which
@@ -82,6 +85,17 @@ pub struct McpServer {
     /// `initialize`, then what stops the sender when the session, and so
     /// this handler, ends.
     list_changed: Mutex<ListChanged>,
+    /// Resources and prompts, shared by every session.
+    offers: Arc<Offers>,
+    /// This session's log level and resource subscriptions.
+    session: Session,
+}
+
+/// What a server offers beside its tools.
+#[derive(Clone)]
+struct Offers {
+    resources: Resources,
+    prompts: Prompts,
 }
 
 /// Where a session that began with `initialize` is in sending `list_changed`.
@@ -99,12 +113,46 @@ enum ListChanged {
 impl McpServer {
     /// Serves `registry`, naming itself `dsh-sdk` with this crate's version.
     pub fn new(registry: Registry) -> Self {
+        let card_views = apps::CardViews(registry.clone());
         McpServer {
             registry,
             info: Implementation::new("dsh-sdk", env!("CARGO_PKG_VERSION")),
             instructions: None,
             list_changed: Mutex::default(),
+            offers: Arc::new(Offers {
+                resources: {
+                    let mut resources = Resources::default();
+                    resources.add(Arc::new(card_views));
+                    resources
+                },
+                prompts: Prompts::default(),
+            }),
+            session: Session::default(),
         }
+    }
+
+    /// Serves a resource, or a family of them: a [`StaticResource`](super::StaticResource),
+    /// a [`ResourceTemplate`](super::ResourceTemplate), or any
+    /// [`ResourceProvider`]. Providers are asked in the order they were
+    /// added, after the card views of the tools that present a card.
+    pub fn resource(mut self, provider: impl ResourceProvider) -> Self {
+        Arc::make_mut(&mut self.offers)
+            .resources
+            .add(Arc::new(provider));
+        self
+    }
+
+    /// Offers a prompt (`prompts/list`, `prompts/get`, `completion/complete`).
+    /// A prompt of the same name replaces the earlier one.
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        Arc::make_mut(&mut self.offers).prompts.add(prompt);
+        self
+    }
+
+    /// Where to announce that a resource changed, so sessions subscribed to
+    /// it (`resources/subscribe`) get `notifications/resources/updated`.
+    pub fn resource_updates(&mut self) -> ResourceUpdates {
+        ResourceUpdates(Arc::make_mut(&mut self.offers).resources.updates())
     }
 
     /// The name and version the server gives clients (`serverInfo`).
@@ -202,6 +250,8 @@ impl Clone for McpServer {
             info: self.info.clone(),
             instructions: self.instructions.clone(),
             list_changed: Mutex::default(),
+            offers: Arc::clone(&self.offers),
+            session: Session::default(),
         }
     }
 }
@@ -217,11 +267,12 @@ impl fmt::Debug for McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_resources()
             .build();
+        self.offers.extend_capabilities(&mut capabilities);
         let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
         match &self.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -253,7 +304,9 @@ impl ServerHandler for McpServer {
             .protocol_version()
             .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let call = ToolCall::new(request.name.as_ref(), args).cancel_on(context.ct.clone());
+        let call = ToolCall::new(request.name.as_ref(), args)
+            .cancel_on(context.ct.clone())
+            .client(self.session.client(&context.peer));
         let progress = context
             .meta
             .get_progress_token()
@@ -285,13 +338,22 @@ impl ServerHandler for McpServer {
         Ok(CallToolResponse::Complete(call))
     }
 
-    /// The MCP Apps card views: one `ui://` resource per tool that presents a card.
+    /// Every provider's resources: first the MCP Apps card views, one `ui://`
+    /// resource per tool that presents a card.
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
-        Ok(apps::list(&self.registry))
+        Ok(self.offers.resources.list())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        Ok(self.offers.resources.templates())
     }
 
     async fn read_resource(
@@ -299,7 +361,91 @@ impl ServerHandler for McpServer {
         request: rmcp::model::ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
-        apps::read(&self.registry, &request.uri).map(Into::into)
+        self.offers
+            .resources
+            .read(&request.uri)
+            .await
+            .map(Into::into)
+    }
+
+    #[allow(
+        deprecated,
+        reason = "clients on the 2025 protocols subscribe this way"
+    )]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(updates) = self.offers.resources.update_sender() else {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::SubscribeRequestMethod,
+            >());
+        };
+        self.session.subscribe(request.uri, &context.peer, updates);
+        Ok(())
+    }
+
+    #[allow(
+        deprecated,
+        reason = "clients on the 2025 protocols unsubscribe this way"
+    )]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        Ok(self.offers.prompts.list())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        self.offers
+            .prompts
+            .get(&request.name, request.arguments)
+            .map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: rmcp::model::CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        let completion = match &request.r#ref {
+            rmcp::model::Reference::Prompt(prompt) => self.offers.prompts.complete(
+                &prompt.name,
+                &request.argument.name,
+                &request.argument.value,
+            )?,
+            // Templates suggest nothing (yet): an empty list is a valid answer.
+            _ => rmcp::model::CompletionInfo::default(),
+        };
+        Ok(rmcp::model::CompleteResult::new(completion))
+    }
+
+    #[allow(
+        deprecated,
+        reason = "clients on the 2025 protocols set the level this way"
+    )]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.set_log_level(request.level);
+        Ok(())
     }
 
     async fn initialize(
@@ -366,8 +512,41 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// An MCP tool definition from its [`Format::Mcp`] export.
-fn mcp_tool(exported: Value) -> Result<Tool, ErrorData> {
+impl Offers {
+    /// Declares what the offers need beside tools and resources.
+    fn extend_capabilities(&self, capabilities: &mut ServerCapabilities) {
+        // Tools log to their client through `Exec::log`.
+        #[allow(
+            deprecated,
+            reason = "logging is how the 2025 protocols carry a tool's log"
+        )]
+        {
+            capabilities.logging = Some(Default::default());
+        }
+        if !self.prompts.is_empty() {
+            capabilities.prompts = Some(Default::default());
+            capabilities.completions = Some(Default::default());
+        }
+        if self.resources.update_sender().is_some()
+            && let Some(resources) = &mut capabilities.resources
+        {
+            resources.subscribe = Some(true);
+        }
+    }
+}
+
+/// The dialect of every schema dsh makes.
+const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// An MCP tool definition from its [`Format::Mcp`] export, its input schema
+/// declaring its dialect: MCP clients from before 2025-11-25 assumed
+/// draft-07, and the `$defs` and `$ref`s of a dsh schema are 2020-12's.
+fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
+    if let Some(Value::Object(input)) = exported.get_mut("inputSchema") {
+        input
+            .entry("$schema")
+            .or_insert_with(|| Value::from(JSON_SCHEMA_2020_12));
+    }
     serde_json::from_value(exported).map_err(|error| {
         ErrorData::internal_error(
             format!("a tool definition does not fit MCP's `Tool`: {error}"),

@@ -202,6 +202,8 @@ mod tests {
             args,
             prompt: "`bash` may destroy data: allow it?",
             invocation_id: Uuid::nil(),
+            // A test's context lives as long as the test process.
+            exec: Box::leak(Box::new(crate::Exec::new("bash"))),
         }
     }
 

@@ -1,0 +1,507 @@
+//! The server the MCP conformance suite (`@modelcontextprotocol/conformance`)
+//! tests, written with dsh: every tool a `#[tool]` fn, plus the resources
+//! and prompts its server scenarios name.
+//!
+//! ```sh
+//! cargo run --example conformance_server -- --http 127.0.0.1:8932
+//! npx @modelcontextprotocol/conformance server --url http://127.0.0.1:8932/mcp
+//! ```
+//!
+//! The first line on standard output is the URL to connect to.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use dsh_sdk::RegisterError;
+use dsh_sdk::client::{Elicited, LogLevel, SampleRequest};
+use dsh_sdk::mcp::rmcp::model::{
+    ContentBlock as McpContent, PromptMessage, ResourceContents, Role,
+};
+use dsh_sdk::mcp::{McpServer, Prompt, ResourceTemplate, StaticResource};
+use dsh_sdk::prelude::*;
+
+const USAGE: &str = "usage: conformance_server --http ADDR
+
+  --http ADDR   serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL";
+
+/// A 1×1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// A WAV file of four silent samples.
+const WAV: &str = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQgAAAAAAAAAAAAAAA==";
+
+/// The arguments of a tool that takes none.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+/// Returns a simple text response.
+#[tool(read_only)]
+async fn test_simple_text(_args: NoArgs) -> String {
+    "This is a simple text response for testing.".to_owned()
+}
+
+/// Media a tool returns: base64 data and its type.
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Media {
+    data: String,
+    mime_type: String,
+}
+
+/// Returns a PNG image.
+#[tool(read_only, render = image_block)]
+async fn test_image_content(_args: NoArgs) -> Media {
+    Media {
+        data: PNG.to_owned(),
+        mime_type: "image/png".to_owned(),
+    }
+}
+
+#[render]
+fn image_block(_args: &NoArgs, media: &Media) -> Vec<ContentBlock> {
+    vec![ContentBlock::image(&media.data, &media.mime_type)]
+}
+
+/// Returns a WAV recording.
+#[tool(read_only, render = audio_block)]
+async fn test_audio_content(_args: NoArgs) -> Media {
+    Media {
+        data: WAV.to_owned(),
+        mime_type: "audio/wav".to_owned(),
+    }
+}
+
+#[render]
+fn audio_block(_args: &NoArgs, media: &Media) -> Vec<ContentBlock> {
+    vec![ContentBlock::audio(&media.data, &media.mime_type)]
+}
+
+/// Returns a text resource embedded whole.
+#[tool(read_only, render = embedded_block)]
+async fn test_embedded_resource(_args: NoArgs) -> String {
+    "This is an embedded resource content.".to_owned()
+}
+
+#[render]
+fn embedded_block(_args: &NoArgs, text: &String) -> Vec<ContentBlock> {
+    vec![ContentBlock::embedded_text(
+        "test://embedded-resource",
+        "text/plain",
+        text,
+    )]
+}
+
+/// Returns text, an image and an embedded resource.
+#[tool(read_only, render = mixed_blocks)]
+async fn test_multiple_content_types(_args: NoArgs) -> serde_json::Value {
+    serde_json::json!({ "test": "data", "value": 123 })
+}
+
+#[render]
+fn mixed_blocks(_args: &NoArgs, data: &serde_json::Value) -> Vec<ContentBlock> {
+    vec![
+        ContentBlock::text("Multiple content types test:"),
+        ContentBlock::image(PNG, "image/png"),
+        ContentBlock::embedded_text(
+            "test://mixed-content-resource",
+            "application/json",
+            data.to_string(),
+        ),
+    ]
+}
+
+/// Logs three messages to the client while it runs.
+#[tool(read_only)]
+async fn test_tool_with_logging(_args: NoArgs, exec: &Exec) -> String {
+    exec.log(LogLevel::Info, "Tool execution started").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    exec.log(LogLevel::Info, "Tool processing data").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    exec.log(LogLevel::Info, "Tool execution completed").await;
+    "Logged three messages.".to_owned()
+}
+
+/// Reports progress three times while it runs.
+#[tool(read_only)]
+async fn test_tool_with_progress(_args: NoArgs, exec: &Exec) -> String {
+    for (step, percent) in [0, 50, 100].into_iter().enumerate() {
+        if step > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        exec.progress(format!("{percent}/100"));
+    }
+    "Reported progress three times.".to_owned()
+}
+
+/// Always fails.
+#[tool(read_only)]
+async fn test_error_handling(_args: NoArgs) -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Asks the client's model to answer a prompt.
+#[tool(read_only)]
+async fn test_sampling(
+    /// The prompt to send to the LLM
+    prompt: String,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let sample = exec
+        .sample(SampleRequest::user(prompt).max_tokens(100))
+        .await?;
+    Ok(format!("LLM response: {}", sample.text))
+}
+
+/// Who the user is.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct UserInfo {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Asks the user who they are.
+#[tool(read_only)]
+async fn test_elicitation(
+    /// The message to show the user
+    message: String,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    Ok(match exec.elicit::<UserInfo>(message).await? {
+        Elicited::Accepted(user) => format!(
+            "User response: action=accept, content={{username: {}, email: {}}}",
+            user.username, user.email
+        ),
+        Elicited::Declined => "User response: action=decline".to_owned(),
+        Elicited::Cancelled => "User response: action=cancel".to_owned(),
+    })
+}
+
+/// A status, for the defaults form.
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    #[default]
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// A form whose every field has a default.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+struct WithDefaults {
+    /// User name
+    name: String,
+    /// User age
+    age: i64,
+    /// User score
+    score: f64,
+    /// User status
+    status: Status,
+    /// Verification status
+    verified: bool,
+}
+
+impl Default for WithDefaults {
+    fn default() -> Self {
+        WithDefaults {
+            name: "John Doe".to_owned(),
+            age: 30,
+            score: 95.5,
+            status: Status::Active,
+            verified: true,
+        }
+    }
+}
+
+/// Asks for a form whose fields have defaults.
+#[tool(read_only)]
+async fn test_elicitation_sep1034_defaults(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit::<WithDefaults>("Test client default value handling - please accept with defaults")
+        .await?;
+    Ok(format!("Elicitation completed: {answer:?}"))
+}
+
+/// Options without titles.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// Options with titles (their doc comments).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    /// First Option
+    Value1,
+    /// Second Option
+    Value2,
+    /// Third Option
+    Value3,
+}
+
+/// Options with titles, for a multi-select.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum TitledChoice {
+    /// First Choice
+    Value1,
+    /// Second Choice
+    Value2,
+    /// Third Choice
+    Value3,
+}
+
+/// Options titled the legacy way (`enumNames`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
+enum Legacy {
+    Opt1,
+    Opt2,
+    Opt3,
+}
+
+/// Every kind of enum a form can hold.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code, reason = "the answer is shown through `Debug`")]
+#[serde(rename_all = "camelCase")]
+struct Enums {
+    untitled_single: Untitled,
+    titled_single: Titled,
+    legacy_enum: Legacy,
+    untitled_multi: Vec<Untitled>,
+    titled_multi: Vec<TitledChoice>,
+}
+
+/// Asks for a form with every kind of enum.
+#[tool(read_only)]
+async fn test_elicitation_sep1330_enums(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let answer = exec.elicit::<Enums>("Pick some options").await?;
+    Ok(format!("Elicitation completed: {answer:?}"))
+}
+
+/// A postal address.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "address")]
+#[allow(dead_code, reason = "the fields are read through the schema only")]
+struct Address {
+    street: Option<String>,
+    city: Option<String>,
+}
+
+/// The arguments of the JSON Schema 2020-12 tool.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code, reason = "the fields are read through the schema only")]
+struct SchemaArgs {
+    name: Option<String>,
+    address: Option<Address>,
+}
+
+/// Tool with JSON Schema 2020-12 features
+#[tool(read_only)]
+async fn json_schema_2020_12_tool(args: SchemaArgs) -> String {
+    format!("Hello, {}!", args.name.as_deref().unwrap_or("anonymous"))
+}
+
+/// Closes its response stream mid-call, so the client reconnects.
+#[tool(read_only)]
+async fn test_reconnection(_args: NoArgs) -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed successfully".to_owned()
+}
+
+fn server(registry: Registry) -> McpServer {
+    let mut server = McpServer::new(registry)
+        .named("dsh-conformance-server", env!("CARGO_PKG_VERSION"))
+        .resource(
+            StaticResource::text(
+                "test://static-text",
+                "static-text",
+                "This is the content of the static text resource.",
+            )
+            .description("A static text resource"),
+        )
+        .resource(
+            StaticResource::blob("test://static-binary", "static-binary", "image/png", PNG)
+                .description("A static PNG image"),
+        )
+        .resource(
+            StaticResource::text(
+                "test://watched-resource",
+                "watched-resource",
+                "A resource clients subscribe to.",
+            )
+            .description("A resource whose updates are announced"),
+        )
+        .resource(
+            ResourceTemplate::new(
+                "test://template/{id}/data",
+                "template-data",
+                |uri, params| {
+                    let id = &params["id"];
+                    let data = serde_json::json!({
+                        "id": id,
+                        "templateTest": true,
+                        "data": format!("Data for ID: {id}"),
+                    });
+                    Ok(ResourceContents::TextResourceContents {
+                        uri: uri.to_owned(),
+                        mime_type: Some("application/json".to_owned()),
+                        text: data.to_string(),
+                        meta: None,
+                    })
+                },
+            )
+            .description("Data for an id")
+            .mime_type("application/json"),
+        )
+        .prompt(Prompt::new(
+            "test_simple_prompt",
+            "A simple prompt without arguments",
+            vec![PromptMessage::new_text(
+                Role::User,
+                "This is a simple prompt for testing.",
+            )],
+        ))
+        .prompt(
+            Prompt::with_args(
+                "test_prompt_with_arguments",
+                "A prompt with two arguments",
+                |args: TwoArgs| {
+                    vec![PromptMessage::new_text(
+                        Role::User,
+                        format!(
+                            "Prompt with arguments: arg1='{}', arg2='{}'",
+                            args.arg1, args.arg2
+                        ),
+                    )]
+                },
+            )
+            .complete("arg1", ["paris", "park", "party"]),
+        )
+        .prompt(Prompt::with_args(
+            "test_prompt_with_embedded_resource",
+            "A prompt that embeds a resource",
+            |args: ResourceArgs| {
+                vec![
+                    PromptMessage::new_resource(
+                        Role::User,
+                        args.resource_uri,
+                        Some("text/plain".to_owned()),
+                        Some("Embedded resource content for testing.".to_owned()),
+                        None,
+                        None,
+                        None,
+                    ),
+                    PromptMessage::new_text(
+                        Role::User,
+                        "Please process the embedded resource above.",
+                    ),
+                ]
+            },
+        ))
+        .prompt(Prompt::new(
+            "test_prompt_with_image",
+            "A prompt with an image",
+            vec![
+                PromptMessage::new(Role::User, McpContent::image(PNG, "image/png")),
+                PromptMessage::new_text(Role::User, "Please analyze the image above."),
+            ],
+        ));
+    // Subscriptions are accepted once someone can announce updates.
+    let _updates = server.resource_updates();
+    server
+}
+
+/// The arguments of `test_prompt_with_arguments`.
+#[derive(Deserialize, JsonSchema)]
+struct TwoArgs {
+    /// First test argument
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+}
+
+/// The arguments of `test_prompt_with_embedded_resource`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ResourceArgs {
+    /// URI of the resource to embed
+    resource_uri: String,
+}
+
+/// Registers every tool the suite calls.
+fn register(registry: &Registry) -> Result<(), RegisterError> {
+    registry.register::<test_simple_text>()?.keep();
+    registry.register::<test_image_content>()?.keep();
+    registry.register::<test_audio_content>()?.keep();
+    registry.register::<test_embedded_resource>()?.keep();
+    registry.register::<test_multiple_content_types>()?.keep();
+    registry.register::<test_tool_with_logging>()?.keep();
+    registry.register::<test_tool_with_progress>()?.keep();
+    registry.register::<test_error_handling>()?.keep();
+    registry.register::<test_sampling>()?.keep();
+    registry.register::<test_elicitation>()?.keep();
+    registry
+        .register::<test_elicitation_sep1034_defaults>()?
+        .keep();
+    registry
+        .register::<test_elicitation_sep1330_enums>()?
+        .keep();
+    registry.register::<json_schema_2020_12_tool>()?.keep();
+    registry.register::<test_reconnection>()?.keep();
+    Ok(())
+}
+
+/// Runs the server; `pub` so the `dsh-conformance-server` binary can run it too.
+#[tokio::main]
+pub async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let addr = match args.as_slice() {
+        [flag, addr] if flag == "--http" => match addr.parse::<SocketAddr>() {
+            Ok(addr) => addr,
+            Err(error) => {
+                eprintln!("conformance_server: `{addr}` is not an address: {error}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        },
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let registry = Registry::new();
+    if let Err(error) = register(&registry) {
+        eprintln!("conformance_server: {error}");
+        return ExitCode::FAILURE;
+    }
+    let http = match server(registry).serve_http(addr).await {
+        Ok(http) => http,
+        Err(error) => {
+            eprintln!("conformance_server: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{}", http.url());
+    match http.wait().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("conformance_server: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
