@@ -119,6 +119,7 @@ impl Registry {
                     category: def.category_kind(),
                     status,
                     status_description,
+                    contract_hash: Some(tool.contract_hash()),
                 }
             })
             .collect();

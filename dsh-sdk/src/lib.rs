@@ -52,6 +52,7 @@ pub mod card;
 pub mod catalog;
 pub mod client;
 mod content;
+pub mod contract;
 mod definition;
 pub mod dynamic;
 mod error;

@@ -84,6 +84,7 @@ fn the_payload_describes_every_tool_sorted_by_name() {
     let rg_schema = registry.get("rg").unwrap().input_schema().clone();
     let edit_schema = registry.get("edit").unwrap().input_schema().clone();
     let hello_schema = registry.get("hello").unwrap().input_schema().clone();
+    let hash = |name: &str| registry.get(name).unwrap().contract_hash();
     assert_eq!(
         catalog,
         json!({
@@ -96,6 +97,7 @@ fn the_payload_describes_every_tool_sorted_by_name() {
                     "requires_approval": true,
                     "category": "filesystem",
                     "status": "available",
+                    "contract_hash": hash("edit"),
                 },
                 {
                     "name": "hello",
@@ -103,6 +105,7 @@ fn the_payload_describes_every_tool_sorted_by_name() {
                     "input_schema": hello_schema,
                     "requires_approval": true,
                     "status": "available",
+                    "contract_hash": hash("hello"),
                 },
                 {
                     "name": "rg",
@@ -111,6 +114,7 @@ fn the_payload_describes_every_tool_sorted_by_name() {
                     "requires_approval": false,
                     "category": "search",
                     "status": "available",
+                    "contract_hash": hash("rg"),
                 },
             ]
         })

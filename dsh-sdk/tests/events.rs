@@ -264,6 +264,7 @@ fn catalog_publish_every_field_category_status_and_severity() {
                         category: Some(*category),
                         status: *status,
                         status_description: Some("why".into()),
+                        contract_hash: Some("sha256:00".into()),
                     },
                     json!({
                         "name": name,
@@ -275,6 +276,7 @@ fn catalog_publish_every_field_category_status_and_severity() {
                         "category": category_spelling,
                         "status": status_spelling,
                         "status_description": "why",
+                        "contract_hash": "sha256:00",
                     }),
                 )
             },
@@ -321,6 +323,7 @@ fn catalog_publish_leaves_out_what_is_optional() {
         category: None,
         status: ToolStatus::Available,
         status_description: None,
+        contract_hash: None,
     };
     let catalog = RawpEvent::CatalogPublish(CatalogPublish {
         tools: vec![minimal.clone()],

@@ -40,18 +40,20 @@
 
 mod apps;
 mod content;
+mod pins;
 mod prompts;
 mod proxy;
 mod resources;
 mod server;
 mod session;
 
+pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 pub use prompts::Prompt;
 pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
 pub use resources::{
     ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
 };
-pub use server::{McpHttpServer, McpServer, ServeError};
+pub use server::{CONTRACT_META_KEY, McpHttpServer, McpServer, ServeError};
 
 /// The rmcp crate this module is built on, for its transports and types.
 pub use rmcp;

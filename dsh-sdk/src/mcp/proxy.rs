@@ -27,6 +27,8 @@ use crate::dynamic::DynamicTool;
 use crate::error::{RegisterError, ToolError};
 use crate::exec::Exec;
 use crate::rawp::{Diagnostic, Severity, ToolStatus};
+
+use super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 use crate::registry::{Registry, ToolHandle};
 
 use super::content::from_mcp;
@@ -93,6 +95,7 @@ pub struct McpProxy {
 pub struct McpProxyBuilder {
     server: String,
     prefix: String,
+    pins: ContractPins,
 }
 
 impl McpProxy {
@@ -102,6 +105,7 @@ impl McpProxy {
         McpProxyBuilder {
             server: server.into(),
             prefix: String::new(),
+            pins: ContractPins::new(),
         }
     }
 
@@ -122,6 +126,33 @@ impl McpProxy {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// Approves the current definition of the proxied tool `name` after it
+    /// changed from its pinned contract: pins its new hash and lifts the
+    /// [`TOOL_CONTRACT_CHANGED`] block. Whether `name` is one of this
+    /// proxy's tools.
+    pub fn approve_contract(&self, name: &str) -> bool {
+        let Some(definition) = self
+            .link
+            .tools()
+            .get(name)
+            .map(|(definition, _)| definition.clone())
+        else {
+            return false;
+        };
+        self.link
+            .pins
+            .pin(name, crate::contract::contract_hash(&definition));
+        self.link
+            .registry
+            .remove_diagnostic(Some(name), TOOL_CONTRACT_CHANGED);
+        true
+    }
+
+    /// The pins this proxy checks its tools against.
+    pub fn pins(&self) -> &ContractPins {
+        &self.link.pins
     }
 
     /// Whether the server is still there.
@@ -177,6 +208,15 @@ impl McpProxyBuilder {
     /// `files_read`), to keep servers' tools apart.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
+        self
+    }
+
+    /// Checks the tools against `pins` ([`ContractPins`]): a tool whose
+    /// definition hashes to something other than its pin is blocked with a
+    /// [`TOOL_CONTRACT_CHANGED`] diagnostic until re-approved. Without this,
+    /// the proxy pins each tool when it first sees it.
+    pub fn pins(mut self, pins: ContractPins) -> Self {
+        self.pins = pins;
         self
     }
 
@@ -238,6 +278,7 @@ impl McpProxyBuilder {
         let link = Arc::new(Link {
             server: self.server,
             prefix: self.prefix,
+            pins: self.pins,
             registry: registry.clone(),
             peer: running.peer().clone(),
             progress,
@@ -402,6 +443,7 @@ fn describe_quit(reason: &str) -> String {
 struct Link {
     server: String,
     prefix: String,
+    pins: ContractPins,
     registry: Registry,
     peer: Peer<RoleClient>,
     /// Progress token → the call it reports on.
@@ -447,10 +489,12 @@ impl Link {
         let mut skipped = Vec::new();
         let mut fresh = Vec::new();
         let mut seen = BTreeSet::new();
+        let mut contracts = Vec::new();
         for tool in remote {
             let name = format!("{}{}", self.prefix, tool.name);
             seen.insert(name.clone());
             let definition = serde_json::to_value(&tool).unwrap_or(Value::Null);
+            contracts.push((name.clone(), crate::contract::contract_hash(&definition)));
             if known.get(&name) == Some(&definition) {
                 continue;
             }
@@ -489,8 +533,38 @@ impl Link {
         };
         // Unregistered here, with the lock released.
         drop(leftovers);
+        for (name, hash) in contracts {
+            self.check_contract(&name, &hash);
+        }
         *self.skipped.lock().unwrap_or_else(PoisonError::into_inner) = skipped;
         Ok(())
+    }
+
+    /// Blocks `name` when its contract `hash` is not the pinned one, and
+    /// lifts the block when it is again.
+    fn check_contract(&self, name: &str, hash: &str) {
+        if self.registry.get(name).is_none() {
+            return;
+        }
+        match self.pins.check(name, hash) {
+            Ok(()) => {
+                self.registry
+                    .remove_diagnostic(Some(name), TOOL_CONTRACT_CHANGED);
+            }
+            Err(pinned) => {
+                let server = &self.server;
+                self.registry.add_diagnostic(
+                    Diagnostic::new(
+                        Severity::Fatal,
+                        TOOL_CONTRACT_CHANGED,
+                        format!(
+                            "the tool `{name}` of the MCP server `{server}` changed its definition since it was approved (pinned {pinned}, now {hash}): it is blocked until its new definition is approved"
+                        ),
+                    )
+                    .tool(name),
+                );
+            }
+        }
     }
 
     /// Takes this proxy's `TOOL_SKIPPED` diagnostics out of the catalog.

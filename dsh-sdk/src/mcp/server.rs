@@ -60,6 +60,9 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   a timeout — is a result with `isError: true` and its message, for the
 ///   model to act on; only an unknown tool is a protocol error (`-32602`), as
 ///   the MCP spec asks, and its message names the closest tools.
+/// - Each tool's `_meta` carries its [contract hash](crate::contract) under
+///   [`CONTRACT_META_KEY`]: SHA-256 of its canonical definition, for a client
+///   to pin. [`McpProxy`](super::McpProxy) checks it.
 /// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
 ///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
 ///   resource (`resources/list`, `resources/read`, MIME type
@@ -535,13 +538,26 @@ impl Offers {
     }
 }
 
+/// The `_meta` key of a listed tool's [contract hash](crate::contract).
+pub const CONTRACT_META_KEY: &str = "dsh-sdk/contract";
+
 /// The dialect of every schema dsh makes.
 const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// An MCP tool definition from its [`Format::Mcp`] export, its input schema
 /// declaring its dialect: MCP clients from before 2025-11-25 assumed
 /// draft-07, and the `$defs` and `$ref`s of a dsh schema are 2020-12's.
+///
+/// Its `_meta` carries the definition's contract hash under
+/// [`CONTRACT_META_KEY`], for a client to pin.
 fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
+    let hash = crate::contract::contract_hash(&exported);
+    if let Value::Object(tool) = &mut exported {
+        tool.insert(
+            "_meta".to_owned(),
+            serde_json::json!({ CONTRACT_META_KEY: hash }),
+        );
+    }
     if let Some(Value::Object(input)) = exported.get_mut("inputSchema") {
         input
             .entry("$schema")

@@ -1,0 +1,76 @@
+//! Pinned tool contracts for [`McpProxy`](super::McpProxy): a guard against
+//! a server that changes a tool after it was approved (a "rug pull").
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// The code of the `fatal` diagnostic on a proxied tool whose definition no
+/// longer matches its pinned contract hash: the tool is blocked until
+/// [`McpProxy::approve_contract`](super::McpProxy::approve_contract)
+/// approves the new definition.
+pub const TOOL_CONTRACT_CHANGED: &str = "MCP_TOOL_CONTRACT_CHANGED";
+
+/// The [contract hashes](crate::contract) a host approved, by the name the
+/// tool is registered under. Shared by clones, so a host can keep it across
+/// proxies and persist it ([`pins`](Self::pins), then
+/// [`from_pins`](Self::from_pins) on the next run).
+///
+/// A proxy pins each tool it has no pin for the first time it sees it, and
+/// blocks a tool whose definition hashes to anything else afterwards.
+///
+/// ```
+/// use dsh_sdk::mcp::ContractPins;
+///
+/// let pins = ContractPins::new();
+/// pins.pin("files_read", "sha256:…");
+/// assert_eq!(pins.get("files_read").as_deref(), Some("sha256:…"));
+/// let saved = pins.pins();
+/// assert_eq!(ContractPins::from_pins(saved).get("files_read").as_deref(), Some("sha256:…"));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ContractPins(Arc<Mutex<BTreeMap<String, String>>>);
+
+impl ContractPins {
+    /// No pins yet: every tool is pinned when first seen.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Pins as saved from [`pins`](Self::pins).
+    pub fn from_pins(pins: BTreeMap<String, String>) -> Self {
+        ContractPins(Arc::new(Mutex::new(pins)))
+    }
+
+    /// Pins `tool` to `hash`, replacing any earlier pin.
+    pub fn pin(&self, tool: impl Into<String>, hash: impl Into<String>) {
+        self.lock().insert(tool.into(), hash.into());
+    }
+
+    /// The hash `tool` is pinned to.
+    pub fn get(&self, tool: &str) -> Option<String> {
+        self.lock().get(tool).cloned()
+    }
+
+    /// Every pin, by tool name.
+    pub fn pins(&self) -> BTreeMap<String, String> {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, String>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Checks `hash` for `tool`: pins it when unpinned; `Err(pinned)` when
+    /// it differs from the pin.
+    pub(super) fn check(&self, tool: &str, hash: &str) -> Result<(), String> {
+        let mut pins = self.lock();
+        match pins.get(tool) {
+            Some(pinned) if pinned != hash => Err(pinned.clone()),
+            Some(_) => Ok(()),
+            None => {
+                pins.insert(tool.to_owned(), hash.to_owned());
+                Ok(())
+            }
+        }
+    }
+}
