@@ -53,7 +53,9 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   they cannot read.
 /// - `tools/call` runs [`Registry::call_with`], the full pipeline. `content`
 ///   is what the tool's render made (a call that rendered nothing says so, so
-///   the text is never empty) and `structuredContent` the canonical value: any
+///   the text is never empty; a custom render's text that does not carry the
+///   value is followed by the value's JSON, for clients that read `content`
+///   alone) and `structuredContent` the canonical value: any
 ///   JSON value from 2026-07-28 on, an object only before (a string or an
 ///   array is then left to `content`). Every failure the pipeline reports —
 ///   invalid arguments with every violation, a refusal, the tool's own error,
@@ -591,11 +593,31 @@ fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolRes
     if result.is_error {
         return CallToolResult::error(content);
     }
-    let mut call = CallToolResult::success(content);
-    call.structured_content = result
+    let structured = result
         .value
         .filter(|value| !object_output_only || value.is_object());
+    // Clients that read only `content` still get the value: when a custom
+    // render's text does not already carry it, its JSON follows the render's
+    // blocks, as MCP recommends.
+    if let Some(value) = &structured
+        && !carries(&content, value)
+    {
+        content.push(McpBlock::text(value.to_string()));
+    }
+    let mut call = CallToolResult::success(content);
+    call.structured_content = structured;
     call
+}
+
+/// Whether the text of `content` is `value` already: its JSON, or the string itself.
+fn carries(content: &[McpBlock], value: &Value) -> bool {
+    let text: Vec<&str> = content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+        .collect();
+    let text = text.join("\n");
+    let json = value.to_string();
+    text == json || value.as_str() == Some(text.as_str())
 }
 
 /// Sends one call's `progress` chunks to the client as `notifications/progress`.
