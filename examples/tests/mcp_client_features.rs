@@ -104,6 +104,28 @@ async fn wipe(
     format!("wiped {target}")
 }
 
+/// A count of words.
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Count {
+    words: usize,
+}
+
+/// Counts the words of a text.
+#[tool(read_only, render = count_text)]
+async fn count_words(
+    /// The text
+    text: String,
+) -> Count {
+    Count {
+        words: text.split_whitespace().count(),
+    }
+}
+
+#[render]
+fn count_text(_args: &CountWordsArgs, count: &Count) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(format!("{} words", count.words))]
+}
+
 /// How the client answers elicitation.
 #[derive(Clone, Debug)]
 enum Answer {
@@ -215,6 +237,7 @@ async fn setup() -> Setup {
     registry.register::<who_are_you>().unwrap().keep();
     registry.register::<ask_model>().unwrap().keep();
     registry.register::<wipe>().unwrap().keep();
+    registry.register::<count_words>().unwrap().keep();
     let chunks = Arc::new(Mutex::new(Vec::new()));
     let kept = Arc::clone(&chunks);
     let subscription = registry.subscribe(move |event| {
@@ -419,4 +442,15 @@ async fn approval_is_asked_by_elicitation_and_recorded() {
             "approval: rejected: the user did not approve it",
         ]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_render_s_text_is_followed_by_the_value_s_json() {
+    let setup = setup().await;
+    let result = call(&setup, "count_words", json!({ "text": "one two three" })).await;
+    assert_eq!(text(&result), "3 words\n{\"words\":3}");
+    assert_eq!(result.structured_content, Some(json!({ "words": 3 })));
+    // A default render is the JSON already: nothing is added.
+    let plain = call(&setup, "three_steps", json!({ "label": "x" })).await;
+    assert_eq!(plain.content.len(), 1);
 }
