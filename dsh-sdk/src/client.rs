@@ -8,6 +8,11 @@
 //! made the call. The MCP server hands each call a [`Client`] on the MCP
 //! session it came from; a host of its own implements [`Client`] and passes
 //! it with [`ToolCall::client`](crate::ToolCall::client).
+//!
+//! Over MCP, elicitation and sampling are requests from the server to the
+//! client, which the 2025 protocols have; a session on 2026-07-28, which
+//! replaces them with multi-round-trip input, gets an error naming why
+//! (that exchange is not built yet).
 
 use std::fmt;
 
