@@ -14,6 +14,7 @@ use std::time::Duration;
 use dsh_sdk::client::{ElicitApprover, Elicited, LogLevel, SampleRequest};
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::mcp::McpServer;
+use dsh_sdk::mcp::rmcp::model::ProtocolVersion;
 use dsh_sdk::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -22,7 +23,9 @@ use dsh_sdk::mcp::rmcp::model::{
 };
 use dsh_sdk::mcp::rmcp::service::{NotificationContext, RequestContext, RunningService};
 use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
-use dsh_sdk::mcp::rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use dsh_sdk::mcp::rmcp::{
+    ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, RoleClient,
+};
 use dsh_sdk::prelude::*;
 use serde_json::{Value, json};
 
@@ -231,6 +234,10 @@ struct Setup {
 }
 
 async fn setup() -> Setup {
+    setup_with(ClientLifecycleMode::Initialize).await
+}
+
+async fn setup_with(lifecycle: ClientLifecycleMode) -> Setup {
     let registry = Registry::builder().approver(ElicitApprover).build();
     registry.register::<three_steps>().unwrap().keep();
     registry.register::<chatty>().unwrap().keep();
@@ -253,10 +260,13 @@ async fn setup() -> Setup {
         .expect("the server listens");
     let handler = Client::new();
     let transport = StreamableHttpClientTransport::from_uri(server.url().as_str());
-    let client = tokio::time::timeout(STEP, handler.clone().serve(transport))
-        .await
-        .expect("the handshake ends in time")
-        .expect("the handshake succeeds");
+    let client = tokio::time::timeout(
+        STEP,
+        handler.clone().serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+    .expect("the handshake ends in time")
+    .expect("the handshake succeeds");
     Setup {
         client,
         handler,
@@ -453,4 +463,25 @@ async fn a_custom_render_s_text_is_followed_by_the_value_s_json() {
     // A default render is the JSON already: nothing is added.
     let plain = call(&setup, "three_steps", json!({ "label": "x" })).await;
     assert_eq!(plain.content.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_session_gets_an_error_for_elicitation_not_a_hang() {
+    let setup = setup_with(ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    })
+    .await;
+    setup
+        .handler
+        .answer(Answer::Accept(json!({ "name": "Ada" })));
+    let result = call(&setup, "who_are_you", json!({ "reason": "to greet you" })).await;
+    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    assert!(
+        text(&result).contains(
+            "the session speaks MCP 2026-07-28, which has no requests from server to client"
+        ),
+        "{}",
+        text(&result)
+    );
+    assert!(setup.handler.asked.lock().unwrap().is_empty());
 }

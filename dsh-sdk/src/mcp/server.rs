@@ -311,7 +311,10 @@ impl ServerHandler for McpServer {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(request.name.as_ref(), args)
             .cancel_on(context.ct.clone())
-            .client(self.session.client(&context.peer));
+            .client(
+                self.session
+                    .client(&context.peer, context.protocol_version()),
+            );
         let progress = context
             .meta
             .get_progress_token()

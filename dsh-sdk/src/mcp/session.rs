@@ -14,7 +14,7 @@ use futures_util::future::BoxFuture;
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
     ElicitRequestParams, ElicitationAction, LoggingLevel, LoggingMessageNotificationParam,
-    ResourceUpdatedNotificationParam, ServerRequest,
+    ProtocolVersion, ResourceUpdatedNotificationParam, ServerRequest,
 };
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleServer};
@@ -47,10 +47,15 @@ impl Session {
         *lock(&self.log_level) = Some(level);
     }
 
-    /// The [`Client`] of a call on this session.
-    pub(super) fn client(&self, peer: &Peer<RoleServer>) -> Arc<dyn Client> {
+    /// The [`Client`] of a call on this session, made on `protocol`.
+    pub(super) fn client(
+        &self,
+        peer: &Peer<RoleServer>,
+        protocol: Option<ProtocolVersion>,
+    ) -> Arc<dyn Client> {
         Arc::new(McpClient {
             peer: peer.clone(),
+            protocol,
             log_level: Arc::clone(&self.log_level),
         })
     }
@@ -108,12 +113,21 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// The MCP client of one session, as a tool sees it.
 struct McpClient {
     peer: Peer<RoleServer>,
+    /// The protocol of the call's request.
+    protocol: Option<ProtocolVersion>,
     log_level: Arc<Mutex<Option<LogLevel>>>,
 }
 
 impl McpClient {
     /// Fails unless the client declared `capability` when it connected.
     fn require(&self, capability: &'static str) -> Result<(), ClientError> {
+        if let Some(version) = &self.protocol
+            && version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+        {
+            return Err(ClientError::Failed(format!(
+                "the session speaks MCP {version}, which has no requests from server to client; {capability} there takes multi-round-trip input, which this server does not offer yet"
+            )));
+        }
         let info = self.peer.peer_info();
         let declared = info.as_ref().is_some_and(|info| match capability {
             "elicitation" => info.capabilities.elicitation.is_some(),
