@@ -107,16 +107,24 @@ fn submit(browser: &Browser) -> Value {
 }
 
 /// Answers the call waiting for approval, then waits for its result.
-fn answer_approval(browser: &Browser, tool: &str, approve: bool) -> Value {
+fn answer_approval(
+    browser: &Browser,
+    tool: &str,
+    approve: bool,
+    screenshot: Option<&str>,
+) -> Value {
     let before = browser.run(
         "return document.getElementById('result-panel').dataset.invocation || ''",
         json!([]),
     );
     browser.click_on("#call-button");
     let button = if approve { "approve" } else { "reject" };
-    browser.click_on(&format!(
-        "#approvals:not([hidden]) #approval-list li[data-tool='{tool}'] button.{button}"
-    ));
+    let waiting = format!("#approvals:not([hidden]) #approval-list li[data-tool='{tool}']");
+    browser.wait_for(&waiting);
+    if let Some(name) = screenshot {
+        browser.screenshot("#approvals", &screenshots().join(name));
+    }
+    browser.click_on(&format!("{waiting} button.{button}"));
     browser.wait_until(
         "the result of the approved call",
         "const p = document.getElementById('result-panel'); return p.dataset.state === 'done' && (p.dataset.invocation || '') !== arguments[0];",
@@ -344,7 +352,7 @@ fn the_playground_in_a_browser() {
         &field("/command"),
         r"printf 'building\n\033[32mok\033[0m 3 passed\n\033[1;31mFAILED\033[0m 1 failed\n'; echo 'warning: slow test' >&2; exit 1",
     );
-    let result = answer_approval(&browser, "bash", true);
+    let result = answer_approval(&browser, "bash", true, Some("approval.png"));
     assert_eq!(result["kind"], "terminal", "{result}");
     assert_eq!(browser.text("#result-card .dsh-badge.dsh-bad"), "exit 1");
     assert_eq!(
@@ -368,7 +376,7 @@ fn the_playground_in_a_browser() {
 
     // Rejected in the page, it does not run.
     browser.type_into(&field("/command"), "touch should-not-exist");
-    let result = answer_approval(&browser, "bash", false);
+    let result = answer_approval(&browser, "bash", false, None);
     assert_eq!(result["status"], "error");
     assert!(
         result["content"]
@@ -382,7 +390,7 @@ fn the_playground_in_a_browser() {
     browser.type_into(&field("/path"), &notes.display().to_string());
     browser.type_into(&field("/old"), "A card shows a call.");
     browser.type_into(&field("/new"), "A card shows a call to a person.");
-    let result = answer_approval(&browser, "edit_file", true);
+    let result = answer_approval(&browser, "edit_file", true, None);
     assert_eq!(result["kind"], "diff", "{result}");
     assert_eq!(
         browser.text("#result-card .dsh-add .dsh-code"),
@@ -396,6 +404,7 @@ fn the_playground_in_a_browser() {
         "#result-card [data-card='diff']",
         &screenshots().join("diff.png"),
     );
+    browser.screenshot("#result-panel", &screenshots().join("result.png"));
     assert!(
         std::fs::read_to_string(&notes)
             .expect("notes")
