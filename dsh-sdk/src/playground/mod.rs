@@ -1,4 +1,4 @@
-//! A local web playground for any [`Registry`]: browse the catalog, call
+//! A local web playground for any [`Registry`](crate::Registry): browse the catalog, call
 //! tools from forms generated from their input schemas, see what the model
 //! sees beside the card a UI shows, watch every call's events live, answer
 //! approvals, and open and replay session logs.
