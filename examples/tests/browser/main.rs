@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_examples::register_all;
-use dsh_sdk::Registry;
 use dsh_sdk::log::{Log, SessionLog};
 use dsh_sdk::mcp::McpServer;
 use dsh_sdk::mcp::rmcp::ServiceExt;
@@ -22,6 +21,7 @@ use dsh_sdk::mcp::rmcp::model::{
 use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_sdk::playground::{PageApprover, Playground};
 use dsh_sdk::rawp::ToolStatus;
+use dsh_sdk::{DynamicTool, Registry, ToolDef};
 use serde_json::{Value, json};
 use webdriver::Browser;
 
@@ -220,6 +220,74 @@ fn the_playground_in_a_browser() {
         .set_status("wait", ToolStatus::Available, None)
         .expect("wait is registered");
     browser.wait_for("#tool-list li[data-tool='wait'][data-status='available']");
+
+    // A tool that joins the pool shows up at once; its form follows its
+    // schema: an enum as a select, an array of nested objects, bounds.
+    let trip = registry
+        .register_dynamic(DynamicTool::new(
+            ToolDef::owned("plan_trip", "Plan a trip.").read_only(true),
+            json!({
+                "type": "object",
+                "properties": {
+                    "mode": { "type": "string", "enum": ["train", "bus"], "description": "How to travel" },
+                    "stops": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "city": { "type": "string", "minLength": 1 },
+                                "nights": { "type": "integer", "minimum": 1, "maximum": 14 }
+                            },
+                            "required": ["city", "nights"]
+                        }
+                    },
+                    "traveller": {
+                        "type": "object",
+                        "properties": { "name": { "type": "string" } },
+                        "required": ["name"]
+                    }
+                },
+                "required": ["mode", "stops", "traveller"]
+            }),
+            |args, _exec| async move { Ok(args) },
+        ))
+        .expect("plan_trip registers");
+    pick(&browser, "plan_trip");
+    let options = browser.run(
+        "return [...document.querySelectorAll(\"#fields [data-pointer='/mode'] > select option\")].map(o => o.textContent);",
+        json!([]),
+    );
+    assert_eq!(options, json!(["choose…", "train", "bus"]));
+    browser.click_on("#fields [data-pointer='/mode'] > select option:nth-child(3)");
+    browser.click_on("#fields [data-pointer='/stops'] > button");
+    browser.type_into(&field("/stops/0/city"), "Lyon");
+    browser.type_into(&field("/stops/0/nights"), "20");
+    browser.click_on("#call-button");
+    browser.wait_for("#call-form[data-checked='page']");
+    assert_eq!(
+        violations_at(&browser, "/stops/0/nights"),
+        "20 is greater than the maximum of 14"
+    );
+    assert_eq!(
+        violations_at(&browser, "/traveller/name"),
+        "required property missing"
+    );
+    browser.type_into(&field("/stops/0/nights"), "2");
+    browser.type_into(&field("/traveller/name"), "Ada");
+    let result = submit(&browser);
+    assert_eq!(result["status"], "success", "{result}");
+    assert_eq!(
+        serde_json::from_str::<Value>(result["content"].as_str().unwrap_or_default())
+            .expect("the content is the JSON echoed"),
+        json!({ "mode": "bus", "stops": [{ "city": "Lyon", "nights": 2 }], "traveller": { "name": "Ada" } })
+    );
+    drop(trip);
+    browser.wait_until(
+        "the dropped tool leaves the catalog",
+        "return !document.querySelector(\"#tool-list li[data-tool='plan_trip']\");",
+        json!([]),
+    );
 
     // A good call: the content the model sees beside the generic card.
     pick(&browser, "greet");
@@ -441,7 +509,7 @@ fn the_playground_in_a_browser() {
         browser.text("#log-position"),
         format!("call 1 of {}", logged.len())
     );
-    assert!(browser.text("#log-call").contains("greet"));
+    assert!(browser.text("#log-call").contains("plan_trip"));
     browser.wait_for("#log-call [data-card='generic']");
     browser.click_on("#log-next");
     assert_eq!(
