@@ -243,8 +243,9 @@
     return parts;
   }
 
-  function numbered(text, start, cls) {
-    const table = el("table", { class: cls || "dsh-lines" });
+  function numbered(text, start, caption) {
+    const table = el("table", { class: "dsh-lines" });
+    table.append(el("caption", { class: "dsh-sr", text: caption }));
     const body = el("tbody");
     lines(text).forEach((line, i) => {
       body.append(el("tr", {}, [el("td", { class: "dsh-ln", text: start + i }), el("td", { class: "dsh-code", text: line })]));
@@ -259,7 +260,7 @@
       ? (card.end_line >= card.start_line ? `lines ${card.start_line}\u2013${card.end_line}` : "no lines")
       : "whole file";
     const parts = [header("read", str(card.path), [badge(range, "", null)])];
-    parts.push(str(card.content) ? numbered(card.content, start) : el("p", { class: "dsh-empty", text: "empty" }));
+    parts.push(str(card.content) ? numbered(card.content, start, str(card.path) + ", " + range + ", numbered") : el("p", { class: "dsh-empty", text: "empty" }));
     return parts;
   }
 

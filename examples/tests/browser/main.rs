@@ -112,6 +112,7 @@ fn answer_approval(
     tool: &str,
     approve: bool,
     screenshot: Option<&str>,
+    while_running: Option<&dyn Fn(&Browser)>,
 ) -> Value {
     let before = browser.run(
         "return document.getElementById('result-panel').dataset.invocation || ''",
@@ -125,6 +126,9 @@ fn answer_approval(
         browser.screenshot("#approvals", &screenshots().join(name));
     }
     browser.click_on(&format!("{waiting} button.{button}"));
+    if let Some(running) = while_running {
+        running(browser);
+    }
     browser.wait_until(
         "the result of the approved call",
         "const p = document.getElementById('result-panel'); return p.dataset.state === 'done' && (p.dataset.invocation || '') !== arguments[0];",
@@ -420,7 +424,7 @@ fn the_playground_in_a_browser() {
         &field("/command"),
         r"printf 'building\n\033[32mok\033[0m 3 passed\n\033[1;31mFAILED\033[0m 1 failed\n'; echo 'warning: slow test' >&2; exit 1",
     );
-    let result = answer_approval(&browser, "bash", true, Some("approval.png"));
+    let result = answer_approval(&browser, "bash", true, Some("approval.png"), None);
     assert_eq!(result["kind"], "terminal", "{result}");
     assert_eq!(browser.text("#result-card .dsh-badge.dsh-bad"), "exit 1");
     assert_eq!(
@@ -442,9 +446,30 @@ fn the_playground_in_a_browser() {
         &screenshots().join("terminal.png"),
     );
 
+    // While a command runs, its card shows the output streamed so far.
+    browser.type_into(&field("/command"), "echo started; sleep 3; echo finished");
+    let result = answer_approval(
+        &browser,
+        "bash",
+        true,
+        None,
+        Some(&|browser: &Browser| {
+            browser.wait_until(
+                "the running card shows the streamed output",
+                "const card = document.querySelector(\"#live-calls .dsh-card-terminal[aria-busy='true'] .dsh-stdout\"); return !!card && card.textContent === 'started\\n';",
+                json!([]),
+            );
+        }),
+    );
+    assert_eq!(result["kind"], "terminal", "{result}");
+    assert_eq!(
+        browser.text("#result-card .dsh-stdout"),
+        "started\nfinished"
+    );
+
     // Rejected in the page, it does not run.
     browser.type_into(&field("/command"), "touch should-not-exist");
-    let result = answer_approval(&browser, "bash", false, None);
+    let result = answer_approval(&browser, "bash", false, None, None);
     assert_eq!(result["status"], "error");
     assert!(
         result["content"]
@@ -458,7 +483,7 @@ fn the_playground_in_a_browser() {
     browser.type_into(&field("/path"), &notes.display().to_string());
     browser.type_into(&field("/old"), "A card shows a call.");
     browser.type_into(&field("/new"), "A card shows a call to a person.");
-    let result = answer_approval(&browser, "edit_file", true, None);
+    let result = answer_approval(&browser, "edit_file", true, None, None);
     assert_eq!(result["kind"], "diff", "{result}");
     assert_eq!(
         browser.text("#result-card .dsh-add .dsh-code"),
