@@ -166,7 +166,7 @@ fn the_playground_in_a_browser() {
     let session = dir.path().join("session.jsonl");
     let page_url = web_page();
 
-    let approver = PageApprover::new().timeout(Duration::from_secs(60));
+    let approver = PageApprover::with_timeout(Duration::from_secs(60));
     let registry = Registry::builder().approver(approver.clone()).build();
     register_all(&registry).expect("the example tools register");
     let log = SessionLog::open(&session).expect("cannot open the session log");
