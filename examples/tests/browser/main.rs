@@ -20,7 +20,7 @@ use dsh_sdk::mcp::rmcp::model::{
 };
 use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_sdk::playground::{PageApprover, Playground};
-use dsh_sdk::rawp::ToolStatus;
+use dsh_sdk::rawp::{Diagnostic, Severity, ToolStatus};
 use dsh_sdk::{DynamicTool, Registry, ToolDef};
 use serde_json::{Value, json};
 use webdriver::Browser;
@@ -224,6 +224,14 @@ fn the_playground_in_a_browser() {
         .set_status("wait", ToolStatus::Available, None)
         .expect("wait is registered");
     browser.wait_for("#tool-list li[data-tool='wait'][data-status='available']");
+    registry.add_diagnostic(
+        Diagnostic::new(Severity::Warning, "SLOW_DISK", "the disk is slow today").tool("read_file"),
+    );
+    browser.wait_for("#tool-list li[data-tool='read_file'] .diagnostics li.sev-warning");
+    assert_eq!(
+        browser.text("#tool-list li[data-tool='read_file'] .diagnostics li"),
+        "warning SLOW_DISK: the disk is slow today"
+    );
 
     // A tool that joins the pool shows up at once; its form follows its
     // schema: an enum as a select, an array of nested objects, bounds.
