@@ -506,6 +506,32 @@ fn the_playground_in_a_browser() {
         &screenshots().join("diff.png"),
     );
     browser.screenshot("#result-panel", &screenshots().join("result.png"));
+    // The same change side by side: the removed line faces the added one.
+    browser.click_on("#result-card .dsh-toggle");
+    browser.wait_for("#result-card .dsh-split-view:not([hidden])");
+    let facing = browser.run(
+        "return [...document.querySelectorAll('#result-card .dsh-split tr')].filter(r => r.querySelector('.dsh-del-cell')).map(r => [...r.children].map(c => c.textContent));",
+        json!([]),
+    );
+    assert_eq!(
+        facing,
+        json!([[
+            "3",
+            "A card shows a call.",
+            "3",
+            "A card shows a call to a person."
+        ]])
+    );
+    assert!(
+        browser.run(
+            "return document.querySelector('#result-card .dsh-unified').hidden",
+            json!([])
+        ) == json!(true)
+    );
+    browser.screenshot(
+        "#result-card [data-card='diff']",
+        &screenshots().join("diff-side-by-side.png"),
+    );
     assert!(
         std::fs::read_to_string(&notes)
             .expect("notes")
