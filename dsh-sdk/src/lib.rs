@@ -66,6 +66,7 @@ pub mod permission;
 mod pipeline;
 pub mod post_execute;
 mod project;
+pub mod provider;
 pub mod rawp;
 mod registry;
 pub mod replay;
