@@ -265,7 +265,7 @@ pub(crate) fn split_deferred(registry: &Registry) -> (Vec<ToolInfo>, Vec<ToolInf
     let (mut deferred, listed): (Vec<ToolInfo>, Vec<ToolInfo>) = registry
         .tools()
         .into_iter()
-        .filter(|tool| !(tool.name() == search.name() && !tool.is_dynamic()))
+        .filter(|tool| tool.name() != search.name() || tool.is_dynamic())
         .partition(|tool| {
             let def = tool.definition();
             def.is_deferred() && !def.is_always_loaded()

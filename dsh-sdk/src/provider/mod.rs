@@ -253,13 +253,7 @@ pub async fn run(registry: &Registry, calls: &[Call]) -> Vec<ToolResult> {
 
 /// The error result of a call that was not run.
 pub(crate) fn not_run(name: &str, message: &str) -> ToolResult {
-    ToolResult::failure(
-        Uuid::new_v4(),
-        name,
-        Status::Error,
-        message,
-        Duration::ZERO,
-    )
+    ToolResult::failure(Uuid::new_v4(), name, Status::Error, message, Duration::ZERO)
 }
 
 /// Pairs each call with its result; a call left without one gets an error

@@ -4,7 +4,8 @@
 //! call_id, name, arguments}`, `arguments` a string of JSON. Each result goes
 //! back as a `{"type": "function_call_output", "call_id", "output"}` item:
 //! `output` is the text, or, when the result holds an image, an array of
-//! `input_text` and `input_image` parts (the image as a `data:` URL). The
+//! `input_text` and `input_image` parts (the image as a `data:` URL; PNG,
+//! JPEG, WebP and GIF, the types OpenAI takes, others described in text). The
 //! item has no error flag, so a failed result's text starts with `Error: `.
 //!
 //! The next request's `input` is the conversation so far, then the
@@ -25,6 +26,10 @@ use crate::registry::Registry;
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Responses";
+/// Why an image of another type is described instead.
+const NOT_SHOWN: &str = "OpenAI takes PNG, JPEG, WebP and GIF images only";
+/// The image media types OpenAI takes as input.
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
 /// The model's turn read from a Responses response.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,12 +131,9 @@ impl Turn {
 }
 
 fn output(result: &ToolResult) -> Output {
-    let has_image = result
-        .content
-        .iter()
-        .any(|block| matches!(block, ContentBlock::Image { .. }));
-    if !has_image {
-        return Output::Text(super::text_only(result, ""));
+    let shown = |block: &ContentBlock| matches!(block, ContentBlock::Image { mime_type, .. } if IMAGE_TYPES.contains(&mime_type.as_str()));
+    if !result.content.iter().any(shown) {
+        return Output::Text(super::text_only(result, NOT_SHOWN));
     }
     let mut parts = Vec::new();
     if result.is_error {
@@ -142,9 +144,12 @@ fn output(result: &ToolResult) -> Output {
     for block in &result.content {
         parts.push(match block {
             ContentBlock::Text { text } => InputContent::InputText { text: text.clone() },
-            ContentBlock::Image { data, mime_type } => InputContent::InputImage {
+            ContentBlock::Image { data, mime_type } if shown(block) => InputContent::InputImage {
                 image_url: format!("data:{mime_type};base64,{data}"),
                 detail: ImageDetail::Auto,
+            },
+            ContentBlock::Image { .. } => InputContent::InputText {
+                text: super::describe_block(block, NOT_SHOWN).unwrap_or_default(),
             },
             ContentBlock::ResourceLink { .. } => InputContent::InputText {
                 text: super::describe_link(block),
