@@ -149,3 +149,38 @@ fn deferred_tools_go_to_anthropic_tool_search_after_a_stable_prefix() {
             .to_string()
     );
 }
+
+/// The README's loop, with `send` answering from recorded responses.
+#[tokio::test]
+async fn the_readme_loop_runs_to_the_end() -> Result<(), Box<dyn std::error::Error>> {
+    let registry = registry();
+    let mut answers = vec![
+        serde_json::from_str::<serde_json::Value>(&fixture(FORMAT, "parallel"))?,
+        json!({"id": "msg_2", "type": "message", "role": "assistant", "stop_reason": "end_turn",
+               "content": [{"type": "text", "text": "You have three notes."}]}),
+    ]
+    .into_iter();
+    let mut send = async |messages: &[serde_json::Value], tools: &serde_json::Value| {
+        assert_eq!(tools.as_array().unwrap().len(), 4);
+        // Every request ends with the user's words or the results of the last turn.
+        assert_eq!(messages.last().unwrap()["role"], "user");
+        Ok::<_, Box<dyn std::error::Error>>(answers.next().unwrap())
+    };
+
+    let tools = registry.export(Format::Anthropic);
+    let mut messages = vec![json!({ "role": "user", "content": "Tidy my notes" })];
+    let answer = loop {
+        let response = send(&messages, &tools).await?;
+        let turn = Turn::parse(&response)?;
+        messages.push(serde_json::to_value(&turn.message)?);
+        if turn.is_final() {
+            break turn.text.unwrap_or_default();
+        }
+        let step = turn.run(&registry).await;
+        messages.push(serde_json::to_value(&step.reply)?);
+    };
+    assert_eq!(answer, "You have three notes.");
+    assert_eq!(messages.len(), 4);
+    assert_eq!(messages[2]["content"][2]["content"][0]["text"], "5");
+    Ok(())
+}
