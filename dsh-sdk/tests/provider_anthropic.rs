@@ -184,3 +184,22 @@ async fn the_readme_loop_runs_to_the_end() -> Result<(), Box<dyn std::error::Err
     assert_eq!(messages[2]["content"][2]["content"][0]["text"], "5");
     Ok(())
 }
+
+#[test]
+fn server_side_tool_search_blocks_are_kept_but_not_run() {
+    let turn = Turn::parse(
+        &json!({"id": "msg_3", "type": "message", "role": "assistant",
+        "stop_reason": "tool_use", "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+             "input": {"query": "currency"}},
+            {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+             "content": {"type": "tool_search_tool_search_result",
+                         "tool_references": [{"type": "tool_reference", "tool_name": "convert"}]}},
+            {"type": "tool_use", "id": "toolu_9", "name": "convert", "input": {"amount": 3.5}}
+        ]}),
+    )
+    .unwrap();
+    assert_eq!(turn.calls.len(), 1);
+    assert_eq!(turn.calls[0].id, "toolu_9");
+    assert_eq!(turn.message.content.len(), 3);
+}

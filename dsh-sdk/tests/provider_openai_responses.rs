@@ -134,3 +134,19 @@ fn deferred_tools_go_to_openai_tool_search_after_a_stable_prefix() {
         built_in.as_array().unwrap()[..4]
     );
 }
+
+#[test]
+fn hosted_tool_search_items_are_kept_but_not_run() {
+    let turn = Turn::parse(&json!({"id": "resp_2", "object": "response", "output": [
+        {"id": "tsc_1", "type": "tool_search_call", "execution": "server", "call_id": null,
+         "status": "completed", "arguments": {"paths": ["convert"]}},
+        {"id": "tso_1", "type": "tool_search_output", "execution": "server", "call_id": null,
+         "status": "completed", "tools": []},
+        {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "convert",
+         "arguments": "{\"amount\":3.5}", "status": "completed"}
+    ]}))
+    .unwrap();
+    assert_eq!(turn.calls.len(), 1);
+    assert_eq!(turn.calls[0].args, Ok(json!({"amount": 3.5})));
+    assert_eq!(turn.items.len(), 3);
+}
