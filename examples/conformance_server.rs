@@ -467,9 +467,8 @@ fn register(registry: &Registry) -> Result<(), RegisterError> {
     Ok(())
 }
 
-/// Runs the server; `pub` so the `dsh-conformance-server` binary can run it too.
 #[tokio::main]
-pub async fn main() -> ExitCode {
+async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let addr = match args.as_slice() {
         [flag, addr] if flag == "--http" => match addr.parse::<SocketAddr>() {

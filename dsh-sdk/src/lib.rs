@@ -70,6 +70,7 @@ mod pipeline;
 pub mod playground;
 pub mod post_execute;
 mod project;
+pub mod provider;
 pub mod rawp;
 mod registry;
 pub mod replay;

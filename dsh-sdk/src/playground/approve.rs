@@ -28,7 +28,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// use dsh_sdk::Registry;
 /// use std::time::Duration;
 ///
-/// let approver = PageApprover::new().timeout(Duration::from_secs(60));
+/// let approver = PageApprover::with_timeout(Duration::from_secs(60));
 /// let registry = Registry::builder().approver(approver.clone()).build();
 /// assert!(approver.pending().is_empty());
 /// # drop(registry);
@@ -69,19 +69,12 @@ pub struct PendingApproval {
 impl PageApprover {
     /// An approver whose calls wait up to five minutes for an answer.
     pub fn new() -> Self {
-        PageApprover {
-            inner: Arc::new(Inner {
-                pending: Mutex::default(),
-                next_id: AtomicU64::new(1),
-                timeout: DEFAULT_TIMEOUT,
-                changed: watch::Sender::new(0),
-            }),
-        }
+        PageApprover::with_timeout(DEFAULT_TIMEOUT)
     }
 
-    /// Sets how long a call waits for an answer before it is rejected.
-    #[must_use]
-    pub fn timeout(self, timeout: Duration) -> Self {
+    /// An approver whose calls wait up to `timeout` for an answer before
+    /// they are rejected.
+    pub fn with_timeout(timeout: Duration) -> Self {
         PageApprover {
             inner: Arc::new(Inner {
                 pending: Mutex::default(),
@@ -225,7 +218,7 @@ mod tests {
 
     #[tokio::test]
     async fn no_answer_in_time_rejects() {
-        let approver = PageApprover::new().timeout(Duration::from_millis(20));
+        let approver = PageApprover::with_timeout(Duration::from_millis(20));
         let args = json!({});
         let Approval::Reject { reason } = approver.approve(request(&args)).await else {
             panic!("a call no one answered ran");

@@ -215,15 +215,31 @@
       el("span", { class: "dsh-added", text: "+" + added, "aria-label": added + " lines added" }), " ",
       el("span", { class: "dsh-removed", text: "\u2212" + removed, "aria-label": removed + " lines removed" }),
     ]);
-    const parts = [header("diff", str(card.path), [stats])];
-    if (!hunks.length) { parts.push(el("p", { class: "dsh-empty", text: "no changes" })); return parts; }
+    if (!hunks.length) return [header("diff", str(card.path), [stats]), el("p", { class: "dsh-empty", text: "no changes" })];
+    const unified = el("div", { class: "dsh-scroll dsh-unified" }, [unifiedTable(card, hunks)]);
+    const split = el("div", { class: "dsh-scroll dsh-split-view", hidden: true }, [splitTable(card, hunks)]);
+    const toggle = el("button", { type: "button", class: "dsh-toggle", "aria-pressed": "false", text: "side by side" });
+    toggle.addEventListener("click", () => {
+      const on = toggle.getAttribute("aria-pressed") !== "true";
+      toggle.setAttribute("aria-pressed", String(on));
+      split.hidden = !on;
+      unified.hidden = on;
+    });
+    return [header("diff", str(card.path), [stats, toggle]), unified, split];
+  }
+
+  function hunkRow(h, columns) {
+    return el("tr", { class: "dsh-hunk" }, [el("td", { colspan: columns, text: `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@` })]);
+  }
+
+  function unifiedTable(card, hunks) {
     const table = el("table", { class: "dsh-diff" });
     table.append(el("caption", { class: "dsh-sr", text: "Changes to " + str(card.path) + ", unified, old and new line numbers" }));
     const head = el("thead", { class: "dsh-sr" }, [el("tr", {}, [el("th", { scope: "col", text: "old line" }), el("th", { scope: "col", text: "new line" }), el("th", { scope: "col", text: "change" }), el("th", { scope: "col", text: "text" })])]);
     table.append(head);
     for (const h of hunks) {
       const body = el("tbody");
-      body.append(el("tr", { class: "dsh-hunk" }, [el("td", { colspan: 4, text: `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@` })]));
+      body.append(hunkRow(h, 4));
       let oldNo = h.old_start, newNo = h.new_start;
       for (const raw of h.lines || []) {
         const line = str(raw), sign = line[0] || " ", text = line.slice(1);
@@ -239,12 +255,47 @@
       }
       table.append(body);
     }
-    parts.push(el("div", { class: "dsh-scroll" }, [table]));
-    return parts;
+    return table;
   }
 
-  function numbered(text, start, cls) {
-    const table = el("table", { class: cls || "dsh-lines" });
+  // Old on the left, new on the right: a run of removed lines faces the run
+  // of added lines that follows it.
+  function splitTable(card, hunks) {
+    const table = el("table", { class: "dsh-diff dsh-split" });
+    table.append(el("caption", { class: "dsh-sr", text: "Changes to " + str(card.path) + ", side by side, old on the left, new on the right" }));
+    const side = (cell, cls, sign) => cell
+      ? [el("td", { class: "dsh-ln " + cls, text: cell[0] }), el("td", { class: "dsh-code " + cls, "aria-label": sign ? (sign === "-" ? "removed: " : "added: ") + cell[1] : null, text: cell[1] })]
+      : [el("td", { class: "dsh-ln dsh-none" }), el("td", { class: "dsh-code dsh-none" })];
+    for (const h of hunks) {
+      const body = el("tbody");
+      body.append(hunkRow(h, 4));
+      let oldNo = h.old_start, newNo = h.new_start;
+      const lines = (h.lines || []).map(str);
+      for (let i = 0; i < lines.length;) {
+        const sign = lines[i][0];
+        if (sign !== "-" && sign !== "+") {
+          const text = lines[i].slice(1);
+          body.append(el("tr", { class: "dsh-ctx" }, [...side([oldNo++, text], "", null), ...side([newNo++, text], "", null)]));
+          i++;
+          continue;
+        }
+        const removed = [], added = [];
+        while (i < lines.length && lines[i][0] === "-") removed.push(lines[i++].slice(1));
+        while (i < lines.length && lines[i][0] === "+") added.push(lines[i++].slice(1));
+        for (let k = 0; k < Math.max(removed.length, added.length); k++) {
+          const left = k < removed.length ? [oldNo++, removed[k]] : null;
+          const right = k < added.length ? [newNo++, added[k]] : null;
+          body.append(el("tr", {}, [...side(left, "dsh-del-cell", "-"), ...side(right, "dsh-add-cell", "+")]));
+        }
+      }
+      table.append(body);
+    }
+    return table;
+  }
+
+  function numbered(text, start, caption) {
+    const table = el("table", { class: "dsh-lines" });
+    table.append(el("caption", { class: "dsh-sr", text: caption }));
     const body = el("tbody");
     lines(text).forEach((line, i) => {
       body.append(el("tr", {}, [el("td", { class: "dsh-ln", text: start + i }), el("td", { class: "dsh-code", text: line })]));
@@ -259,7 +310,7 @@
       ? (card.end_line >= card.start_line ? `lines ${card.start_line}\u2013${card.end_line}` : "no lines")
       : "whole file";
     const parts = [header("read", str(card.path), [badge(range, "", null)])];
-    parts.push(str(card.content) ? numbered(card.content, start) : el("p", { class: "dsh-empty", text: "empty" }));
+    parts.push(str(card.content) ? numbered(card.content, start, str(card.path) + ", " + range + ", numbered") : el("p", { class: "dsh-empty", text: "empty" }));
     return parts;
   }
 

@@ -434,6 +434,16 @@
     return node;
   }
 
+  // A running terminal card grows with the output its call streams.
+  const runningCards = new Map();
+  function streamed(chunk) {
+    const card = runningCards.get(chunk.invocation_id);
+    if (!card || card.card !== "terminal" || (chunk.stream_type !== "stdout" && chunk.stream_type !== "stderr")) return;
+    card[chunk.stream_type] = (card[chunk.stream_type] || "") + chunk.chunk;
+    const node = document.querySelector(`#live-calls [data-invocation="${CSS.escape(chunk.invocation_id)}"]`);
+    if (node) node.replaceChildren(DshCards.render(card, { running: true }));
+  }
+
   function connect() {
     const source = new EventSource("/api/events");
     source.addEventListener("hello", () => { $("connection").textContent = "live"; $("connection").dataset.state = "live"; });
@@ -442,10 +452,13 @@
       const rawp = JSON.parse(event.data);
       addEvent(rawp.type, rawp.payload);
       if (rawp.type === "tool.catalog.publish") loadCatalog();
+      if (rawp.type === "tool.invoke.stream") streamed(rawp.payload);
     });
     source.addEventListener("running", (event) => {
       const running = JSON.parse(event.data);
       const node = liveCall(running.invocation_id, running.tool_name);
+      running.card = { ...running.card };
+      runningCards.set(running.invocation_id, running.card);
       node.replaceChildren(DshCards.render(running.card, { running: true }));
       if (state.pendingCall === running.tool_name && $("result-panel").dataset.state === "running") {
         $("result-card").replaceChildren(DshCards.render(running.card, { running: true }));
@@ -453,6 +466,7 @@
     });
     source.addEventListener("result", (event) => {
       const result = JSON.parse(event.data);
+      runningCards.delete(result.invocation_id);
       const node = liveCall(result.invocation_id, result.tool_name);
       node.replaceChildren(resultMeta(result, null), result.card ? DshCards.render(result.card) : DshCards.renderContent(result.content));
     });

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_examples::register_all;
-use dsh_sdk::Registry;
 use dsh_sdk::log::{Log, SessionLog};
 use dsh_sdk::mcp::McpServer;
 use dsh_sdk::mcp::rmcp::ServiceExt;
@@ -21,7 +20,8 @@ use dsh_sdk::mcp::rmcp::model::{
 };
 use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_sdk::playground::{PageApprover, Playground};
-use dsh_sdk::rawp::ToolStatus;
+use dsh_sdk::rawp::{Diagnostic, Severity, ToolStatus};
+use dsh_sdk::{DynamicTool, Registry, ToolDef};
 use serde_json::{Value, json};
 use webdriver::Browser;
 
@@ -107,16 +107,28 @@ fn submit(browser: &Browser) -> Value {
 }
 
 /// Answers the call waiting for approval, then waits for its result.
-fn answer_approval(browser: &Browser, tool: &str, approve: bool) -> Value {
+fn answer_approval(
+    browser: &Browser,
+    tool: &str,
+    approve: bool,
+    screenshot: Option<&str>,
+    while_running: Option<&dyn Fn(&Browser)>,
+) -> Value {
     let before = browser.run(
         "return document.getElementById('result-panel').dataset.invocation || ''",
         json!([]),
     );
     browser.click_on("#call-button");
     let button = if approve { "approve" } else { "reject" };
-    browser.click_on(&format!(
-        "#approvals:not([hidden]) #approval-list li[data-tool='{tool}'] button.{button}"
-    ));
+    let waiting = format!("#approvals:not([hidden]) #approval-list li[data-tool='{tool}']");
+    browser.wait_for(&waiting);
+    if let Some(name) = screenshot {
+        browser.screenshot("#approvals", &screenshots().join(name));
+    }
+    browser.click_on(&format!("{waiting} button.{button}"));
+    if let Some(running) = while_running {
+        running(browser);
+    }
     browser.wait_until(
         "the result of the approved call",
         "const p = document.getElementById('result-panel'); return p.dataset.state === 'done' && (p.dataset.invocation || '') !== arguments[0];",
@@ -154,7 +166,7 @@ fn the_playground_in_a_browser() {
     let session = dir.path().join("session.jsonl");
     let page_url = web_page();
 
-    let approver = PageApprover::new().timeout(Duration::from_secs(60));
+    let approver = PageApprover::with_timeout(Duration::from_secs(60));
     let registry = Registry::builder().approver(approver.clone()).build();
     register_all(&registry).expect("the example tools register");
     let log = SessionLog::open(&session).expect("cannot open the session log");
@@ -212,6 +224,82 @@ fn the_playground_in_a_browser() {
         .set_status("wait", ToolStatus::Available, None)
         .expect("wait is registered");
     browser.wait_for("#tool-list li[data-tool='wait'][data-status='available']");
+    registry.add_diagnostic(
+        Diagnostic::new(Severity::Warning, "SLOW_DISK", "the disk is slow today").tool("read_file"),
+    );
+    browser.wait_for("#tool-list li[data-tool='read_file'] .diagnostics li.sev-warning");
+    assert_eq!(
+        browser.text("#tool-list li[data-tool='read_file'] .diagnostics li"),
+        "warning SLOW_DISK: the disk is slow today"
+    );
+
+    // A tool that joins the pool shows up at once; its form follows its
+    // schema: an enum as a select, an array of nested objects, bounds.
+    let trip = registry
+        .register_dynamic(DynamicTool::new(
+            ToolDef::owned("plan_trip", "Plan a trip.").read_only(true),
+            json!({
+                "type": "object",
+                "properties": {
+                    "mode": { "type": "string", "enum": ["train", "bus"], "description": "How to travel" },
+                    "stops": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "city": { "type": "string", "minLength": 1 },
+                                "nights": { "type": "integer", "minimum": 1, "maximum": 14 }
+                            },
+                            "required": ["city", "nights"]
+                        }
+                    },
+                    "traveller": {
+                        "type": "object",
+                        "properties": { "name": { "type": "string" } },
+                        "required": ["name"]
+                    }
+                },
+                "required": ["mode", "stops", "traveller"]
+            }),
+            |args, _exec| async move { Ok(args) },
+        ))
+        .expect("plan_trip registers");
+    pick(&browser, "plan_trip");
+    let options = browser.run(
+        "return [...document.querySelectorAll(\"#fields [data-pointer='/mode'] > select option\")].map(o => o.textContent);",
+        json!([]),
+    );
+    assert_eq!(options, json!(["choose…", "train", "bus"]));
+    browser.click_on("#fields [data-pointer='/mode'] > select option:nth-child(3)");
+    browser.click_on("#fields [data-pointer='/stops'] > button");
+    browser.type_into(&field("/stops/0/city"), "Lyon");
+    browser.type_into(&field("/stops/0/nights"), "20");
+    browser.click_on("#call-button");
+    browser.wait_for("#call-form[data-checked='page']");
+    assert_eq!(
+        violations_at(&browser, "/stops/0/nights"),
+        "20 is greater than the maximum of 14"
+    );
+    assert_eq!(
+        violations_at(&browser, "/traveller/name"),
+        "required property missing"
+    );
+    browser.type_into(&field("/stops/0/nights"), "2");
+    browser.type_into(&field("/traveller/name"), "Ada");
+    let result = submit(&browser);
+    assert_eq!(result["status"], "success", "{result}");
+    assert_eq!(
+        serde_json::from_str::<Value>(result["content"].as_str().unwrap_or_default())
+            .expect("the content is the JSON echoed"),
+        json!({ "mode": "bus", "stops": [{ "city": "Lyon", "nights": 2 }], "traveller": { "name": "Ada" } })
+    );
+    drop(trip);
+    browser.wait_until(
+        "the dropped tool leaves the catalog",
+        "return !document.querySelector(\"#tool-list li[data-tool='plan_trip']\");",
+        json!([]),
+    );
 
     // A good call: the content the model sees beside the generic card.
     pick(&browser, "greet");
@@ -344,7 +432,7 @@ fn the_playground_in_a_browser() {
         &field("/command"),
         r"printf 'building\n\033[32mok\033[0m 3 passed\n\033[1;31mFAILED\033[0m 1 failed\n'; echo 'warning: slow test' >&2; exit 1",
     );
-    let result = answer_approval(&browser, "bash", true);
+    let result = answer_approval(&browser, "bash", true, Some("approval.png"), None);
     assert_eq!(result["kind"], "terminal", "{result}");
     assert_eq!(browser.text("#result-card .dsh-badge.dsh-bad"), "exit 1");
     assert_eq!(
@@ -366,9 +454,30 @@ fn the_playground_in_a_browser() {
         &screenshots().join("terminal.png"),
     );
 
+    // While a command runs, its card shows the output streamed so far.
+    browser.type_into(&field("/command"), "echo started; sleep 3; echo finished");
+    let result = answer_approval(
+        &browser,
+        "bash",
+        true,
+        None,
+        Some(&|browser: &Browser| {
+            browser.wait_until(
+                "the running card shows the streamed output",
+                "const card = document.querySelector(\"#live-calls .dsh-card-terminal[aria-busy='true'] .dsh-stdout\"); return !!card && card.textContent === 'started\\n';",
+                json!([]),
+            );
+        }),
+    );
+    assert_eq!(result["kind"], "terminal", "{result}");
+    assert_eq!(
+        browser.text("#result-card .dsh-stdout"),
+        "started\nfinished"
+    );
+
     // Rejected in the page, it does not run.
     browser.type_into(&field("/command"), "touch should-not-exist");
-    let result = answer_approval(&browser, "bash", false);
+    let result = answer_approval(&browser, "bash", false, None, None);
     assert_eq!(result["status"], "error");
     assert!(
         result["content"]
@@ -382,7 +491,7 @@ fn the_playground_in_a_browser() {
     browser.type_into(&field("/path"), &notes.display().to_string());
     browser.type_into(&field("/old"), "A card shows a call.");
     browser.type_into(&field("/new"), "A card shows a call to a person.");
-    let result = answer_approval(&browser, "edit_file", true);
+    let result = answer_approval(&browser, "edit_file", true, None, None);
     assert_eq!(result["kind"], "diff", "{result}");
     assert_eq!(
         browser.text("#result-card .dsh-add .dsh-code"),
@@ -395,6 +504,33 @@ fn the_playground_in_a_browser() {
     browser.screenshot(
         "#result-card [data-card='diff']",
         &screenshots().join("diff.png"),
+    );
+    browser.screenshot("#result-panel", &screenshots().join("result.png"));
+    // The same change side by side: the removed line faces the added one.
+    browser.click_on("#result-card .dsh-toggle");
+    browser.wait_for("#result-card .dsh-split-view:not([hidden])");
+    let facing = browser.run(
+        "return [...document.querySelectorAll('#result-card .dsh-split tr')].filter(r => r.querySelector('.dsh-del-cell')).map(r => [...r.children].map(c => c.textContent));",
+        json!([]),
+    );
+    assert_eq!(
+        facing,
+        json!([[
+            "3",
+            "A card shows a call.",
+            "3",
+            "A card shows a call to a person."
+        ]])
+    );
+    assert!(
+        browser.run(
+            "return document.querySelector('#result-card .dsh-unified').hidden",
+            json!([])
+        ) == json!(true)
+    );
+    browser.screenshot(
+        "#result-card [data-card='diff']",
+        &screenshots().join("diff-side-by-side.png"),
     );
     assert!(
         std::fs::read_to_string(&notes)
@@ -432,7 +568,7 @@ fn the_playground_in_a_browser() {
         browser.text("#log-position"),
         format!("call 1 of {}", logged.len())
     );
-    assert!(browser.text("#log-call").contains("greet"));
+    assert!(browser.text("#log-call").contains("plan_trip"));
     browser.wait_for("#log-call [data-card='generic']");
     browser.click_on("#log-next");
     assert_eq!(
