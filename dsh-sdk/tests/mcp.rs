@@ -471,13 +471,19 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
     let (client, _serving) = connect(&registry, legacy()).await;
 
     let tools = client.list_all_tools().await.unwrap();
+    // Every tool's `_meta` has its contract hash; the rest is the view.
     let meta = |name: &str| {
         let tool = tools.iter().find(|tool| tool.name == name).unwrap();
-        serde_json::to_value(&tool.meta).unwrap()
+        let mut meta = serde_json::to_value(&tool.meta).unwrap();
+        let hash = meta
+            .as_object_mut()
+            .and_then(|meta| meta.remove(dsh_sdk::mcp::CONTRACT_META_KEY));
+        assert!(hash.is_some(), "`{name}` lists its contract hash");
+        meta
     };
     assert_eq!(
         meta("greet"),
-        Value::Null,
+        serde_json::json!({}),
         "a tool without a card links no view"
     );
     assert_eq!(
