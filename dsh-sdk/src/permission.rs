@@ -47,6 +47,7 @@
 //! job, not this module's.
 
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
@@ -630,26 +631,40 @@ impl Permissions {
     ///
     /// Once the decision is a deny nothing can change it, so the remaining
     /// gates and guards are not consulted.
+    ///
+    /// A gate or guard that panics denies the call, with a reason naming it
+    /// ("the pre-execute gate #2 panicked: …"): the panic goes no further.
     #[must_use]
     pub fn decide(&self, call: &CallInfo<'_>) -> Decision {
         let mut decision = match self.rules.evaluate(call) {
             Some(ruled) => ruled,
             None => default_decision(call),
         };
-        for gate in &self.gates {
+        for (index, gate) in self.gates.iter().enumerate() {
             if decision.strictness() == Strictness::Deny {
                 return decision;
             }
-            decision = decision.stricter(gate.check(call));
+            let checked = catch_unwind(AssertUnwindSafe(|| gate.check(call)));
+            decision = decision.stricter(checked.unwrap_or_else(|panic| Decision::Deny {
+                reason: panicked(&format!("pre-execute gate #{}", index + 1), panic),
+            }));
         }
-        for guard in &self.guards {
+        for (index, guard) in self.guards.iter().enumerate() {
             if decision.strictness() == Strictness::Deny {
                 return decision;
             }
-            decision = decision.tighten(guard.check(call));
+            let checked = catch_unwind(AssertUnwindSafe(|| guard.check(call)));
+            decision = decision.tighten(checked.unwrap_or_else(|panic| Tighten::Deny {
+                reason: panicked(&format!("guard #{}", index + 1), panic),
+            }));
         }
         decision
     }
+}
+
+/// "the guard #1 panicked: …".
+fn panicked(hook: &str, panic: Box<dyn std::any::Any + Send>) -> String {
+    crate::pipeline::hook_panicked(&format!("the {hook}"), panic)
 }
 
 impl fmt::Debug for Permissions {
