@@ -44,7 +44,17 @@
 //! 4. [`Guard`]s: they return a [`Tighten`], which has no way to say allow.
 //!
 //! An ask is then settled by the host's [`Approver`]; that is the pipeline's
-//! job, not this module's.
+//! job, not this module's. Arguments the approver substitutes
+//! ([`Approval::ApproveWith`]) are what will run, so the pipeline checks them
+//! against the input schema and decides them again, rules, gates and guards;
+//! an ask on them goes to the approver once more, and a second change of
+//! arguments is refused, so the exchange always ends.
+//!
+//! Rules and gates see arguments by the names the input schema gives. A
+//! `#[serde(alias = "…")]` would let a value reach the tool under a name no
+//! rule matches, so [`Registry::register`](crate::Registry::register) refuses
+//! args types whose `Deserialize` accepts a name the schema lacks
+//! ([`RegisterError::UnnamedField`](crate::RegisterError::UnnamedField)).
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -511,7 +521,9 @@ pub enum Approval {
     /// Run the call as the model made it.
     Approve,
     /// Run the call with these arguments instead; the pipeline validates them
-    /// again before the tool sees them.
+    /// and decides them again (rules, gates, guards) before the tool sees
+    /// them. An ask on them is put to the approver once more, where a second
+    /// `ApproveWith` is refused.
     ApproveWith(Value),
     /// Do not run the call.
     Reject {

@@ -1,5 +1,7 @@
 //! The one path every call takes, from a name and raw arguments to a [`ToolResult`].
 //!
+//! 0. bounds: arguments over the size or depth [limits](crate::limits) are
+//!    refused before anything, the session log included, walks them;
 //! 1. resolve the name or alias; a tool the catalog marks `unavailable`, or
 //!    with a `fatal` diagnostic, is refused;
 //! 2. input: the raw arguments against the input schema (every violation at
@@ -7,16 +9,23 @@
 //! 3. pre-execute: the default decision (`requires_approval` and `destructive`
 //!    tools ask), permission rules, then the gates in order;
 //! 4. monotone guards, which can only tighten that decision; `ask` goes to the
-//!    host's approver, which may override the arguments (validated again);
+//!    host's approver, within the approval timeout, which may override the
+//!    arguments: those are validated and decided again;
 //! 5. execute inside the layers (host layers, metrics, retry, timeout), with
 //!    cancellation and panics caught; just before, a top-level call's running
 //!    card goes to subscribers, and the catalog's warnings about the tool
 //!    stream as `progress` chunks;
-//! 6. the output gate: the canonical value against the output schema;
+//! 6. the output gate: the canonical value against the output limits and
+//!    schema;
 //! 7. post-execute hooks;
 //! 8. render, and present for top-level calls;
 //! 9. finalize: oversized content spills to a file;
-//! 10. every subscriber observes the result.
+//! 10. every subscriber observes the result, also of a call whose future was
+//!     dropped before it finished.
+//!
+//! A panic in any host hook on the way (gate, guard, approver, post-execute
+//! hook, `validate_input`, a `Deserialize` impl, render, present, an execute
+//! layer) ends the call with an error result that names the hook.
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
