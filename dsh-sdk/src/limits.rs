@@ -16,6 +16,12 @@
 //! without recursion. A depth limit is at most [`MAX_DEPTH`], so that every
 //! record of the session log, which nests arguments and values a few levels
 //! deeper still, reads back within serde_json's recursion limit of 128.
+//!
+//! A tool whose output type is [`serde_json::Value`] hands its value over as
+//! is, so an output thousands of levels deep is measured and refused without
+//! recursion too. Any other output type is serialized to its canonical value
+//! first, which recurses once per level of the data: a type that holds a
+//! `Value` nested thousands deep inside it can still exhaust the stack there.
 
 use std::io;
 use std::time::Duration;
