@@ -58,6 +58,7 @@ pub mod event;
 mod exec;
 pub mod export;
 pub mod layer;
+pub mod limits;
 pub mod log;
 pub mod lower;
 #[cfg(feature = "mcp")]
