@@ -73,6 +73,8 @@ mod result;
 mod schema;
 pub mod search;
 mod spill;
+mod suggest;
+pub mod testing;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -88,7 +90,7 @@ pub use exec::{Exec, ExecBuilder, State, StreamChunk};
 pub use pipeline::ToolCall;
 pub use project::{PresentCallFn, PresentFn, RenderFn};
 pub use registry::{Registry, RegistryBuilder, Subscription, ToolHandle, ToolInfo};
-pub use result::{Status, ToolResult};
+pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::Violation;
 pub use spill::DEFAULT_MAX_RESULT_CHARS;
 

@@ -40,7 +40,7 @@ use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer};
 use crate::permission::{Approval, ApprovalRequest, CallInfo, Decision};
 use crate::post_execute::{PostCall, PostDecision};
 use crate::registry::{Config, Entry, Inner, Prepared, Registry, ToolInfo};
-use crate::result::{Status, ToolResult};
+use crate::result::{Cause, Failure, Status, ToolResult};
 use crate::schema::describe;
 use crate::spill::{plan, spill, spilled_message};
 use tower::Layer;
@@ -127,6 +127,9 @@ impl Registry {
         self.emit_with(|| Event::Request {
             invocation_id: call.invocation_id,
             tool_name: call.name.clone(),
+            tool_version: self
+                .entry(&call.name)
+                .and_then(|entry| entry.def.version_text().map(str::to_owned)),
             input: call.args.clone(),
             parallel_group_id: call.parallel_group_id,
         });
@@ -230,14 +233,16 @@ impl Registry {
         // 1. resolve
         let Some(entry) = self.entry(&call.name) else {
             let stub = Stub::new(&call, &call.name, started);
-            return Err(stub.error(self.unknown_tool_message(&call.name)));
+            return Err(stub.error(Cause::UnknownTool, self.unknown_tool_message(&call.name)));
         };
         let tool = entry.def.name();
         let mut stub = Stub::new(&call, tool, started);
         stub.output_type = OutputType::resolve(&entry.def, None);
         // The catalog's severity rules: `unavailable` or a `fatal` diagnostic
         // blocks the tool; `degraded` or an `error` diagnostic warns the user.
-        let warnings = self.catalog_check(tool).map_err(|m| stub.error(m))?;
+        let warnings = self
+            .catalog_check(tool)
+            .map_err(|m| stub.error(Cause::Unavailable, m))?;
         let sink = self
             .inner
             .sink
@@ -252,7 +257,8 @@ impl Registry {
 
         // 2. input
         let mut args = normalize_args(call.args);
-        let mut prepared = check_input(&entry, &args, &exec).map_err(|m| stub.error(m))?;
+        let mut prepared = check_input(&entry, &args, &exec)
+            .map_err(|m| stub.error(Cause::InvalidArguments, m))?;
 
         // 3–4. gates, rules, guards, approval
         let aliases: Vec<&str> = entry.def.alias_names().collect();
@@ -267,13 +273,11 @@ impl Registry {
         match config.permissions.decide(&info) {
             Decision::Allow => {}
             Decision::Deny { reason } => {
-                return Err(stub.error(format!("`{tool}` cannot run: {reason}")));
+                return Err(stub.error(Cause::Denied, format!("`{tool}` cannot run: {reason}")));
             }
             Decision::Ask { prompt } => {
                 let Some(approver) = &config.approver else {
-                    return Err(stub.error(format!(
-                        "`{tool}` needs approval and no one can give it here, so it was denied: {prompt}"
-                    )));
+                    return Err(stub.error(Cause::Denied, unapproved_message(tool, &prompt)));
                 };
                 let request = ApprovalRequest {
                     tool,
@@ -286,12 +290,17 @@ impl Registry {
                     Approval::ApproveWith(overridden) => {
                         let overridden = normalize_args(overridden);
                         prepared = check_input(&entry, &overridden, &exec).map_err(|m| {
-                            stub.error(format!("the approved arguments are invalid: {m}"))
+                            stub.error(
+                                Cause::InvalidArguments,
+                                format!("the approved arguments are invalid: {m}"),
+                            )
                         })?;
                         args = overridden;
                     }
                     Approval::Reject { reason } => {
-                        return Err(stub.error(format!("`{tool}` was rejected: {reason}")));
+                        return Err(
+                            stub.error(Cause::Rejected, format!("`{tool}` was rejected: {reason}"))
+                        );
                     }
                 }
             }
@@ -337,19 +346,21 @@ impl Registry {
             Err(ExecError::Timeout(limit)) => {
                 return Err(stub.fail(
                     Status::Timeout,
+                    Failure::new(Cause::Timeout),
                     format!("`{tool}` timed out after {}", human_duration(limit)),
                 ));
             }
             Err(ExecError::Tool(error)) => {
-                return Err(stub.error(format!("`{tool}` failed: {error}")));
+                let failure = Failure::tool(error.kind().map(str::to_owned), error.data().cloned());
+                return Err(stub.fail(Status::Error, failure, format!("`{tool}` failed: {error}")));
             }
             Err(ExecError::Panicked(message)) => {
-                return Err(stub.error(format!("`{tool}` panicked: {message}")));
+                return Err(stub.error(Cause::Panicked, format!("`{tool}` panicked: {message}")));
             }
         };
 
         // 6. output gate
-        output_gate(&entry, &value).map_err(|m| stub.error(m))?;
+        output_gate(&entry, &value).map_err(|m| stub.error(Cause::InvalidOutput, m))?;
 
         // 7. post-execute hooks
         let mut value = value;
@@ -368,14 +379,18 @@ impl Registry {
                 PostDecision::AcceptContent(content) => replaced_content = Some(content),
                 PostDecision::AcceptValue(new_value) => {
                     output_gate(&entry, &new_value).map_err(|m| {
-                        stub.error(format!("a post-execute hook replaced the value: {m}"))
+                        stub.error(
+                            Cause::InvalidOutput,
+                            format!("a post-execute hook replaced the value: {m}"),
+                        )
                     })?;
                     value = new_value;
                     source = ValueSource::PostExecute;
                     replaced_content = None;
                 }
                 PostDecision::Block { feedback } => {
-                    let mut stop = stub.error(format!("`{tool}` was blocked: {feedback}"));
+                    let mut stop =
+                        stub.error(Cause::Blocked, format!("`{tool}` was blocked: {feedback}"));
                     stop.content.extend(context);
                     return Err(stop);
                 }
@@ -402,13 +417,14 @@ impl Registry {
             replaced_content,
             context,
         };
-        let mut finished = finish(config, &entry, settled).map_err(|m| stub.error(m))?;
+        let mut finished =
+            finish(config, &entry, settled).map_err(|m| stub.error(Cause::RenderFailed, m))?;
         if let Some(overflow) = finished.spill.take() {
             let (chars, limit) = (overflow.chars, overflow.limit);
             // Boxed: the rare spill must not grow every call's future.
             let written = Box::pin(write_spill(config, call.invocation_id, overflow)).await;
             finished.spill = Some(written.map_err(|error| {
-                stub.error(format!(
+                stub.error(Cause::SpillFailed, format!(
                     "`{tool}` produced {chars} characters, over its limit of {limit}, and they could not be saved: {error}"
                 ))
             })?);
@@ -428,6 +444,7 @@ impl Registry {
             truncated: finished.spill.is_some(),
             output_type,
             parallel_group_id: call.parallel_group_id,
+            failure: None,
         })
     }
 
@@ -469,11 +486,12 @@ impl<'a> Stub<'a> {
         }
     }
 
-    fn fail(&self, status: Status, message: String) -> Stop {
+    fn fail(&self, status: Status, failure: Failure, message: String) -> Stop {
         let mut result = ToolResult::failure(
             self.invocation_id,
             self.tool.to_owned(),
             status,
+            failure,
             message,
             self.started.elapsed(),
         );
@@ -482,15 +500,30 @@ impl<'a> Stub<'a> {
         Box::new(result)
     }
 
-    fn error(&self, message: String) -> Stop {
-        self.fail(Status::Error, message)
+    fn error(&self, cause: Cause, message: String) -> Stop {
+        self.fail(Status::Error, Failure::new(cause), message)
     }
 
     fn cancelled(&self) -> ToolResult {
         *self.fail(
             Status::Cancelled,
+            Failure::new(Cause::Cancelled),
             format!("`{}` was cancelled before it finished", self.tool),
         )
+    }
+}
+
+/// The refusal of a call that asked for approval where no approver is set
+/// up: a statement of what happened, not the question the approver would
+/// have been asked.
+fn unapproved_message(tool: &str, prompt: &str) -> String {
+    match prompt.strip_suffix(": allow it?") {
+        Some(reason) => {
+            format!("`{tool}` was denied: {reason}, and no approver is set up to allow it")
+        }
+        None => {
+            format!("`{tool}` was denied: it needs approval, and no approver is set up to give it")
+        }
     }
 }
 

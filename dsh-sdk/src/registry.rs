@@ -120,6 +120,8 @@ pub(crate) struct Entry {
     pub(crate) def: ToolDef,
     pub(crate) input: Compiled,
     pub(crate) output: Compiled,
+    /// The JSON Schema of the tool's declared failure shapes, if it has one.
+    pub(crate) failure: Option<Value>,
     pub(crate) handler: Box<dyn Handler>,
 }
 
@@ -144,6 +146,10 @@ pub(crate) trait Handler: Send + Sync + 'static {
     /// Whether the tool was made at run time (`dynamic.rs`) rather than by a type.
     fn is_dynamic(&self) -> bool {
         false
+    }
+    /// The JSON Schema of the tool's declared failure shapes, if it has one.
+    fn failure_schema(&self) -> Option<Value> {
+        None
     }
 }
 
@@ -209,6 +215,10 @@ impl<T: Tool> Handler for Typed<T> {
                 None
             },
         })
+    }
+
+    fn failure_schema(&self) -> Option<Value> {
+        T::failure_schema()
     }
 
     fn present_call(&self, args: &Value) -> Result<Option<Card>, String> {
@@ -302,6 +312,10 @@ impl Registry {
         if let Some(found) = schema::root_kind(&input) {
             return Err(RegisterError::ArgsNotObject { tool: name, found });
         }
+        let mut input = input;
+        if !def.accepts_unknown_args() {
+            schema::close_objects(&mut input);
+        }
         let compile = |which, schema| {
             Compiled::new(schema).map_err(|reason| RegisterError::InvalidSchema {
                 tool: name.clone(),
@@ -357,11 +371,13 @@ impl Registry {
         for alias in def.alias_names() {
             tools.aliases.insert(alias.to_owned(), name.clone());
         }
+        let failure = handler.failure_schema();
         let entry = Entry {
             id,
             def,
             input,
             output,
+            failure,
             handler,
         };
         tools.by_name.insert(name.clone(), Arc::new(entry));
@@ -479,17 +495,13 @@ impl Registry {
     /// The names of the registered tools closest to `name`, best first.
     pub fn closest(&self, name: &str) -> Vec<String> {
         let tools = self.read();
-        let mut scored: Vec<(f64, &str)> = tools
+        let candidates = tools
             .by_name
             .keys()
             .map(String::as_str)
-            .chain(tools.aliases.keys().map(String::as_str))
-            .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
-            .filter(|(score, _)| *score >= 0.85)
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+            .chain(tools.aliases.keys().map(String::as_str));
         let mut names: Vec<String> = Vec::new();
-        for (_, candidate) in scored {
+        for candidate in crate::suggest::closest(name, candidates) {
             let canonical = tools
                 .resolve_name(candidate)
                 .unwrap_or(candidate)
@@ -852,6 +864,12 @@ impl ToolInfo {
     /// value) for a dynamic tool given none.
     pub fn output_schema(&self) -> &Value {
         &self.entry.output.schema
+    }
+
+    /// The JSON Schema of the tool's declared failure shapes
+    /// ([`Tool::failure_schema`]), if it has one.
+    pub fn failure_schema(&self) -> Option<&Value> {
+        self.entry.failure.as_ref()
     }
 
     /// The card a UI shows while a call with `args` runs: the tool's

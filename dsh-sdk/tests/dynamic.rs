@@ -114,7 +114,7 @@ async fn arguments_are_validated_before_the_handler_sees_them() {
     assert!(result.is_error);
     assert_eq!(
         result.text(),
-        "invalid arguments for `strict`: /: unexpected property `extra`; \
+        "invalid arguments for `strict`: /extra: unknown property; \
          /text: \"too long\" is longer than 5 characters; \
          /times: 0 is less than the minimum of 1"
     );

@@ -85,7 +85,7 @@ async fn permission_matrix() {
             vec![],
             "bash",
             ls.clone(),
-            "`bash` needs approval and no one can give it here, so it was denied: `bash` may destroy data: allow it?",
+            "`bash` was denied: `bash` may destroy data, and no approver is set up to allow it",
         ),
         (vec![], "read_file", json!({ "path": "/a" }), "read /a"),
         // an allow rule waives the default ask, by name or through an alias
@@ -125,7 +125,7 @@ async fn permission_matrix() {
             vec![Rule::allow("read_file"), Rule::ask("read_file")],
             "cat",
             json!({ "path": "/a" }),
-            "`read_file` needs approval and no one can give it here, so it was denied: `read_file` needs approval by rule `ask read_file`: allow it?",
+            "`read_file` was denied: `read_file` needs approval by rule `ask read_file`, and no approver is set up to allow it",
         ),
         (
             vec![Rule::allow("cat"), Rule::ask("cat"), Rule::deny("cat")],

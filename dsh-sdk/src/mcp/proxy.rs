@@ -659,11 +659,28 @@ impl Forward {
         let blocks: Vec<ContentBlock> = result.content.iter().map(from_mcp).collect();
         if result.is_error == Some(true) {
             let text = joined_text(&blocks);
-            return Err(ToolError::new(if text.is_empty() {
+            let mut error = ToolError::new(if text.is_empty() {
                 format!("`{remote}` on the MCP server `{server}` failed and said nothing more")
             } else {
                 text
-            }));
+            });
+            // A dsh server's typed failure: the tool's kind and value carry over.
+            let failure = result
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.0.get(crate::export::META_FAILURE))
+                .and_then(|failure| {
+                    serde_json::from_value::<crate::result::Failure>(failure.clone()).ok()
+                });
+            if let Some(failure) = failure {
+                if let Some(kind) = failure.kind {
+                    error = error.with_kind(kind);
+                }
+                if let Some(data) = failure.data {
+                    error = error.with_data(data);
+                }
+            }
+            return Err(error);
         }
         if self.structured {
             // A server that declares an output schema must send
