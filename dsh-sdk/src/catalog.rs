@@ -35,7 +35,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! let registry = Registry::new();
-//! registry.register::<rg>().unwrap().keep();
+//! registry.register::<rg>().unwrap();
 //! registry.set_status("rg", ToolStatus::Unavailable, Some("`rg` is not on the PATH")).unwrap();
 //!
 //! let result = registry.call("rg", json!({ "pattern": "fn main" })).await;

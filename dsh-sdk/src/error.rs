@@ -11,7 +11,7 @@ use serde_json::Value;
 /// messages of its sources. A conversion guesses no kind: a failure kind is
 /// set explicitly with [`with_kind`](Self::with_kind) (`#[tool]` sets it from
 /// the variant of a `Serialize + JsonSchema` error enum), and reaches hosts in
-/// [`ToolResult::failure`](crate::ToolResult::failure):
+/// [`ToolResult::failure`](crate::ToolResult#structfield.failure):
 ///
 /// ```
 /// use dsh_sdk::ToolError;

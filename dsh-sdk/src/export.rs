@@ -57,7 +57,7 @@ impl Registry {
     /// }
     ///
     /// let registry = Registry::new();
-    /// registry.register::<greet>().unwrap().keep();
+    /// registry.register::<greet>().unwrap();
     /// assert_eq!(
     ///     registry.export(Format::Anthropic),
     ///     json!([{
@@ -66,7 +66,8 @@ impl Registry {
     ///         "input_schema": {
     ///             "type": "object",
     ///             "properties": { "name": { "type": "string", "description": "The name to greet" } },
-    ///             "required": ["name"]
+    ///             "required": ["name"],
+    ///             "additionalProperties": false
     ///         }
     ///     }])
     /// );

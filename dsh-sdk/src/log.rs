@@ -18,7 +18,7 @@
 //! # let dir = tempfile::tempdir()?;
 //! # let path = dir.path().join("session.jsonl");
 //! let registry = Registry::new();
-//! registry.register::<greet>()?.keep();
+//! registry.register::<greet>()?;
 //!
 //! let log = SessionLog::open(&path)?;
 //! let logging = registry.subscribe(log.subscriber());

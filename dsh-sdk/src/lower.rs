@@ -2173,7 +2173,7 @@ impl Registry {
     /// }
     ///
     /// let registry = Registry::new();
-    /// registry.register::<define>().unwrap().keep();
+    /// registry.register::<define>().unwrap();
     /// let report = registry.compatibility(Format::AnthropicStrict);
     /// assert_eq!(report[0].tool, "define");
     /// assert!(!report[0].is_compatible());

@@ -50,7 +50,7 @@ use tower::Layer;
 /// ```
 /// use dsh_sdk::ToolCall;
 /// use serde_json::json;
-/// use tokio_util::sync::CancellationToken;
+/// use dsh_sdk::CancellationToken;
 ///
 /// let cancel = CancellationToken::new();
 /// let call = ToolCall::new("read_file", json!({ "path": "/etc/hosts" })).cancel_on(cancel.clone());
@@ -487,7 +487,7 @@ impl<'a> Stub<'a> {
     }
 
     fn fail(&self, status: Status, failure: Failure, message: String) -> Stop {
-        let mut result = ToolResult::failure(
+        let mut result = ToolResult::failed(
             self.invocation_id,
             self.tool.to_owned(),
             status,

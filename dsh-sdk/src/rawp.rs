@@ -26,7 +26,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! let registry = Registry::new();
-//! registry.register::<greet>().unwrap().keep();
+//! registry.register::<greet>().unwrap();
 //! let seen = Arc::new(Mutex::new(Vec::new()));
 //! let sink = Arc::clone(&seen);
 //! let _subscription = registry.subscribe_rawp(move |event| {

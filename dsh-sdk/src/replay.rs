@@ -20,7 +20,7 @@
 //! # let dir = tempfile::tempdir()?;
 //! # let path = dir.path().join("session.jsonl");
 //! let registry = Registry::new();
-//! registry.register::<greet>()?.keep();
+//! registry.register::<greet>()?;
 //! let log = SessionLog::open(&path)?;
 //! let logging = registry.subscribe(log.subscriber());
 //! registry.call("greet", json!({ "name": "Ada" })).await;
@@ -136,7 +136,7 @@ fn replay_call(
         ),
         // The very error result a live call builds from the same message.
         Err(message) => {
-            let mut failure = ToolResult::failure(
+            let mut failure = ToolResult::failed(
                 call.invocation_id,
                 tool,
                 Status::Error,

@@ -155,7 +155,7 @@ impl ToolResult {
     }
 
     /// A failed call whose content is `message`.
-    pub(crate) fn failure(
+    pub(crate) fn failed(
         invocation_id: Uuid,
         tool_name: impl Into<String>,
         status: Status,

@@ -428,9 +428,9 @@ async fn sleepy() -> String {
 
 fn registry() -> Registry {
     let registry = Registry::new();
-    registry.register::<echo>().unwrap().keep();
-    registry.register::<broken>().unwrap().keep();
-    registry.register::<sleepy>().unwrap().keep();
+    registry.register::<echo>().unwrap();
+    registry.register::<broken>().unwrap();
+    registry.register::<sleepy>().unwrap();
     registry
 }
 

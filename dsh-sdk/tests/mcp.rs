@@ -129,7 +129,7 @@ async fn registering_or_dropping_a_tool_sends_list_changed_to_an_initialized_ses
     assert_eq!(names, ["greet", "silent"]);
 
     let seen = changes.load(Ordering::SeqCst);
-    drop(silent);
+    silent.unregister();
     eventually("a list_changed for the dropped tool", || {
         changes.load(Ordering::SeqCst) > seen
     })
@@ -294,7 +294,7 @@ async fn a_proxy_follows_the_tools_of_its_server() {
     })
     .await;
     // And goes.
-    drop(silent);
+    silent.unregister();
     eventually("the dropped tool to go", || {
         host.get("remote_silent").is_none()
     })

@@ -27,7 +27,7 @@ use crate::dynamic::DynamicTool;
 use crate::error::{RegisterError, ToolError};
 use crate::exec::Exec;
 use crate::rawp::{Diagnostic, Severity, ToolStatus};
-use crate::registry::{Registry, ToolHandle};
+use crate::registry::{Registry, ScopedTool};
 
 use super::content::from_mcp;
 
@@ -407,7 +407,7 @@ struct Link {
     /// Progress token → the call it reports on.
     progress: Progress,
     /// Registered name → the remote definition it was made from, and its handle.
-    tools: Mutex<BTreeMap<String, (Value, ToolHandle)>>,
+    tools: Mutex<BTreeMap<String, (Value, ScopedTool)>>,
     skipped: Mutex<Vec<Diagnostic>>,
     /// Set when the proxy is dropped: a re-read still running registers nothing.
     dropped: AtomicBool,
@@ -417,7 +417,7 @@ struct Link {
 }
 
 impl Link {
-    fn tools(&self) -> MutexGuard<'_, BTreeMap<String, (Value, ToolHandle)>> {
+    fn tools(&self) -> MutexGuard<'_, BTreeMap<String, (Value, ScopedTool)>> {
         self.tools.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -463,12 +463,12 @@ impl Link {
             {
                 Ok(handle) => {
                     let _ = self.registry.set_status(&name, ToolStatus::Available, None);
-                    fresh.push((name, (definition, handle)));
+                    fresh.push((name, (definition, handle.scoped())));
                 }
                 Err(error) => skipped.push(self.skip(&name, &tool, &error)),
             }
         }
-        let leftovers: Vec<ToolHandle> = {
+        let leftovers: Vec<ScopedTool> = {
             let mut tools = self.tools();
             if self.dropped.load(Ordering::SeqCst) {
                 // The proxy went while this ran: nothing it registered stays.
