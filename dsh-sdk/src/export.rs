@@ -335,3 +335,61 @@ const STANDARD_FORMATS: &[&str] = &[
     "relative-json-pointer",
     "regex",
 ];
+
+#[cfg(test)]
+mod tests {
+    use schemars::{JsonSchema, schema_for};
+    use serde::Serialize;
+
+    use super::*;
+
+    #[derive(Serialize, JsonSchema)]
+    #[allow(dead_code)]
+    enum External {
+        Empty,
+        Missing(String),
+        Ambiguous { count: u32 },
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind")]
+    #[allow(dead_code)]
+    enum Internal {
+        Denied { reason: String },
+        Gone,
+    }
+
+    #[test]
+    fn failure_variants_are_read_from_every_tagging() {
+        let names = |schema: schemars::Schema| failure_variants(&schema.to_value());
+        assert_eq!(
+            names(schema_for!(External)),
+            ["Empty", "Missing", "Ambiguous"]
+        );
+        assert_eq!(names(schema_for!(Internal)), ["Denied", "Gone"]);
+        assert!(names(schema_for!(String)).is_empty());
+    }
+
+    #[test]
+    fn only_standard_formats_are_kept() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "n": { "type": "integer", "format": "uint32" },
+                "at": { "type": "string", "format": "date-time" },
+                "ratio": { "type": "number", "format": "double" }
+            }
+        });
+        assert_eq!(
+            standard_formats(&schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "n": { "type": "integer" },
+                    "at": { "type": "string", "format": "date-time" },
+                    "ratio": { "type": "number" }
+                }
+            })
+        );
+    }
+}

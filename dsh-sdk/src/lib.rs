@@ -100,8 +100,8 @@ pub use dsh_macros::{present, render, tool};
 /// [`Exec::cancellation`]), re-exported so a host needs no `tokio-util` of its own.
 pub use tokio_util::sync::CancellationToken;
 
-/// What a tool author and a host need, in one import: the quick start and the
-/// examples import nothing else from `dsh_sdk`.
+/// What a tool author and a host need, in one import: what the quick start
+/// and the examples use from `dsh_sdk` day to day.
 pub mod prelude {
     pub use crate::card::{self, Card};
     pub use crate::export::Format;
@@ -112,5 +112,5 @@ pub mod prelude {
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
-    pub use serde_json::{Value, json};
+    pub use serde_json::json;
 }
