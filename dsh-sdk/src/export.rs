@@ -224,11 +224,15 @@ fn model_description(tool: &ToolInfo) -> String {
         return description.to_owned();
     }
     let names: Vec<String> = variants.iter().map(|name| format!("`{name}`")).collect();
-    format!(
-        "{}\n\nWhen it fails, the failure is one of: {}.",
-        description.trim_end(),
+    let sentence = format!(
+        "When it fails, the failure is one of: {}.",
         names.join(", ")
-    )
+    );
+    // A proxied dsh tool's description says it already.
+    if description.ends_with(&sentence) {
+        return description.to_owned();
+    }
+    format!("{}\n\n{sentence}", description.trim_end())
 }
 
 /// The variant names a failure schema declares: the values of a string

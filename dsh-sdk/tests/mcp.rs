@@ -519,9 +519,20 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
         tools[0].description
     );
 
-    // Proxied, the failure keeps its kind and value.
+    // Proxied, the tool keeps its version and failure shapes, said once,
+    // and a failure keeps its kind and value.
     let host = Registry::new();
     let _proxy = proxy(&host, "files", &registry).await;
+    let proxied = host.get("find").unwrap();
+    assert_eq!(proxied.definition().version_text(), Some("0.3.0"));
+    assert_eq!(
+        proxied.failure_schema(),
+        Some(&schemars::schema_for!(LookupError).to_value())
+    );
+    assert_eq!(
+        host.export(dsh_sdk::export::Format::Anthropic)[0]["description"],
+        "Find a filed value.\n\nWhen it fails, the failure is one of: `Missing`."
+    );
     let proxied = host.call("find", json!({ "key": "k" })).await;
     assert!(proxied.is_error);
     assert_eq!(

@@ -567,16 +567,30 @@ impl Link {
         if let Some(title) = tool.title.clone().or(annotations.title) {
             def = def.with_title(title);
         }
+        // What a dsh server says of its tools beyond MCP's fields.
+        let meta = tool.meta.as_ref().map(|meta| &meta.0);
+        if let Some(version) = meta
+            .and_then(|meta| meta.get(crate::export::META_VERSION))
+            .and_then(Value::as_str)
+        {
+            def = def.with_version(version);
+        }
+        let failure_schema = meta
+            .and_then(|meta| meta.get(crate::export::META_FAILURE_SCHEMA))
+            .cloned();
         let forward = Forward {
             link: Arc::clone(self),
             remote: tool.name.to_string(),
             structured: tool.output_schema.is_some(),
         };
-        let dynamic = DynamicTool::new(
+        let mut dynamic = DynamicTool::new(
             def,
             Value::Object((*tool.input_schema).clone()),
             move |args, exec| forward.clone().call(args, exec),
         );
+        if let Some(schema) = failure_schema {
+            dynamic = dynamic.failure_schema(schema);
+        }
         match &tool.output_schema {
             Some(schema) => dynamic.output_schema(Value::Object((**schema).clone())),
             None => dynamic.render(|_args, value| {
