@@ -3,11 +3,12 @@
 //! `render`, `present` and `present_call` must give the same bytes for the
 //! same arguments and canonical value, every time, in every process: a
 //! replay of a session log depends on it, and a prompt cache does too.
-//! `#[render]` and `#[present]` refuse at compile time what they can see in
-//! the fn's own body (I/O, the clock, randomness, `static`s, iterating a
-//! `HashMap`). They cannot see into the helpers the body calls or what a
-//! module imports; [`assert_pure`] catches those at test time, by running the
-//! projections many times under perturbation and comparing the bytes:
+//! `#[render]` and `#[present]` refuse at compile time the impurity they can
+//! see in the fn's own body (I/O, the clock, randomness, …: their docs list
+//! it). They cannot see into the helpers the body calls, what a module
+//! imports, or the types it is handed; [`assert_pure`] catches those at test
+//! time, by running the projections many times under perturbation and
+//! comparing the bytes:
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
