@@ -51,7 +51,7 @@ use crate::limits::{self, Exceeded, drop_deep};
 use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision};
 use crate::post_execute::{PostCall, PostDecision};
 use crate::registry::{Config, Entry, Inner, Prepared, Registry, ToolInfo};
-use crate::result::{Status, ToolResult};
+use crate::result::{Cause, Failure, Status, ToolResult};
 use crate::schema::describe;
 use crate::spill::{Spilled, plan, spill, spilled_message};
 use tower::Layer;
@@ -61,7 +61,7 @@ use tower::Layer;
 /// ```
 /// use dsh_sdk::ToolCall;
 /// use serde_json::json;
-/// use tokio_util::sync::CancellationToken;
+/// use dsh_sdk::CancellationToken;
 ///
 /// let cancel = CancellationToken::new();
 /// let call = ToolCall::new("read_file", json!({ "path": "/etc/hosts" })).cancel_on(cancel.clone());
@@ -141,6 +141,9 @@ impl Registry {
         self.emit_with(|| Event::Request {
             invocation_id: call.invocation_id,
             tool_name: shown_name(&call.name).into_owned(),
+            tool_version: self
+                .entry(&call.name)
+                .and_then(|entry| entry.def.version_text().map(str::to_owned)),
             input: match refused {
                 None => call.args.clone(),
                 Some(exceeded) => Value::String(format!(
@@ -167,10 +170,13 @@ impl Registry {
                     .entry(&call.name)
                     .map(|entry| entry.def.name().to_owned());
                 let tool = tool.unwrap_or_else(|| shown_name(&call.name).into_owned());
-                *Stub::new(&call, &tool, started).error(format!(
-                    "invalid arguments for `{tool}`: the arguments are {}",
-                    exceeded.describe()
-                ))
+                *Stub::new(&call, &tool, started).error(
+                    Cause::InvalidArguments,
+                    format!(
+                        "invalid arguments for `{tool}`: the arguments are {}",
+                        exceeded.describe()
+                    ),
+                )
             }
             None => self.run_cancellable(call, started).await,
         };
@@ -202,11 +208,14 @@ impl Registry {
             .catch_unwind()
             .map(|outcome| {
                 outcome.unwrap_or_else(|panic| {
-                    *stub.error(format!(
-                        "`{}` failed: the call panicked: {}",
-                        stub.tool,
-                        panic_message(panic.as_ref())
-                    ))
+                    *stub.error(
+                        Cause::Panicked,
+                        format!(
+                            "`{}` failed: the call panicked: {}",
+                            stub.tool,
+                            panic_message(panic.as_ref())
+                        ),
+                    )
                 })
             });
         match (cancel, batch_cancel) {
@@ -292,14 +301,16 @@ impl Registry {
         let Some(entry) = self.entry(&call.name) else {
             let shown = shown_name(&call.name);
             let stub = Stub::new(&call, &shown, started);
-            return Err(stub.error(self.unknown_tool_message(&call.name)));
+            return Err(stub.error(Cause::UnknownTool, self.unknown_tool_message(&call.name)));
         };
         let tool = entry.def.name();
         let mut stub = Stub::new(&call, tool, started);
         stub.output_type = OutputType::resolve(&entry.def, None);
         // The catalog's severity rules: `unavailable` or a `fatal` diagnostic
         // blocks the tool; `degraded` or an `error` diagnostic warns the user.
-        let warnings = self.catalog_check(tool).map_err(|m| stub.error(m))?;
+        let warnings = self
+            .catalog_check(tool)
+            .map_err(|m| stub.error(Cause::Unavailable, m))?;
         let sink = self
             .inner
             .sink
@@ -313,35 +324,42 @@ impl Registry {
         );
 
         // 2. input
-        let mut args = bounded_args(config, call.args)
-            .map_err(|m| stub.error(format!("invalid arguments for `{tool}`: {m}")))?;
-        let mut prepared = check_input(&entry, &args, &exec).map_err(|m| stub.error(m))?;
+        let mut args = bounded_args(config, call.args).map_err(|m| {
+            stub.error(
+                Cause::InvalidArguments,
+                format!("invalid arguments for `{tool}`: {m}"),
+            )
+        })?;
+        let mut prepared = check_input(&entry, &args, &exec)
+            .map_err(|m| stub.error(Cause::InvalidArguments, m))?;
 
         // 3–4. gates, rules, guards, approval
         match decide(config, &entry, &args) {
             Decision::Allow => {}
             Decision::Deny { reason } => {
-                return Err(stub.error(format!("`{tool}` cannot run: {reason}")));
+                return Err(stub.error(Cause::Denied, format!("`{tool}` cannot run: {reason}")));
             }
             Decision::Ask { prompt } => {
                 let Some(approver) = &config.approver else {
-                    return Err(stub.error(format!(
-                        "`{tool}` needs approval and no one can give it here, so it was denied: {prompt}"
-                    )));
+                    return Err(stub.error(Cause::Denied, unapproved_message(tool, &prompt)));
                 };
                 let asked = ask(config, approver.as_ref(), tool, &args, &prompt, &stub);
                 match asked.await? {
                     Approval::Approve => {}
                     Approval::ApproveWith(overridden) => {
                         // What runs is decided again, as if the model had sent it.
-                        let invalid =
-                            |m| stub.error(format!("the approved arguments are invalid: {m}"));
+                        let invalid = |m| {
+                            stub.error(
+                                Cause::InvalidArguments,
+                                format!("the approved arguments are invalid: {m}"),
+                            )
+                        };
                         let overridden = bounded_args(config, overridden).map_err(invalid)?;
                         prepared = check_input(&entry, &overridden, &exec).map_err(invalid)?;
                         match decide(config, &entry, &overridden) {
                             Decision::Allow => {}
                             Decision::Deny { reason } => {
-                                return Err(stub.error(format!(
+                                return Err(stub.error(Cause::Denied, format!(
                                     "`{tool}` cannot run with the arguments its approver gave: {reason}"
                                 )));
                             }
@@ -359,14 +377,15 @@ impl Registry {
                                 match asked.await? {
                                     Approval::Approve => {}
                                     Approval::ApproveWith(_) => {
-                                        return Err(stub.error(format!(
+                                        return Err(stub.error(Cause::Rejected, format!(
                                             "`{tool}` was not run: its approver changed the arguments, was asked again about the new ones, and changed them again; arguments are changed at most once per call"
                                         )));
                                     }
                                     Approval::Reject { reason } => {
-                                        return Err(
-                                            stub.error(format!("`{tool}` was rejected: {reason}"))
-                                        );
+                                        return Err(stub.error(
+                                            Cause::Rejected,
+                                            format!("`{tool}` was rejected: {reason}"),
+                                        ));
                                     }
                                 }
                             }
@@ -374,7 +393,9 @@ impl Registry {
                         args = overridden;
                     }
                     Approval::Reject { reason } => {
-                        return Err(stub.error(format!("`{tool}` was rejected: {reason}")));
+                        return Err(
+                            stub.error(Cause::Rejected, format!("`{tool}` was rejected: {reason}"))
+                        );
                     }
                 }
             }
@@ -429,19 +450,22 @@ impl Registry {
             Err(ExecError::Timeout(limit)) => {
                 return Err(stub.fail(
                     Status::Timeout,
+                    Failure::new(Cause::Timeout),
                     format!("`{tool}` timed out after {}", human_duration(limit)),
                 ));
             }
             Err(ExecError::Tool(error)) => {
-                return Err(stub.error(format!("`{tool}` failed: {error}")));
+                let failure = Failure::tool(error.kind().map(str::to_owned), error.data().cloned());
+                return Err(stub.fail(Status::Error, failure, format!("`{tool}` failed: {error}")));
             }
             Err(ExecError::Panicked(message)) => {
-                return Err(stub.error(format!("`{tool}` panicked: {message}")));
+                return Err(stub.error(Cause::Panicked, format!("`{tool}` panicked: {message}")));
             }
         };
 
         // 6. output gate
-        let mut value = output_gate(config, &entry, value).map_err(|m| stub.error(m))?;
+        let mut value =
+            output_gate(config, &entry, value).map_err(|m| stub.error(Cause::InvalidOutput, m))?;
 
         // 7. post-execute hooks
         let mut source = ValueSource::Execute;
@@ -455,10 +479,13 @@ impl Registry {
             };
             let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| hook.after(&post_call)))
                 .map_err(|panic| {
-                    stub.error(format!(
-                        "`{tool}` was stopped after it ran: {}",
-                        hook_panicked(&format!("the post-execute hook #{}", index + 1), panic)
-                    ))
+                    stub.error(
+                        Cause::HookPanicked,
+                        format!(
+                            "`{tool}` was stopped after it ran: {}",
+                            hook_panicked(&format!("the post-execute hook #{}", index + 1), panic)
+                        ),
+                    )
                 })?;
             context.extend(outcome.context);
             match outcome.decision {
@@ -466,13 +493,17 @@ impl Registry {
                 PostDecision::AcceptContent(content) => replaced_content = Some(content),
                 PostDecision::AcceptValue(new_value) => {
                     value = output_gate(config, &entry, new_value).map_err(|m| {
-                        stub.error(format!("a post-execute hook replaced the value: {m}"))
+                        stub.error(
+                            Cause::InvalidOutput,
+                            format!("a post-execute hook replaced the value: {m}"),
+                        )
                     })?;
                     source = ValueSource::PostExecute;
                     replaced_content = None;
                 }
                 PostDecision::Block { feedback } => {
-                    let mut stop = stub.error(format!("`{tool}` was blocked: {feedback}"));
+                    let mut stop =
+                        stub.error(Cause::Blocked, format!("`{tool}` was blocked: {feedback}"));
                     stop.content.extend(context);
                     return Err(stop);
                 }
@@ -499,7 +530,8 @@ impl Registry {
             replaced_content,
             context,
         };
-        let mut finished = finish(config, &entry, settled).map_err(|m| stub.error(m))?;
+        let mut finished =
+            finish(config, &entry, settled).map_err(|m| stub.error(Cause::RenderFailed, m))?;
         if let Some(mut overflow) = finished.spill.take() {
             // Boxed: the rare spill must not grow every call's future.
             let written = Box::pin(write_spill(config, call.invocation_id, &overflow)).await;
@@ -539,6 +571,7 @@ impl Registry {
             truncated: finished.spill.is_some(),
             output_type,
             parallel_group_id: call.parallel_group_id,
+            failure: None,
         })
     }
 
@@ -581,11 +614,12 @@ impl<'a> Stub<'a> {
         }
     }
 
-    fn fail(&self, status: Status, message: String) -> Stop {
-        let mut result = ToolResult::failure(
+    fn fail(&self, status: Status, failure: Failure, message: String) -> Stop {
+        let mut result = ToolResult::failed(
             self.invocation_id,
             self.tool.to_owned(),
             status,
+            failure,
             message,
             self.started.elapsed(),
         );
@@ -594,13 +628,14 @@ impl<'a> Stub<'a> {
         Box::new(result)
     }
 
-    fn error(&self, message: String) -> Stop {
-        self.fail(Status::Error, message)
+    fn error(&self, cause: Cause, message: String) -> Stop {
+        self.fail(Status::Error, Failure::new(cause), message)
     }
 
     fn cancelled(&self) -> ToolResult {
         *self.fail(
             Status::Cancelled,
+            Failure::new(Cause::Cancelled),
             format!("`{}` was cancelled before it finished", self.tool),
         )
     }
@@ -625,6 +660,20 @@ fn bounded_args(config: &Config, args: Value) -> Result<Value, String> {
     match limits::check(&args, limits.max_arg_depth, limits.max_arg_bytes) {
         Ok(()) => Ok(args),
         Err(exceeded) => refuse(args, exceeded),
+    }
+}
+
+/// The refusal of a call that asked for approval where no approver is set
+/// up: a statement of what happened, not the question the approver would
+/// have been asked.
+fn unapproved_message(tool: &str, prompt: &str) -> String {
+    match prompt.strip_suffix(": allow it?") {
+        Some(reason) => {
+            format!("`{tool}` was denied: {reason}, and no approver is set up to allow it")
+        }
+        None => {
+            format!("`{tool}` was denied: it needs approval, and no approver is set up to give it")
+        }
     }
 }
 
@@ -695,10 +744,13 @@ async fn ask(
         invocation_id: stub.invocation_id,
     };
     let panicked = |panic: Box<dyn Any + Send>| {
-        stub.error(format!(
-            "`{tool}` could not be approved: {}",
-            hook_panicked("the approver", panic)
-        ))
+        stub.error(
+            Cause::HookPanicked,
+            format!(
+                "`{tool}` could not be approved: {}",
+                hook_panicked("the approver", panic)
+            ),
+        )
     };
     let answer = std::panic::catch_unwind(AssertUnwindSafe(|| approver.approve(request)))
         .map_err(panicked)?;
@@ -708,6 +760,7 @@ async fn ask(
         tokio::time::timeout(limit, answer).await.map_err(|_| {
             stub.fail(
                 Status::Timeout,
+                Failure::new(Cause::Timeout),
                 format!(
                     "`{tool}` was not run: its approval got no answer within {}",
                     human_duration(limit)
@@ -770,10 +823,11 @@ impl Drop for Pending<'_> {
             Some(entry) => entry.def.name().to_owned(),
             None => self.name.clone(),
         };
-        let mut result = ToolResult::failure(
+        let mut result = ToolResult::failed(
             self.invocation_id,
             tool.clone(),
             Status::Cancelled,
+            Failure::new(Cause::Cancelled),
             format!("`{tool}` was cancelled before it finished: the call was dropped"),
             self.started.elapsed(),
         );

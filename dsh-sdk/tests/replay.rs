@@ -156,13 +156,13 @@ async fn sleepy() -> String {
 }
 
 fn register(registry: &Registry) {
-    registry.register::<greet>().unwrap().keep();
-    registry.register::<measure>().unwrap().keep();
-    registry.register::<shell>().unwrap().keep();
-    registry.register::<repeat>().unwrap().keep();
-    registry.register::<counted>().unwrap().keep();
-    registry.register::<fragile>().unwrap().keep();
-    registry.register::<sleepy>().unwrap().keep();
+    registry.register::<greet>().unwrap();
+    registry.register::<measure>().unwrap();
+    registry.register::<shell>().unwrap();
+    registry.register::<repeat>().unwrap();
+    registry.register::<counted>().unwrap();
+    registry.register::<fragile>().unwrap();
+    registry.register::<sleepy>().unwrap();
 }
 
 fn builder(spill: &Path) -> RegistryBuilder {
@@ -304,7 +304,7 @@ async fn a_tool_the_registry_lacks_is_reported_per_call() {
     )
     .await;
     let smaller = Registry::new();
-    smaller.register::<greet>().unwrap().keep();
+    smaller.register::<greet>().unwrap();
 
     let report = replay(&smaller, &log);
     assert_eq!(report.calls[0].outcome, Outcome::UnknownTool);

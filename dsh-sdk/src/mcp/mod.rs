@@ -19,7 +19,7 @@
 //! #[tokio::main]
 //! async fn main() -> Result<(), dsh_sdk::mcp::ServeError> {
 //!     let registry = Registry::new();
-//!     registry.register::<greet>().unwrap().keep();
+//!     registry.register::<greet>().unwrap();
 //!     McpServer::new(registry).serve_stdio().await
 //! }
 //! ```

@@ -8,8 +8,9 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as McpBlock,
     CustomRequest, CustomResult, ErrorCode, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -22,7 +23,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use uuid::Uuid;
 
 use crate::event::{Event, StreamType};
-use crate::export::{Format, export_tool};
+use crate::export::{Format, META_FAILURE, export_tool};
 use crate::pipeline::ToolCall;
 use crate::registry::{Registry, Subscription};
 use crate::result::ToolResult;
@@ -512,7 +513,16 @@ fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolRes
         ))];
     }
     if result.is_error {
-        return CallToolResult::error(content);
+        let mut call = CallToolResult::error(content);
+        // Typed, for clients that switch on why the call failed.
+        if let Some(failure) = &result.failure
+            && let Ok(failure) = serde_json::to_value(failure)
+        {
+            let mut meta = serde_json::Map::new();
+            meta.insert(META_FAILURE.to_owned(), failure);
+            call.meta = Some(MetaObject(meta));
+        }
+        return call;
     }
     let mut call = CallToolResult::success(content);
     call.structured_content = result
