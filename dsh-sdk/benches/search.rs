@@ -180,10 +180,7 @@ fn tools() -> Registry {
                     schema,
                     |_args: Value, _exec| async { Ok(Value::Null) },
                 );
-                registry
-                    .register_dynamic(tool)
-                    .expect("a generated tool")
-                    .keep();
+                registry.register_dynamic(tool).expect("a generated tool");
             }
         }
     }

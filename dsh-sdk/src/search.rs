@@ -28,8 +28,8 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! let registry = Registry::new();
-//! registry.register::<convert_currency>().unwrap().keep();
-//! registry.register::<tool_search>().unwrap().keep();
+//! registry.register::<convert_currency>().unwrap();
+//! registry.register::<tool_search>().unwrap();
 //! assert_eq!(registry.export(Format::Anthropic).as_array().unwrap().len(), 1);
 //!
 //! let found = registry.call("tool_search", json!({ "query": "exchange currency" })).await;

@@ -67,12 +67,12 @@ fn names(registry: &Registry) -> Vec<String> {
 
 fn registry() -> Registry {
     let registry = Registry::new();
-    registry.register::<convert_currency>().unwrap().keep();
-    registry.register::<weather_forecast>().unwrap().keep();
-    registry.register::<create_event>().unwrap().keep();
-    registry.register::<clock>().unwrap().keep();
-    registry.register::<greet>().unwrap().keep();
-    registry.register::<tool_search>().unwrap().keep();
+    registry.register::<convert_currency>().unwrap();
+    registry.register::<weather_forecast>().unwrap();
+    registry.register::<create_event>().unwrap();
+    registry.register::<clock>().unwrap();
+    registry.register::<greet>().unwrap();
+    registry.register::<tool_search>().unwrap();
     registry
 }
 
@@ -163,11 +163,11 @@ async fn tool_search_returns_full_definitions_and_appends_them_after_the_stable_
 #[tokio::test]
 async fn the_index_follows_the_pool() {
     let registry = Registry::new();
-    registry.register::<tool_search>().unwrap().keep();
+    registry.register::<tool_search>().unwrap();
     assert!(registry.search_deferred("weather", 5).is_empty());
     let handle = registry.register::<weather_forecast>().unwrap();
     assert_eq!(registry.search_deferred("weather", 5).len(), 1);
-    drop(handle);
+    handle.unregister();
     assert!(registry.search_deferred("weather", 5).is_empty());
     let result = registry
         .call("tool_search", json!({ "query": "weather" }))

@@ -19,7 +19,7 @@
 //! #[tokio::main]
 //! async fn main() -> Result<(), dsh_sdk::mcp::ServeError> {
 //!     let registry = Registry::new();
-//!     registry.register::<greet>().unwrap().keep();
+//!     registry.register::<greet>().unwrap();
 //!     McpServer::new(registry).serve_stdio().await
 //! }
 //! ```
@@ -40,6 +40,7 @@
 
 mod apps;
 mod content;
+mod http;
 mod pins;
 mod prompts;
 mod proxy;
@@ -47,6 +48,10 @@ mod resources;
 mod server;
 mod session;
 
+pub use http::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+};
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 pub use prompts::Prompt;
 pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
