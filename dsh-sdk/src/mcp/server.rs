@@ -677,10 +677,12 @@ const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema"
 fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
     let hash = crate::contract::contract_hash(&exported);
     if let Value::Object(tool) = &mut exported {
-        tool.insert(
-            "_meta".to_owned(),
-            serde_json::json!({ CONTRACT_META_KEY: hash }),
-        );
+        let meta = tool
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(CONTRACT_META_KEY.to_owned(), Value::String(hash));
+        }
     }
     if let Some(Value::Object(input)) = exported.get_mut("inputSchema") {
         input
