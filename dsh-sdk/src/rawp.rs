@@ -199,7 +199,7 @@ pub struct CatalogTool {
     /// Why it has its status, for a UI to show; left out when there is no reason to give.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_description: Option<String>,
-    /// The hash of its definition ([`crate::contract`]), for a host to pin.
+    /// The hash of its definition ([`crate::digest`]), for a host to pin.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract_hash: Option<String>,
 }

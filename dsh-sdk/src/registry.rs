@@ -1002,10 +1002,10 @@ pub struct ToolInfo {
 
 impl ToolInfo {
     /// The contract hash of the tool's definition
-    /// ([`contract_hash`](crate::contract::contract_hash) of its MCP export):
+    /// ([`contract_hash`](crate::digest::contract_hash) of its MCP export):
     /// what a host pins to notice the tool changing.
     pub fn contract_hash(&self) -> String {
-        crate::contract::contract_hash(&crate::export::export_tool(
+        crate::digest::contract_hash(&crate::export::export_tool(
             self,
             crate::export::Format::Mcp,
         ))

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use dsh_examples::register_all;
 use dsh_sdk::Registry;
-use dsh_sdk::contract::contract_hash;
+use dsh_sdk::digest::contract_hash;
 use dsh_sdk::export::Format;
 use serde_json::Value;
 

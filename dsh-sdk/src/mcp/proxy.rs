@@ -143,7 +143,7 @@ impl McpProxy {
         };
         self.link
             .pins
-            .pin(name, crate::contract::contract_hash(&definition));
+            .pin(name, crate::digest::contract_hash(&definition));
         self.link
             .registry
             .remove_diagnostic(Some(name), TOOL_CONTRACT_CHANGED);
@@ -494,7 +494,7 @@ impl Link {
             let name = format!("{}{}", self.prefix, tool.name);
             seen.insert(name.clone());
             let definition = serde_json::to_value(&tool).unwrap_or(Value::Null);
-            contracts.push((name.clone(), crate::contract::contract_hash(&definition)));
+            contracts.push((name.clone(), crate::digest::contract_hash(&definition)));
             if known.get(&name) == Some(&definition) {
                 continue;
             }

@@ -84,7 +84,7 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   a timeout — is a result with `isError: true` and its message, for the
 ///   model to act on; only an unknown tool is a protocol error (`-32602`), as
 ///   the MCP spec asks, and its message names the closest tools.
-/// - Each tool's `_meta` carries its [contract hash](crate::contract) under
+/// - Each tool's `_meta` carries its [contract hash](crate::digest) under
 ///   [`CONTRACT_META_KEY`]: SHA-256 of its canonical definition, for a client
 ///   to pin. [`McpProxy`](super::McpProxy) checks it.
 /// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
@@ -662,7 +662,7 @@ impl Offers {
     }
 }
 
-/// The `_meta` key of a listed tool's [contract hash](crate::contract).
+/// The `_meta` key of a listed tool's [contract hash](crate::digest).
 pub const CONTRACT_META_KEY: &str = "dsh-sdk/contract";
 
 /// The dialect of every schema dsh makes.
@@ -675,7 +675,7 @@ const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema"
 /// Its `_meta` carries the definition's contract hash under
 /// [`CONTRACT_META_KEY`], for a client to pin.
 fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
-    let hash = crate::contract::contract_hash(&exported);
+    let hash = crate::digest::contract_hash(&exported);
     if let Value::Object(tool) = &mut exported {
         let meta = tool
             .entry("_meta")
