@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod ctxt;
+mod derive;
 mod doc;
 mod fallback;
 mod naming;
@@ -416,4 +417,73 @@ pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
     projection::expand(Kind::Present, args.into(), item.into()).into()
+}
+
+/// Derives what a tool's args struct needs, `Deserialize` and `JsonSchema`,
+/// through `dsh_sdk`'s own serde and schemars, so a tool crate needs no
+/// serde or schemars dependency of its own; and refuses at compile time what
+/// cannot be a tool's arguments.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(ToolArgs)]
+/// struct SearchArgs {
+///     /// What to look for
+///     query: String,
+///     /// How many results at most
+///     #[serde(default)]
+///     limit: Option<u32>,
+/// }
+/// ```
+///
+/// `#[serde(…)]` and `#[schemars(…)]` attributes work as with serde's and
+/// schemars' derives, which the derive runs on a hidden copy of the type
+/// (serde's `remote` form: a derive cannot emit the type again with more
+/// derives on it). `#[derive(Deserialize, JsonSchema)]` still works; the
+/// registry then refuses a non-object schema when registering.
+///
+/// # What does not compile
+///
+/// The arguments are one JSON object whose fields the model names, so the
+/// derive refuses, each at the token to change: an enum (a string or a
+/// choice of shapes), a tuple or newtype struct (an array, or the inner
+/// value), a unit struct, a union, `#[serde(transparent)]`, and two fields
+/// read under one name after `rename`, `rename_all` and `alias`.
+#[proc_macro_derive(ToolArgs, attributes(serde, schemars))]
+pub fn derive_tool_args(input: TokenStream) -> TokenStream {
+    derive::expand(derive::Derive::Args, input.into()).into()
+}
+
+/// Derives what a tool's output needs, `Serialize`, `Deserialize` and
+/// `JsonSchema`, through `dsh_sdk`'s own serde and schemars; and refuses at
+/// compile time what could not be read back from what it writes.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(ToolOutput)]
+/// struct Forecast {
+///     /// Degrees Celsius
+///     temperature: f64,
+///     #[serde(default, skip_serializing_if = "Option::is_none")]
+///     warning: Option<String>,
+/// }
+/// ```
+///
+/// A tool's output is serialized to one canonical JSON value, and render and
+/// present read it back from that value (on a live call and on a replay
+/// alike), so whatever it writes must read back the same. The derive refuses,
+/// each at the attribute: a `rename` or `rename_all` with different
+/// serialize and deserialize names, `skip_serializing` or
+/// `skip_serializing_if` without a `default`, `skip_deserializing` alone,
+/// `serialize_with` without `deserialize_with` (or the reverse), `into`
+/// without `from` (or the reverse), and two fields or variants written under
+/// one name.
+///
+/// It also implements `ToolReturn`, so a generic output type of your own
+/// (`Page<Item>`) can be returned as it is.
+#[proc_macro_derive(ToolOutput, attributes(serde, schemars))]
+pub fn derive_tool_output(input: TokenStream) -> TokenStream {
+    derive::expand(derive::Derive::Output, input.into()).into()
 }

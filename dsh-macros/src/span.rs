@@ -58,3 +58,21 @@ pub(crate) fn call(path: TokenStream, args: TokenStream, node: &impl ToTokens) -
     tokens.push(TokenTree::Group(parens));
     tokens.into_iter().collect()
 }
+
+/// `tokens` located at `span`, each keeping its own hygiene, so that locals
+/// still resolve while an error about them points at `span`.
+pub(crate) fn relocate(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner = Group::new(group.delimiter(), relocate(group.stream(), span));
+                inner.set_span(group.span().located_at(span));
+                token = TokenTree::Group(inner);
+            } else {
+                token.set_span(token.span().located_at(span));
+            }
+            token
+        })
+        .collect()
+}

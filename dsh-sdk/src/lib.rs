@@ -51,6 +51,7 @@ extern crate self as dsh_sdk;
 pub mod card;
 pub mod catalog;
 mod content;
+mod contract;
 mod definition;
 pub mod dynamic;
 mod error;
@@ -94,6 +95,11 @@ pub use spill::DEFAULT_MAX_RESULT_CHARS;
 
 pub use dsh_macros::{present, render, tool};
 
+// The contract of a tool fn's types, each a trait and, for the args and the
+// output, a derive of the same name.
+pub use contract::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolOutput, ToolReturn};
+pub use dsh_macros::{ToolArgs, ToolOutput};
+
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::card::{self, Card};
@@ -101,6 +107,7 @@ pub mod prelude {
         Category, ContentBlock, Exec, OutputType, Registry, Tool, ToolDef, ToolError, ToolResult,
         Validation, present, render, tool,
     };
+    pub use crate::{ToolArgs, ToolOutput};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::json;

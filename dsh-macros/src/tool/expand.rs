@@ -8,7 +8,7 @@ use syn::{Ident, LitStr};
 
 use super::ast::{Input, Output, Tool, is_field_attr};
 use crate::fallback;
-use crate::naming::pascal_case;
+use crate::naming::{self, pascal_case};
 use crate::span::{self, around};
 
 /// The locals of the generated methods, hygienic (`Span::mixed_site`) so that
@@ -41,10 +41,16 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let Locals { args, exec, .. } = &locals;
 
     let (args_ty, args_struct) = match tool.args() {
-        Some(arg) => {
-            let ty = &arg.ty;
-            (quote!(#ty), TokenStream::new())
-        }
+        // Named through `ToolArgs` so that a type that cannot be the args is
+        // reported once, at the type, with that trait's message.
+        Some(arg) => (
+            around(
+                quote!(<),
+                &arg.ty,
+                quote!(as ::dsh_sdk::__private::ToolArgs>::Checked),
+            ),
+            TokenStream::new(),
+        ),
         None => {
             let pascal = pascal_case(&ident.unraw().to_string());
             let name = format_ident!("{pascal}Args", span = ident.span());
@@ -52,10 +58,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             (quote!(#name), args_struct)
         }
     };
-    let output_ty = match tool.output.ty() {
-        Some(ty) => quote!(#ty),
-        None => quote!(()),
-    };
+    let output_ty = output_type(tool);
     let takes_exec = tool
         .inputs
         .iter()
@@ -74,7 +77,8 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
                 const DEFAULT_PROJECTIONS: bool = true;
             )
         });
-    let checks = checks(tool);
+    let names = names(tool);
+    let failure_schema = failure_schema_fn(tool);
     let doc = format!(
         " The tool `{}`: register it with `registry.register::<{ident}>()`.",
         tool.name().0
@@ -89,7 +93,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
 
         #args_struct
 
-        #checks
+        #names
 
         impl ::dsh_sdk::__private::Tool for #ident {
             type Args = #args_ty;
@@ -105,6 +109,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
                 async move { #body }
             }
 
+            #failure_schema
             #validate
             #render
             #present
@@ -114,32 +119,124 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     }
 }
 
+/// The tool's output type, named through the traits that check it, at the
+/// return type as written: `()`; `T` itself; or, for a type written with type
+/// arguments, the output its `ToolReturn` impl names (`T` of `Result<T, E>`).
+fn output_type(tool: &Tool) -> TokenStream {
+    match &tool.output {
+        Output::Unit | Output::Opaque(_) => quote!(()),
+        Output::Plain(ty) => around(
+            quote!(<),
+            ty,
+            quote!(as ::dsh_sdk::__private::ToolOutput>::Checked),
+        ),
+        Output::Typed { ty, .. } => around(
+            quote!(<<),
+            ty,
+            quote!(as ::dsh_sdk::__private::ToolReturn>::Output as ::dsh_sdk::__private::ToolOutput>::Checked),
+        ),
+    }
+}
+
 /// Calls the fn with each parameter in its place, and makes its return
 /// value a `Result<Output, ToolError>`.
 fn execute_body(tool: &Tool, locals: &Locals) -> TokenStream {
     let Locals { args, exec, .. } = locals;
     let ident = &tool.item.sig.ident;
     let call_args = tool.inputs.iter().filter_map(|input| match input {
-        Input::Exec(..) => Some(quote!(#exec)),
+        // The context as the type the fn names it by, checked there.
+        Input::Exec(_, reference) => {
+            let ty = &reference.elem;
+            Some(span::call(
+                quote!(::dsh_sdk::__private::context::<#ty>),
+                quote!(#exec),
+                ty,
+            ))
+        }
         Input::Args(..) => Some(quote!(#args)),
-        Input::Param(param, _) => param.ident.map(|field| quote!(#args.#field)),
+        Input::Param(param) => param.ident.map(|field| quote!(#args.#field)),
         Input::Receiver(_) => None,
     });
     let call = quote!(#ident(#(#call_args),*).await);
-    let Output::Result { ty, err, .. } = &tool.output else {
+    let Output::Typed { ty, err } = &tool.output else {
         return quote!(::core::result::Result::Ok(#call));
     };
-    // The error converts into `ToolError` here. The conversion is placed at
-    // the error type, or at the whole return type for `io::Result<T>`, so a
-    // type that does not convert is reported there, once.
+    // The error converts into `ToolError` by its type (see `__private`'s
+    // `Failure`), placed at the error type as written, or at the whole return
+    // type for an alias, so a type that converts in no way is reported there.
     let at: &dyn ToTokens = match err {
         Some(err) => err,
         None => ty,
     };
-    let result = Ident::new("result", span::ends(&at).1);
-    let result_at = span::call(quote!(::core::convert::identity), quote!(#result), &at);
-    let into_result = span::call(quote!(::dsh_sdk::__private::into_result), result_at, &at);
-    quote!(let #result = #call; #into_result)
+    let at_span = span::ends(&at).1;
+    let local = |name| Ident::new(name, Span::mixed_site().located_at(at_span));
+    let (result, value, error) = (local("result"), local("value"), local("error"));
+    let into_result = around(
+        quote!(<),
+        ty,
+        quote!(as ::dsh_sdk::__private::ToolReturn>::into_result),
+    );
+    let convert = span::relocate(
+        quote! {
+            (&&&&&&&::dsh_sdk::__private::Failure::of(&#error)).failure_kind().convert(#error)
+        },
+        at_span,
+    );
+    quote! {
+        let #result = #call;
+        match #into_result(#result) {
+            ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(#value),
+            ::core::result::Result::Err(#error) => {
+                #[allow(unused_imports)]
+                use ::dsh_sdk::__private::{
+                    DynErrorKind as _, ErrorKind as _, LocalDynErrorKind as _, MessageKind as _,
+                    SameKind as _, TypedDisplayKind as _, TypedErrorKind as _,
+                };
+                ::core::result::Result::Err(#convert)
+            }
+        }
+    }
+}
+
+/// `failure_schema`: the schema of the fn's error type, where it has one.
+fn failure_schema_fn(tool: &Tool) -> Option<TokenStream> {
+    let Output::Typed { ty, .. } = &tool.output else {
+        return None;
+    };
+    Some(quote! {
+        fn failure_schema() -> ::core::option::Option<::dsh_sdk::__private::serde_json::Value> {
+            #[allow(unused_imports)]
+            use ::dsh_sdk::__private::{TypedSchema as _, UntypedSchema as _};
+            (&&::dsh_sdk::__private::Failure::<
+                <#ty as ::dsh_sdk::__private::ToolReturn>::Error,
+            >::new())
+                .failure_schema()
+        }
+    })
+}
+
+/// A hidden constant per name the tool answers to (its name and aliases),
+/// in the module's value namespace: two tools of one module that share a
+/// name, or a name and an alias, define it twice, which rustc reports at the
+/// second name.
+fn names(tool: &Tool) -> TokenStream {
+    let (name, span) = tool.name();
+    let aliases = tool
+        .attr
+        .aliases
+        .iter()
+        .map(|alias| (alias.value(), alias.span()));
+    let consts = std::iter::once((name, span))
+        .chain(aliases)
+        .map(|(name, span)| {
+            let ident = Ident::new(&naming::name_item(&name), span);
+            quote! {
+                #[doc(hidden)]
+                #[allow(non_upper_case_globals, dead_code)]
+                const #ident: () = ();
+            }
+        });
+    quote!(#(#consts)*)
 }
 
 /// `validate_input`, calling `validate = path`.
@@ -266,6 +363,10 @@ fn definition(tool: &Tool) -> TokenStream {
     let name = LitStr::new(&name, span);
     let description = LitStr::new(&tool.description().unwrap_or_default(), Span::call_site());
     let title = attr.title.iter().map(|title| quote!(.title(#title)));
+    let version = attr
+        .version
+        .iter()
+        .map(|version| quote!(.version(#version)));
     let aliases = (!attr.aliases.is_empty()).then(|| {
         let aliases = &attr.aliases;
         quote!(.aliases(&[#(#aliases),*]))
@@ -292,38 +393,7 @@ fn definition(tool: &Tool) -> TokenStream {
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     quote! {
         ::dsh_sdk::__private::ToolDef::new(#name, #description)
-            #(#title)* #aliases #(#flags)* #(#category)* #(#output_type)*
+            #(#title)* #(#version)* #aliases #(#flags)* #(#category)* #(#output_type)*
             #(#max_result_chars)* #(#timeout)*
     }
-}
-
-/// The bounds on the args and output types, each checked at the type as
-/// written so the error points there and reads as the runtime's
-/// `#[diagnostic::on_unimplemented]` message.
-///
-/// Inline parameters get no check of their own: the derives on the generated
-/// struct already report a type that is not `Deserialize + JsonSchema` at the
-/// parameter's type, and a second check would only repeat them. The error
-/// type is checked where `execute` converts it (see `expand`), since that
-/// conversion would report it anyway.
-fn checks(tool: &Tool) -> TokenStream {
-    let mut checks = TokenStream::new();
-    if let Some(arg) = tool.args() {
-        checks.extend(around(
-            quote!(::dsh_sdk::__private::assert_args::<),
-            &arg.ty,
-            quote!(>();),
-        ));
-    }
-    if let Some(ty) = tool.output.ty() {
-        checks.extend(around(
-            quote!(::dsh_sdk::__private::assert_output::<),
-            ty,
-            quote!(>();),
-        ));
-    }
-    if checks.is_empty() {
-        return checks;
-    }
-    quote!(const _: () = { #checks };)
 }
