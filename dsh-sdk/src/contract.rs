@@ -23,14 +23,27 @@ use crate::exec::Exec;
     label = "must be `Deserialize + JsonSchema`",
     note = "derive them on the args struct: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`"
 )]
-pub trait ToolArgs: DeserializeOwned + JsonSchema + Send + 'static {
-    /// `Self`, named through this trait so that `#[tool]` checks the bound
-    /// once, with this trait's message.
+pub trait ToolArgs {
+    /// `Self`: `#[tool]` names the args type as `<T as ToolArgs>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
     #[doc(hidden)]
-    type Checked;
+    type Checked: DeserializeOwned + JsonSchema + Send + 'static;
+    /// The args from their checked name.
+    #[doc(hidden)]
+    fn from_checked(args: &Self::Checked) -> &Self;
+    /// The args from their checked name, by value.
+    #[doc(hidden)]
+    fn from_checked_value(args: Self::Checked) -> Self;
 }
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {
     type Checked = T;
+    fn from_checked(args: &T) -> &T {
+        args
+    }
+    fn from_checked_value(args: T) -> T {
+        args
+    }
 }
 
 /// A type that can be a tool's output: serialized to one canonical JSON value,
@@ -43,14 +56,27 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {
     label = "must be `Serialize + Deserialize + JsonSchema`",
     note = "derive them on the output type: `#[derive(ToolOutput)]`, or `#[derive(Serialize, Deserialize, JsonSchema)]`"
 )]
-pub trait ToolOutput: Serialize + DeserializeOwned + JsonSchema + Send + 'static {
-    /// `Self`, named through this trait so that `#[tool]` checks the bound
-    /// once, with this trait's message.
+pub trait ToolOutput {
+    /// `Self`: `#[tool]` names the output type as `<T as ToolOutput>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
     #[doc(hidden)]
-    type Checked;
+    type Checked: Serialize + DeserializeOwned + JsonSchema + Send + 'static;
+    /// The output under its checked name.
+    #[doc(hidden)]
+    fn into_checked(self) -> Self::Checked;
+    /// The output from its checked name.
+    #[doc(hidden)]
+    fn from_checked(value: &Self::Checked) -> &Self;
 }
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned + JsonSchema + Send + 'static> ToolOutput for T {
     type Checked = T;
+    fn into_checked(self) -> T {
+        self
+    }
+    fn from_checked(value: &T) -> &T {
+        value
+    }
 }
 
 /// What a tool fn written with type arguments may return: `Result<T, E>` by
@@ -84,6 +110,7 @@ impl<T, E> ToolReturn for Result<T, E> {
 
 macro_rules! own_output {
     ($(<$($param:ident),*> $ty:ty where [$($bound:tt)*];)*) => {$(
+        #[diagnostic::do_not_recommend]
         impl<$($param),*> ToolReturn for $ty where $($bound)* {
             type Output = Self;
             type Error = Infallible;
@@ -135,18 +162,28 @@ pub trait IntoCard {
     fn into_card(self) -> Card;
 }
 
+#[diagnostic::do_not_recommend]
 impl<C: Into<Card>> IntoCard for C {
     fn into_card(self) -> Card {
         self.into()
     }
 }
 
-/// An error type that a tool fn may return and whose kind the SDK could not
-/// tell otherwise: anything with a message (`String`, `&str`, any `Display`).
+/// What a tool fn may fail with: anything with a message. Every error type
+/// is one (`std::error::Error`, `anyhow::Error`, `Box<dyn Error>`), and so
+/// are `String`, `&str` and `ToolError`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's error",
     label = "not an error type",
     note = "implement `std::error::Error` for it (`#[derive(thiserror::Error)]`) or `Display`, or return `ToolError`, `String` or `anyhow::Error`"
 )]
-pub trait ToolFailure: std::fmt::Display {}
-impl<E: std::fmt::Display> ToolFailure for E {}
+pub trait ToolFailure {
+    /// The message the model sees.
+    fn message(&self) -> String;
+}
+#[diagnostic::do_not_recommend]
+impl<E: std::fmt::Display> ToolFailure for E {
+    fn message(&self) -> String {
+        self.to_string()
+    }
+}

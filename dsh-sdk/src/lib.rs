@@ -100,6 +100,10 @@ pub use dsh_macros::{present, render, tool};
 pub use contract::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolOutput, ToolReturn};
 pub use dsh_macros::{ToolArgs, ToolOutput};
 
+/// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing
+/// but `dsh-sdk` in its Cargo.toml.
+pub use anyhow;
+
 /// What a tool author needs, in one import.
 pub mod prelude {
     pub use crate::card::{self, Card};

@@ -7,7 +7,7 @@ pub use ::serde_json;
 
 pub use crate::card::Card;
 pub use crate::content::ContentBlock;
-pub use crate::contract::{IntoCard, ToolArgs, ToolContext, ToolOutput, ToolReturn};
+pub use crate::contract::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolOutput, ToolReturn};
 pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use crate::error::ToolError;
 pub use crate::exec::Exec;
@@ -23,12 +23,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::with_sources;
-
-/// Asserts `T` can be a tool's args.
-pub const fn assert_args<T: ToolArgs>() {}
-
-/// Asserts `T` can be a tool's output.
-pub const fn assert_output<T: ToolOutput>() {}
 
 /// The context parameter of a tool fn, as the type it is written with.
 pub fn context<C: ToolContext + ?Sized>(exec: &Exec) -> &C {
@@ -195,7 +189,7 @@ pub struct MessageTag;
 impl MessageTag {
     /// The error.
     pub fn convert<E: crate::contract::ToolFailure>(self, error: E) -> crate::error::ToolError {
-        crate::error::ToolError::new(error.to_string())
+        crate::error::ToolError::new(error.message())
     }
 }
 

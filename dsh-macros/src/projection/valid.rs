@@ -77,5 +77,5 @@ pub(crate) fn check(cx: &Ctxt, projection: &Projection) {
             ),
         }
     }
-    purity::check(cx, projection.kind, &projection.item.block);
+    purity::check(cx, projection.kind, projection.item);
 }

@@ -21,8 +21,8 @@ pub(crate) struct Tool<'a> {
 
 /// One parameter of the fn, by the one rule that decides its role: a
 /// parameter taken by reference is the context, one named `args` (or
-/// `_args`) is the whole args struct, any other is a field of the args struct
-/// the macro generates. No type name decides anything; the generated code
+/// `_args`, or destructured by a struct pattern) is the whole args struct,
+/// any other is a field of the args struct the macro generates. No type name decides anything; the generated code
 /// checks the context's type is `Exec`, whatever it is imported as.
 pub(crate) enum Input<'a> {
     /// `self`, `&self`: refused.
@@ -120,7 +120,9 @@ impl<'a> Input<'a> {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Some(&pat.ident),
             _ => None,
         };
-        if ident.is_some_and(|ident| ident == "args" || ident == "_args") {
+        // `ReadArgs { path, .. }: ReadArgs` names no field: it is the struct.
+        let destructured = matches!(&*arg.pat, Pat::Struct(_) | Pat::TupleStruct(_));
+        if destructured || ident.is_some_and(|ident| ident == "args" || ident == "_args") {
             return Input::Args(arg);
         }
         Input::Param(Param { arg, ident })

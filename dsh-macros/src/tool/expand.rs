@@ -2,7 +2,7 @@
 //! it, and that type's `Tool` impl.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{Ident, LitStr};
 
@@ -32,6 +32,79 @@ impl Locals {
     }
 }
 
+/// The args and output types as the fn writes them, and the conversions from
+/// the names the `Tool` impl gives them (`<T as ToolArgs>::Checked`, which
+/// is `T` whenever the bound holds; see `bounds`).
+struct Types {
+    args: TokenStream,
+    output: TokenStream,
+    struct_form: bool,
+    has_output: bool,
+}
+
+impl Types {
+    fn new(tool: &Tool, generated: Option<&Ident>) -> Self {
+        let (args, struct_form) = match (tool.args(), generated) {
+            (Some(arg), _) => {
+                let ty = &arg.ty;
+                (quote!(#ty), true)
+            }
+            (None, Some(name)) => (quote!(#name), false),
+            (None, None) => (quote!(()), false),
+        };
+        let (output, has_output) = match &tool.output {
+            Output::Unit | Output::Opaque(_) => (quote!(()), false),
+            Output::Plain(ty) => (quote!(#ty), true),
+            Output::Typed { ty, .. } => (
+                quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Output),
+                true,
+            ),
+        };
+        Types {
+            args,
+            output,
+            struct_form,
+            has_output,
+        }
+    }
+
+    fn args_value(&self, expr: TokenStream) -> TokenStream {
+        let args = &self.args;
+        if self.struct_form {
+            quote!(<#args as ::dsh_sdk::__private::ToolArgs>::from_checked_value(#expr))
+        } else {
+            expr
+        }
+    }
+
+    fn args_ref(&self, expr: TokenStream) -> TokenStream {
+        let args = &self.args;
+        if self.struct_form {
+            quote!(<#args as ::dsh_sdk::__private::ToolArgs>::from_checked(#expr))
+        } else {
+            expr
+        }
+    }
+
+    fn output_ref(&self, expr: TokenStream) -> TokenStream {
+        let output = &self.output;
+        if self.has_output {
+            quote!(<#output as ::dsh_sdk::__private::ToolOutput>::from_checked(#expr))
+        } else {
+            expr
+        }
+    }
+
+    fn output_value(&self, expr: TokenStream) -> TokenStream {
+        let output = &self.output;
+        if self.has_output {
+            quote!(<#output as ::dsh_sdk::__private::ToolOutput>::into_checked(#expr))
+        } else {
+            expr
+        }
+    }
+}
+
 pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let mut item = tool.item.clone();
     fallback::strip_param_attrs(&mut item.sig, |attr| !is_field_attr(attr));
@@ -40,9 +113,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let locals = Locals::new();
     let Locals { args, exec, .. } = &locals;
 
-    let (args_ty, args_struct) = match tool.args() {
-        // Named through `ToolArgs` so that a type that cannot be the args is
-        // reported once, at the type, with that trait's message.
+    let (args_ty, args_struct, generated) = match tool.args() {
         Some(arg) => (
             around(
                 quote!(<),
@@ -50,26 +121,28 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
                 quote!(as ::dsh_sdk::__private::ToolArgs>::Checked),
             ),
             TokenStream::new(),
+            None,
         ),
         None => {
             let pascal = pascal_case(&ident.unraw().to_string());
             let name = format_ident!("{pascal}Args", span = ident.span());
             let args_struct = args_struct(tool, &name);
-            (quote!(#name), args_struct)
+            (quote!(#name), args_struct, Some(name))
         }
     };
+    let types = Types::new(tool, generated.as_ref());
     let output_ty = output_type(tool);
     let takes_exec = tool
         .inputs
         .iter()
         .any(|input| matches!(input, Input::Exec(..)));
     let exec_param = if takes_exec { quote!(#exec) } else { quote!(_) };
-    let body = execute_body(tool, &locals);
+    let body = execute_body(tool, &locals, &types);
     let definition = definition(tool);
-    let validate = validate_fn(tool, &locals);
-    let render = render_fn(tool, &locals);
-    let present = present_fn(tool, &locals);
-    let present_call = present_call_fn(tool, &locals);
+    let validate = validate_fn(tool, &locals, &types);
+    let render = render_fn(tool, &locals, &types);
+    let present = present_fn(tool, &locals, &types);
+    let present_call = present_call_fn(tool, &locals, &types);
     // With none of the three, the registry can project without the args.
     let default_projections = (render.is_none() && present.is_none() && present_call.is_none())
         .then(|| {
@@ -78,6 +151,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             )
         });
     let names = names(tool);
+    let bounds = bounds(tool);
     let failure_schema = failure_schema_fn(tool);
     let doc = format!(
         " The tool `{}`: register it with `registry.register::<{ident}>()`.",
@@ -95,7 +169,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
 
         #names
 
-        impl ::dsh_sdk::__private::Tool for #ident {
+        impl ::dsh_sdk::__private::Tool for #ident #bounds {
             type Args = #args_ty;
             type Output = #output_ty;
             const DEFINITION: ::dsh_sdk::__private::ToolDef = #definition;
@@ -119,9 +193,8 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     }
 }
 
-/// The tool's output type, named through the traits that check it, at the
-/// return type as written: `()`; `T` itself; or, for a type written with type
-/// arguments, the output its `ToolReturn` impl names (`T` of `Result<T, E>`).
+/// The tool's output type: `()`; `T` itself; or, for a type written with
+/// type arguments, the output its `ToolReturn` impl names (`T` of `Result<T, E>`).
 fn output_type(tool: &Tool) -> TokenStream {
     match &tool.output {
         Output::Unit | Output::Opaque(_) => quote!(()),
@@ -138,10 +211,67 @@ fn output_type(tool: &Tool) -> TokenStream {
     }
 }
 
+/// The bounds on the args, output and error types, as a `where` clause of
+/// the `Tool` impl placed at each type as written: a bound that does not hold
+/// is reported once, there, with its trait's `on_unimplemented` message, and
+/// inside the impl it is assumed, so nothing that follows from it is
+/// reported again. The types are named through the same traits
+/// (`<T as ToolOutput>::Checked`, which is `T`), whose item bounds carry
+/// what `Tool` requires.
+fn bounds(tool: &Tool) -> TokenStream {
+    let mut predicates = Vec::new();
+    if let Some(arg) = tool.args() {
+        predicates.push(around(
+            TokenStream::new(),
+            &arg.ty,
+            quote!(: ::dsh_sdk::__private::ToolArgs),
+        ));
+    }
+    match &tool.output {
+        Output::Plain(ty) => predicates.push(around(
+            TokenStream::new(),
+            ty,
+            quote!(: ::dsh_sdk::__private::ToolOutput),
+        )),
+        Output::Typed { ty, err } => {
+            predicates.push(around(
+                TokenStream::new(),
+                ty,
+                quote!(: ::dsh_sdk::__private::ToolReturn),
+            ));
+            predicates.push(around(
+                quote!(<),
+                ty,
+                quote!(as ::dsh_sdk::__private::ToolReturn>::Output: ::dsh_sdk::__private::ToolOutput),
+            ));
+            let at: &dyn ToTokens = match err {
+                Some(err) => err,
+                None => ty,
+            };
+            let (first, last) = span::ends(&at);
+            let mut error = span::respan(
+                quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Error),
+                first,
+            );
+            error.extend(span::respan(
+                quote!(: ::dsh_sdk::__private::ToolFailure),
+                last,
+            ));
+            predicates.push(error);
+        }
+        Output::Unit | Output::Opaque(_) => {}
+    }
+    if predicates.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(where #(#predicates),*)
+}
+
 /// Calls the fn with each parameter in its place, and makes its return
 /// value a `Result<Output, ToolError>`.
-fn execute_body(tool: &Tool, locals: &Locals) -> TokenStream {
+fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
     let Locals { args, exec, .. } = locals;
+    let whole_args = types.args_value(quote!(#args));
     let ident = &tool.item.sig.ident;
     let call_args = tool.inputs.iter().filter_map(|input| match input {
         // The context as the type the fn names it by, checked there.
@@ -153,13 +283,14 @@ fn execute_body(tool: &Tool, locals: &Locals) -> TokenStream {
                 ty,
             ))
         }
-        Input::Args(..) => Some(quote!(#args)),
+        Input::Args(..) => Some(whole_args.clone()),
         Input::Param(param) => param.ident.map(|field| quote!(#args.#field)),
         Input::Receiver(_) => None,
     });
     let call = quote!(#ident(#(#call_args),*).await);
     let Output::Typed { ty, err } = &tool.output else {
-        return quote!(::core::result::Result::Ok(#call));
+        let ok = types.output_value(call);
+        return quote!(::core::result::Result::Ok(#ok));
     };
     // The error converts into `ToolError` by its type (see `__private`'s
     // `Failure`), placed at the error type as written, or at the whole return
@@ -176,6 +307,7 @@ fn execute_body(tool: &Tool, locals: &Locals) -> TokenStream {
         ty,
         quote!(as ::dsh_sdk::__private::ToolReturn>::into_result),
     );
+    let ok = types.output_value(quote!(#value));
     let convert = span::relocate(
         quote! {
             (&&&&&&&::dsh_sdk::__private::Failure::of(&#error)).failure_kind().convert(#error)
@@ -185,7 +317,7 @@ fn execute_body(tool: &Tool, locals: &Locals) -> TokenStream {
     quote! {
         let #result = #call;
         match #into_result(#result) {
-            ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(#value),
+            ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(#ok),
             ::core::result::Result::Err(#error) => {
                 #[allow(unused_imports)]
                 use ::dsh_sdk::__private::{
@@ -230,7 +362,8 @@ fn names(tool: &Tool) -> TokenStream {
         .chain(aliases)
         .map(|(name, span)| {
             let ident = Ident::new(&naming::name_item(&name), span);
-            quote! {
+            // All at the name, so that "defined multiple times" points there.
+            quote_spanned! {span=>
                 #[doc(hidden)]
                 #[allow(non_upper_case_globals, dead_code)]
                 const #ident: () = ();
@@ -240,7 +373,7 @@ fn names(tool: &Tool) -> TokenStream {
 }
 
 /// `validate_input`, calling `validate = path`.
-fn validate_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+fn validate_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
     let Locals {
         args,
         exec,
@@ -248,14 +381,16 @@ fn validate_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
         ..
     } = locals;
     let path = tool.attr.validate.as_ref()?;
+    let args_ty = &types.args;
+    let args_ref = types.args_ref(quote!(#args));
     Some(quote! {
         fn validate_input(
             #args: &Self::Args,
             #exec: &::dsh_sdk::__private::Exec,
         ) -> ::dsh_sdk::__private::Validation {
             // A mismatch reads as one error at the path, showing both signatures.
-            let #validate: fn(&Self::Args, &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation = #path;
-            #validate(#args, #exec)
+            let #validate: fn(&#args_ty, &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation = #path;
+            #validate(#args_ref, #exec)
         }
     })
 }
@@ -265,15 +400,20 @@ fn validate_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
 /// render that does not fit the tool is reported at the path with
 /// `RenderFn`'s message, and a fn without `#[render]` as "expected type,
 /// found function" there.
-fn render_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+fn render_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
     let Locals { args, value, .. } = locals;
+    let (args_ty, output_ty) = (&types.args, &types.output);
+    let (args_ref, value_ref) = (
+        types.args_ref(quote!(#args)),
+        types.output_ref(quote!(#value)),
+    );
     let path = tool.attr.render.as_ref()?;
     let render = around(
         quote!(<),
         path,
         quote!(as ::dsh_sdk::__private::RenderFn<
-            Self::Args,
-            Self::Output,
+            #args_ty,
+            #output_ty,
             ::std::vec::Vec<::dsh_sdk::__private::ContentBlock>,
         >>::call),
     );
@@ -282,21 +422,26 @@ fn render_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
             #args: &Self::Args,
             #value: &Self::Output,
         ) -> ::std::vec::Vec<::dsh_sdk::__private::ContentBlock> {
-            #render(#args, #value)
+            #render(#args_ref, #value_ref)
         }
     })
 }
 
 /// `present`, calling the `#[present]` fn of `present = path` as `render_fn` does.
-fn present_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+fn present_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
     let Locals { args, value, .. } = locals;
+    let (args_ty, output_ty) = (&types.args, &types.output);
+    let (args_ref, value_ref) = (
+        types.args_ref(quote!(#args)),
+        types.output_ref(quote!(#value)),
+    );
     let path = tool.attr.present.as_ref()?;
     let present = around(
         quote!(<),
         path,
         quote!(as ::dsh_sdk::__private::PresentFn<
-            Self::Args,
-            Self::Output,
+            #args_ty,
+            #output_ty,
             ::dsh_sdk::__private::Card,
         >>::call),
     );
@@ -305,21 +450,23 @@ fn present_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
             #args: &Self::Args,
             #value: &Self::Output,
         ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
-            ::core::option::Option::Some(#present(#args, #value))
+            ::core::option::Option::Some(#present(#args_ref, #value_ref))
         }
     })
 }
 
 /// `present_call`, calling the `#[present]` fn of `present_call = path`,
 /// which takes only the args, through its `PresentCallFn` impl.
-fn present_call_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
     let Locals { args, .. } = locals;
+    let args_ty = &types.args;
+    let args_ref = types.args_ref(quote!(#args));
     let path = tool.attr.present_call.as_ref()?;
     let present = around(
         quote!(<),
         path,
         quote!(as ::dsh_sdk::__private::PresentCallFn<
-            Self::Args,
+            #args_ty,
             ::dsh_sdk::__private::Card,
         >>::call),
     );
@@ -327,7 +474,7 @@ fn present_call_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
         fn present_call(
             #args: &Self::Args,
         ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
-            ::core::option::Option::Some(#present(#args))
+            ::core::option::Option::Some(#present(#args_ref))
         }
     })
 }

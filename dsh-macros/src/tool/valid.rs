@@ -150,12 +150,6 @@ fn check_flags(cx: &Ctxt, tool: &Tool) {
             "a tool cannot be both `read_only` and `destructive`: a read-only tool changes nothing; keep the one that is true",
         );
     }
-    if let (Some(_), Some(always_load)) = (set("defer"), set("always_load")) {
-        cx.error_spanned_by(
-            &always_load.key,
-            "`always_load` keeps a tool in the list that `defer` leaves it out of: keep `defer` to have it found by search, or remove both",
-        );
-    }
     for (key, value) in [("title", &tool.attr.title), ("version", &tool.attr.version)] {
         if let Some(value) = value
             && value.value().trim().is_empty()
