@@ -1,5 +1,6 @@
 //! Procedural macros for [dsh-sdk](https://docs.rs/dsh-sdk): `#[tool]`,
-//! `#[render]` and `#[present]`.
+//! `#[render]`, `#[present]`, and `#[derive(ToolArgs)]` and
+//! `#[derive(ToolOutput)]` for the types a tool takes and returns.
 //!
 //! Use them through `dsh-sdk`, which re-exports them (`use dsh_sdk::prelude::*`):
 //! the code they generate names the runtime as `::dsh_sdk::__private::…`.

@@ -24,16 +24,6 @@ use serde_json::Value;
 
 use crate::error::with_sources;
 
-/// The context parameter of a tool fn, as the type it is written with.
-pub fn context<C: ToolContext + ?Sized>(exec: &Exec) -> &C {
-    C::from_exec(exec)
-}
-
-/// A present's return value as a [`Card`].
-pub fn into_card<C: IntoCard>(card: C) -> Card {
-    card.into_card()
-}
-
 // How a tool fn's error becomes a `ToolError`, chosen by its type with
 // autoref-based specialization (as `anyhow!` picks how to build an error):
 // the generated code calls `(&&&&&&Failure::of(&error)).failure_kind()`, and

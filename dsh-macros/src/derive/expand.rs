@@ -151,7 +151,10 @@ fn emit(
     } else {
         quote!(<#params>)
     };
+    // The lint allowance covers serde's code for a type with a name taken
+    // twice, which the derive reports as its own error.
     quote! {
+        #[allow(unreachable_patterns)]
         const _: () = {
             #[derive(#derives)]
             #[serde(crate = "::dsh_sdk::__private::serde", remote = #remote)]

@@ -208,7 +208,7 @@ fn check_unique<'a>(cx: &Ctxt, names: impl Iterator<Item = (String, Span, &'a It
             cx.error_at(
                 span,
                 format!(
-                    "`{name}` is already the name `{}` is {how} under: give each its own name",
+                    "`{}` is already {how} as `{name}`: give each its own name",
                     first.ident.unraw()
                 ),
             );

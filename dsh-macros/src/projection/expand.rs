@@ -50,7 +50,10 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     let convert = |call: TokenStream| match into_card {
         None => call,
         Some((first, last)) => {
-            let mut tokens = span::respan(quote!(::dsh_sdk::__private::into_card), first);
+            let mut tokens = span::respan(
+                quote!(<_ as ::dsh_sdk::__private::IntoCard>::into_card),
+                first,
+            );
             let mut parens = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, call);
             parens.set_span(last);
             tokens.extend([proc_macro2::TokenTree::Group(parens)]);

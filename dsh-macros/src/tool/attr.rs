@@ -311,6 +311,15 @@ impl Key<'_> {
             return Some(Choice { variant });
         }
         let spellings: Vec<&str> = choices.iter().map(|(spelling, _)| *spelling).collect();
+        if text.trim().is_empty() {
+            let message = format!(
+                "`{}` is empty: use {}, or leave the key out",
+                self.name(),
+                one_of(&spellings)
+            );
+            self.cx.error_spanned_by(&lit, message);
+            return None;
+        }
         let message = match did_you_mean(&text, spellings.iter().copied()) {
             Some(close) => format!("`{text}` is not {what}: did you mean `{close}`?"),
             None => format!("`{text}` is not {what}: use {}", one_of(&spellings)),

@@ -220,6 +220,15 @@ fn output_type(tool: &Tool) -> TokenStream {
 /// what `Tool` requires.
 fn bounds(tool: &Tool) -> TokenStream {
     let mut predicates = Vec::new();
+    for input in &tool.inputs {
+        if let Input::Exec(_, reference) = input {
+            predicates.push(around(
+                TokenStream::new(),
+                &reference.elem,
+                quote!(: ::dsh_sdk::__private::ToolContext),
+            ));
+        }
+    }
     if let Some(arg) = tool.args() {
         predicates.push(around(
             TokenStream::new(),
@@ -277,11 +286,7 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
         // The context as the type the fn names it by, checked there.
         Input::Exec(_, reference) => {
             let ty = &reference.elem;
-            Some(span::call(
-                quote!(::dsh_sdk::__private::context::<#ty>),
-                quote!(#exec),
-                ty,
-            ))
+            Some(quote!(<#ty as ::dsh_sdk::__private::ToolContext>::from_exec(#exec)))
         }
         Input::Args(..) => Some(whole_args.clone()),
         Input::Param(param) => param.ident.map(|field| quote!(#args.#field)),
