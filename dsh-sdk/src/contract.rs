@@ -187,3 +187,27 @@ impl<E: std::fmt::Display> ToolFailure for E {
         self.to_string()
     }
 }
+
+/// A type that can be one field of a tool's arguments: a parameter of a tool
+/// fn written inline.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be one of a tool's arguments",
+    label = "must be `Deserialize + JsonSchema`",
+    note = "derive them on it: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`; if this is the call's context, take it by reference, `exec: &Exec`"
+)]
+pub trait ToolField {
+    /// `Self`: `#[tool]` names a field's type as `<T as ToolField>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
+    #[doc(hidden)]
+    type Checked: DeserializeOwned + JsonSchema + Send + 'static;
+    /// The field from its checked name.
+    #[doc(hidden)]
+    fn from_checked(field: Self::Checked) -> Self;
+}
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolField for T {
+    type Checked = T;
+    fn from_checked(field: T) -> T {
+        field
+    }
+}

@@ -97,7 +97,9 @@ pub use dsh_macros::{present, render, tool};
 
 // The contract of a tool fn's types, each a trait and, for the args and the
 // output, a derive of the same name.
-pub use contract::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolOutput, ToolReturn};
+pub use contract::{
+    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+};
 pub use dsh_macros::{ToolArgs, ToolOutput};
 
 /// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing

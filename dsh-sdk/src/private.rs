@@ -7,7 +7,9 @@ pub use ::serde_json;
 
 pub use crate::card::Card;
 pub use crate::content::ContentBlock;
-pub use crate::contract::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolOutput, ToolReturn};
+pub use crate::contract::{
+    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+};
 pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use crate::error::ToolError;
 pub use crate::exec::Exec;

@@ -220,6 +220,15 @@ fn output_type(tool: &Tool) -> TokenStream {
 /// what `Tool` requires.
 fn bounds(tool: &Tool) -> TokenStream {
     let mut predicates = Vec::new();
+    // The generated struct's fields, bounded there too: assumed here, so the
+    // struct is `Send` and so on whatever its fields.
+    for param in tool.params() {
+        predicates.push(around(
+            TokenStream::new(),
+            &param.arg.ty,
+            quote!(: ::dsh_sdk::__private::ToolField),
+        ));
+    }
     for input in &tool.inputs {
         if let Input::Exec(_, reference) = input {
             predicates.push(around(
@@ -289,7 +298,10 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
             Some(quote!(<#ty as ::dsh_sdk::__private::ToolContext>::from_exec(#exec)))
         }
         Input::Args(..) => Some(whole_args.clone()),
-        Input::Param(param) => param.ident.map(|field| quote!(#args.#field)),
+        Input::Param(param) => param.ident.map(|field| {
+            let ty = &param.arg.ty;
+            quote!(<#ty as ::dsh_sdk::__private::ToolField>::from_checked(#args.#field))
+        }),
         Input::Receiver(_) => None,
     });
     let call = quote!(#ident(#(#call_args),*).await);
@@ -487,12 +499,30 @@ fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenS
 /// The args struct generated from the inline parameters.
 fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
     let vis = &tool.item.vis;
+    // Each field's type is named through `ToolField` and bounded by it at
+    // the parameter's type, as the `Tool` impl's types are (see `bounds`),
+    // so a type that cannot be an argument is reported once, there.
     let fields = tool.params().filter_map(|param| {
         let ident = param.ident?;
         let attrs = param.field_attrs();
-        let ty = &param.arg.ty;
+        let ty = around(
+            quote!(<),
+            &param.arg.ty,
+            quote!(as ::dsh_sdk::__private::ToolField>::Checked),
+        );
         Some(quote!(#(#attrs)* pub #ident: #ty))
     });
+    let predicates: Vec<_> = tool
+        .params()
+        .map(|param| {
+            around(
+                TokenStream::new(),
+                &param.arg.ty,
+                quote!(: ::dsh_sdk::__private::ToolField),
+            )
+        })
+        .collect();
+    let where_clause = (!predicates.is_empty()).then(|| quote!(where #(#predicates),*));
     let doc = format!(
         " The arguments of the tool `{}`, one field per parameter.",
         tool.name().0
@@ -502,7 +532,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         #[derive(::dsh_sdk::__private::serde::Deserialize, ::dsh_sdk::__private::schemars::JsonSchema)]
         #[serde(crate = "::dsh_sdk::__private::serde")]
         #[schemars(crate = "::dsh_sdk::__private::schemars")]
-        #vis struct #name {
+        #vis struct #name #where_clause {
             #(#fields,)*
         }
     }

@@ -46,7 +46,13 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
             "a tool fn cannot be generic: its args and output must be concrete types for their schemas; remove the generic parameters",
         );
     }
-    if let Some(where_clause) = &sig.generics.where_clause {
+    // A `where` clause beside generics is the same mistake, reported once.
+    if let Some(where_clause) = sig
+        .generics
+        .where_clause
+        .as_ref()
+        .filter(|_| sig.generics.params.is_empty())
+    {
         cx.error_spanned_by(
             where_clause,
             "a tool fn cannot have a `where` clause: its args and output must be concrete types for their schemas; remove it",
