@@ -171,4 +171,17 @@ pub enum RegisterError {
         /// What the validator said.
         reason: String,
     },
+    /// The arguments accept a top-level name the input schema does not
+    /// give: a `#[serde(alias = "…")]`, or a field the schema skips.
+    /// Permission rules, gates and guards see the arguments by the schema's
+    /// names, so a value under another name would reach the tool unchecked.
+    #[error(
+        "cannot register `{tool}`: its arguments accept `{name}`, which the input schema does not name (a `#[serde(alias)]`, or a field the schema skips); permission rules and the schema check see arguments only by the schema's names, so remove the alias, or name the field in the schema"
+    )]
+    UnnamedField {
+        /// The tool.
+        tool: String,
+        /// The name accepted but not in the schema.
+        name: String,
+    },
 }

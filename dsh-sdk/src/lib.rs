@@ -59,14 +59,18 @@ pub mod event;
 mod exec;
 pub mod export;
 pub mod layer;
+pub mod limits;
 pub mod log;
 pub mod lower;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod permission;
 mod pipeline;
+#[cfg(feature = "playground")]
+pub mod playground;
 pub mod post_execute;
 mod project;
+pub mod provider;
 pub mod rawp;
 mod registry;
 pub mod replay;
@@ -74,6 +78,7 @@ mod result;
 mod schema;
 pub mod search;
 mod spill;
+pub mod web;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -27,11 +27,16 @@ use crate::exec::{Exec, State, StreamSink};
 use crate::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
 };
+use crate::limits::{Limits, MAX_DEPTH};
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::post_execute::PostExecute;
 use crate::rawp::{Diagnostic, Severity};
 use crate::schema::{self, Compiled};
 use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
+
+/// The longest name [`Registry::closest`] compares: twice the longest valid
+/// tool name.
+const CLOSEST_MAX_CHARS: usize = 128;
 
 /// The tools a model can call, cheap to clone and shared across tasks.
 ///
@@ -102,6 +107,8 @@ pub(crate) struct Config {
     pub(crate) permissions: Permissions,
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) post_execute: Vec<Arc<dyn PostExecute>>,
+    /// What a call may carry in and out (`limits.rs`).
+    pub(crate) limits: Limits,
     /// The execute stack when it has retries or host layers; `None` runs
     /// the built-in stack directly.
     pub(crate) service: Option<ExecService>,
@@ -145,6 +152,10 @@ pub(crate) trait Handler: Send + Sync + 'static {
     fn is_dynamic(&self) -> bool {
         false
     }
+    /// Whether the tool presents its own card.
+    fn presents(&self) -> bool {
+        false
+    }
 }
 
 /// What render and present made of a value.
@@ -181,7 +192,13 @@ impl<T: Tool> Handler for Typed<T> {
             let args = args
                 .downcast::<T::Args>()
                 .map_err(|_| ToolError::new("internal: arguments of the wrong type"))?;
-            let output = T::execute(*args, &exec).await?;
+            let mut output = T::execute(*args, &exec).await?;
+            // A `Value` is its own canonical value: taken as is, it reaches
+            // the output limits unwalked, however deep (serializing would
+            // recurse once per level).
+            if let Some(value) = (&mut output as &mut dyn Any).downcast_mut::<Value>() {
+                return Ok(std::mem::take(value));
+            }
             serde_json::to_value(&output).map_err(|error| {
                 ToolError::new(format!("the output could not be serialized: {error}"))
             })
@@ -201,14 +218,23 @@ impl<T: Tool> Handler for Typed<T> {
             .map_err(|error| format!("the arguments no longer deserialize: {error}"))?;
         let value = T::Output::deserialize(value)
             .map_err(|error| format!("the output does not deserialize: {error}"))?;
-        Ok(Projection {
-            content: T::render(&args, &value),
-            card: if present {
-                T::present(&args, &value)
-            } else {
-                None
-            },
-        })
+        let content = T::render(&args, &value);
+        let card = if present {
+            // Told apart from a panic in render by its payload.
+            std::panic::catch_unwind(AssertUnwindSafe(|| T::present(&args, &value))).unwrap_or_else(
+                |panic| {
+                    let message = crate::pipeline::panic_message(panic.as_ref());
+                    std::panic::resume_unwind(Box::new(crate::pipeline::PresentPanic(message)))
+                },
+            )
+        } else {
+            None
+        };
+        Ok(Projection { content, card })
+    }
+
+    fn presents(&self) -> bool {
+        T::PRESENTS
     }
 
     fn present_call(&self, args: &Value) -> Result<Option<Card>, String> {
@@ -239,6 +265,7 @@ impl Registry {
             post_execute: Vec::new(),
             retry: RetryPolicy::default(),
             layers: Vec::new(),
+            limits: Limits::default(),
         }
     }
 
@@ -281,6 +308,12 @@ impl Registry {
         let def = T::DEFINITION;
         let input = schema::input_schema::<T::Args>();
         let output = schema::output_schema::<T::Output>();
+        if let Some(name) = unnamed_field::<T::Args>(&input) {
+            return Err(RegisterError::UnnamedField {
+                tool: def.name().to_owned(),
+                name,
+            });
+        }
         self.insert(def, input, output, Box::new(Typed::<T>(PhantomData)))
     }
 
@@ -477,7 +510,14 @@ impl Registry {
     }
 
     /// The names of the registered tools closest to `name`, best first.
+    ///
+    /// A name longer than 128 characters, far beyond any
+    /// valid tool name, is close to none: the comparison costs time in
+    /// proportion to the name's length.
     pub fn closest(&self, name: &str) -> Vec<String> {
+        if name.chars().nth(CLOSEST_MAX_CHARS).is_some() {
+            return Vec::new();
+        }
         let tools = self.read();
         let mut scored: Vec<(f64, &str)> = tools
             .by_name
@@ -618,6 +658,7 @@ pub struct RegistryBuilder {
     post_execute: Vec<Arc<dyn PostExecute>>,
     retry: RetryPolicy,
     layers: Vec<Box<dyn FnOnce(ExecService) -> ExecService + Send>>,
+    limits: Limits,
 }
 
 impl RegistryBuilder {
@@ -688,6 +729,51 @@ impl RegistryBuilder {
         self
     }
 
+    /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
+    /// before anything else reads them, the session log included. Defaults
+    /// to [`DEFAULT_MAX_ARG_BYTES`](crate::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
+    pub fn max_arg_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_arg_bytes = bytes;
+        self
+    }
+
+    /// Refuses calls whose arguments nest more than `depth` arrays and
+    /// objects, before anything else reads them. Defaults to
+    /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it),
+    /// so the session log stays readable.
+    pub fn max_arg_depth(mut self, depth: usize) -> Self {
+        self.limits.max_arg_depth = depth.min(MAX_DEPTH);
+        self
+    }
+
+    /// Fails calls whose canonical output value is larger than `bytes` as
+    /// compact JSON. Defaults to
+    /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_output_bytes = bytes;
+        self
+    }
+
+    /// Fails calls whose canonical output value nests more than `depth`
+    /// arrays and objects. Defaults to
+    /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it).
+    pub fn max_output_depth(mut self, depth: usize) -> Self {
+        self.limits.max_output_depth = depth.min(MAX_DEPTH);
+        self
+    }
+
+    /// How long a call waits for the approver's answer before it ends with
+    /// status `timeout`, without running. Defaults to
+    /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::limits::DEFAULT_APPROVAL_TIMEOUT),
+    /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
+    /// once the tool runs.
+    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.approval_timeout = timeout;
+        self
+    }
+
     /// Retries failed calls of idempotent and read-only tools.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
@@ -747,6 +833,7 @@ impl RegistryBuilder {
                 permissions: self.permissions,
                 approver: self.approver,
                 post_execute: self.post_execute,
+                limits: self.limits,
                 service,
             },
             subscribers: RwLock::default(),
@@ -768,6 +855,7 @@ impl fmt::Debug for RegistryBuilder {
             .field("state", &self.state)
             .field("timeout", &self.timeout)
             .field("max_result_chars", &self.max_result_chars)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -854,6 +942,19 @@ impl ToolInfo {
         &self.entry.output.schema
     }
 
+    /// Whether the tool presents its own card (`#[tool(present = …)]`);
+    /// otherwise its results show the generic card.
+    pub fn presents(&self) -> bool {
+        self.entry.handler.presents()
+    }
+
+    /// Every way `args` break the input schema, sorted by JSON pointer: the
+    /// check the pipeline's input stage makes first, with the same compiled
+    /// schema, for a form that shows each violation at its field.
+    pub fn violations(&self, args: &Value) -> Vec<crate::Violation> {
+        self.entry.input.violations(args)
+    }
+
     /// The card a UI shows while a call with `args` runs: the tool's
     /// `present_call`, or else the generic card (title = tool name, input =
     /// `args`, no output). Arguments the tool cannot read, or a
@@ -913,4 +1014,60 @@ pub(crate) fn is_valid_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+/// A name the arguments' `Deserialize` accepts at the top level that the
+/// input schema does not name: a `#[serde(alias = "…")]`, or a field the
+/// schema skips.
+///
+/// Permission rules, gates and guards read the arguments by the names the
+/// schema gives; a value under another name reaches the tool unseen, so such
+/// a tool is refused at registration. serde's derive lists every name a
+/// struct accepts, aliases included, in the `fields` it hands
+/// `deserialize_struct`: a deserializer that only records them finds them
+/// without deserializing anything. Structs with `#[serde(flatten)]`, enums
+/// and hand-written impls do not list their fields and are not checked.
+fn unnamed_field<A: serde::de::DeserializeOwned>(schema: &Value) -> Option<String> {
+    let properties = schema.get("properties")?.as_object()?;
+    let fields = std::cell::Cell::new(None);
+    let probed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let _ = A::deserialize(FieldProbe { fields: &fields });
+    }));
+    if probed.is_err() {
+        return None;
+    }
+    let fields: &[&str] = fields.get()?;
+    fields
+        .iter()
+        .find(|field| !properties.contains_key(**field))
+        .map(|field| (*field).to_owned())
+}
+
+/// Records the fields `deserialize_struct` is given, and fails.
+struct FieldProbe<'a> {
+    fields: &'a std::cell::Cell<Option<&'static [&'static str]>>,
+}
+
+impl<'de> serde::Deserializer<'de> for FieldProbe<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("probing for field names"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.fields.set(Some(fields));
+        Err(serde::de::Error::custom("probing for field names"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
 }

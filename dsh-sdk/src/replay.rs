@@ -131,7 +131,7 @@ fn replay_call(
             },
             finished
                 .spill
-                .map(|overflow| (overflow.path, overflow.full)),
+                .map(|overflow| (overflow.spilled.path, overflow.full)),
         ),
         // The very error result a live call builds from the same message.
         Err(message) => {
@@ -146,7 +146,7 @@ fn replay_call(
             (Projected::of(&failure), None)
         }
     };
-    if spill.is_some() && logged.is_error && !logged.truncated && spill_failed(tool, logged) {
+    if spill.is_some() && !logged.is_error && logged.truncated && spill_failed(logged) {
         return Outcome::Skipped(Skip::SpillFailed);
     }
 
@@ -235,12 +235,16 @@ fn settled<'a>(call: &LoggedCall, executed: &'a ExecutedRecord) -> Settled<'a> {
     }
 }
 
-/// Whether the logged error is finalize's "could not be saved".
-fn spill_failed(tool: &str, logged: &ToolResult) -> bool {
-    let text = logged.text();
-    text.starts_with(&format!("`{tool}` produced "))
-        && text.contains(" characters, over its limit of ")
-        && text.contains(", and they could not be saved: ")
+/// Whether the logged result is finalize's "could not be saved".
+fn spill_failed(logged: &ToolResult) -> bool {
+    logged
+        .content
+        .first()
+        .and_then(ContentBlock::as_text)
+        .is_some_and(|text| {
+            text.starts_with("Output too large (")
+                && text.contains("), and the full output could not be saved: ")
+        })
 }
 
 /// Every field of `actual` that differs from `expected`, as JSON text.

@@ -199,7 +199,7 @@ async fn the_approver_settles_ask_and_may_override_the_arguments() {
         move |request: &ApprovalRequest<'_>| {
             counter.fetch_add(1, Ordering::SeqCst);
             match request.args["command"].as_str() {
-                Some("ls") => Approval::Approve,
+                Some("ls" | "ls -l") => Approval::Approve,
                 Some("ls -la") => Approval::ApproveWith(json!({ "command": "ls -l" })),
                 Some("oops") => Approval::ApproveWith(json!({ "command": 3 })),
                 _ => Approval::Reject {
@@ -216,7 +216,9 @@ async fn the_approver_settles_ask_and_may_override_the_arguments() {
         "the approved arguments are invalid: invalid arguments for `bash`: /command: 3 is not of type \"string\""
     );
     assert_eq!(call("rm").await.text(), "`bash` was rejected: not today");
-    assert_eq!(asked.load(Ordering::SeqCst), 4);
+    // `ls -la` is asked about twice: the arguments that will run, `ls -l`,
+    // are decided again, and `bash` asks by default.
+    assert_eq!(asked.load(Ordering::SeqCst), 5);
 }
 
 /// Sleeps, ignoring its cancellation token.
@@ -582,23 +584,35 @@ async fn oversized_content_spills_to_a_file_named_by_the_invocation_id() {
 }
 
 #[tokio::test]
-async fn a_failed_spill_is_an_error_not_lost_output() {
+async fn a_failed_spill_keeps_the_value_and_the_preview() {
     let dir = tempfile::tempdir().unwrap();
     let not_a_dir = dir.path().join("file");
     std::fs::write(&not_a_dir, "").unwrap();
     let registry = Registry::builder()
         .max_result_chars(10)
+        .spill_preview_chars(5)
         .spill_dir(&not_a_dir)
         .build();
     registry.register::<repeat>().unwrap().keep();
     let result = registry.call("repeat", json!({ "times": 50 })).await;
-    assert!(result.is_error);
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.status, Status::Success);
+    assert!(result.truncated);
+    assert_eq!(
+        result.value,
+        Some(json!("é".repeat(50))),
+        "the value is whole"
+    );
+    let text = result.text();
     assert!(
-        result.text().starts_with(
-            "`repeat` produced 50 characters, over its limit of 10, and they could not be saved: "
+        text.starts_with(
+            "Output too large (50 characters, over the limit of 10), and the full output could not be saved: could not create the spill directory "
         ),
-        "{}",
-        result.text()
+        "{text}"
+    );
+    assert!(
+        text.ends_with(". Preview (first 5 characters):\nééééé"),
+        "{text}"
     );
 }
 

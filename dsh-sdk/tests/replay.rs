@@ -474,8 +474,13 @@ async fn post_execute_decisions_and_overrides_replay_from_the_log() {
         };
         outcome.with_context(ContentBlock::text(format!("context for {word}")))
     };
-    let approver = FnApprover(|_: &dsh_sdk::permission::ApprovalRequest<'_>| {
-        Approval::ApproveWith(json!({ "command": "ls -l" }))
+    // The arguments it gives are asked about again, and approved as they are.
+    let approver = FnApprover(|request: &dsh_sdk::permission::ApprovalRequest<'_>| {
+        if request.args["command"] == "ls -l" {
+            Approval::Approve
+        } else {
+            Approval::ApproveWith(json!({ "command": "ls -l" }))
+        }
     });
     let live = builder(&spill)
         .post_execute(hook)

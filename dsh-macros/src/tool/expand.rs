@@ -150,6 +150,11 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
                 const DEFAULT_PROJECTIONS: bool = true;
             )
         });
+    let presents = present.is_some().then(|| {
+        quote!(
+            const PRESENTS: bool = true;
+        )
+    });
     let names = names(tool);
     let bounds = bounds(tool);
     let failure_schema = failure_schema_fn(tool);
@@ -189,6 +194,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             #present
             #present_call
             #default_projections
+            #presents
         }
     }
 }

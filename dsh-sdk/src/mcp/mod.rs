@@ -32,10 +32,16 @@
 //!   streamable HTTP) and registers its tools as [dynamic
 //!   tools](crate::DynamicTool) that forward each call there.
 
+mod apps;
 mod content;
+mod http;
 mod proxy;
 mod server;
 
+pub use http::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+};
 pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
 pub use server::{McpHttpServer, McpServer, ServeError};
 
