@@ -516,8 +516,10 @@ pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
 /// The arguments are one JSON object whose fields the model names, so the
 /// derive refuses, each at the token to change: an enum (a string or a
 /// choice of shapes), a tuple or newtype struct (an array, or the inner
-/// value), a unit struct, a union, `#[serde(transparent)]`, and two fields
-/// read under one name after `rename`, `rename_all` and `alias`.
+/// value), a unit struct, a union, `#[serde(transparent)]`, an `alias` (a
+/// name the args accept but their schema does not show, which registration
+/// refuses), and two fields read under one name after `rename` and
+/// `rename_all`.
 #[proc_macro_derive(ToolArgs, attributes(serde, schemars))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     derive::expand(derive::Derive::Args, input.into()).into()

@@ -43,6 +43,12 @@ fn check_args(cx: &Ctxt, input: &Input) {
                     "a tool's arguments must be a JSON object, and `transparent` makes them the one field's value: remove it",
                 );
             }
+            for alias in fields.iter().flat_map(|field| &field.attrs.aliases) {
+                cx.error_at(
+                    alias.span,
+                    "an `alias` is a name the args accept but their schema does not show, which registration refuses: remove it, the model reads names from the schema",
+                );
+            }
             let rule = &input.container.rename_all.de;
             let names = fields
                 .iter()

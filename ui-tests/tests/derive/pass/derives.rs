@@ -7,7 +7,7 @@ struct SearchArgs {
     /// What to look for
     query: String,
     /// How many at most
-    #[serde(default = "ten", alias = "limit")]
+    #[serde(default = "ten")]
     max_count: u32,
     #[serde(skip)]
     cache: Option<u32>,
