@@ -370,7 +370,7 @@ impl Registry {
             .chain(def.alias_names())
             .collect();
         // Built-in tools keep their names whatever the order tools arrive in
-        // (004 §4.7, `assembleToolPool`): a dynamic tool holding one steps
+        // (so the prompt prefix stays stable): a dynamic tool holding one steps
         // aside for a built-in tool, and a dynamic tool asking for one is refused.
         let mut shadowed: Vec<String> = Vec::new();
         for (index, candidate) in names.iter().enumerate() {
@@ -436,7 +436,7 @@ impl Registry {
         self.entry(name).map(|entry| ToolInfo { entry })
     }
 
-    /// Every registered tool, in pool order (004 §4.7): the built-in (typed)
+    /// Every registered tool, in pool order: the built-in (typed)
     /// tools sorted by name as one block, then the dynamic tools sorted by
     /// name. Names are unique, and the order depends on nothing but the
     /// names, so the same tools give the same list whatever the order they
