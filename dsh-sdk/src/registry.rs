@@ -81,7 +81,7 @@ pub(crate) struct Inner {
     /// Marked changed whenever a tool comes or goes, for those who wait on it
     /// ([`Registry::watch_tools`]).
     changed: tokio::sync::watch::Sender<()>,
-    /// The BM25 index over the deferred tools (`search.rs`).
+    /// The index over the deferred tools (`search/`), updated with the pool.
     pub(crate) search: crate::search::Index,
     next_id: AtomicU64,
 }
@@ -145,6 +145,10 @@ pub(crate) trait Handler: Send + Sync + 'static {
     fn is_dynamic(&self) -> bool {
         false
     }
+    /// The schema of the tool's declared failure shapes ([`Tool::failure_schema`]).
+    fn failure_schema(&self) -> Option<Value> {
+        None
+    }
 }
 
 /// What render and present made of a value.
@@ -156,6 +160,10 @@ pub(crate) struct Projection {
 struct Typed<T>(PhantomData<fn() -> T>);
 
 impl<T: Tool> Handler for Typed<T> {
+    fn failure_schema(&self) -> Option<Value> {
+        T::failure_schema()
+    }
+
     fn prepare(&self, args: &Value) -> Result<Prepared, String> {
         // The schema caught every shape error it can; what serde still refuses
         // (a custom `Deserialize`, say) is reported with its path too. Paths
@@ -353,6 +361,7 @@ impl Registry {
         for hidden in &shadowed {
             tools.by_name.remove(hidden);
             tools.aliases.retain(|_, owner| owner != hidden);
+            self.inner.search.remove(hidden);
         }
         for alias in def.alias_names() {
             tools.aliases.insert(alias.to_owned(), name.clone());
@@ -364,7 +373,9 @@ impl Registry {
             output,
             handler,
         };
-        tools.by_name.insert(name.clone(), Arc::new(entry));
+        let entry = Arc::new(entry);
+        self.inner.search.insert(&entry);
+        tools.by_name.insert(name.clone(), entry);
         self.inner.generation.fetch_add(1, Ordering::Relaxed);
         drop(tools);
         self.inner.changed.send_replace(());
@@ -469,11 +480,6 @@ impl Registry {
                 self.inner.changed.send_replace(());
             }
         }
-    }
-
-    /// Changes whenever a tool is registered or unregistered.
-    pub(crate) fn generation(&self) -> u64 {
-        self.inner.generation.load(Ordering::Relaxed)
     }
 
     /// The names of the registered tools closest to `name`, best first.
@@ -804,6 +810,7 @@ impl Drop for ToolHandle {
             .is_some_and(|entry| entry.id == self.id);
         if registered_here {
             tools.by_name.remove(&self.name);
+            inner.search.remove(&self.name);
             inner.generation.fetch_add(1, Ordering::Relaxed);
             tools.aliases.retain(|_, owner| *owner != self.name);
             drop(tools);
@@ -852,6 +859,12 @@ impl ToolInfo {
     /// value) for a dynamic tool given none.
     pub fn output_schema(&self) -> &Value {
         &self.entry.output.schema
+    }
+
+    /// The JSON Schema of the tool's declared failure shapes, if its error
+    /// type declares them ([`Tool::failure_schema`]); dynamic tools have none.
+    pub fn failure_schema(&self) -> Option<Value> {
+        self.entry.handler.failure_schema()
     }
 
     /// The card a UI shows while a call with `args` runs: the tool's
