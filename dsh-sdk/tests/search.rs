@@ -225,6 +225,11 @@ fn catalog() -> Registry {
             ],
         ),
         dynamic(
+            "get_temp",
+            "Read the thermometer.",
+            &[("sensor", "Which one")],
+        ),
+        dynamic(
             "send_invoice",
             "Send an invoice to a customer by email.",
             &[("invoice_id", "Which invoice")],
@@ -293,6 +298,8 @@ fn other_word_forms_find_the_same_tool() {
         ranked(&registry, "which payment did they make")[0],
         "list_payments"
     );
+    // Identifiers abbreviate.
+    assert_eq!(ranked(&registry, "room temperature"), ["get_temp"]);
     // A synonym of the name's verb: `fetch` is how tools say "get".
     assert_eq!(
         ranked(&registry, "get the user's profile")[0],

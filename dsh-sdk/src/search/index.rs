@@ -17,10 +17,11 @@ const DESCRIPTION: usize = 1;
 const PARAMETER: usize = 2;
 const PARAMETER_TEXT: usize = 3;
 
-/// How much a term found in each field counts. A word of the name says
-/// most about what a tool does; a word buried in a parameter's description
-/// least.
-const WEIGHT: [f32; FIELDS] = [3.0, 1.0, 1.5, 0.6];
+/// How much a term found in each field counts: a word of the name or the
+/// description says most about what a tool does, a word of a parameter's
+/// description least. Chosen on the evaluation's dev queries
+/// (`examples/search_eval`), checked on its held-out ones.
+const WEIGHT: [f32; FIELDS] = [2.0, 2.0, 1.0, 0.6];
 /// How much each field's length discounts its terms (BM25's `b`): names are
 /// short whatever the tool, so their length says little.
 const LENGTH_NORM: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
@@ -28,6 +29,11 @@ const LENGTH_NORM: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
 const K1: f32 = 1.2;
 /// What a query term's synonym counts for, against the term itself.
 const SYNONYM_WEIGHT: f32 = 0.3;
+/// What an indexed word that begins a query word counts for: identifiers
+/// abbreviate (`calc_area`, `math_hypot`, `get_temp`), queries rarely do.
+const PREFIX_WEIGHT: f32 = 0.3;
+/// The shortest such prefix, in characters.
+const MIN_PREFIX: usize = 4;
 
 /// Bounds on what one tool or one query can cost, whoever wrote it.
 const MAX_TERMS_PER_FIELD: usize = 2_048;
@@ -61,7 +67,8 @@ struct Doc {
 /// `snake_case`, `kebab-case`, dotted names and digits all split), lowercased,
 /// stripped of stop words and stemmed, so `sendEmail` is found by "sending
 /// emails". A query's action verbs also look, at a lower weight, for the
-/// verbs tools use for the same action ("fetch" finds `get_…`).
+/// verbs tools use for the same action ("fetch" finds `get_…`), and its
+/// words for the abbreviations identifiers use ("calculate" finds `calc_…`).
 ///
 /// Adding or removing a tool costs time in proportion to that tool's text,
 /// not to the pool: postings keep raw per-field counts and the index keeps
@@ -195,6 +202,9 @@ impl ToolIndex {
             want(&term, 1.0);
             for synonym in text::expansions(&term) {
                 want(synonym, SYNONYM_WEIGHT);
+            }
+            for (end, _) in term.char_indices().skip(MIN_PREFIX) {
+                want(&term[..end], PREFIX_WEIGHT);
             }
         });
         if wanted.is_empty() {
