@@ -1,11 +1,10 @@
 //! [`ToolIndex`]: an incremental inverted index ranking tools with BM25F.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
+use foldhash::{HashMap, HashMapExt};
 
 use serde_json::Value;
 
-use super::text;
+use super::text::{self, Stems};
 use crate::registry::ToolInfo;
 
 /// The parts of a tool scored apart: its name (and aliases), its
@@ -77,7 +76,6 @@ struct Doc {
 ///
 /// The registry keeps one over its deferred tools; build one yourself to
 /// rank any set of tools.
-#[derive(Default)]
 pub struct ToolIndex {
     ids: HashMap<Box<str>, u32>,
     terms: Vec<Term>,
@@ -88,6 +86,23 @@ pub struct ToolIndex {
     free_docs: Vec<u32>,
     by_name: HashMap<String, u32>,
     total_length: [u64; FIELDS],
+    stems: Stems,
+}
+
+impl Default for ToolIndex {
+    fn default() -> Self {
+        ToolIndex {
+            ids: HashMap::new(),
+            terms: Vec::new(),
+            free_terms: Vec::new(),
+            docs: Vec::new(),
+            lengths: Vec::new(),
+            free_docs: Vec::new(),
+            by_name: HashMap::new(),
+            total_length: [0; FIELDS],
+            stems: Stems::cached(),
+        }
+    }
 }
 
 impl ToolIndex {
@@ -118,7 +133,18 @@ impl ToolIndex {
     /// Adds `tool`, replacing any tool of the same name.
     pub fn insert(&mut self, tool: ToolInfo) {
         self.remove(tool.name());
-        let (counts, lengths) = document(&tool);
+        // Each occurrence as (term, field), then counted per term.
+        let mut occurrences: Vec<(u32, u8)> = Vec::new();
+        let mut lengths = [0usize; FIELDS];
+        document(&tool, &mut |field, text| {
+            let room = MAX_TERMS_PER_FIELD.saturating_sub(lengths[field]);
+            let (ids, terms, free_terms) = (&mut self.ids, &mut self.terms, &mut self.free_terms);
+            text::terms(text, room, &mut self.stems, |term| {
+                lengths[field] += 1;
+                occurrences.push((intern(ids, terms, free_terms, term), field as u8));
+            });
+        });
+        occurrences.sort_unstable();
         let doc = match self.free_docs.pop() {
             Some(slot) => slot,
             None => {
@@ -127,14 +153,19 @@ impl ToolIndex {
                 u32::try_from(self.docs.len() - 1).unwrap_or(u32::MAX)
             }
         };
-        let mut terms = Vec::with_capacity(counts.len());
-        for (text, tf) in counts {
-            let term = self.term_id(text);
+        let mut terms: Vec<(u32, u32)> = Vec::new();
+        for group in occurrences.chunk_by(|a, b| a.0 == b.0) {
+            let term = group[0].0;
+            let mut tf = [0u8; FIELDS];
+            for &(_, field) in group {
+                let count = &mut tf[usize::from(field)];
+                *count = count.saturating_add(1);
+            }
             let postings = &mut self.terms[term as usize].postings;
             terms.push((term, postings.len() as u32));
             postings.push(Posting { doc, tf });
         }
-        terms.sort_unstable();
+        let lengths = lengths.map(|length| length.min(usize::from(u16::MAX)) as u16);
         for (total, length) in self.total_length.iter_mut().zip(lengths) {
             *total += u64::from(length);
         }
@@ -198,9 +229,9 @@ impl ToolIndex {
                 }
             }
         };
-        text::terms(query, MAX_QUERY_TERMS, |term| {
-            want(&term, 1.0);
-            for synonym in text::expansions(&term) {
+        text::terms(query, MAX_QUERY_TERMS, &mut Stems::default(), |term| {
+            want(term, 1.0);
+            for synonym in text::expansions(term) {
                 want(synonym, SYNONYM_WEIGHT);
             }
             for (end, _) in term.char_indices().skip(MIN_PREFIX) {
@@ -276,29 +307,34 @@ impl ToolIndex {
     fn doc(&self, doc: u32) -> Option<&Doc> {
         self.docs.get(doc as usize)?.as_ref()
     }
+}
 
-    fn term_id(&mut self, text: String) -> u32 {
-        match self.ids.entry(text.into_boxed_str()) {
-            Entry::Occupied(found) => *found.get(),
-            Entry::Vacant(vacant) => {
-                let text = vacant.key().clone();
-                let id = match self.free_terms.pop() {
-                    Some(id) => {
-                        self.terms[id as usize].text = text;
-                        id
-                    }
-                    None => {
-                        self.terms.push(Term {
-                            text,
-                            postings: Vec::new(),
-                        });
-                        (self.terms.len() - 1) as u32
-                    }
-                };
-                *vacant.insert(id)
-            }
-        }
+/// The id of `text` in the term dictionary, added if new.
+fn intern(
+    ids: &mut HashMap<Box<str>, u32>,
+    terms: &mut Vec<Term>,
+    free: &mut Vec<u32>,
+    text: &str,
+) -> u32 {
+    if let Some(&id) = ids.get(text) {
+        return id;
     }
+    let text: Box<str> = text.into();
+    let id = match free.pop() {
+        Some(id) => {
+            terms[id as usize].text = text.clone();
+            id
+        }
+        None => {
+            terms.push(Term {
+                text: text.clone(),
+                postings: Vec::new(),
+            });
+            (terms.len() - 1) as u32
+        }
+    };
+    ids.insert(text, id);
+    id
 }
 
 impl std::fmt::Debug for ToolIndex {
@@ -310,18 +346,8 @@ impl std::fmt::Debug for ToolIndex {
     }
 }
 
-/// A tool's terms with their per-field counts, and its field lengths.
-fn document(tool: &ToolInfo) -> (HashMap<String, [u8; FIELDS]>, [u16; FIELDS]) {
-    let mut counts: HashMap<String, [u8; FIELDS]> = HashMap::new();
-    let mut lengths = [0usize; FIELDS];
-    let mut add = |field: usize, text: &str| {
-        let room = MAX_TERMS_PER_FIELD.saturating_sub(lengths[field]);
-        text::terms(text, room, |term| {
-            lengths[field] += 1;
-            let tf = &mut counts.entry(term).or_default()[field];
-            *tf = tf.saturating_add(1);
-        });
-    };
+/// Calls `add` with each field of a tool and a text in it.
+fn document(tool: &ToolInfo, add: &mut impl FnMut(usize, &str)) {
     let def = tool.definition();
     add(NAME, def.name());
     for alias in def.alias_names() {
@@ -329,11 +355,7 @@ fn document(tool: &ToolInfo) -> (HashMap<String, [u8; FIELDS]>, [u16; FIELDS]) {
     }
     add(DESCRIPTION, def.description());
     let mut budget = MAX_PROPERTIES;
-    parameters(tool.input_schema(), 0, &mut budget, &mut add);
-    (
-        counts,
-        lengths.map(|length| length.min(usize::from(u16::MAX)) as u16),
-    )
+    parameters(tool.input_schema(), 0, &mut budget, add);
 }
 
 /// Adds the names and descriptions of a schema's properties, and of the

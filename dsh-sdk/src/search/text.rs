@@ -2,7 +2,7 @@
 //! stop words dropped, each word stemmed; and the query-side expansion of
 //! action verbs that tools name in different words.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -198,6 +198,39 @@ fn stem(word: &str) -> String {
     STEMMER.stem(word).into_owned()
 }
 
+/// Stems already worked out, so indexing a pool stems each distinct word once.
+#[derive(Default)]
+pub(crate) struct Stems {
+    cache: Option<HashMap<Box<str>, Box<str>>>,
+}
+
+impl Stems {
+    /// At most this many words are remembered; then the cache starts over.
+    const MAX: usize = 1 << 16;
+
+    /// Stems that remember.
+    pub(crate) fn cached() -> Self {
+        Stems {
+            cache: Some(HashMap::new()),
+        }
+    }
+
+    fn stem(&mut self, word: &str, term: &mut impl FnMut(&str)) {
+        let Some(cache) = &mut self.cache else {
+            return term(&STEMMER.stem(word));
+        };
+        if let Some(found) = cache.get(word) {
+            return term(found);
+        }
+        if cache.len() >= Self::MAX {
+            cache.clear();
+        }
+        let stemmed: Box<str> = STEMMER.stem(word).into();
+        term(&stemmed);
+        cache.insert(word.into(), stemmed);
+    }
+}
+
 /// Calls `term` with each search term of `text`, in order, at most `max` times.
 ///
 /// Words are runs of letters and digits, split again where an identifier's
@@ -205,7 +238,7 @@ fn stem(word: &str) -> String {
 /// `get-user.id` and `GET USER ID` all give `get`, `user`, `id`. Words are
 /// lowercased; one-character words and stop words are dropped; the rest are
 /// stemmed, so `emails`, `emailing` and `emailed` all give `email`.
-pub(crate) fn terms(text: &str, max: usize, mut term: impl FnMut(String)) {
+pub(crate) fn terms(text: &str, max: usize, stems: &mut Stems, mut term: impl FnMut(&str)) {
     let mut emitted = 0;
     let mut word = String::new();
     words(text, |piece| {
@@ -218,7 +251,7 @@ pub(crate) fn terms(text: &str, max: usize, mut term: impl FnMut(String)) {
             return;
         }
         emitted += 1;
-        term(stem(&word));
+        stems.stem(&word, &mut term);
     });
 }
 
@@ -284,7 +317,18 @@ mod tests {
 
     fn all(text: &str) -> Vec<String> {
         let mut found = Vec::new();
-        terms(text, usize::MAX, |term| found.push(term));
+        terms(text, usize::MAX, &mut Stems::default(), |term| {
+            found.push(term.to_owned())
+        });
+        let mut cached = Vec::new();
+        let mut stems = Stems::cached();
+        for _ in 0..2 {
+            cached.clear();
+            terms(text, usize::MAX, &mut stems, |term| {
+                cached.push(term.to_owned())
+            });
+            assert_eq!(cached, found);
+        }
         found
     }
 
@@ -318,7 +362,9 @@ mod tests {
     #[test]
     fn terms_stop_at_the_bound() {
         let mut count = 0;
-        terms(&"word ".repeat(1_000), 10, |_| count += 1);
+        terms(&"word ".repeat(1_000), 10, &mut Stems::default(), |_| {
+            count += 1
+        });
         assert_eq!(count, 10);
     }
 
