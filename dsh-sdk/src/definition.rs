@@ -65,6 +65,12 @@ pub trait Tool: Send + Sync + 'static {
     #[doc(hidden)]
     const DEFAULT_PROJECTIONS: bool = false;
 
+    /// Whether the tool presents its own card ([`present`](Tool::present)),
+    /// so a host can offer a card view for it (an MCP Apps UI resource, say).
+    /// `#[tool(present = …)]` sets it; a hand-written impl that overrides
+    /// `present` sets it too.
+    const PRESENTS: bool = false;
+
     /// The tool's body.
     fn execute(
         args: Self::Args,

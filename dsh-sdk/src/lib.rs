@@ -64,8 +64,11 @@ pub mod lower;
 pub mod mcp;
 pub mod permission;
 mod pipeline;
+#[cfg(feature = "playground")]
+pub mod playground;
 pub mod post_execute;
 mod project;
+pub mod provider;
 pub mod rawp;
 mod registry;
 pub mod replay;
@@ -73,6 +76,7 @@ mod result;
 mod schema;
 pub mod search;
 mod spill;
+pub mod web;
 
 #[doc(hidden)]
 #[path = "private.rs"]

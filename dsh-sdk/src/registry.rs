@@ -145,6 +145,10 @@ pub(crate) trait Handler: Send + Sync + 'static {
     fn is_dynamic(&self) -> bool {
         false
     }
+    /// Whether the tool presents its own card.
+    fn presents(&self) -> bool {
+        false
+    }
     /// The schema of the tool's declared failure shapes ([`Tool::failure_schema`]).
     fn failure_schema(&self) -> Option<Value> {
         None
@@ -217,6 +221,10 @@ impl<T: Tool> Handler for Typed<T> {
                 None
             },
         })
+    }
+
+    fn presents(&self) -> bool {
+        T::PRESENTS
     }
 
     fn present_call(&self, args: &Value) -> Result<Option<Card>, String> {
@@ -865,6 +873,19 @@ impl ToolInfo {
     /// type declares them ([`Tool::failure_schema`]); dynamic tools have none.
     pub fn failure_schema(&self) -> Option<Value> {
         self.entry.handler.failure_schema()
+    }
+
+    /// Whether the tool presents its own card (`#[tool(present = …)]`);
+    /// otherwise its results show the generic card.
+    pub fn presents(&self) -> bool {
+        self.entry.handler.presents()
+    }
+
+    /// Every way `args` break the input schema, sorted by JSON pointer: the
+    /// check the pipeline's input stage makes first, with the same compiled
+    /// schema, for a form that shows each violation at its field.
+    pub fn violations(&self, args: &Value) -> Vec<crate::Violation> {
+        self.entry.input.violations(args)
     }
 
     /// The card a UI shows while a call with `args` runs: the tool's

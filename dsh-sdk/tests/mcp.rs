@@ -446,3 +446,99 @@ async fn http_is_served_on_loopback_only() {
         .unwrap()
         .unwrap();
 }
+
+/// Show a value, as a read card.
+#[tool(read_only, present = shown_card)]
+async fn show(
+    /// The text to show
+    text: String,
+) -> String {
+    text
+}
+
+#[present]
+fn shown_card(_args: &ShowArgs, text: &String) -> Card {
+    Card::from(card::ReadCard::new("shown.txt", text.as_str()))
+}
+
+#[tokio::test]
+async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
+    use dsh_sdk::mcp::rmcp::model::{ReadResourceRequestParams, ResourceContents};
+
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    let _show = registry.register::<show>().unwrap();
+    let (client, _serving) = connect(&registry, legacy()).await;
+
+    let tools = client.list_all_tools().await.unwrap();
+    let meta = |name: &str| {
+        let tool = tools.iter().find(|tool| tool.name == name).unwrap();
+        serde_json::to_value(&tool.meta).unwrap()
+    };
+    assert_eq!(
+        meta("greet"),
+        Value::Null,
+        "a tool without a card links no view"
+    );
+    assert_eq!(
+        meta("show"),
+        serde_json::json!({
+            "ui": { "resourceUri": "ui://dsh-sdk/cards/show" },
+            "ui/resourceUri": "ui://dsh-sdk/cards/show",
+        })
+    );
+
+    let resources = client.list_all_resources().await.unwrap();
+    let uris: Vec<(&str, Option<&str>)> = resources
+        .iter()
+        .map(|resource| (resource.uri.as_str(), resource.mime_type.as_deref()))
+        .collect();
+    assert_eq!(
+        uris,
+        [("ui://dsh-sdk/cards/show", Some("text/html;profile=mcp-app"))]
+    );
+
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("ui://dsh-sdk/cards/show"))
+        .await
+        .unwrap();
+    let [
+        ResourceContents::TextResourceContents {
+            text, mime_type, ..
+        },
+    ] = read.contents.as_slice()
+    else {
+        panic!("one text resource expected: {read:?}");
+    };
+    assert_eq!(mime_type.as_deref(), Some("text/html;profile=mcp-app"));
+    assert_eq!(text, &dsh_sdk::web::card_app_html());
+
+    for missing in [
+        "ui://dsh-sdk/cards/greet",
+        "ui://dsh-sdk/cards/nope",
+        "ui://other/show",
+    ] {
+        let error = client
+            .read_resource(ReadResourceRequestParams::new(missing))
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains(missing), "{error}");
+    }
+
+    // The result carries the card for the view, and the value for everyone else.
+    let result = client
+        .call_tool(call("show", serde_json::json!({ "text": "hi" })))
+        .await
+        .unwrap();
+    let result = serde_json::to_value(&result).unwrap();
+    assert_eq!(
+        result["_meta"]["dsh-sdk/card"],
+        serde_json::json!({ "card": "read", "path": "shown.txt", "content": "hi" })
+    );
+    assert_eq!(result["content"][0]["text"], "hi");
+    let plain = client
+        .call_tool(call("greet", serde_json::json!({ "name": "Ada" })))
+        .await
+        .unwrap();
+    assert!(plain.meta.is_none(), "{plain:?}");
+}

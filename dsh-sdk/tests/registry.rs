@@ -170,3 +170,66 @@ fn closest_names_include_aliases_and_resolve_them() {
     assert_eq!(registry.closest("helo"), ["greet"]);
     assert!(registry.closest("zzzzzz").is_empty());
 }
+
+mod card_views {
+    use dsh_sdk::prelude::*;
+    use serde_json::json;
+
+    /// Greet someone by name.
+    #[tool]
+    async fn plain(
+        /// The name to greet
+        name: String,
+    ) -> String {
+        name
+    }
+
+    /// Count to a number.
+    #[tool(present = count_card)]
+    async fn counted(
+        /// How far, 1 to 10
+        #[schemars(range(min = 1, max = 10))]
+        to: u32,
+    ) -> u32 {
+        to
+    }
+
+    #[present]
+    fn count_card(_args: &CountedArgs, to: &u32) -> Card {
+        Card::generic("count", json!({}), Some(json!(to)))
+    }
+
+    #[test]
+    fn a_tool_says_whether_it_presents_its_own_card() {
+        let registry = Registry::new();
+        let _plain = registry.register::<plain>().unwrap();
+        let _counted = registry.register::<counted>().unwrap();
+        assert!(!registry.get("plain").unwrap().presents());
+        assert!(registry.get("counted").unwrap().presents());
+    }
+
+    #[test]
+    fn violations_are_the_pipeline_s_with_their_pointers() {
+        let registry = Registry::new();
+        let _counted = registry.register::<counted>().unwrap();
+        let tool = registry.get("counted").unwrap();
+        assert!(tool.violations(&json!({ "to": 3 })).is_empty());
+        let found = |args| -> Vec<(String, String)> {
+            tool.violations(&args)
+                .into_iter()
+                .map(|violation| (violation.pointer, violation.message))
+                .collect()
+        };
+        assert_eq!(
+            found(json!({ "to": 11 })),
+            [(
+                "/to".to_owned(),
+                "11 is greater than the maximum of 10".to_owned()
+            )]
+        );
+        assert_eq!(
+            found(json!({})),
+            [("/to".to_owned(), "required property missing".to_owned())]
+        );
+    }
+}

@@ -23,6 +23,7 @@ use chrono::{Datelike, Duration, NaiveDate};
 use dsh_sdk::card::{DiffCard, ReadCard};
 use dsh_sdk::prelude::*;
 
+pub mod agent;
 pub mod demo;
 pub mod diff;
 pub mod search;

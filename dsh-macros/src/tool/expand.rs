@@ -74,6 +74,11 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
                 const DEFAULT_PROJECTIONS: bool = true;
             )
         });
+    let presents = present.is_some().then(|| {
+        quote!(
+            const PRESENTS: bool = true;
+        )
+    });
     let checks = checks(tool);
     let doc = format!(
         " The tool `{}`: register it with `registry.register::<{ident}>()`.",
@@ -110,6 +115,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             #present
             #present_call
             #default_projections
+            #presents
         }
     }
 }

@@ -32,6 +32,7 @@
 //!   streamable HTTP) and registers its tools as [dynamic
 //!   tools](crate::DynamicTool) that forward each call there.
 
+mod apps;
 mod content;
 mod proxy;
 mod server;

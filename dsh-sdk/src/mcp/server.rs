@@ -27,6 +27,7 @@ use crate::pipeline::ToolCall;
 use crate::registry::{Registry, Subscription};
 use crate::result::ToolResult;
 
+use super::apps;
 use super::content::to_mcp;
 
 /// The path [`McpServer::serve_http`] serves MCP on.
@@ -56,6 +57,13 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   a timeout — is a result with `isError: true` and its message, for the
 ///   model to act on; only an unknown tool is a protocol error (`-32602`), as
 ///   the MCP spec asks, and its message names the closest tools.
+/// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
+///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
+///   resource (`resources/list`, `resources/read`, MIME type
+///   `text/html;profile=mcp-app`) that draws the card of each of its results
+///   ([`card_app_html`](crate::web::card_app_html)); its results carry the
+///   card in `_meta["dsh-sdk/card"]`. Hosts without MCP Apps still get
+///   `content` and `structuredContent`.
 /// - `notifications/cancelled` from the client cancels the call.
 /// - A call whose request carries a `progressToken` gets each `progress`
 ///   chunk the tool sends through [`Exec::progress`](crate::Exec::progress)
@@ -177,7 +185,10 @@ impl McpServer {
     /// The MCP definitions of the registry's tools.
     fn mcp_tools(&self) -> Result<Vec<Tool>, ErrorData> {
         match self.registry.export(Format::Mcp) {
-            Value::Array(tools) => tools.into_iter().map(mcp_tool).collect(),
+            Value::Array(tools) => tools
+                .into_iter()
+                .map(|tool| mcp_tool(tool).map(|tool| apps::link_card_view(&self.registry, tool)))
+                .collect(),
             _ => Ok(Vec::new()),
         }
     }
@@ -209,6 +220,7 @@ impl ServerHandler for McpServer {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_resources()
             .build();
         let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
         match &self.instructions {
@@ -227,7 +239,9 @@ impl ServerHandler for McpServer {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         let tool = self.registry.get(name)?;
-        mcp_tool(export_tool(&tool, Format::Mcp)).ok()
+        mcp_tool(export_tool(&tool, Format::Mcp))
+            .ok()
+            .map(|tool| apps::link_card_view(&self.registry, tool))
     }
 
     async fn call_tool(
@@ -252,10 +266,40 @@ impl ServerHandler for McpServer {
             // The pipeline's message names the closest tools.
             return Err(ErrorData::invalid_params(result.text(), None));
         }
-        Ok(CallToolResponse::Complete(call_tool_result(
-            result,
-            object_output_only,
-        )))
+        // The card view of a tool that presents one draws the card from `_meta`.
+        let card = match &result.card {
+            Some(card)
+                if self
+                    .registry
+                    .get(&request.name)
+                    .is_some_and(|tool| tool.presents()) =>
+            {
+                Some(card.clone())
+            }
+            _ => None,
+        };
+        let mut call = call_tool_result(result, object_output_only);
+        if let Some(card) = card {
+            apps::attach_card(&mut call, &card);
+        }
+        Ok(CallToolResponse::Complete(call))
+    }
+
+    /// The MCP Apps card views: one `ui://` resource per tool that presents a card.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        Ok(apps::list(&self.registry))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        apps::read(&self.registry, &request.uri).map(Into::into)
     }
 
     async fn initialize(

@@ -1,0 +1,99 @@
+//! MCP Apps: a tool that presents its own card gets an HTML view of it, a
+//! `ui://` resource linked from the tool's `_meta`, so hosts that support the
+//! extension show the card beside the call. Hosts that do not still get
+//! `content` and `structuredContent`.
+//!
+//! The view is [`card_app_html`]: the card renderer and a bridge. The host
+//! sends it the call's result (`ui/notifications/tool-result`); the card
+//! travels in the result's `_meta` under [`CARD_META_KEY`].
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolResult, ListResourcesResult, MetaObject, ReadResourceResult, Resource,
+    ResourceContents, Tool,
+};
+use serde_json::{Value, json};
+
+use crate::card::Card;
+use crate::registry::{Registry, ToolInfo};
+use crate::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
+
+/// Where the card view of `tool` is served.
+const URI_PREFIX: &str = "ui://dsh-sdk/cards/";
+
+/// The `ui://` address of the card view of `tool`.
+pub(super) fn card_uri(tool: &str) -> String {
+    format!("{URI_PREFIX}{tool}")
+}
+
+/// Links `tool` to its card view when it presents its own card:
+/// `_meta.ui.resourceUri`, and the flat `ui/resourceUri` key older hosts read.
+pub(super) fn link_card_view(registry: &Registry, mut tool: Tool) -> Tool {
+    if !registry.get(&tool.name).is_some_and(|info| info.presents()) {
+        return tool;
+    }
+    let uri = card_uri(&tool.name);
+    let meta = tool.meta.get_or_insert_with(MetaObject::new);
+    meta.0
+        .insert("ui".to_owned(), json!({ "resourceUri": uri }));
+    meta.0
+        .insert("ui/resourceUri".to_owned(), Value::String(uri));
+    tool
+}
+
+/// Puts the card of a call in its result's `_meta`, for the view to draw.
+pub(super) fn attach_card(result: &mut CallToolResult, card: &Card) {
+    let Ok(card) = serde_json::to_value(card) else {
+        return;
+    };
+    result
+        .meta
+        .get_or_insert_with(MetaObject::new)
+        .0
+        .insert(CARD_META_KEY.to_owned(), card);
+}
+
+/// Every card view: one per tool that presents its own card, in pool order.
+pub(super) fn list(registry: &Registry) -> ListResourcesResult {
+    let resources = registry
+        .visible_tools()
+        .iter()
+        .filter(|tool| tool.presents())
+        .map(resource)
+        .collect();
+    ListResourcesResult::with_all_items(resources)
+}
+
+fn resource(tool: &ToolInfo) -> Resource {
+    Resource::new(card_uri(tool.name()), format!("{} card", tool.name()))
+        .with_title(format!("The card of `{}`", tool.name()))
+        .with_description(format!(
+            "Shows the result of a `{}` call as a card.",
+            tool.name()
+        ))
+        .with_mime_type(MCP_APP_MIME_TYPE)
+}
+
+/// The card view at `uri`; an error naming the address when there is none.
+pub(super) fn read(registry: &Registry, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    let tool = uri
+        .strip_prefix(URI_PREFIX)
+        .and_then(|name| registry.get(name))
+        .filter(|tool| tool.presents() && card_uri(tool.name()) == uri);
+    let Some(_) = tool else {
+        return Err(ErrorData::resource_not_found(
+            format!(
+                "no resource at `{uri}`: card views are at `{URI_PREFIX}TOOL` for the tools that present a card"
+            ),
+            Some(json!({ "uri": uri })),
+        ));
+    };
+    Ok(ReadResourceResult::new(vec![
+        ResourceContents::TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some(MCP_APP_MIME_TYPE.to_owned()),
+            text: card_app_html(),
+            meta: None,
+        },
+    ]))
+}

@@ -1,0 +1,754 @@
+//! [`Playground`]: the HTTP side of the page, on axum.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures_util::stream::{self, Stream, StreamExt};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::event::Event;
+use crate::log::Log;
+use crate::permission::Approval;
+use crate::registry::{Registry, Subscription};
+use crate::replay::{Outcome, replay};
+use crate::result::ToolResult;
+use crate::web::{CARDS_CSS, CARDS_JS};
+
+use super::approve::PageApprover;
+
+const INDEX_HTML: &str = include_str!("../web/playground.html");
+const PLAYGROUND_JS: &str = include_str!("../web/playground.js");
+const PLAYGROUND_CSS: &str = include_str!("../web/playground.css");
+
+/// The largest request body: a session log uploaded from the page.
+const MAX_BODY: usize = 32 * 1024 * 1024;
+/// The largest session log read from a path.
+const MAX_LOG_FILE: u64 = 64 * 1024 * 1024;
+/// Events a slow page may fall behind by before it is told it missed some.
+const EVENT_BUFFER: usize = 1024;
+
+/// A web playground for a [`Registry`]; see the [module docs](super).
+pub struct Playground {
+    registry: Registry,
+    approver: Option<PageApprover>,
+    session_log: Option<PathBuf>,
+}
+
+impl Playground {
+    /// A playground for `registry`.
+    pub fn new(registry: Registry) -> Self {
+        Playground {
+            registry,
+            approver: None,
+            session_log: None,
+        }
+    }
+
+    /// Shows the calls `approver` parks, for the page to answer. Build the
+    /// registry with the same approver
+    /// ([`RegistryBuilder::approver`](crate::RegistryBuilder::approver)).
+    #[must_use]
+    pub fn approver(mut self, approver: PageApprover) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// The session log the page offers to open, typically the one the host
+    /// records this registry's calls in.
+    #[must_use]
+    pub fn session_log(mut self, path: impl Into<PathBuf>) -> Self {
+        self.session_log = Some(path.into());
+        self
+    }
+
+    /// The playground as an axum [`Router`], to serve with other routes.
+    ///
+    /// It subscribes to the registry now; dropping the router (and every
+    /// clone of it) ends the subscription.
+    pub fn router(self) -> Router {
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let subscription = subscribe(&self.registry, events.clone());
+        let stop = CancellationToken::new();
+        watch_changes(&self, events.clone(), stop.clone());
+        let shared = Arc::new(Shared {
+            registry: self.registry,
+            approver: self.approver,
+            session_log: self.session_log,
+            events,
+            _subscription: subscription,
+            _stop: stop.drop_guard(),
+        });
+        Router::new()
+            .route("/", get(index))
+            .route("/cards.js", get(|| asset("text/javascript", CARDS_JS)))
+            .route("/cards.css", get(|| asset("text/css", CARDS_CSS)))
+            .route(
+                "/playground.js",
+                get(|| asset("text/javascript", PLAYGROUND_JS)),
+            )
+            .route("/playground.css", get(|| asset("text/css", PLAYGROUND_CSS)))
+            .route("/api/tools", get(tools))
+            .route("/api/call", post(call))
+            .route("/api/events", get(events_stream))
+            .route("/api/approvals", get(approvals))
+            .route("/api/approvals/answer", post(answer))
+            .route("/api/log", post(open_log))
+            .layer(DefaultBodyLimit::max(MAX_BODY))
+            .layer(middleware::from_fn(loopback_only))
+            .with_state(shared)
+    }
+
+    /// Serves the playground on `addr`, a loopback address (`127.0.0.1:0`
+    /// picks a free port). Returns once the socket is bound; the server runs
+    /// in the background until the handle is shut down or dropped.
+    pub async fn serve(self, addr: SocketAddr) -> Result<PlaygroundServer, PlaygroundError> {
+        if !addr.ip().is_loopback() {
+            return Err(PlaygroundError::NotLoopback { addr });
+        }
+        let bind = |source| PlaygroundError::Bind { addr, source };
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(bind)?;
+        let local_addr = listener.local_addr().map_err(bind)?;
+        let router = self.router();
+        let stop = CancellationToken::new();
+        let shutdown = stop.clone();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown.cancelled_owned())
+                .await
+        });
+        Ok(PlaygroundServer {
+            local_addr,
+            stop: stop.drop_guard(),
+            task,
+        })
+    }
+}
+
+impl fmt::Debug for Playground {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Playground")
+            .field("registry", &self.registry)
+            .field("session_log", &self.session_log)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A running playground; dropping it shuts the server down.
+#[must_use = "dropping the handle shuts the server down at once"]
+pub struct PlaygroundServer {
+    local_addr: SocketAddr,
+    stop: DropGuard,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl PlaygroundServer {
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The page's address: `http://127.0.0.1:PORT/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.local_addr)
+    }
+
+    /// Runs until the server fails (or is shut down from elsewhere).
+    pub async fn wait(self) -> Result<(), PlaygroundError> {
+        let PlaygroundServer { stop, task, .. } = self;
+        let result = task.await;
+        drop(stop);
+        flatten(result)
+    }
+
+    /// Stops accepting connections and waits for the open ones to finish.
+    ///
+    /// The page's event streams stay open until their page goes away, so
+    /// this waits at most `grace` for them.
+    pub async fn shutdown(self, grace: Duration) -> Result<(), PlaygroundError> {
+        let PlaygroundServer { stop, task, .. } = self;
+        drop(stop);
+        let abort = task.abort_handle();
+        match tokio::time::timeout(grace, task).await {
+            Ok(result) => flatten(result),
+            Err(_) => {
+                abort.abort();
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Debug for PlaygroundServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlaygroundServer")
+            .field("url", &self.url())
+            .finish_non_exhaustive()
+    }
+}
+
+fn flatten(
+    result: Result<std::io::Result<()>, tokio::task::JoinError>,
+) -> Result<(), PlaygroundError> {
+    match result {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(error)) => Err(PlaygroundError::Stopped(error.to_string())),
+        Err(error) if error.is_cancelled() => Ok(()),
+        Err(error) => Err(PlaygroundError::Stopped(error.to_string())),
+    }
+}
+
+/// Why a [`Playground`] could not serve.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlaygroundError {
+    /// [`Playground::serve`] was given an address that is not loopback.
+    #[error(
+        "cannot serve the playground on {addr}: only loopback addresses (127.0.0.1, [::1]) are served, since the page runs tools"
+    )]
+    NotLoopback {
+        /// The address given.
+        addr: SocketAddr,
+    },
+    /// The socket could not be bound.
+    #[error("cannot serve the playground on {addr}")]
+    Bind {
+        /// The address given.
+        addr: SocketAddr,
+        /// Why binding failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server stopped on an error.
+    #[error("the playground stopped on an error: {0}")]
+    Stopped(String),
+}
+
+struct Shared {
+    registry: Registry,
+    approver: Option<PageApprover>,
+    session_log: Option<PathBuf>,
+    /// What the page's event streams send: (event name, JSON data).
+    events: broadcast::Sender<(&'static str, String)>,
+    _subscription: Subscription,
+    _stop: DropGuard,
+}
+
+type App = State<Arc<Shared>>;
+
+/// Forwards the registry's events to the page: the RAWP-DPS form of each
+/// (`rawp`), and the running card and the whole result, which carry the cards.
+fn subscribe(
+    registry: &Registry,
+    events: broadcast::Sender<(&'static str, String)>,
+) -> Subscription {
+    registry.subscribe(move |event| {
+        if events.receiver_count() == 0 {
+            return;
+        }
+        if let Some(rawp) = event.to_rawp() {
+            send(&events, "rawp", &rawp);
+        }
+        match event {
+            Event::Running {
+                invocation_id,
+                tool_name,
+                card,
+            } => send(
+                &events,
+                "running",
+                &json!({ "invocation_id": invocation_id, "tool_name": tool_name, "card": card }),
+            ),
+            Event::Result(result) => send(&events, "result", &**result),
+            _ => {}
+        }
+    })
+}
+
+fn send(
+    events: &broadcast::Sender<(&'static str, String)>,
+    name: &'static str,
+    data: &impl serde::Serialize,
+) {
+    if let Ok(text) = serde_json::to_string(data) {
+        let _ = events.send((name, text));
+    }
+}
+
+/// Tells the page when the pool changes or the waiting approvals do.
+fn watch_changes(
+    playground: &Playground,
+    events: broadcast::Sender<(&'static str, String)>,
+    stop: CancellationToken,
+) {
+    let mut tools = playground.registry.watch_tools();
+    let mut approvals = playground.approver.as_ref().map(PageApprover::watch);
+    tokio::spawn(async move {
+        loop {
+            let approvals_changed = async {
+                match approvals.as_mut() {
+                    Some(approvals) => approvals.changed().await.is_ok(),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                () = stop.cancelled() => break,
+                changed = tools.changed() => {
+                    if changed.is_err() { break; }
+                    let _ = events.send(("tools", "{}".to_owned()));
+                }
+                open = approvals_changed => {
+                    if !open { break; }
+                    let _ = events.send(("approvals", "{}".to_owned()));
+                }
+            }
+        }
+    });
+}
+
+/// Refuses requests that do not come to a loopback name (DNS rebinding) or
+/// that come from a page of another site.
+async fn loopback_only(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .unwrap_or_default();
+    if !is_loopback_authority(host) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            format!("the playground answers only requests to a loopback address, not to `{host}`"),
+        );
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        let authority = origin.strip_prefix("http://").unwrap_or("");
+        if !is_loopback_authority(authority) {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                format!("the playground answers only its own pages, not `{origin}`"),
+            );
+        }
+    }
+    next.run(request).await
+}
+
+/// `127.0.0.1:3080`, `localhost`, `[::1]:3080`.
+fn is_loopback_authority(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+fn refuse(status: StatusCode, message: String) -> Response {
+    (status, json_body(&json!({ "error": message }))).into_response()
+}
+
+fn json_body(value: &Value) -> ([(header::HeaderName, HeaderValue); 1], String) {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        value.to_string(),
+    )
+}
+
+/// Reads a JSON request body, refusing anything not sent as `application/json`
+/// (which another site's page cannot send without asking first).
+fn json_request<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<T, (StatusCode, String)> {
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(';')
+                .next()
+                .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if !is_json {
+        return Err((
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the request as `Content-Type: application/json`".to_owned(),
+        ));
+    }
+    serde_json::from_slice(body).map_err(|error| {
+        (
+            StatusCode::BAD_REQUEST,
+            format!("the request body is not what this endpoint takes: {error}"),
+        )
+    })
+}
+
+async fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        body,
+    )
+}
+
+async fn index() -> impl IntoResponse {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(
+                    "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+                ),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        INDEX_HTML,
+    )
+}
+
+/// Every tool with its flags, status and diagnostics; and the catalog's own diagnostics.
+async fn tools(State(shared): App) -> Response {
+    let catalog = shared.registry.catalog();
+    let tools: Vec<Value> = shared
+        .registry
+        .tools()
+        .iter()
+        .map(|tool| {
+            let def = tool.definition();
+            let listed = catalog
+                .tools
+                .iter()
+                .find(|listed| listed.name == def.name());
+            let diagnostics: Vec<_> = catalog
+                .diagnostics
+                .iter()
+                .filter(|diagnostic| diagnostic.tool_name.as_deref() == Some(def.name()))
+                .collect();
+            json!({
+                "name": def.name(),
+                "title": def.title_text(),
+                "description": def.description(),
+                "aliases": def.alias_names().collect::<Vec<_>>(),
+                "category": def.category_kind(),
+                "output_type": def.declared_output_type(),
+                "flags": {
+                    "read_only": def.is_read_only(),
+                    "concurrency_safe": def.is_concurrency_safe(),
+                    "destructive": def.is_destructive(),
+                    "idempotent": def.is_idempotent(),
+                    "requires_approval": def.is_approval_required(),
+                    "deferred": def.is_deferred(),
+                    "dynamic": tool.is_dynamic(),
+                },
+                "presents": tool.presents(),
+                "status": listed.map(|listed| listed.status),
+                "status_description": listed.and_then(|listed| listed.status_description.clone()),
+                "diagnostics": diagnostics,
+                "input_schema": tool.input_schema(),
+            })
+        })
+        .collect();
+    let general: Vec<_> = catalog
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.tool_name.is_none())
+        .collect();
+    json_body(&json!({
+        "tools": tools,
+        "diagnostics": general,
+        "session_log": shared.session_log,
+        "approvals": shared.approver.is_some(),
+    }))
+    .into_response()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallRequest {
+    tool: String,
+    #[serde(default = "empty_object")]
+    args: Value,
+}
+
+fn empty_object() -> Value {
+    json!({})
+}
+
+/// Runs one call through the pipeline. The answer has the violations of the
+/// input schema, each with its JSON pointer, for the page to show at its
+/// field, and the result.
+async fn call(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
+    let request: CallRequest = match json_request(&headers, &body) {
+        Ok(request) => request,
+        Err((status, message)) => return refuse(status, message),
+    };
+    let info = shared.registry.get(&request.tool);
+    let violations: Vec<Value> = info
+        .as_ref()
+        .map(|tool| tool.violations(&request.args))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|violation| json!({ "pointer": violation.pointer, "message": violation.message }))
+        .collect();
+    // The call runs on its own task: a page that goes away does not cancel it.
+    let registry = shared.registry.clone();
+    let CallRequest { tool, args } = request;
+    let result = match tokio::spawn(async move { registry.call(&tool, args).await }).await {
+        Ok(result) => result,
+        Err(error) => {
+            return refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the call's task failed: {error}"),
+            );
+        }
+    };
+    let error_kind = error_kind(&result, info.is_some(), !violations.is_empty());
+    json_body(&json!({
+        "violations": violations,
+        "error_kind": error_kind,
+        "result": result,
+    }))
+    .into_response()
+}
+
+/// What kind of failure a result is, for the page to show.
+fn error_kind(result: &ToolResult, known: bool, invalid: bool) -> Option<&'static str> {
+    use crate::result::Status;
+    if !result.is_error {
+        return None;
+    }
+    Some(match result.status {
+        Status::Timeout => "timeout",
+        Status::Cancelled => "cancelled",
+        _ if !known => "unknown_tool",
+        _ if invalid => "invalid_arguments",
+        _ => "error",
+    })
+}
+
+async fn events_stream(
+    State(shared): App,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    let receiver = shared.events.subscribe();
+    let hello = SseEvent::default().event("hello").data("{}");
+    let live = stream::unfold(receiver, |mut receiver| async move {
+        let event = match receiver.recv().await {
+            Ok((name, data)) => SseEvent::default().event(name).data(data),
+            Err(broadcast::error::RecvError::Lagged(missed)) => SseEvent::default()
+                .event("lagged")
+                .data(json!({ "missed": missed }).to_string()),
+            Err(broadcast::error::RecvError::Closed) => return None,
+        };
+        Some((Ok(event), receiver))
+    });
+    Sse::new(stream::iter([Ok(hello)]).chain(live)).keep_alive(KeepAlive::default())
+}
+
+async fn approvals(State(shared): App) -> Response {
+    let pending = shared
+        .approver
+        .as_ref()
+        .map(PageApprover::pending)
+        .unwrap_or_default();
+    json_body(&json!({ "pending": pending })).into_response()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answer {
+    id: u64,
+    approve: bool,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+async fn answer(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
+    let answer: Answer = match json_request(&headers, &body) {
+        Ok(answer) => answer,
+        Err((status, message)) => return refuse(status, message),
+    };
+    let Some(approver) = &shared.approver else {
+        return refuse(
+            StatusCode::NOT_FOUND,
+            "this playground has no approver: calls that ask are settled elsewhere".to_owned(),
+        );
+    };
+    let approval = if answer.approve {
+        Approval::Approve
+    } else {
+        Approval::Reject {
+            reason: answer
+                .reason
+                .filter(|reason| !reason.trim().is_empty())
+                .unwrap_or_else(|| "rejected in the playground".to_owned()),
+        }
+    };
+    if approver.answer(answer.id, approval) {
+        json_body(&json!({ "answered": answer.id })).into_response()
+    } else {
+        refuse(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no call waits for approval {}: it was answered already or timed out",
+                answer.id
+            ),
+        )
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogRequest {
+    /// A log on this machine.
+    #[serde(default)]
+    path: Option<PathBuf>,
+    /// Or a log's text, uploaded from the page.
+    #[serde(default)]
+    text: Option<String>,
+    /// The uploaded file's name.
+    #[serde(default)]
+    name: Option<String>,
+    /// Replays the calls too.
+    #[serde(default)]
+    replay: bool,
+}
+
+/// Opens a session log: its calls with their cards, and, when asked, the
+/// replay of each.
+async fn open_log(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
+    let request: LogRequest = match json_request(&headers, &body) {
+        Ok(request) => request,
+        Err((status, message)) => return refuse(status, message),
+    };
+    let registry = shared.registry.clone();
+    let opened = tokio::task::spawn_blocking(move || read_log(&registry, request)).await;
+    match opened {
+        Ok(Ok(answer)) => json_body(&answer).into_response(),
+        Ok(Err(message)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, message),
+        Err(error) => refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("reading the log failed: {error}"),
+        ),
+    }
+}
+
+fn read_log(registry: &Registry, request: LogRequest) -> Result<Value, String> {
+    let log = match (request.path, request.text) {
+        (Some(path), None) => {
+            let size = std::fs::metadata(&path)
+                .map_err(|error| format!("cannot open `{}`: {error}", path.display()))?
+                .len();
+            if size > MAX_LOG_FILE {
+                return Err(format!(
+                    "`{}` is {size} bytes; the playground opens logs of at most {MAX_LOG_FILE} bytes",
+                    path.display()
+                ));
+            }
+            Log::read(&path)
+        }
+        (None, Some(text)) => Log::parse(
+            Path::new(request.name.as_deref().unwrap_or("uploaded log")),
+            text.as_bytes(),
+        ),
+        _ => return Err("give either `path` or `text`, not both or neither".to_owned()),
+    }
+    .map_err(|error| format!("{error}"))?;
+    let report = request.replay.then(|| replay(registry, &log));
+    let calls: Vec<Value> = log
+        .calls()
+        .iter()
+        .enumerate()
+        .map(|(index, call)| {
+            let replayed = report.as_ref().and_then(|report| report.calls.get(index));
+            json!({
+                "invocation_id": call.invocation_id,
+                "line": call.line,
+                "tool_name": call.tool_name(),
+                "args": call.args(),
+                "running_card": call.running,
+                "stream": call.stream,
+                "result": call.result,
+                "replay": replayed.map(|replayed| json!({
+                    "outcome": match &replayed.outcome {
+                        Outcome::Identical => "identical",
+                        Outcome::Differs(_) => "differs",
+                        Outcome::UnknownTool => "unknown_tool",
+                        Outcome::Skipped(_) => "skipped",
+                    },
+                    "summary": replayed.outcome.to_string(),
+                    "differences": match &replayed.outcome {
+                        Outcome::Differs(differences) => differences
+                            .iter()
+                            .map(|difference| json!({
+                                "field": difference.field.name(),
+                                "expected": difference.expected,
+                                "actual": difference.actual,
+                            }))
+                            .collect(),
+                        _ => Vec::new(),
+                    },
+                })),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "path": log.path,
+        "warnings": log.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "calls": calls,
+        "summary": report.map(|report| report.summary().to_string()),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_names_are_served() {
+        for ok in [
+            "127.0.0.1:3080",
+            "localhost:3080",
+            "LOCALHOST",
+            "[::1]:80",
+            "127.0.0.2",
+        ] {
+            assert!(is_loopback_authority(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "example.com",
+            "evil.test:3080",
+            "10.0.0.1:3080",
+            "[::2]:80",
+            "127.0.0.1.evil.test",
+        ] {
+            assert!(!is_loopback_authority(bad), "{bad}");
+        }
+    }
+}

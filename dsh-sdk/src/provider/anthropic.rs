@@ -1,0 +1,239 @@
+//! Anthropic Messages (`POST /v1/messages`).
+//!
+//! Calls are read from the response's `content[]` blocks of type `tool_use`:
+//! `{id, name, input}`, `input` a JSON object. All results of a turn go back
+//! in ONE `user` message of `tool_result` blocks, in call order: `{tool_use_id,
+//! content, is_error}`, `content` text blocks and base64 image blocks (JPEG,
+//! PNG, GIF and WebP, the media types Anthropic accepts; any other image, and
+//! any image in a failed result, is described in text), `is_error: true` on a
+//! failure.
+//!
+//! The next request's `messages` are the conversation so far, then
+//! [`Turn::message`] (the response's content as it came, thinking blocks and
+//! their signatures included), then the step's reply.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Call, CallError, ResponseError, Step};
+use crate::content::ContentBlock;
+use crate::registry::Registry;
+use crate::result::ToolResult;
+
+const FORMAT: &str = "Anthropic Messages";
+/// The image media types a `tool_result` may carry.
+const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// The model's turn read from a Messages response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// What the model wrote (its text blocks), if anything.
+    pub text: Option<String>,
+    /// The tool calls, in content order.
+    pub calls: Vec<Call>,
+    /// The assistant message to append before the reply.
+    pub message: AssistantMessage,
+    /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
+    pub stop_reason: Option<String>,
+}
+
+impl Turn {
+    /// Reads a Messages response.
+    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+        let response: wire::Response = super::from_value(FORMAT, response)?;
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let mut content = Vec::with_capacity(response.content.len());
+        for (index, mut block) in response.content.into_iter().enumerate() {
+            match block.get("type").and_then(Value::as_str) {
+                Some("tool_use") => {
+                    // A block of the wrong shape is still a call: answered with an error.
+                    let wire: wire::ToolUse = super::from_value(FORMAT, &block).unwrap_or_default();
+                    let name = wire.name.unwrap_or_default();
+                    let mut call = Call::from_value(
+                        String::new(),
+                        name.clone(),
+                        wire.input.unwrap_or(Value::Null),
+                    );
+                    if name.is_empty() {
+                        call = call.fail(CallError::MissingName);
+                    }
+                    call.id = match wire.id.filter(|id| !id.is_empty()) {
+                        Some(id) => id,
+                        None => {
+                            call = call.fail(CallError::MissingId { name });
+                            let id = format!("toolu_missing_id_{index}");
+                            if let Some(object) = block.as_object_mut() {
+                                object.insert("id".into(), Value::String(id.clone()));
+                            }
+                            id
+                        }
+                    };
+                    calls.push(call);
+                }
+                Some("text") => {
+                    if let Some(text) = block.get("text").and_then(Value::as_str) {
+                        texts.push(text.to_owned());
+                    }
+                }
+                _ => {}
+            }
+            content.push(block);
+        }
+        Ok(Turn {
+            text: (!texts.is_empty()).then(|| texts.concat()),
+            calls,
+            message: AssistantMessage { content },
+            stop_reason: response.stop_reason,
+        })
+    }
+
+    /// Reads a response body.
+    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
+        Turn::parse(&super::parse_body(FORMAT, body)?)
+    }
+
+    /// Whether the model is done: it called no tool.
+    pub fn is_final(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// Runs the calls as one batch and builds the `user` message of results.
+    pub async fn run(&self, registry: &Registry) -> Step<UserMessage> {
+        let results = super::run(registry, &self.calls).await;
+        let reply = self.reply(&results);
+        Step { results, reply }
+    }
+
+    /// The `user` message answering every call, one `tool_result` block per
+    /// call, in call order.
+    pub fn reply(&self, results: &[ToolResult]) -> UserMessage {
+        UserMessage {
+            content: super::paired(&self.calls, results)
+                .map(|(call, result)| ToolResultBlock {
+                    tool_use_id: call.id.clone(),
+                    content: content(&result),
+                    is_error: result.is_error,
+                })
+                .collect(),
+        }
+    }
+}
+
+fn content(result: &ToolResult) -> Vec<ResultContent> {
+    let mut content = Vec::new();
+    for block in &result.content {
+        let item = match block {
+            ContentBlock::Image { data, mime_type }
+                if !result.is_error && IMAGE_TYPES.contains(&mime_type.as_str()) =>
+            {
+                ResultContent::Image {
+                    source: ImageSource {
+                        media_type: mime_type.clone(),
+                        data: data.clone(),
+                    },
+                }
+            }
+            ContentBlock::Image { .. } => {
+                let why = if result.is_error {
+                    "the result is an error"
+                } else {
+                    "Anthropic takes JPEG, PNG, GIF and WebP images only"
+                };
+                ResultContent::Text {
+                    text: super::describe_block(block, why).unwrap_or_default(),
+                }
+            }
+            ContentBlock::Text { text } => ResultContent::Text { text: text.clone() },
+            ContentBlock::ResourceLink { .. } => ResultContent::Text {
+                text: super::describe_link(block),
+            },
+        };
+        // Anthropic rejects empty text blocks; an empty result is no content.
+        if !matches!(&item, ResultContent::Text { text } if text.is_empty()) {
+            content.push(item);
+        }
+    }
+    content
+}
+
+/// The model's turn as the next request carries it: `{"role": "assistant", "content"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename = "assistant")]
+pub struct AssistantMessage {
+    /// The response's content blocks, as they came (a `tool_use` block that
+    /// had no id carries the one made up for it).
+    pub content: Vec<Value>,
+}
+
+/// The results of one turn: `{"role": "user", "content": [tool_result…]}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename = "user")]
+pub struct UserMessage {
+    /// One block per call, in call order.
+    pub content: Vec<ToolResultBlock>,
+}
+
+/// One call's result: `{"type": "tool_result", "tool_use_id", "content", "is_error"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "tool_result")]
+pub struct ToolResultBlock {
+    /// The `id` of the `tool_use` block this answers.
+    pub tool_use_id: String,
+    /// Text and image blocks; left out when there is nothing to say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<ResultContent>,
+    /// Whether the call failed; written only when it did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+}
+
+/// A block of a `tool_result`'s content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResultContent {
+    /// Text.
+    Text {
+        /// The text (never empty).
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// Where its bytes are.
+        source: ImageSource,
+    },
+}
+
+/// An image's bytes inline: `{"type": "base64", "media_type", "data"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "base64")]
+pub struct ImageSource {
+    /// `image/jpeg`, `image/png`, `image/gif` or `image/webp`.
+    pub media_type: String,
+    /// The bytes, base64-encoded.
+    pub data: String,
+}
+
+/// The response, as far as tool calling reads it; unknown fields are ignored.
+mod wire {
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    #[derive(Deserialize)]
+    pub(super) struct Response {
+        #[serde(default, deserialize_with = "super::super::null_as_default")]
+        pub(super) content: Vec<Value>,
+        #[serde(default)]
+        pub(super) stop_reason: Option<String>,
+    }
+
+    #[derive(Default, Deserialize)]
+    pub(super) struct ToolUse {
+        #[serde(default)]
+        pub(super) id: Option<String>,
+        #[serde(default)]
+        pub(super) name: Option<String>,
+        #[serde(default)]
+        pub(super) input: Option<Value>,
+    }
+}

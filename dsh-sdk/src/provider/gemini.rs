@@ -1,0 +1,285 @@
+//! Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`).
+//!
+//! Calls are read from the first candidate's `content.parts[]` that hold a
+//! `functionCall`: `{name, args}`, `args` a JSON object, and, on newer models,
+//! an `id`. A call without an id gets a stable one made from its position,
+//! `gemini-call-{part index}`, used only on this side: it is never sent. All
+//! results go back in one `user` content of `functionResponse` parts, in call
+//! order: `{id?, name, response}`, `response` `{"output": text}` or, on a
+//! failure, `{"error": text}` (the keys Gemini documents for the two), and an
+//! image (PNG, JPEG, WebP) as an `inlineData` part of the `functionResponse`'s
+//! own `parts`, which Gemini 3 models read; any other image is described in
+//! text.
+//!
+//! The next request's `contents` are the conversation so far, then
+//! [`Turn::content`] (the candidate's content as it came, thought signatures
+//! included, which Gemini 3 requires back), then the step's reply.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Call, CallError, ResponseError, Step};
+use crate::content::ContentBlock;
+use crate::registry::Registry;
+use crate::result::ToolResult;
+
+const FORMAT: &str = "Gemini generateContent";
+/// The image media types a `functionResponse` may carry.
+const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];
+
+/// The model's turn read from a `generateContent` response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// What the model wrote (its text parts, thoughts left out), if anything.
+    pub text: Option<String>,
+    /// The function calls, in part order.
+    pub calls: Vec<Call>,
+    /// The ids Gemini gave the calls, in the same order (`None` where it gave none).
+    pub gemini_ids: Vec<Option<String>>,
+    /// The candidate's content, to append to `contents` before the reply.
+    pub content: Value,
+    /// Why the model stopped (`STOP`, `MAX_TOKENS`, …).
+    pub finish_reason: Option<String>,
+}
+
+impl Turn {
+    /// Reads the first candidate of a `generateContent` response.
+    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+        let response: wire::Response = super::from_value(FORMAT, response)?;
+        let candidate = response
+            .candidates
+            .into_iter()
+            .next()
+            .ok_or(ResponseError::Empty {
+                format: FORMAT,
+                what: "candidates",
+            })?;
+        // A candidate stopped early (for safety, say) may have no content.
+        let content: wire::Content = if candidate.content.is_null() {
+            wire::Content::default()
+        } else {
+            super::from_value(FORMAT, &candidate.content)?
+        };
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let mut gemini_ids = Vec::new();
+        for (index, part) in content.parts.into_iter().enumerate() {
+            if let Some(function_call) = part.function_call {
+                // A call of the wrong shape is still a call: answered with an error.
+                let wire: wire::FunctionCall =
+                    super::from_value(FORMAT, &function_call).unwrap_or_default();
+                let name = wire.name.unwrap_or_default();
+                let id = wire.id.filter(|id| !id.is_empty());
+                let own_id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
+                // A call without arguments may leave `args` out.
+                let args = wire
+                    .args
+                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+                let mut call = Call::from_value(own_id, name.clone(), args);
+                if name.is_empty() {
+                    call = call.fail(CallError::MissingName);
+                }
+                calls.push(call);
+                gemini_ids.push(id);
+            } else if let Some(text) = part.text
+                && !part.thought
+            {
+                texts.push(text);
+            }
+        }
+        Ok(Turn {
+            text: (!texts.is_empty()).then(|| texts.concat()),
+            calls,
+            gemini_ids,
+            content: candidate.content,
+            finish_reason: candidate.finish_reason,
+        })
+    }
+
+    /// Reads a response body.
+    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
+        Turn::parse(&super::parse_body(FORMAT, body)?)
+    }
+
+    /// Whether the model is done: it called no function.
+    pub fn is_final(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// Runs the calls as one batch and builds the content of results.
+    pub async fn run(&self, registry: &Registry) -> Step<FunctionResponses> {
+        let results = super::run(registry, &self.calls).await;
+        let reply = self.reply(&results);
+        Step { results, reply }
+    }
+
+    /// The `user` content answering every call, one `functionResponse` part
+    /// per call, in call order.
+    pub fn reply(&self, results: &[ToolResult]) -> FunctionResponses {
+        FunctionResponses {
+            parts: super::paired(&self.calls, results)
+                .enumerate()
+                .map(|(index, (call, result))| ResponsePart {
+                    function_response: function_response(
+                        self.gemini_ids.get(index).cloned().flatten(),
+                        call,
+                        &result,
+                    ),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn function_response(id: Option<String>, call: &Call, result: &ToolResult) -> FunctionResponse {
+    let mut texts = Vec::new();
+    let mut parts = Vec::new();
+    for block in &result.content {
+        match block {
+            ContentBlock::Image { data, mime_type }
+                if !result.is_error && IMAGE_TYPES.contains(&mime_type.as_str()) =>
+            {
+                parts.push(FunctionResponsePart {
+                    inline_data: Blob {
+                        mime_type: mime_type.clone(),
+                        data: data.clone(),
+                    },
+                });
+            }
+            ContentBlock::Image { .. } => {
+                let why = if result.is_error {
+                    "the result is an error"
+                } else {
+                    "Gemini takes PNG, JPEG and WebP images only"
+                };
+                texts.extend(super::describe_block(block, why));
+            }
+            ContentBlock::Text { text } => texts.push(text.clone()),
+            ContentBlock::ResourceLink { .. } => texts.push(super::describe_link(block)),
+        }
+    }
+    let text = texts.join("\n");
+    FunctionResponse {
+        id,
+        name: call.name.clone(),
+        response: if result.is_error {
+            FunctionResult::Error { error: text }
+        } else {
+            FunctionResult::Output { output: text }
+        },
+        parts,
+    }
+}
+
+/// The results of one turn: `{"role": "user", "parts": [{"functionResponse": …}…]}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename = "user")]
+pub struct FunctionResponses {
+    /// One part per call, in call order.
+    pub parts: Vec<ResponsePart>,
+}
+
+/// A part holding one function's response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponsePart {
+    /// The response.
+    pub function_response: FunctionResponse,
+}
+
+/// `{"id"?, "name", "response", "parts"?}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionResponse {
+    /// The id Gemini gave the call, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The function's name, as the call gave it.
+    pub name: String,
+    /// The output, or the error.
+    pub response: FunctionResult,
+    /// Images that go with the response; left out when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<FunctionResponsePart>,
+}
+
+/// A function response's `response` object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FunctionResult {
+    /// `{"output": text}`: the call succeeded.
+    Output {
+        /// The result as text.
+        output: String,
+    },
+    /// `{"error": text}`: the call failed.
+    Error {
+        /// What went wrong.
+        error: String,
+    },
+}
+
+/// Media that goes with a function response: `{"inlineData": {"mimeType", "data"}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionResponsePart {
+    /// The bytes inline.
+    pub inline_data: Blob,
+}
+
+/// Bytes with their media type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Blob {
+    /// Its media type.
+    pub mime_type: String,
+    /// The bytes, base64-encoded.
+    pub data: String,
+}
+
+/// The response, as far as tool calling reads it; unknown fields are ignored.
+mod wire {
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    #[derive(Deserialize)]
+    pub(super) struct Response {
+        #[serde(default, deserialize_with = "super::super::null_as_default")]
+        pub(super) candidates: Vec<Candidate>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct Candidate {
+        #[serde(default)]
+        pub(super) content: Value,
+        #[serde(default)]
+        pub(super) finish_reason: Option<String>,
+    }
+
+    #[derive(Default, Deserialize)]
+    pub(super) struct Content {
+        #[serde(default, deserialize_with = "super::super::null_as_default")]
+        pub(super) parts: Vec<Part>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct Part {
+        #[serde(default)]
+        pub(super) text: Option<String>,
+        #[serde(default)]
+        pub(super) thought: bool,
+        #[serde(default)]
+        pub(super) function_call: Option<Value>,
+    }
+
+    #[derive(Default, Deserialize)]
+    pub(super) struct FunctionCall {
+        #[serde(default)]
+        pub(super) id: Option<String>,
+        #[serde(default)]
+        pub(super) name: Option<String>,
+        #[serde(default)]
+        pub(super) args: Option<Value>,
+    }
+}

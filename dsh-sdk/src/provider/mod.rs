@@ -1,0 +1,399 @@
+//! The model loop, both halves, for each provider: the tool calls of a model
+//! response in, the next request's messages out.
+//!
+//! One module per wire format, each with the same three steps:
+//!
+//! 1. `Turn::parse` reads a response body as the provider documents it: the
+//!    text the model wrote, its tool calls as [`Call`]s, and the message (or
+//!    items) to append to the conversation as the model's own turn.
+//! 2. [`Turn::run`](openai_chat::Turn::run) runs the calls as one batch
+//!    ([`Registry::call_batch`]: concurrency-safe tools in parallel, the rest
+//!    in order, results in request order).
+//! 3. The step's `reply` is the results, built the provider's way from the
+//!    content the model is meant to see, errors flagged as the provider
+//!    expects, images carried where the provider accepts them and described
+//!    in text where it does not.
+//!
+//! | module | response | calls | results |
+//! |---|---|---|---|
+//! | [`openai_chat`] | Chat Completions | `choices[0].message.tool_calls[]` | `role: "tool"` messages |
+//! | [`openai_responses`] | Responses | `output[]` items `function_call` | `function_call_output` items |
+//! | [`anthropic`] | Messages | `content[]` blocks `tool_use` | one `user` message of `tool_result` blocks |
+//! | [`gemini`] | `generateContent` | `candidates[0].content.parts[].functionCall` | one `user` content of `functionResponse` parts |
+//!
+//! ```
+//! use dsh_sdk::prelude::*;
+//! use dsh_sdk::provider::openai_chat::Turn;
+//!
+//! /// Greet someone by name.
+//! #[tool(read_only, concurrency_safe)]
+//! async fn greet(name: String) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let registry = Registry::new();
+//! registry.register::<greet>().unwrap().keep();
+//!
+//! // A Chat Completions response, as the endpoint sent it.
+//! let response = json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+//!     "role": "assistant", "content": null,
+//!     "tool_calls": [{"id": "call_1", "type": "function",
+//!                     "function": {"name": "greet", "arguments": "{\"name\":\"Ada\"}"}}]
+//! }}]});
+//! let turn = Turn::parse(&response).unwrap();
+//! let step = turn.run(&registry).await;
+//! assert_eq!(
+//!     serde_json::to_value(&step.reply).unwrap(),
+//!     json!([{"role": "tool", "tool_call_id": "call_1", "content": "Hello, Ada!"}])
+//! );
+//! # }
+//! ```
+//!
+//! Everything a model sends is treated as hostile: arguments that are not
+//! JSON, arguments double-encoded as a JSON string, a call to a tool that does
+//! not exist, a call without an id all become an error result for that call,
+//! with a message the model can act on; no call is dropped and nothing
+//! panics. Only a body that is not the provider's response shape at all is a
+//! [`ResponseError`].
+//!
+//! The wire types here are this crate's own, narrowed to what tool calling
+//! touches and checked against the providers' documented shapes, rather than
+//! a provider SDK's: the OpenAI type crates build on `derive_builder` (and so
+//! a second major of `syn`), and none covers all four formats.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::content::ContentBlock;
+use crate::pipeline::ToolCall;
+use crate::registry::Registry;
+use crate::result::{Status, ToolResult};
+
+pub mod anthropic;
+pub mod gemini;
+pub mod openai_chat;
+pub mod openai_responses;
+
+/// One turn's calls run: each result, and the reply to send back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step<R> {
+    /// One result per call, in request order, with content, value and card.
+    pub results: Vec<ToolResult>,
+    /// What goes into the next request after the model's own turn: the
+    /// results in the provider's shape.
+    pub reply: R,
+}
+
+/// One tool call a model made, read out of its response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    /// The id the result must carry back: the provider's, or one made up for a
+    /// call that came without one (see [`CallError::MissingId`] and
+    /// [`gemini`]).
+    pub id: String,
+    /// The tool's name as the model wrote it (empty when it wrote none).
+    pub name: String,
+    /// The arguments as a JSON object, or why the call cannot run.
+    pub args: Result<Value, CallError>,
+}
+
+impl Call {
+    /// A call whose arguments arrived as JSON text (OpenAI's `arguments`).
+    pub(crate) fn from_text(id: String, name: String, arguments: &str) -> Self {
+        let args = args_from_text(&name, arguments);
+        Call { id, name, args }
+    }
+
+    /// A call whose arguments arrived as a JSON value (Anthropic's `input`,
+    /// Gemini's `args`), which must be an object.
+    pub(crate) fn from_value(id: String, name: String, arguments: Value) -> Self {
+        let args = args_from_value(&name, arguments);
+        Call { id, name, args }
+    }
+
+    /// Replaces the arguments with `error` (the first error wins).
+    pub(crate) fn fail(mut self, error: CallError) -> Self {
+        if self.args.is_ok() {
+            self.args = Err(error);
+        }
+        self
+    }
+}
+
+/// Why a call the model made cannot run. Its message goes back to the model
+/// as the call's error result.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// The arguments are not JSON.
+    #[error("the arguments for `{name}` are not valid JSON ({error}): send a JSON object")]
+    ArgumentsNotJson {
+        /// The tool's name.
+        name: String,
+        /// What the JSON parser said, with its line and column.
+        error: String,
+    },
+    /// The arguments are a JSON string that itself holds JSON: encoded twice.
+    #[error(
+        "the arguments for `{name}` are a JSON string holding JSON (encoded twice): send the object itself, not a string"
+    )]
+    StringEncoded {
+        /// The tool's name.
+        name: String,
+    },
+    /// The arguments are JSON, but not an object.
+    #[error("the arguments for `{name}` must be a JSON object, not {found}")]
+    NotAnObject {
+        /// The tool's name.
+        name: String,
+        /// What they were instead: "an array", "a string", ….
+        found: &'static str,
+    },
+    /// The call has no id, so its result could not be matched to it.
+    #[error(
+        "the call to `{name}` has no id, so it was not run: every tool call needs an id its result can refer to"
+    )]
+    MissingId {
+        /// The tool's name.
+        name: String,
+    },
+    /// The call names no tool.
+    #[error("the tool call names no tool: give the `name` of one of the tools listed")]
+    MissingName,
+    /// A kind of tool call this SDK does not run (an OpenAI `custom` tool call).
+    #[error("`{name}` was called as a `{kind}` tool call; only function tool calls are run")]
+    UnsupportedKind {
+        /// The tool's name.
+        name: String,
+        /// The call's kind as the provider named it.
+        kind: String,
+    },
+}
+
+/// A response body that is not the provider's response shape.
+#[derive(Debug, thiserror::Error)]
+pub enum ResponseError {
+    /// The body is not JSON, or JSON of the wrong shape.
+    #[error("not a {format} response: at `{path}`: {message}")]
+    Shape {
+        /// The format that was expected.
+        format: &'static str,
+        /// Where in the body the shape broke (a serde path, `.` for the root).
+        path: String,
+        /// What was wrong there.
+        message: String,
+    },
+    /// The response holds no candidate or choice to read.
+    #[error("the {format} response has no {what}")]
+    Empty {
+        /// The format that was expected.
+        format: &'static str,
+        /// What was missing (`choices`, `candidates`).
+        what: &'static str,
+    },
+}
+
+/// Reads `value` as `T`, saying where the shape broke.
+pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
+    format: &'static str,
+    value: &Value,
+) -> Result<T, ResponseError> {
+    serde_path_to_error::deserialize(value).map_err(|error| ResponseError::Shape {
+        format,
+        path: error.path().to_string(),
+        message: error.inner().to_string(),
+    })
+}
+
+/// Reads a missing or `null` field as its default.
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de> + Default,
+{
+    use serde::Deserialize;
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// Parses a body as JSON, saying where it broke.
+pub(crate) fn parse_body(format: &'static str, body: &str) -> Result<Value, ResponseError> {
+    serde_json::from_str(body).map_err(|error| ResponseError::Shape {
+        format,
+        path: ".".into(),
+        message: error.to_string(),
+    })
+}
+
+/// Runs `calls` as one batch: the runnable ones through
+/// [`Registry::call_batch`] (an unknown tool comes back as the pipeline's
+/// error result naming the closest tools), the others as error results
+/// carrying their [`CallError`]. One result per call, in order.
+pub async fn run(registry: &Registry, calls: &[Call]) -> Vec<ToolResult> {
+    let batch: Vec<ToolCall> = calls
+        .iter()
+        .filter_map(|call| {
+            let args = call.args.as_ref().ok()?;
+            Some(ToolCall::new(call.name.clone(), args.clone()))
+        })
+        .collect();
+    let mut ran = registry.call_batch(batch).await.into_iter();
+    calls
+        .iter()
+        .map(|call| match &call.args {
+            Ok(_) => ran
+                .next()
+                .unwrap_or_else(|| not_run(&call.name, "the batch returned no result for it")),
+            Err(error) => not_run(&call.name, &error.to_string()),
+        })
+        .collect()
+}
+
+/// The error result of a call that was not run.
+pub(crate) fn not_run(name: &str, message: &str) -> ToolResult {
+    ToolResult::failure(Uuid::new_v4(), name, Status::Error, message, Duration::ZERO)
+}
+
+/// Pairs each call with its result; a call left without one gets an error
+/// result, so no call goes unanswered.
+pub(crate) fn paired<'a>(
+    calls: &'a [Call],
+    results: &'a [ToolResult],
+) -> impl Iterator<Item = (&'a Call, std::borrow::Cow<'a, ToolResult>)> {
+    calls.iter().enumerate().map(|(index, call)| {
+        let result = match results.get(index) {
+            Some(result) => std::borrow::Cow::Borrowed(result),
+            None => std::borrow::Cow::Owned(not_run(&call.name, "no result was given for it")),
+        };
+        (call, result)
+    })
+}
+
+fn args_from_text(name: &str, text: &str) -> Result<Value, CallError> {
+    // A tool without parameters is sometimes called with no arguments at all.
+    if text.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => args_from_value(name, value),
+        Err(error) => Err(CallError::ArgumentsNotJson {
+            name: name.to_owned(),
+            error: error.to_string(),
+        }),
+    }
+}
+
+fn args_from_value(name: &str, value: Value) -> Result<Value, CallError> {
+    let found = match &value {
+        Value::Object(_) => return Ok(value),
+        Value::String(text) => {
+            if serde_json::from_str::<Value>(text).is_ok_and(|inner| inner.is_object()) {
+                return Err(CallError::StringEncoded {
+                    name: name.to_owned(),
+                });
+            }
+            "a string"
+        }
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::Array(_) => "an array",
+    };
+    Err(CallError::NotAnObject {
+        name: name.to_owned(),
+        found,
+    })
+}
+
+/// How a provider that takes text only is told about a block it cannot show.
+pub(crate) fn describe_block(block: &ContentBlock, why: &str) -> Option<String> {
+    match block {
+        ContentBlock::Text { text } => Some(text.clone()),
+        ContentBlock::Image { data, mime_type } => Some(format!(
+            "[{mime_type} image, {} bytes, not shown: {why}]",
+            base64_len(data)
+        )),
+        ContentBlock::ResourceLink { .. } => Some(describe_link(block)),
+    }
+}
+
+/// A resource link as one line of text.
+pub(crate) fn describe_link(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::ResourceLink {
+            uri,
+            name,
+            description,
+            ..
+        } => match description {
+            Some(description) => format!("[resource {name}: {uri} ({description})]"),
+            None => format!("[resource {name}: {uri}]"),
+        },
+        _ => String::new(),
+    }
+}
+
+/// The decoded size of base64 text.
+fn base64_len(data: &str) -> usize {
+    let padding = data.bytes().rev().take_while(|&byte| byte == b'=').count();
+    (data.len() / 4 * 3).saturating_sub(padding)
+}
+
+/// The text of a result for a provider that takes text only, every block in
+/// order, joined by newlines; `Error: ` first when it failed (OpenAI has no
+/// error flag on a tool result: the text is how the model learns).
+pub(crate) fn text_only(result: &ToolResult, why_no_images: &str) -> String {
+    let text = result
+        .content
+        .iter()
+        .filter_map(|block| describe_block(block, why_no_images))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if result.is_error {
+        format!("Error: {text}")
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_lengths_count_padding() {
+        assert_eq!(base64_len("aGk="), 2);
+        assert_eq!(base64_len("aGkh"), 3);
+        assert_eq!(base64_len("aA=="), 1);
+        assert_eq!(base64_len(""), 0);
+    }
+
+    #[test]
+    fn arguments_are_read_strictly() {
+        assert_eq!(args_from_text("t", " "), Ok(serde_json::json!({})));
+        assert!(matches!(
+            args_from_text("t", "{\"a\": "),
+            Err(CallError::ArgumentsNotJson { .. })
+        ));
+        assert_eq!(
+            args_from_text("t", "\"{\\\"a\\\": 1}\""),
+            Err(CallError::StringEncoded { name: "t".into() })
+        );
+        assert_eq!(
+            args_from_text("t", "[1]"),
+            Err(CallError::NotAnObject {
+                name: "t".into(),
+                found: "an array"
+            })
+        );
+        assert_eq!(
+            args_from_value("t", Value::String("plain".into())),
+            Err(CallError::NotAnObject {
+                name: "t".into(),
+                found: "a string"
+            })
+        );
+    }
+}

@@ -1,0 +1,335 @@
+//! OpenAI Responses (`POST /v1/responses`).
+//!
+//! Calls are read from the `output[]` items of type `function_call`: `{id,
+//! call_id, name, arguments}`, `arguments` a string of JSON. Each result goes
+//! back as a `{"type": "function_call_output", "call_id", "output"}` item:
+//! `output` is the text, or, when the result holds an image, an array of
+//! `input_text` and `input_image` parts (the image as a `data:` URL; PNG,
+//! JPEG, WebP and GIF, the types OpenAI takes, others described in text). The
+//! item has no error flag, so a failed result's text starts with `Error: `.
+//!
+//! The next request's `input` is the conversation so far, then the
+//! response's own output items ([`Turn::items`], reasoning items included,
+//! as the API expects them back), then the step's reply.
+//!
+//! [`tools`] lists the registry's tools in the Responses shape, which is flat
+//! (`{"type": "function", "name", …}`), and can defer tools to OpenAI's own
+//! tool search.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Call, CallError, ResponseError, Step};
+use crate::content::ContentBlock;
+use crate::export::{Deferred, Format, export_tool};
+use crate::registry::Registry;
+use crate::result::ToolResult;
+
+const FORMAT: &str = "Responses";
+/// Why an image of another type is described instead.
+const NOT_SHOWN: &str = "OpenAI takes PNG, JPEG, WebP and GIF images only";
+/// The image media types OpenAI takes as input.
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+
+/// The model's turn read from a Responses response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// What the model wrote (every `output_text` of its messages), if anything.
+    pub text: Option<String>,
+    /// The function calls, in output order.
+    pub calls: Vec<Call>,
+    /// The response's output items, to append to the next request's `input`
+    /// before the reply; a `function_call` that had no `call_id` carries the
+    /// one made up for it.
+    pub items: Vec<Value>,
+}
+
+impl Turn {
+    /// Reads a Responses response.
+    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+        let response: wire::Response = super::from_value(FORMAT, response)?;
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let mut items = Vec::with_capacity(response.output.len());
+        for (index, mut item) in response.output.into_iter().enumerate() {
+            match item.get("type").and_then(Value::as_str) {
+                Some("function_call") => {
+                    // A call of the wrong shape is still a call: answered with an error.
+                    let wire: wire::FunctionCall =
+                        super::from_value(FORMAT, &item).unwrap_or_default();
+                    let name = wire.name.unwrap_or_default();
+                    let arguments = match wire.arguments {
+                        Some(Value::String(text)) => text,
+                        Some(other) => other.to_string(),
+                        None => String::new(),
+                    };
+                    let mut call = Call::from_text(String::new(), name.clone(), &arguments);
+                    if name.is_empty() {
+                        call = call.fail(CallError::MissingName);
+                    }
+                    call.id = match wire.call_id.filter(|id| !id.is_empty()) {
+                        Some(id) => id,
+                        None => {
+                            call = call.fail(CallError::MissingId { name });
+                            let id = format!("call_missing_id_{index}");
+                            if let Some(object) = item.as_object_mut() {
+                                object.insert("call_id".into(), Value::String(id.clone()));
+                            }
+                            id
+                        }
+                    };
+                    calls.push(call);
+                }
+                Some("message") => {
+                    let message: wire::Message =
+                        super::from_value(FORMAT, &item).unwrap_or_default();
+                    texts.extend(
+                        message
+                            .content
+                            .into_iter()
+                            .filter(|part| part.kind == "output_text")
+                            .filter_map(|part| part.text),
+                    );
+                }
+                _ => {}
+            }
+            items.push(item);
+        }
+        Ok(Turn {
+            text: (!texts.is_empty()).then(|| texts.concat()),
+            calls,
+            items,
+        })
+    }
+
+    /// Reads a response body.
+    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
+        Turn::parse(&super::parse_body(FORMAT, body)?)
+    }
+
+    /// Whether the model is done: it called no function.
+    pub fn is_final(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// Runs the calls as one batch and builds the output items.
+    pub async fn run(&self, registry: &Registry) -> Step<Vec<FunctionCallOutput>> {
+        let results = super::run(registry, &self.calls).await;
+        let reply = self.reply(&results);
+        Step { results, reply }
+    }
+
+    /// The `function_call_output` items for `results`, one per call, in call order.
+    pub fn reply(&self, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
+        super::paired(&self.calls, results)
+            .map(|(call, result)| FunctionCallOutput {
+                call_id: call.id.clone(),
+                output: output(&result),
+            })
+            .collect()
+    }
+}
+
+fn output(result: &ToolResult) -> Output {
+    let shown = |block: &ContentBlock| matches!(block, ContentBlock::Image { mime_type, .. } if IMAGE_TYPES.contains(&mime_type.as_str()));
+    if !result.content.iter().any(shown) {
+        return Output::Text(super::text_only(result, NOT_SHOWN));
+    }
+    let mut parts = Vec::new();
+    if result.is_error {
+        parts.push(InputContent::InputText {
+            text: "Error:".into(),
+        });
+    }
+    for block in &result.content {
+        parts.push(match block {
+            ContentBlock::Text { text } => InputContent::InputText { text: text.clone() },
+            ContentBlock::Image { data, mime_type } if shown(block) => InputContent::InputImage {
+                image_url: format!("data:{mime_type};base64,{data}"),
+                detail: ImageDetail::Auto,
+            },
+            ContentBlock::Image { .. } => InputContent::InputText {
+                text: super::describe_block(block, NOT_SHOWN).unwrap_or_default(),
+            },
+            ContentBlock::ResourceLink { .. } => InputContent::InputText {
+                text: super::describe_link(block),
+            },
+        });
+    }
+    Output::Content(parts)
+}
+
+/// A function's result: `{"type": "function_call_output", "call_id", "output"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "function_call_output")]
+pub struct FunctionCallOutput {
+    /// The `call_id` of the call this answers.
+    pub call_id: String,
+    /// The result.
+    pub output: Output,
+}
+
+/// A `function_call_output`'s `output`: text, or content parts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Output {
+    /// The result as text.
+    Text(String),
+    /// The result as text and image parts, in order.
+    Content(Vec<InputContent>),
+}
+
+/// One part of an [`Output::Content`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum InputContent {
+    /// Text.
+    InputText {
+        /// The text.
+        text: String,
+    },
+    /// An image.
+    InputImage {
+        /// A URL, here a `data:` URL with the base64 bytes.
+        image_url: String,
+        /// The detail level the model sees it at.
+        detail: ImageDetail,
+    },
+}
+
+/// How much of an image's detail the model sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImageDetail {
+    /// The model picks.
+    Auto,
+    /// Low resolution.
+    Low,
+    /// High resolution.
+    High,
+}
+
+/// A tool in a Responses request's `tools`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Tool {
+    /// A function the model can call.
+    Function(FunctionTool),
+    /// OpenAI's own tool search over the functions with `defer_loading`.
+    ToolSearch {},
+}
+
+/// A function tool: `{"type": "function", "name", "description", "parameters", "strict"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionTool {
+    /// The function's name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Its arguments' JSON Schema.
+    pub parameters: Value,
+    /// Strict mode; always written, as the Responses API turns it on when
+    /// it is left out.
+    pub strict: bool,
+    /// Left out of the prompt until OpenAI's tool search loads it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
+}
+
+/// The registry's tools for a Responses request, in the order of
+/// [`Registry::export`] (a stable prefix), `strict` off.
+///
+/// With [`Deferred::Native`], deferred tools are listed too, after the
+/// others, sorted by name, each with `"defer_loading": true`, then
+/// `{"type": "tool_search"}`; the built-in `tool_search` tool is left out, as
+/// OpenAI's replaces it. With [`Deferred::BuiltIn`], deferred tools stay out
+/// until the built-in tool search loads them.
+///
+/// ```
+/// use dsh_sdk::export::Deferred;
+/// use dsh_sdk::prelude::*;
+/// use dsh_sdk::provider::openai_responses::tools;
+///
+/// /// Convert an amount between currencies.
+/// #[tool(defer)]
+/// async fn convert(amount: f64) -> f64 { amount }
+///
+/// let registry = Registry::new();
+/// registry.register::<convert>().unwrap().keep();
+/// assert_eq!(
+///     serde_json::to_value(tools(&registry, Deferred::Native)).unwrap(),
+///     json!([
+///         {"type": "function", "name": "convert", "description": "Convert an amount between currencies.",
+///          "parameters": {"type": "object", "properties": {"amount": {"type": "number", "format": "double"}},
+///                         "required": ["amount"]},
+///          "strict": false, "defer_loading": true},
+///         {"type": "tool_search"}
+///     ])
+/// );
+/// ```
+pub fn tools(registry: &Registry, deferred: Deferred) -> Vec<Tool> {
+    let (listed, deferred_tools) = match deferred {
+        Deferred::BuiltIn => (registry.visible_tools(), Vec::new()),
+        Deferred::Native => crate::export::split_deferred(registry),
+    };
+    let mut tools: Vec<Tool> = listed
+        .iter()
+        .map(|tool| Tool::Function(function_tool(tool, false)))
+        .collect();
+    if !deferred_tools.is_empty() {
+        tools.extend(
+            deferred_tools
+                .iter()
+                .map(|tool| Tool::Function(function_tool(tool, true))),
+        );
+        tools.push(Tool::ToolSearch {});
+    }
+    tools
+}
+
+fn function_tool(tool: &crate::registry::ToolInfo, defer_loading: bool) -> FunctionTool {
+    let exported = export_tool(tool, Format::OpenAi);
+    FunctionTool {
+        name: tool.name().to_owned(),
+        description: tool.definition().description().to_owned(),
+        parameters: exported["function"]["parameters"].clone(),
+        strict: false,
+        defer_loading,
+    }
+}
+
+/// The response, as far as tool calling reads it; unknown fields are ignored.
+mod wire {
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    #[derive(Deserialize)]
+    pub(super) struct Response {
+        #[serde(default, deserialize_with = "super::super::null_as_default")]
+        pub(super) output: Vec<Value>,
+    }
+
+    #[derive(Default, Deserialize)]
+    pub(super) struct FunctionCall {
+        #[serde(default)]
+        pub(super) call_id: Option<String>,
+        #[serde(default)]
+        pub(super) name: Option<String>,
+        #[serde(default)]
+        pub(super) arguments: Option<Value>,
+    }
+
+    #[derive(Default, Deserialize)]
+    pub(super) struct Message {
+        #[serde(default, deserialize_with = "super::super::null_as_default")]
+        pub(super) content: Vec<Part>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Part {
+        #[serde(rename = "type", default)]
+        pub(super) kind: String,
+        #[serde(default)]
+        pub(super) text: Option<String>,
+    }
+}
