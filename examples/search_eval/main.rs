@@ -18,8 +18,11 @@
 //!   `fastmcp_bm25.py`, next to this file, over the same catalog and queries.
 //!
 //! The questions BFCL wrote itself ("dev") and those contributed by users
-//! ("live") are reported apart: ranking was tuned looking at "dev" only, so
-//! "live" is held out.
+//! ("live") are reported apart: the ranking's field weights were chosen on
+//! "dev" only; "live" checks that they carry over. Many misses are not
+//! wrong so much as undecidable: the pooled catalog holds near-twins
+//! (`math_gcd`, `calculate_gcd`, `number_theory_gcd`) and a question counts
+//! only the one its own test case listed.
 
 use std::collections::{HashMap, HashSet};
 use std::error::Error;
