@@ -8,9 +8,7 @@
 use std::time::Instant;
 
 use dsh_examples::register_all;
-use dsh_sdk::ToolCall;
-use dsh_sdk::export::Format;
-use dsh_sdk::permission::{Approval, FnApprover, Rule};
+use dsh_sdk::permission::FnApprover;
 use dsh_sdk::prelude::*;
 
 #[tokio::main]

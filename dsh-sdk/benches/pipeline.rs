@@ -46,16 +46,13 @@ fn bench(c: &mut Criterion) {
         .guard(PlanMode)
         .post_execute(|_: &dsh_sdk::post_execute::PostCall<'_>| PostOutcome::pass())
         .build();
-    registry
-        .register::<greet>()
-        .expect("greet registers")
-        .keep();
+    registry.register::<greet>().expect("greet registers");
     let _subscription = registry.subscribe(|event| {
         black_box(event);
     });
 
     let bare = Registry::new();
-    bare.register::<greet>().expect("greet registers").keep();
+    bare.register::<greet>().expect("greet registers");
 
     let mut group = c.benchmark_group("greet");
     group.bench_function("floor", |b| {

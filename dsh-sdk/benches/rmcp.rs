@@ -92,10 +92,7 @@ fn bench(c: &mut Criterion) {
     };
 
     let registry = Registry::new();
-    registry
-        .register::<greet>()
-        .expect("greet registers")
-        .keep();
+    registry.register::<greet>().expect("greet registers");
     let greeter = RmcpGreeter {
         tool_router: RmcpGreeter::tool_router(),
     };

@@ -166,8 +166,7 @@ fn tools(providers: usize) -> (Registry, ToolInfo) {
             for (thing, thing_text) in THINGS {
                 registry
                     .register_dynamic(tool(provider, verb, verb_text, thing, thing_text))
-                    .expect("a generated tool")
-                    .keep();
+                    .expect("a generated tool");
             }
         }
     }
@@ -180,8 +179,7 @@ fn tools(providers: usize) -> (Registry, ToolInfo) {
             "contact",
             "person with phone numbers",
         ))
-        .expect("a generated tool")
-        .keep();
+        .expect("a generated tool");
     let extra = spare.tools().remove(0);
     (registry, extra)
 }

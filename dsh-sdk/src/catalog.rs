@@ -35,7 +35,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! let registry = Registry::new();
-//! registry.register::<rg>().unwrap().keep();
+//! registry.register::<rg>().unwrap();
 //! registry.set_status("rg", ToolStatus::Unavailable, Some("`rg` is not on the PATH")).unwrap();
 //!
 //! let result = registry.call("rg", json!({ "pattern": "fn main" })).await;
@@ -111,7 +111,7 @@ impl Registry {
                     state.statuses.get(def.name()).cloned().unwrap_or_default();
                 CatalogTool {
                     name: def.name().to_owned(),
-                    version: None,
+                    version: def.version_text().map(str::to_owned),
                     description: def.description().to_owned(),
                     input_schema: Some(tool.input_schema().clone()),
                     output_type: def.declared_output_type(),

@@ -71,6 +71,7 @@ pub struct DynamicTool {
     def: ToolDef,
     input_schema: Value,
     output_schema: Option<Value>,
+    failure_schema: Option<Value>,
     call: Arc<CallFn>,
     render: Option<Arc<RenderJsonFn>>,
 }
@@ -91,6 +92,7 @@ impl DynamicTool {
             def,
             input_schema,
             output_schema: None,
+            failure_schema: None,
             call: Arc::new(move |args, exec| Box::pin(handler(args, exec))),
             render: None,
         }
@@ -101,6 +103,15 @@ impl DynamicTool {
     /// `outputSchema`.
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
+        self
+    }
+
+    /// Declares the tool's failure shapes, as [`Tool::failure_schema`] does
+    /// for a typed tool: exported with the definition.
+    ///
+    /// [`Tool::failure_schema`]: crate::Tool::failure_schema
+    pub fn failure_schema(mut self, schema: Value) -> Self {
+        self.failure_schema = Some(schema);
         self
     }
 
@@ -155,6 +166,7 @@ impl Registry {
         let handler = Dynamic {
             call: tool.call,
             render: tool.render,
+            failure: tool.failure_schema,
         };
         self.insert(tool.def, tool.input_schema, output, Box::new(handler))
     }
@@ -164,6 +176,7 @@ impl Registry {
 struct Dynamic {
     call: Arc<CallFn>,
     render: Option<Arc<RenderJsonFn>>,
+    failure: Option<Value>,
 }
 
 impl Handler for Dynamic {
@@ -197,5 +210,9 @@ impl Handler for Dynamic {
 
     fn is_dynamic(&self) -> bool {
         true
+    }
+
+    fn failure_schema(&self) -> Option<Value> {
+        self.failure.clone()
     }
 }

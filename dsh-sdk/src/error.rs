@@ -8,7 +8,10 @@ use serde_json::Value;
 /// A tool's failure; its message reaches the model.
 ///
 /// Any error type converts into it with `?`, keeping its message and the
-/// messages of its sources, so typed failure shapes stay plain enums:
+/// messages of its sources. A conversion guesses no kind: a failure kind is
+/// set explicitly with [`with_kind`](Self::with_kind) (`#[tool]` sets it from
+/// the variant of a `Serialize + JsonSchema` error enum), and reaches hosts in
+/// [`ToolResult::failure`](crate::ToolResult#structfield.failure):
 ///
 /// ```
 /// use dsh_sdk::ToolError;
@@ -23,7 +26,8 @@ use serde_json::Value;
 ///
 /// let error: ToolError = EditError::NoMatchesFound("fn main".into()).into();
 /// assert_eq!(error.message(), "no match for `fn main` in the file");
-/// assert_eq!(error.kind(), Some("NoMatchesFound"));
+/// assert_eq!(error.kind(), None);
+/// assert_eq!(error.with_kind("NoMatchesFound").kind(), Some("NoMatchesFound"));
 /// ```
 ///
 /// `ToolError` does not implement [`std::error::Error`] itself, the way
@@ -97,7 +101,7 @@ impl<E: StdError + Send + Sync + 'static> From<E> for ToolError {
     fn from(error: E) -> Self {
         ToolError {
             message: with_sources(&error),
-            kind: variant_name(&format!("{error:?}")),
+            kind: None,
             data: None,
         }
     }
@@ -117,16 +121,6 @@ pub(crate) fn with_sources(error: &dyn StdError) -> String {
         source = cause.source();
     }
     message
-}
-
-/// The leading identifier of a `Debug` rendering: an enum's variant name.
-fn variant_name(debug: &str) -> Option<String> {
-    let name: String = debug
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    let is_type_like = name.chars().next().is_some_and(char::is_uppercase);
-    is_type_like.then_some(name)
 }
 
 /// Why a tool could not be registered.
@@ -170,5 +164,18 @@ pub enum RegisterError {
         which: &'static str,
         /// What the validator said.
         reason: String,
+    },
+    /// The arguments accept a top-level name the input schema does not
+    /// give: a `#[serde(alias = "…")]`, or a field the schema skips.
+    /// Permission rules, gates and guards see the arguments by the schema's
+    /// names, so a value under another name would reach the tool unchecked.
+    #[error(
+        "cannot register `{tool}`: its arguments accept `{name}`, which the input schema does not name (a `#[serde(alias)]`, or a field the schema skips); permission rules and the schema check see arguments only by the schema's names, so remove the alias, or name the field in the schema"
+    )]
+    UnnamedField {
+        /// The tool.
+        tool: String,
+        /// The name accepted but not in the schema.
+        name: String,
     },
 }

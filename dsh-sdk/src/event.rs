@@ -27,6 +27,8 @@ pub enum Event {
         invocation_id: uuid::Uuid,
         /// The name the model called (maybe an alias, maybe unknown).
         tool_name: String,
+        /// The called tool's declared version, when it has one.
+        tool_version: Option<String>,
         /// The raw arguments.
         input: serde_json::Value,
         /// The batch the call belongs to, if any.

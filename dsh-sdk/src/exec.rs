@@ -10,7 +10,6 @@ use std::sync::{Arc, OnceLock, Weak};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::error::ToolError;
 use crate::event::StreamType;
 use crate::registry::{Inner, Registry};
 
@@ -139,13 +138,33 @@ impl Exec {
 
     /// A value of type `T` the host handed in (a database pool, an HTTP client).
     ///
-    /// Missing state is an error the model sees, naming the type.
-    pub fn state<T: Any + Send + Sync>(&self) -> Result<&T, ToolError> {
-        self.inner.state.get::<T>().ok_or_else(|| {
-            ToolError::new(format!(
-                "the host provided no `{}` to this tool",
-                type_name::<T>()
-            ))
+    /// Missing state is a [`MissingState`] error naming the type: a
+    /// `std::error::Error`, so `?` takes it into whatever error the tool
+    /// returns (`ToolError`, `anyhow::Error`, `Box<dyn Error>`, or an enum
+    /// of the tool's own with a `#[from] MissingState` variant).
+    ///
+    /// ```
+    /// use dsh_sdk::{Exec, MissingState};
+    ///
+    /// #[derive(Debug, thiserror::Error)]
+    /// enum LookupError {
+    ///     #[error(transparent)]
+    ///     Setup(#[from] MissingState),
+    /// }
+    ///
+    /// fn pool(exec: &Exec) -> Result<&String, LookupError> {
+    ///     Ok(exec.state::<String>()?)
+    /// }
+    ///
+    /// let exec = Exec::builder("lookup").build();
+    /// assert_eq!(
+    ///     pool(&exec).unwrap_err().to_string(),
+    ///     "the host provided no `alloc::string::String` to this tool"
+    /// );
+    /// ```
+    pub fn state<T: Any + Send + Sync>(&self) -> Result<&T, MissingState> {
+        self.inner.state.get::<T>().ok_or(MissingState {
+            type_name: type_name::<T>(),
         })
     }
 
@@ -287,5 +306,20 @@ impl fmt::Debug for State {
         f.debug_struct("State")
             .field("values", &self.values.len())
             .finish()
+    }
+}
+
+/// The state a tool asked for with [`Exec::state`] that the host did not
+/// provide: a plain error, so it converts into any error type the tool returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the host provided no `{type_name}` to this tool")]
+pub struct MissingState {
+    type_name: &'static str,
+}
+
+impl MissingState {
+    /// The name of the type that was asked for.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
     }
 }

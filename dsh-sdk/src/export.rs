@@ -57,7 +57,7 @@ impl Registry {
     /// }
     ///
     /// let registry = Registry::new();
-    /// registry.register::<greet>().unwrap().keep();
+    /// registry.register::<greet>().unwrap();
     /// assert_eq!(
     ///     registry.export(Format::Anthropic),
     ///     json!([{
@@ -66,7 +66,8 @@ impl Registry {
     ///         "input_schema": {
     ///             "type": "object",
     ///             "properties": { "name": { "type": "string", "description": "The name to greet" } },
-    ///             "required": ["name"]
+    ///             "required": ["name"],
+    ///             "additionalProperties": false
     ///         }
     ///     }])
     /// );
@@ -90,38 +91,52 @@ impl Registry {
 }
 
 /// One tool in `format`.
+///
+/// What goes out is derived from the canonical schemas, which validation
+/// keeps as they are: the `format` values JSON Schema does not define
+/// (`uint32`, `int64`, `double`, … that `schemars` writes for Rust's number
+/// types) are left out, except where the dialect defines them (Gemini's
+/// OpenAPI `parameters`); a tool with declared failure shapes
+/// ([`Tool::failure_schema`](crate::Tool::failure_schema)) names them in the
+/// description the model reads, and MCP carries the schema itself, and the
+/// tool's version, in `_meta` (`dsh/failureSchema`, `dsh/version`).
 pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
     let def = tool.definition();
+    let description = model_description(tool);
+    let input = match format {
+        Format::GeminiOpenApi => tool.input_schema().clone(),
+        _ => standard_formats(tool.input_schema()),
+    };
     match format {
         Format::Anthropic => json!({
             "name": def.name(),
-            "description": def.description(),
-            "input_schema": lower::anthropic(tool.input_schema()).schema,
+            "description": description,
+            "input_schema": lower::anthropic(&input).schema,
         }),
         Format::AnthropicStrict => {
-            let lowered = lower::anthropic_strict(tool.input_schema());
+            let lowered = lower::anthropic_strict(&input);
             if !lowered.strict_usable() {
                 return export_tool(tool, Format::Anthropic);
             }
             json!({
                 "name": def.name(),
-                "description": def.description(),
+                "description": description,
                 "input_schema": lowered.schema,
                 "strict": true,
             })
         }
         Format::OpenAiStrict => {
-            let lowered = lower::openai_strict(tool.input_schema());
+            let lowered = lower::openai_strict(&input);
             let (parameters, strict) = if lowered.strict_usable() {
                 (lowered.schema, true)
             } else {
-                (tool.input_schema().clone(), false)
+                (input, false)
             };
             json!({
                 "type": "function",
                 "function": {
                     "name": def.name(),
-                    "description": def.description(),
+                    "description": description,
                     "parameters": parameters,
                     "strict": strict,
                 },
@@ -129,20 +144,20 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
         }
         Format::Gemini => json!({
             "name": def.name(),
-            "description": def.description(),
-            "parametersJsonSchema": lower::gemini(tool.input_schema()).schema,
+            "description": description,
+            "parametersJsonSchema": lower::gemini(&input).schema,
         }),
         Format::GeminiOpenApi => json!({
             "name": def.name(),
-            "description": def.description(),
-            "parameters": lower::gemini_openapi(tool.input_schema()).schema,
+            "description": description,
+            "parameters": lower::gemini_openapi(&input).schema,
         }),
         Format::OpenAi => json!({
             "type": "function",
             "function": {
                 "name": def.name(),
-                "description": def.description(),
-                "parameters": tool.input_schema(),
+                "description": description,
+                "parameters": input,
             },
         }),
         Format::Mcp => {
@@ -151,15 +166,18 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
             if let Some(title) = def.title_text() {
                 object.insert("title".into(), title.into());
             }
-            object.insert("description".into(), def.description().into());
-            object.insert("inputSchema".into(), tool.input_schema().clone());
+            object.insert("description".into(), description.into());
+            object.insert("inputSchema".into(), input);
             // MCP 2026-07-28 takes any JSON Schema 2020-12 as `outputSchema`
             // and any JSON value as `structuredContent`, so a string or an
             // array output is exported as it is, not wrapped in an object.
             // The schema `true` (a dynamic tool given none, a `Value` output)
             // says nothing, and MCP wants an object there: left out.
             if *tool.output_schema() != Value::Bool(true) {
-                object.insert("outputSchema".into(), tool.output_schema().clone());
+                object.insert(
+                    "outputSchema".into(),
+                    standard_formats(tool.output_schema()),
+                );
             }
             let mut annotations = Map::new();
             if let Some(title) = def.title_text() {
@@ -169,6 +187,16 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
             annotations.insert("destructiveHint".into(), def.is_destructive().into());
             annotations.insert("idempotentHint".into(), def.is_idempotent().into());
             object.insert("annotations".into(), Value::Object(annotations));
+            let mut meta = Map::new();
+            if let Some(version) = def.version_text() {
+                meta.insert(META_VERSION.into(), version.into());
+            }
+            if let Some(failure) = tool.failure_schema() {
+                meta.insert(META_FAILURE_SCHEMA.into(), standard_formats(failure));
+            }
+            if !meta.is_empty() {
+                object.insert("_meta".into(), Value::Object(meta));
+            }
             Value::Object(object)
         }
     }
@@ -272,4 +300,200 @@ pub(crate) fn split_deferred(registry: &Registry) -> (Vec<ToolInfo>, Vec<ToolInf
         });
     deferred.sort_by(|a, b| a.name().cmp(b.name()));
     (listed, deferred)
+}
+
+/// The MCP `_meta` key of a tool's version.
+pub const META_VERSION: &str = "dsh/version";
+
+/// The MCP `_meta` key of a tool's failure schema.
+pub const META_FAILURE_SCHEMA: &str = "dsh/failureSchema";
+
+/// The MCP `_meta` key of a failed call's [`Failure`](crate::Failure) in a
+/// `CallToolResult`: `{"cause": …, "kind": …, "data": …}`.
+pub const META_FAILURE: &str = "dsh/failure";
+
+/// The description the model reads: the tool's own, then, for a tool with
+/// declared failure shapes, a sentence naming them.
+fn model_description(tool: &ToolInfo) -> String {
+    let description = tool.definition().description();
+    let variants = tool
+        .failure_schema()
+        .map(failure_variants)
+        .unwrap_or_default();
+    if variants.is_empty() {
+        return description.to_owned();
+    }
+    let names: Vec<String> = variants.iter().map(|name| format!("`{name}`")).collect();
+    let sentence = format!(
+        "When it fails, the failure is one of: {}.",
+        names.join(", ")
+    );
+    // A proxied dsh tool's description says it already.
+    if description.ends_with(&sentence) {
+        return description.to_owned();
+    }
+    format!("{}\n\n{sentence}", description.trim_end())
+}
+
+/// The variant names a failure schema declares: the values of a string
+/// `enum` or `const`, and the single property of an externally tagged
+/// variant, through `oneOf`/`anyOf` and `$ref`s into `$defs`. In order, each once.
+pub(crate) fn failure_variants(schema: &Value) -> Vec<String> {
+    fn visit(schema: &Value, root: &Value, depth: usize, names: &mut Vec<String>) {
+        let Value::Object(map) = schema else { return };
+        if depth > 8 {
+            return;
+        }
+        fn push(names: &mut Vec<String>, name: &str) {
+            if !names.iter().any(|known| known == name) {
+                names.push(name.to_owned());
+            }
+        }
+        if let Some(Value::String(reference)) = map.get("$ref")
+            && let Some(target) = reference
+                .strip_prefix('#')
+                .and_then(|pointer| root.pointer(pointer))
+        {
+            visit(target, root, depth + 1, names);
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            for value in values.iter().filter_map(Value::as_str) {
+                push(names, value);
+            }
+        }
+        if let Some(Value::String(value)) = map.get("const") {
+            push(names, value);
+        }
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            // Internally tagged: the property whose schema is one string.
+            let tag = properties
+                .values()
+                .find_map(|property| match property.get("const") {
+                    Some(Value::String(value)) => Some(value.as_str()),
+                    _ => match property.get("enum") {
+                        Some(Value::Array(values)) if values.len() == 1 => values[0].as_str(),
+                        _ => None,
+                    },
+                });
+            match tag {
+                Some(tag) => push(names, tag),
+                // Externally tagged: `{"NoMatchesFound": …}`, one required property.
+                None if properties.len() == 1 => {
+                    if let Some(name) = properties.keys().next() {
+                        push(names, name);
+                    }
+                }
+                None => {}
+            }
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(Value::Array(branches)) = map.get(key) {
+                for branch in branches {
+                    visit(branch, root, depth + 1, names);
+                }
+            }
+        }
+    }
+    let mut names = Vec::new();
+    visit(schema, schema, 0, &mut names);
+    names
+}
+
+/// `schema` without the `format` values JSON Schema does not define.
+fn standard_formats(schema: &Value) -> Value {
+    let mut restricted = schemars::transform::RestrictFormats::default();
+    // The exported schemas carry no `$schema`: name the standard's formats.
+    restricted.infer_from_meta_schema = false;
+    restricted.allowed_formats = STANDARD_FORMATS
+        .iter()
+        .map(|&format| format.into())
+        .collect();
+    match schemars::Schema::try_from(schema.clone()) {
+        Ok(mut schema) => {
+            schemars::transform::Transform::transform(&mut restricted, &mut schema);
+            schema.to_value()
+        }
+        Err(_) => schema.clone(),
+    }
+}
+
+/// The `format` values JSON Schema 2020-12 defines.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+#[cfg(test)]
+mod tests {
+    use schemars::{JsonSchema, schema_for};
+    use serde::Serialize;
+
+    use super::*;
+
+    #[derive(Serialize, JsonSchema)]
+    #[allow(dead_code)]
+    enum External {
+        Empty,
+        Missing(String),
+        Ambiguous { count: u32 },
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind")]
+    #[allow(dead_code)]
+    enum Internal {
+        Denied { reason: String },
+        Gone,
+    }
+
+    #[test]
+    fn failure_variants_are_read_from_every_tagging() {
+        let names = |schema: schemars::Schema| failure_variants(&schema.to_value());
+        assert_eq!(
+            names(schema_for!(External)),
+            ["Empty", "Missing", "Ambiguous"]
+        );
+        assert_eq!(names(schema_for!(Internal)), ["Denied", "Gone"]);
+        assert!(names(schema_for!(String)).is_empty());
+    }
+
+    #[test]
+    fn only_standard_formats_are_kept() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "n": { "type": "integer", "format": "uint32" },
+                "at": { "type": "string", "format": "date-time" },
+                "ratio": { "type": "number", "format": "double" }
+            }
+        });
+        assert_eq!(
+            standard_formats(&schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "n": { "type": "integer" },
+                    "at": { "type": "string", "format": "date-time" },
+                    "ratio": { "type": "number" }
+                }
+            })
+        );
+    }
 }

@@ -15,7 +15,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! let registry = Registry::new();
-//! let _greet = registry.register::<greet>().unwrap();
+//! registry.register::<greet>().unwrap();
 //!
 //! let result = registry.call("greet", json!({ "name": "Ada" })).await;
 //! assert_eq!(result.text(), "Hello, Ada!");
@@ -58,6 +58,7 @@ pub mod event;
 mod exec;
 pub mod export;
 pub mod layer;
+pub mod limits;
 pub mod log;
 pub mod lower;
 #[cfg(feature = "mcp")]
@@ -76,6 +77,8 @@ mod result;
 mod schema;
 pub mod search;
 mod spill;
+mod suggest;
+pub mod testing;
 pub mod web;
 
 #[doc(hidden)]
@@ -88,22 +91,29 @@ pub use content::{ContentBlock, joined_text, render_default};
 pub use definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use dynamic::DynamicTool;
 pub use error::{RegisterError, ToolError};
-pub use exec::{Exec, ExecBuilder, State, StreamChunk};
+pub use exec::{Exec, ExecBuilder, MissingState, State, StreamChunk};
 pub use pipeline::ToolCall;
 pub use project::{PresentCallFn, PresentFn, RenderFn};
-pub use registry::{Registry, RegistryBuilder, Subscription, ToolHandle, ToolInfo};
-pub use result::{Status, ToolResult};
+pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle, ToolInfo};
+pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::Violation;
 pub use spill::DEFAULT_MAX_RESULT_CHARS;
 
 pub use dsh_macros::{present, render, tool};
 
-/// What a tool author needs, in one import.
+/// The token that cancels a call ([`ToolCall::cancel_on`],
+/// [`Exec::cancellation`]), re-exported so a host needs no `tokio-util` of its own.
+pub use tokio_util::sync::CancellationToken;
+
+/// What a tool author and a host need, in one import: what the quick start
+/// and the examples use from `dsh_sdk` day to day.
 pub mod prelude {
     pub use crate::card::{self, Card};
+    pub use crate::export::Format;
+    pub use crate::permission::{Approval, Rule};
     pub use crate::{
-        Category, ContentBlock, Exec, OutputType, Registry, Tool, ToolDef, ToolError, ToolResult,
-        Validation, present, render, tool,
+        CancellationToken, Category, ContentBlock, Exec, Failure, OutputType, Registry, Status,
+        Tool, ToolCall, ToolDef, ToolError, ToolResult, Validation, present, render, tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -18,7 +18,7 @@
 //! # let dir = tempfile::tempdir()?;
 //! # let path = dir.path().join("session.jsonl");
 //! let registry = Registry::new();
-//! registry.register::<greet>()?.keep();
+//! registry.register::<greet>()?;
 //!
 //! let log = SessionLog::open(&path)?;
 //! let logging = registry.subscribe(log.subscriber());
@@ -63,11 +63,11 @@
 //!
 //! | record     | RAWP-DPS event         | how the fields map |
 //! |------------|------------------------|--------------------|
-//! | `request`  | `tool.invoke.request`  | the payload's `invocation_id`, `tool_name`, `input` (as the model sent it) and `parallel_group_id`; `tool_version` is not known to the pipeline |
+//! | `request`  | `tool.invoke.request`  | the payload's `invocation_id`, `tool_name`, `tool_version` (when the tool declares one), `input` (as the model sent it) and `parallel_group_id` |
 //! | `running`  | none                   | the card a UI shows while the call runs: `invocation_id`, `tool_name`, `card` |
 //! | `stream`   | `tool.invoke.stream`   | the payload, field for field ([`InvokeStream`]) |
 //! | `executed` | none                   | what replay needs: the validated `args`, the canonical `value`, its `source` (`execute` or `post_execute`), `top_level`, and a post-execute hook's `replaced_content` and `context` |
-//! | `result`   | `tool.invoke.result`   | a [`ToolResult`]: `invocation_id`, `tool_name`, `status`, `output_type` and `truncated` alike; `duration` is RAWP's `duration_ms`; RAWP's `output` is `value` on success and the text of `content` otherwise; `content` (what the model saw) and `card` besides |
+//! | `result`   | `tool.invoke.result`   | a [`ToolResult`]: `invocation_id`, `tool_name`, `status`, `output_type` and `truncated` alike; `duration` is RAWP's `duration_ms`; RAWP's `output` is `value` on success and the text of `content` otherwise; `content` (what the model saw), `card`, and on failure `failure` (its cause, and the tool's failure kind and error value) besides |
 //! | `catalog`  | `tool.catalog.publish` | the payload, field for field ([`CatalogPublish`]) |
 
 use std::collections::HashMap;
@@ -123,11 +123,13 @@ impl Record {
             Event::Request {
                 invocation_id,
                 tool_name,
+                tool_version,
                 input,
                 parallel_group_id,
             } => Record::Request(RequestRecord {
                 invocation_id: *invocation_id,
                 tool_name: tool_name.clone(),
+                tool_version: tool_version.clone(),
                 input: input.clone(),
                 parallel_group_id: *parallel_group_id,
             }),
@@ -185,6 +187,9 @@ pub struct RequestRecord {
     pub invocation_id: Uuid,
     /// The name the model called (maybe an alias, maybe unknown).
     pub tool_name: String,
+    /// The called tool's declared version, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_version: Option<String>,
     /// The raw arguments.
     pub input: Value,
     /// The batch the call belongs to, if any.

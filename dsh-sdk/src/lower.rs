@@ -1845,8 +1845,9 @@ pub fn flatten_any_of(schema: &mut Value, _notes: &mut Vec<Note>) {
 }
 
 /// Removes `additionalProperties` (and `unevaluatedProperties`), which
-/// Gemini's OpenAPI `Schema` does not have: `false` is just dropped (other
-/// properties are no longer refused), a map's value schema moves into the
+/// Gemini's OpenAPI `Schema` does not have: `false` is just dropped (the
+/// model is not told that other properties are refused; the canonical
+/// validation still refuses them), a map's value schema moves into the
 /// description. Both are noted.
 pub fn drop_additional_properties(schema: &mut Value, notes: &mut Vec<Note>) {
     walk(schema, "", &mut |node, at| {
@@ -1858,7 +1859,7 @@ pub fn drop_additional_properties(schema: &mut Value, notes: &mut Vec<Note>) {
                     at,
                     NoteKind::Described,
                     format!(
-                        "`{key}: false` is not supported: other properties are no longer refused"
+                        "`{key}: false` is not supported: dropped, so the model is not told that other properties are refused"
                     ),
                 )),
                 Some(other) => {
@@ -2172,7 +2173,7 @@ impl Registry {
     /// }
     ///
     /// let registry = Registry::new();
-    /// registry.register::<define>().unwrap().keep();
+    /// registry.register::<define>().unwrap();
     /// let report = registry.compatibility(Format::AnthropicStrict);
     /// assert_eq!(report[0].tool, "define");
     /// assert!(!report[0].is_compatible());

@@ -44,9 +44,20 @@
 //! 4. [`Guard`]s: they return a [`Tighten`], which has no way to say allow.
 //!
 //! An ask is then settled by the host's [`Approver`]; that is the pipeline's
-//! job, not this module's.
+//! job, not this module's. Arguments the approver substitutes
+//! ([`Approval::ApproveWith`]) are what will run, so the pipeline checks them
+//! against the input schema and decides them again, rules, gates and guards;
+//! an ask on them goes to the approver once more, and a second change of
+//! arguments is refused, so the exchange always ends.
+//!
+//! Rules and gates see arguments by the names the input schema gives. A
+//! `#[serde(alias = "…")]` would let a value reach the tool under a name no
+//! rule matches, so [`Registry::register`](crate::Registry::register) refuses
+//! args types whose `Deserialize` accepts a name the schema lacks
+//! ([`RegisterError::UnnamedField`](crate::RegisterError::UnnamedField)).
 
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
@@ -510,7 +521,9 @@ pub enum Approval {
     /// Run the call as the model made it.
     Approve,
     /// Run the call with these arguments instead; the pipeline validates them
-    /// again before the tool sees them.
+    /// and decides them again (rules, gates, guards) before the tool sees
+    /// them. An ask on them is put to the approver once more, where a second
+    /// `ApproveWith` is refused.
     ApproveWith(Value),
     /// Do not run the call.
     Reject {
@@ -630,26 +643,40 @@ impl Permissions {
     ///
     /// Once the decision is a deny nothing can change it, so the remaining
     /// gates and guards are not consulted.
+    ///
+    /// A gate or guard that panics denies the call, with a reason naming it
+    /// ("the pre-execute gate #2 panicked: …"): the panic goes no further.
     #[must_use]
     pub fn decide(&self, call: &CallInfo<'_>) -> Decision {
         let mut decision = match self.rules.evaluate(call) {
             Some(ruled) => ruled,
             None => default_decision(call),
         };
-        for gate in &self.gates {
+        for (index, gate) in self.gates.iter().enumerate() {
             if decision.strictness() == Strictness::Deny {
                 return decision;
             }
-            decision = decision.stricter(gate.check(call));
+            let checked = catch_unwind(AssertUnwindSafe(|| gate.check(call)));
+            decision = decision.stricter(checked.unwrap_or_else(|panic| Decision::Deny {
+                reason: panicked(&format!("pre-execute gate #{}", index + 1), panic),
+            }));
         }
-        for guard in &self.guards {
+        for (index, guard) in self.guards.iter().enumerate() {
             if decision.strictness() == Strictness::Deny {
                 return decision;
             }
-            decision = decision.tighten(guard.check(call));
+            let checked = catch_unwind(AssertUnwindSafe(|| guard.check(call)));
+            decision = decision.tighten(checked.unwrap_or_else(|panic| Tighten::Deny {
+                reason: panicked(&format!("guard #{}", index + 1), panic),
+            }));
         }
         decision
     }
+}
+
+/// "the guard #1 panicked: …".
+fn panicked(hook: &str, panic: Box<dyn std::any::Any + Send>) -> String {
+    crate::pipeline::hook_panicked(&format!("the {hook}"), panic)
 }
 
 impl fmt::Debug for Permissions {

@@ -1,5 +1,7 @@
 //! The one path every call takes, from a name and raw arguments to a [`ToolResult`].
 //!
+//! 0. bounds: arguments over the size or depth [limits](crate::limits) are
+//!    refused before anything, the session log included, walks them;
 //! 1. resolve the name or alias; a tool the catalog marks `unavailable`, or
 //!    with a `fatal` diagnostic, is refused;
 //! 2. input: the raw arguments against the input schema (every violation at
@@ -7,16 +9,23 @@
 //! 3. pre-execute: the default decision (`requires_approval` and `destructive`
 //!    tools ask), permission rules, then the gates in order;
 //! 4. monotone guards, which can only tighten that decision; `ask` goes to the
-//!    host's approver, which may override the arguments (validated again);
+//!    host's approver, within the approval timeout, which may override the
+//!    arguments: those are validated and decided again;
 //! 5. execute inside the layers (host layers, metrics, retry, timeout), with
 //!    cancellation and panics caught; just before, a top-level call's running
 //!    card goes to subscribers, and the catalog's warnings about the tool
 //!    stream as `progress` chunks;
-//! 6. the output gate: the canonical value against the output schema;
+//! 6. the output gate: the canonical value against the output limits and
+//!    schema;
 //! 7. post-execute hooks;
 //! 8. render, and present for top-level calls;
 //! 9. finalize: oversized content spills to a file;
-//! 10. every subscriber observes the result.
+//! 10. every subscriber observes the result, also of a call whose future was
+//!     dropped before it finished.
+//!
+//! A panic in any host hook on the way (gate, guard, approver, post-execute
+//! hook, `validate_input`, a `Deserialize` impl, render, present, an execute
+//! layer) ends the call with an error result that names the hook.
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -24,6 +33,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+use futures_util::FutureExt;
 use futures_util::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -37,12 +47,13 @@ use crate::error::with_sources;
 use crate::event::{Event, ValueSource};
 use crate::exec::{Exec, StreamSink};
 use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer};
-use crate::permission::{Approval, ApprovalRequest, CallInfo, Decision};
+use crate::limits::{self, Exceeded, drop_deep};
+use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision};
 use crate::post_execute::{PostCall, PostDecision};
 use crate::registry::{Config, Entry, Inner, Prepared, Registry, ToolInfo};
-use crate::result::{Status, ToolResult};
+use crate::result::{Cause, Failure, Status, ToolResult};
 use crate::schema::describe;
-use crate::spill::{plan, spill, spilled_message};
+use crate::spill::{Spilled, plan, spill, spilled_message};
 use tower::Layer;
 
 /// One call a model asked for: a tool name and its raw arguments.
@@ -50,7 +61,7 @@ use tower::Layer;
 /// ```
 /// use dsh_sdk::ToolCall;
 /// use serde_json::json;
-/// use tokio_util::sync::CancellationToken;
+/// use dsh_sdk::CancellationToken;
 ///
 /// let cancel = CancellationToken::new();
 /// let call = ToolCall::new("read_file", json!({ "path": "/etc/hosts" })).cancel_on(cancel.clone());
@@ -124,37 +135,52 @@ impl Registry {
 
     /// Calls with every option of [`ToolCall`].
     pub async fn call_with(&self, mut call: ToolCall) -> ToolResult {
+        // Bounds first, before the log or anything else walks the arguments.
+        let limits = &self.inner.config.limits;
+        let refused = limits::check(&call.args, limits.max_arg_depth, limits.max_arg_bytes).err();
         self.emit_with(|| Event::Request {
             invocation_id: call.invocation_id,
-            tool_name: call.name.clone(),
-            input: call.args.clone(),
+            tool_name: shown_name(&call.name).into_owned(),
+            tool_version: self
+                .entry(&call.name)
+                .and_then(|entry| entry.def.version_text().map(str::to_owned)),
+            input: match refused {
+                None => call.args.clone(),
+                Some(exceeded) => Value::String(format!(
+                    "(not recorded: the arguments are {})",
+                    exceeded.describe()
+                )),
+            },
             parallel_group_id: call.parallel_group_id,
         });
         let started = Instant::now();
-        let batch_cancel = call.batch_cancel.take();
-        let mut result = match (call.cancel.clone(), batch_cancel) {
-            // No token was handed in: nothing outside can cancel the call.
-            (None, None) => self.run(call, started).await,
-            (cancel, batch_cancel) => {
-                let name = call.name.clone();
-                let stub = Stub::new(&call, &name, started);
-                let cancelled = until_cancelled(cancel.as_ref());
-                let batch_cancelled = until_cancelled(batch_cancel.as_ref());
-                // Dropping `run` drops the tool's future, so a tool that never
-                // looks at its token stops all the same.
-                tokio::select! {
-                    biased;
-                    () = cancelled => stub.cancelled(),
-                    () = batch_cancelled => {
-                        if let Some(cancel) = &cancel {
-                            cancel.cancel();
-                        }
-                        stub.cancelled()
-                    }
-                    result = self.run(call, started) => result,
-                }
-            }
+        // Until disarmed, dropping this future still records a result.
+        let mut pending = Pending {
+            registry: self,
+            invocation_id: call.invocation_id,
+            name: shown_name(&call.name).into_owned(),
+            parallel_group_id: call.parallel_group_id,
+            started,
+            armed: true,
         };
+        let mut result = match refused {
+            Some(exceeded) => {
+                drop_deep(std::mem::take(&mut call.args));
+                let tool = self
+                    .entry(&call.name)
+                    .map(|entry| entry.def.name().to_owned());
+                let tool = tool.unwrap_or_else(|| shown_name(&call.name).into_owned());
+                *Stub::new(&call, &tool, started).error(
+                    Cause::InvalidArguments,
+                    format!(
+                        "invalid arguments for `{tool}`: the arguments are {}",
+                        exceeded.describe()
+                    ),
+                )
+            }
+            None => self.run_cancellable(call, started).await,
+        };
+        pending.armed = false;
         result.duration = started.elapsed();
         if result.status == Status::Cancelled
             && let Some(entry) = self.entry(&result.tool_name)
@@ -169,6 +195,50 @@ impl Registry {
             result = Arc::try_unwrap(shared).unwrap_or_else(|kept| ToolResult::clone(&kept));
         }
         result
+    }
+
+    /// Runs the stages, ending the call early when its token, or its batch's,
+    /// is cancelled, and containing any panic the stages did not.
+    async fn run_cancellable(&self, mut call: ToolCall, started: Instant) -> ToolResult {
+        let batch_cancel = call.batch_cancel.take();
+        let cancel = call.cancel.clone();
+        let name = shown_name(&call.name).into_owned();
+        let stub = Stub::new(&call, &name, started);
+        let run = AssertUnwindSafe(self.run(call, started))
+            .catch_unwind()
+            .map(|outcome| {
+                outcome.unwrap_or_else(|panic| {
+                    *stub.error(
+                        Cause::Panicked,
+                        format!(
+                            "`{}` failed: the call panicked: {}",
+                            stub.tool,
+                            panic_message(panic.as_ref())
+                        ),
+                    )
+                })
+            });
+        match (cancel, batch_cancel) {
+            // No token was handed in: nothing outside can cancel the call.
+            (None, None) => run.await,
+            (cancel, batch_cancel) => {
+                let cancelled = until_cancelled(cancel.as_ref());
+                let batch_cancelled = until_cancelled(batch_cancel.as_ref());
+                // Dropping `run` drops the tool's future, so a tool that never
+                // looks at its token stops all the same.
+                tokio::select! {
+                    biased;
+                    () = cancelled => stub.cancelled(),
+                    () = batch_cancelled => {
+                        if let Some(cancel) = &cancel {
+                            cancel.cancel();
+                        }
+                        stub.cancelled()
+                    }
+                    result = run => result,
+                }
+            }
+        }
     }
 
     /// Calls the tools of one model turn. Runs of consecutive
@@ -229,15 +299,18 @@ impl Registry {
 
         // 1. resolve
         let Some(entry) = self.entry(&call.name) else {
-            let stub = Stub::new(&call, &call.name, started);
-            return Err(stub.error(self.unknown_tool_message(&call.name)));
+            let shown = shown_name(&call.name);
+            let stub = Stub::new(&call, &shown, started);
+            return Err(stub.error(Cause::UnknownTool, self.unknown_tool_message(&call.name)));
         };
         let tool = entry.def.name();
         let mut stub = Stub::new(&call, tool, started);
         stub.output_type = OutputType::resolve(&entry.def, None);
         // The catalog's severity rules: `unavailable` or a `fatal` diagnostic
         // blocks the tool; `degraded` or an `error` diagnostic warns the user.
-        let warnings = self.catalog_check(tool).map_err(|m| stub.error(m))?;
+        let warnings = self
+            .catalog_check(tool)
+            .map_err(|m| stub.error(Cause::Unavailable, m))?;
         let sink = self
             .inner
             .sink
@@ -251,47 +324,78 @@ impl Registry {
         );
 
         // 2. input
-        let mut args = normalize_args(call.args);
-        let mut prepared = check_input(&entry, &args, &exec).map_err(|m| stub.error(m))?;
+        let mut args = bounded_args(config, call.args).map_err(|m| {
+            stub.error(
+                Cause::InvalidArguments,
+                format!("invalid arguments for `{tool}`: {m}"),
+            )
+        })?;
+        let mut prepared = check_input(&entry, &args, &exec)
+            .map_err(|m| stub.error(Cause::InvalidArguments, m))?;
 
         // 3–4. gates, rules, guards, approval
-        let aliases: Vec<&str> = entry.def.alias_names().collect();
-        let info = CallInfo {
-            tool,
-            aliases: &aliases,
-            args: &args,
-            read_only: entry.def.is_read_only(),
-            destructive: entry.def.is_destructive(),
-            requires_approval: entry.def.is_approval_required(),
-        };
-        match config.permissions.decide(&info) {
+        match decide(config, &entry, &args) {
             Decision::Allow => {}
             Decision::Deny { reason } => {
-                return Err(stub.error(format!("`{tool}` cannot run: {reason}")));
+                return Err(stub.error(Cause::Denied, format!("`{tool}` cannot run: {reason}")));
             }
             Decision::Ask { prompt } => {
                 let Some(approver) = &config.approver else {
-                    return Err(stub.error(format!(
-                        "`{tool}` needs approval and no one can give it here, so it was denied: {prompt}"
-                    )));
+                    return Err(stub.error(Cause::Denied, unapproved_message(tool, &prompt)));
                 };
-                let request = ApprovalRequest {
-                    tool,
-                    args: &args,
-                    prompt: &prompt,
-                    invocation_id: call.invocation_id,
-                };
-                match approver.approve(request).await {
+                let asked = ask(config, approver.as_ref(), tool, &args, &prompt, &stub);
+                match asked.await? {
                     Approval::Approve => {}
                     Approval::ApproveWith(overridden) => {
-                        let overridden = normalize_args(overridden);
-                        prepared = check_input(&entry, &overridden, &exec).map_err(|m| {
-                            stub.error(format!("the approved arguments are invalid: {m}"))
-                        })?;
+                        // What runs is decided again, as if the model had sent it.
+                        let invalid = |m| {
+                            stub.error(
+                                Cause::InvalidArguments,
+                                format!("the approved arguments are invalid: {m}"),
+                            )
+                        };
+                        let overridden = bounded_args(config, overridden).map_err(invalid)?;
+                        prepared = check_input(&entry, &overridden, &exec).map_err(invalid)?;
+                        match decide(config, &entry, &overridden) {
+                            Decision::Allow => {}
+                            Decision::Deny { reason } => {
+                                return Err(stub.error(Cause::Denied, format!(
+                                    "`{tool}` cannot run with the arguments its approver gave: {reason}"
+                                )));
+                            }
+                            // Asked once more, about what will run now; a
+                            // second change of arguments is not taken.
+                            Decision::Ask { prompt } => {
+                                let asked = ask(
+                                    config,
+                                    approver.as_ref(),
+                                    tool,
+                                    &overridden,
+                                    &prompt,
+                                    &stub,
+                                );
+                                match asked.await? {
+                                    Approval::Approve => {}
+                                    Approval::ApproveWith(_) => {
+                                        return Err(stub.error(Cause::Rejected, format!(
+                                            "`{tool}` was not run: its approver changed the arguments, was asked again about the new ones, and changed them again; arguments are changed at most once per call"
+                                        )));
+                                    }
+                                    Approval::Reject { reason } => {
+                                        return Err(stub.error(
+                                            Cause::Rejected,
+                                            format!("`{tool}` was rejected: {reason}"),
+                                        ));
+                                    }
+                                }
+                            }
+                        }
                         args = overridden;
                     }
                     Approval::Reject { reason } => {
-                        return Err(stub.error(format!("`{tool}` was rejected: {reason}")));
+                        return Err(
+                            stub.error(Cause::Rejected, format!("`{tool}` was rejected: {reason}"))
+                        );
                     }
                 }
             }
@@ -323,7 +427,16 @@ impl Registry {
             timeout,
         );
         let executed = match &config.service {
-            Some(service) => service.clone().oneshot(request).await,
+            // A host layer that panics is contained like a tool that does.
+            Some(service) => AssertUnwindSafe(service.clone().oneshot(request))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|panic| {
+                    Err(ExecError::Panicked(format!(
+                        "an execute layer panicked: {}",
+                        panic_message(panic.as_ref())
+                    )))
+                }),
             // The built-in stack is always ready: called without `oneshot`.
             None => {
                 MetricsLayer
@@ -337,45 +450,60 @@ impl Registry {
             Err(ExecError::Timeout(limit)) => {
                 return Err(stub.fail(
                     Status::Timeout,
+                    Failure::new(Cause::Timeout),
                     format!("`{tool}` timed out after {}", human_duration(limit)),
                 ));
             }
             Err(ExecError::Tool(error)) => {
-                return Err(stub.error(format!("`{tool}` failed: {error}")));
+                let failure = Failure::tool(error.kind().map(str::to_owned), error.data().cloned());
+                return Err(stub.fail(Status::Error, failure, format!("`{tool}` failed: {error}")));
             }
             Err(ExecError::Panicked(message)) => {
-                return Err(stub.error(format!("`{tool}` panicked: {message}")));
+                return Err(stub.error(Cause::Panicked, format!("`{tool}` panicked: {message}")));
             }
         };
 
         // 6. output gate
-        output_gate(&entry, &value).map_err(|m| stub.error(m))?;
+        let mut value =
+            output_gate(config, &entry, value).map_err(|m| stub.error(Cause::InvalidOutput, m))?;
 
         // 7. post-execute hooks
-        let mut value = value;
         let mut source = ValueSource::Execute;
         let mut replaced_content: Option<Vec<ContentBlock>> = None;
         let mut context: Vec<ContentBlock> = Vec::new();
-        for hook in &config.post_execute {
-            let outcome = hook.after(&PostCall {
+        for (index, hook) in config.post_execute.iter().enumerate() {
+            let post_call = PostCall {
                 tool,
                 args: &args,
                 value: &value,
-            });
+            };
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| hook.after(&post_call)))
+                .map_err(|panic| {
+                    stub.error(
+                        Cause::HookPanicked,
+                        format!(
+                            "`{tool}` was stopped after it ran: {}",
+                            hook_panicked(&format!("the post-execute hook #{}", index + 1), panic)
+                        ),
+                    )
+                })?;
             context.extend(outcome.context);
             match outcome.decision {
                 PostDecision::Pass => {}
                 PostDecision::AcceptContent(content) => replaced_content = Some(content),
                 PostDecision::AcceptValue(new_value) => {
-                    output_gate(&entry, &new_value).map_err(|m| {
-                        stub.error(format!("a post-execute hook replaced the value: {m}"))
+                    value = output_gate(config, &entry, new_value).map_err(|m| {
+                        stub.error(
+                            Cause::InvalidOutput,
+                            format!("a post-execute hook replaced the value: {m}"),
+                        )
                     })?;
-                    value = new_value;
                     source = ValueSource::PostExecute;
                     replaced_content = None;
                 }
                 PostDecision::Block { feedback } => {
-                    let mut stop = stub.error(format!("`{tool}` was blocked: {feedback}"));
+                    let mut stop =
+                        stub.error(Cause::Blocked, format!("`{tool}` was blocked: {feedback}"));
                     stop.content.extend(context);
                     return Err(stop);
                 }
@@ -402,16 +530,31 @@ impl Registry {
             replaced_content,
             context,
         };
-        let mut finished = finish(config, &entry, settled).map_err(|m| stub.error(m))?;
-        if let Some(overflow) = finished.spill.take() {
-            let (chars, limit) = (overflow.chars, overflow.limit);
+        let mut finished =
+            finish(config, &entry, settled).map_err(|m| stub.error(Cause::RenderFailed, m))?;
+        if let Some(mut overflow) = finished.spill.take() {
             // Boxed: the rare spill must not grow every call's future.
-            let written = Box::pin(write_spill(config, call.invocation_id, overflow)).await;
-            finished.spill = Some(written.map_err(|error| {
-                stub.error(format!(
-                    "`{tool}` produced {chars} characters, over its limit of {limit}, and they could not be saved: {error}"
-                ))
-            })?);
+            let written = Box::pin(write_spill(config, call.invocation_id, &overflow)).await;
+            // The message is the first block (see `finish`).
+            let message = finished.content.first_mut();
+            match written {
+                // Another call with this invocation id took the planned name.
+                Ok(path) if path != overflow.spilled.path => {
+                    overflow.spilled.path = path;
+                    if let Some(message) = message {
+                        *message = ContentBlock::text(spilled_message(&overflow.spilled));
+                    }
+                }
+                Ok(_) => {}
+                // The output stays the call's: its value, and the preview.
+                Err(error) => {
+                    tracing::warn!(tool, "{error}");
+                    if let Some(message) = message {
+                        *message = ContentBlock::text(unsaved_message(&overflow, &error));
+                    }
+                }
+            }
+            finished.spill = Some(overflow);
         }
 
         let output_type = OutputType::resolve(&entry.def, Some(&value));
@@ -428,11 +571,13 @@ impl Registry {
             truncated: finished.spill.is_some(),
             output_type,
             parallel_group_id: call.parallel_group_id,
+            failure: None,
         })
     }
 
     fn unknown_tool_message(&self, name: &str) -> String {
         let closest = self.closest(name);
+        let name = shown_name(name);
         match closest.as_slice() {
             [] => format!("no tool named `{name}`"),
             [one] => format!("no tool named `{name}`; did you mean `{one}`?"),
@@ -469,11 +614,12 @@ impl<'a> Stub<'a> {
         }
     }
 
-    fn fail(&self, status: Status, message: String) -> Stop {
-        let mut result = ToolResult::failure(
+    fn fail(&self, status: Status, failure: Failure, message: String) -> Stop {
+        let mut result = ToolResult::failed(
             self.invocation_id,
             self.tool.to_owned(),
             status,
+            failure,
             message,
             self.started.elapsed(),
         );
@@ -482,19 +628,57 @@ impl<'a> Stub<'a> {
         Box::new(result)
     }
 
-    fn error(&self, message: String) -> Stop {
-        self.fail(Status::Error, message)
+    fn error(&self, cause: Cause, message: String) -> Stop {
+        self.fail(Status::Error, Failure::new(cause), message)
     }
 
     fn cancelled(&self) -> ToolResult {
         *self.fail(
             Status::Cancelled,
+            Failure::new(Cause::Cancelled),
             format!("`{}` was cancelled before it finished", self.tool),
         )
     }
 }
 
-/// Stage 2: schema, serde, then the tool's own check.
+/// The arguments as a tool reads them, within the registry's limits: a
+/// JSON string holding an object is parsed (see [`normalize_args`]), and
+/// checked again, since parsing can nest deeper than the string was.
+fn bounded_args(config: &Config, args: Value) -> Result<Value, String> {
+    let limits = &config.limits;
+    let refuse = |args: Value, exceeded: Exceeded| {
+        drop_deep(args);
+        Err(format!("the arguments are {}", exceeded.describe()))
+    };
+    if let Err(exceeded) = limits::check(&args, limits.max_arg_depth, limits.max_arg_bytes) {
+        return refuse(args, exceeded);
+    }
+    if !args.is_string() {
+        return Ok(args);
+    }
+    let args = normalize_args(args);
+    match limits::check(&args, limits.max_arg_depth, limits.max_arg_bytes) {
+        Ok(()) => Ok(args),
+        Err(exceeded) => refuse(args, exceeded),
+    }
+}
+
+/// The refusal of a call that asked for approval where no approver is set
+/// up: a statement of what happened, not the question the approver would
+/// have been asked.
+fn unapproved_message(tool: &str, prompt: &str) -> String {
+    match prompt.strip_suffix(": allow it?") {
+        Some(reason) => {
+            format!("`{tool}` was denied: {reason}, and no approver is set up to allow it")
+        }
+        None => {
+            format!("`{tool}` was denied: it needs approval, and no approver is set up to give it")
+        }
+    }
+}
+
+/// Stage 2: schema, serde, then the tool's own check. A panic in the
+/// arguments' `Deserialize` or in `validate_input` is an error too.
 fn check_input(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared, String> {
     let tool = entry.def.name();
     let violations = entry.input.violations(args);
@@ -504,11 +688,23 @@ fn check_input(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared, Str
             describe(&violations)
         ));
     }
-    let prepared = entry
-        .handler
-        .prepare(args)
+    let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.prepare(args)))
+        .map_err(|panic| {
+            format!(
+                "`{tool}` could not read its arguments: {}",
+                hook_panicked("their `Deserialize` impl", panic)
+            )
+        })?
         .map_err(|error| format!("invalid arguments for `{tool}`: {error}"))?;
-    match entry.handler.validate(&prepared, exec) {
+    let validated =
+        std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.validate(&prepared, exec)))
+            .map_err(|panic| {
+                format!(
+                    "`{tool}` could not check its arguments: {}",
+                    hook_panicked("its `validate_input`", panic)
+                )
+            })?;
+    match validated {
         Validation::Ok => Ok(prepared),
         Validation::Invalid { message, code } => Err(format!(
             "invalid arguments for `{tool}` (code {code}): {message}"
@@ -516,17 +712,139 @@ fn check_input(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared, Str
     }
 }
 
-/// Stage 6: a value that breaks the output schema never reaches the model.
-fn output_gate(entry: &Entry, value: &Value) -> Result<(), String> {
-    let violations = entry.output.violations(value);
+/// Stages 3 and 4 for `args`: default, rules, gates, guards. A gate or
+/// guard that panics denies (see [`Permissions::decide`](crate::permission::Permissions::decide)).
+fn decide(config: &Config, entry: &Entry, args: &Value) -> Decision {
+    let aliases: Vec<&str> = entry.def.alias_names().collect();
+    let info = CallInfo {
+        tool: entry.def.name(),
+        aliases: &aliases,
+        args,
+        read_only: entry.def.is_read_only(),
+        destructive: entry.def.is_destructive(),
+        requires_approval: entry.def.is_approval_required(),
+    };
+    config.permissions.decide(&info)
+}
+
+/// Puts an ask to the approver, for at most the approval timeout. An
+/// approver that panics, or does not answer in time, stops the call.
+async fn ask(
+    config: &Config,
+    approver: &dyn Approver,
+    tool: &str,
+    args: &Value,
+    prompt: &str,
+    stub: &Stub<'_>,
+) -> Result<Approval, Stop> {
+    let request = ApprovalRequest {
+        tool,
+        args,
+        prompt,
+        invocation_id: stub.invocation_id,
+    };
+    let panicked = |panic: Box<dyn Any + Send>| {
+        stub.error(
+            Cause::HookPanicked,
+            format!(
+                "`{tool}` could not be approved: {}",
+                hook_panicked("the approver", panic)
+            ),
+        )
+    };
+    let answer = std::panic::catch_unwind(AssertUnwindSafe(|| approver.approve(request)))
+        .map_err(panicked)?;
+    let answer = AssertUnwindSafe(answer).catch_unwind();
+    let limit = config.limits.approval_timeout;
+    let answered = if tokio::runtime::Handle::try_current().is_ok() {
+        tokio::time::timeout(limit, answer).await.map_err(|_| {
+            stub.fail(
+                Status::Timeout,
+                Failure::new(Cause::Timeout),
+                format!(
+                    "`{tool}` was not run: its approval got no answer within {}",
+                    human_duration(limit)
+                ),
+            )
+        })?
+    } else {
+        answer.await
+    };
+    answered.map_err(panicked)
+}
+
+/// "the approver panicked: …", what a panic in a host hook becomes.
+pub(crate) fn hook_panicked(hook: &str, panic: Box<dyn Any + Send>) -> String {
+    format!("{hook} panicked: {}", panic_message(panic.as_ref()))
+}
+
+/// Stage 6: a value over the output limits, or that breaks the output
+/// schema, never reaches the model.
+fn output_gate(config: &Config, entry: &Entry, value: Value) -> Result<Value, String> {
+    let limits = &config.limits;
+    if let Err(exceeded) = limits::check(&value, limits.max_output_depth, limits.max_output_bytes) {
+        drop_deep(value);
+        return Err(format!(
+            "`{}` returned an output {}",
+            entry.def.name(),
+            exceeded.describe()
+        ));
+    }
+    let violations = entry.output.violations(&value);
     if violations.is_empty() {
-        Ok(())
+        Ok(value)
     } else {
         Err(format!(
             "`{}` returned an output that breaks its schema: {}",
             entry.def.name(),
             describe(&violations)
         ))
+    }
+}
+
+/// Records a result for a call whose future was dropped before it finished
+/// (a host gave up on it, say), so the session log never ends with a
+/// request and no result.
+struct Pending<'a> {
+    registry: &'a Registry,
+    invocation_id: Uuid,
+    name: String,
+    parallel_group_id: Option<Uuid>,
+    started: Instant,
+    armed: bool,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if !self.armed || !self.registry.listening() {
+            return;
+        }
+        let tool = match self.registry.entry(&self.name) {
+            Some(entry) => entry.def.name().to_owned(),
+            None => self.name.clone(),
+        };
+        let mut result = ToolResult::failed(
+            self.invocation_id,
+            tool.clone(),
+            Status::Cancelled,
+            Failure::new(Cause::Cancelled),
+            format!("`{tool}` was cancelled before it finished: the call was dropped"),
+            self.started.elapsed(),
+        );
+        result.parallel_group_id = self.parallel_group_id;
+        self.registry.inner.emit(&Event::Result(Arc::new(result)));
+    }
+}
+
+/// The longest tool name echoed back whole; no valid name comes close.
+const SHOWN_NAME_CHARS: usize = 128;
+
+/// `name`, cut to [`SHOWN_NAME_CHARS`] characters with an ellipsis: an
+/// unknown name of megabytes is not echoed into results and the log.
+fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(SHOWN_NAME_CHARS) {
+        None => std::borrow::Cow::Borrowed(name),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &name[..end])),
     }
 }
 
@@ -552,7 +870,8 @@ pub(crate) struct Finished {
 
 /// Content over its tool's limit: the file it spills to and what goes there.
 pub(crate) struct Overflow {
-    pub(crate) path: PathBuf,
+    /// The planned file, the text's length and its preview.
+    pub(crate) spilled: Spilled,
     /// The whole text.
     pub(crate) full: String,
     /// Its length in characters.
@@ -591,7 +910,7 @@ pub(crate) fn finish(
         content.retain(|block| block.as_text().is_none());
         content.insert(0, ContentBlock::text(spilled_message(&spilled)));
         spilled_to = Some(Overflow {
-            path: spilled.path,
+            spilled,
             full,
             chars: text_chars,
             limit,
@@ -628,36 +947,66 @@ fn project(
             Ok((projection.content, card))
         }
         Ok(Err(error)) => Err(format!("`{tool}` could not render its output: {error}")),
-        Err(panic) => Err(format!(
-            "`{tool}` could not render its output: the render panicked: {}",
-            panic_message(panic.as_ref())
-        )),
+        Err(panic) => match panic.downcast::<PresentPanic>() {
+            Ok(present) => Err(format!(
+                "`{tool}` could not present its output: the present panicked: {}",
+                present.0
+            )),
+            Err(panic) => Err(format!(
+                "`{tool}` could not render its output: the render panicked: {}",
+                panic_message(panic.as_ref())
+            )),
+        },
     }
 }
 
+/// The payload a panic in `present` is resumed with, to tell it from a
+/// panic in render: its message.
+pub(crate) struct PresentPanic(pub(crate) String);
+
 /// Writes a planned spill file, on tokio's blocking pool when there is a
 /// runtime: the write is synced to disk, which can take a while, and must
-/// not hold up the other calls on this thread. Gives the overflow back, or
+/// not hold up the other calls on this thread. Gives the path written, or
 /// why the write failed.
 async fn write_spill(
     config: &Config,
     invocation_id: Uuid,
-    overflow: Overflow,
-) -> Result<Overflow, String> {
+    overflow: &Overflow,
+) -> Result<PathBuf, String> {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return spill(&config.spill, invocation_id, &overflow.full)
-            .map(|_| overflow)
             .map_err(|error| with_sources(&error));
     };
     let spill_config = config.spill.clone();
+    let full = overflow.full.clone();
     let writing = runtime.spawn_blocking(move || {
-        spill(&spill_config, invocation_id, &overflow.full)
-            .map(|_| overflow)
-            .map_err(|error| with_sources(&error))
+        spill(&spill_config, invocation_id, &full).map_err(|error| with_sources(&error))
     });
     writing
         .await
         .unwrap_or_else(|stopped| Err(format!("the write did not finish: {stopped}")))
+}
+
+/// What the model gets when oversized content could not be saved: the
+/// preview it would have had, and why the rest is missing.
+fn unsaved_message(overflow: &Overflow, error: &str) -> String {
+    let Overflow {
+        spilled,
+        chars,
+        limit,
+        ..
+    } = overflow;
+    let mut message = format!(
+        "Output too large ({chars} characters, over the limit of {limit}), and the full output could not be saved: {error}."
+    );
+    if !spilled.preview.is_empty() {
+        message.push_str(&format!(
+            " Preview (first {} characters):\n{}",
+            spilled.preview.chars().count(),
+            spilled.preview
+        ));
+    }
+    message
 }
 
 /// Resolves when `token` is cancelled; never without one.

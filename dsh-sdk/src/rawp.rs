@@ -26,7 +26,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! let registry = Registry::new();
-//! registry.register::<greet>().unwrap().keep();
+//! registry.register::<greet>().unwrap();
 //! let seen = Arc::new(Mutex::new(Vec::new()));
 //! let sink = Arc::clone(&seen);
 //! let _subscription = registry.subscribe_rawp(move |event| {
@@ -55,7 +55,7 @@ pub use crate::event::StreamType;
 use crate::exec::StreamChunk;
 use crate::registry::{Registry, Subscription};
 pub use crate::result::Status;
-use crate::result::ToolResult;
+use crate::result::{Failure, ToolResult};
 
 /// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
 ///
@@ -151,6 +151,12 @@ pub struct InvokeResult {
     /// Whether the output was cut short.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
+    /// Why the call failed, typed, on every failed result: the cause, and
+    /// the tool's own failure kind and error value where it has them. Not a
+    /// field of the protocol's payload: an addition a receiver that does not
+    /// know it skips, and absent on success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
 }
 
 /// `tool.catalog.publish`: the tools usable in this session, and diagnostics.
@@ -369,12 +375,13 @@ impl Event {
             Event::Request {
                 invocation_id,
                 tool_name,
+                tool_version,
                 input,
                 parallel_group_id,
             } => Some(RawpEvent::InvokeRequest(InvokeRequest {
                 invocation_id: *invocation_id,
                 tool_name: tool_name.clone(),
-                tool_version: None,
+                tool_version: tool_version.clone(),
                 input: crate::pipeline::normalize_args(input.clone()),
                 parallel_group_id: parallel_group_id.map(|id| id.to_string()),
             })),
@@ -412,6 +419,7 @@ impl From<&ToolResult> for InvokeResult {
             output_type: result.output_type,
             duration_ms: Some(u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX)),
             truncated: Some(result.truncated),
+            failure: result.failure.clone(),
         }
     }
 }

@@ -27,16 +27,22 @@ use crate::exec::{Exec, State, StreamSink};
 use crate::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
 };
+use crate::limits::{Limits, MAX_DEPTH};
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::post_execute::PostExecute;
 use crate::rawp::{Diagnostic, Severity};
 use crate::schema::{self, Compiled};
 use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
 
+/// The longest name [`Registry::closest`] compares: twice the longest valid
+/// tool name.
+const CLOSEST_MAX_CHARS: usize = 128;
+
 /// The tools a model can call, cheap to clone and shared across tasks.
 ///
-/// Registering returns a [`ToolHandle`]; dropping the handle unregisters the
-/// tool, so a tool lives exactly as long as whoever registered it wants.
+/// Registering returns a [`ToolHandle`]: the tool stays registered until the
+/// handle's [`unregister`](ToolHandle::unregister), or until the
+/// [`scoped`](ToolHandle::scoped) guard made from it is dropped.
 ///
 /// ```
 /// use dsh_sdk::prelude::*;
@@ -53,7 +59,7 @@ use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
 /// let registry = Registry::new();
 /// let handle = registry.register::<greet>().unwrap();
 /// assert!(registry.get("hello").is_some());
-/// drop(handle);
+/// handle.unregister();
 /// assert!(registry.get("greet").is_none());
 /// ```
 #[derive(Clone, Default)]
@@ -102,6 +108,8 @@ pub(crate) struct Config {
     pub(crate) permissions: Permissions,
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) post_execute: Vec<Arc<dyn PostExecute>>,
+    /// What a call may carry in and out (`limits.rs`).
+    pub(crate) limits: Limits,
     /// The execute stack when it has retries or host layers; `None` runs
     /// the built-in stack directly.
     pub(crate) service: Option<ExecService>,
@@ -120,6 +128,8 @@ pub(crate) struct Entry {
     pub(crate) def: ToolDef,
     pub(crate) input: Compiled,
     pub(crate) output: Compiled,
+    /// The JSON Schema of the tool's declared failure shapes, if it has one.
+    pub(crate) failure: Option<Value>,
     pub(crate) handler: Box<dyn Handler>,
 }
 
@@ -149,7 +159,8 @@ pub(crate) trait Handler: Send + Sync + 'static {
     fn presents(&self) -> bool {
         false
     }
-    /// The schema of the tool's declared failure shapes ([`Tool::failure_schema`]).
+
+    /// The JSON Schema of the tool's declared failure shapes, if it has one.
     fn failure_schema(&self) -> Option<Value> {
         None
     }
@@ -164,10 +175,6 @@ pub(crate) struct Projection {
 struct Typed<T>(PhantomData<fn() -> T>);
 
 impl<T: Tool> Handler for Typed<T> {
-    fn failure_schema(&self) -> Option<Value> {
-        T::failure_schema()
-    }
-
     fn prepare(&self, args: &Value) -> Result<Prepared, String> {
         // The schema caught every shape error it can; what serde still refuses
         // (a custom `Deserialize`, say) is reported with its path too. Paths
@@ -193,7 +200,13 @@ impl<T: Tool> Handler for Typed<T> {
             let args = args
                 .downcast::<T::Args>()
                 .map_err(|_| ToolError::new("internal: arguments of the wrong type"))?;
-            let output = T::execute(*args, &exec).await?;
+            let mut output = T::execute(*args, &exec).await?;
+            // A `Value` is its own canonical value: taken as is, it reaches
+            // the output limits unwalked, however deep (serializing would
+            // recurse once per level).
+            if let Some(value) = (&mut output as &mut dyn Any).downcast_mut::<Value>() {
+                return Ok(std::mem::take(value));
+            }
             serde_json::to_value(&output).map_err(|error| {
                 ToolError::new(format!("the output could not be serialized: {error}"))
             })
@@ -213,18 +226,27 @@ impl<T: Tool> Handler for Typed<T> {
             .map_err(|error| format!("the arguments no longer deserialize: {error}"))?;
         let value = T::Output::deserialize(value)
             .map_err(|error| format!("the output does not deserialize: {error}"))?;
-        Ok(Projection {
-            content: T::render(&args, &value),
-            card: if present {
-                T::present(&args, &value)
-            } else {
-                None
-            },
-        })
+        let content = T::render(&args, &value);
+        let card = if present {
+            // Told apart from a panic in render by its payload.
+            std::panic::catch_unwind(AssertUnwindSafe(|| T::present(&args, &value))).unwrap_or_else(
+                |panic| {
+                    let message = crate::pipeline::panic_message(panic.as_ref());
+                    std::panic::resume_unwind(Box::new(crate::pipeline::PresentPanic(message)))
+                },
+            )
+        } else {
+            None
+        };
+        Ok(Projection { content, card })
     }
 
     fn presents(&self) -> bool {
         T::PRESENTS
+    }
+
+    fn failure_schema(&self) -> Option<Value> {
+        T::failure_schema()
     }
 
     fn present_call(&self, args: &Value) -> Result<Option<Card>, String> {
@@ -255,6 +277,7 @@ impl Registry {
             post_execute: Vec::new(),
             retry: RetryPolicy::default(),
             layers: Vec::new(),
+            limits: Limits::default(),
         }
     }
 
@@ -292,11 +315,19 @@ impl Registry {
     /// Registers the tool `T`, as generated by `#[tool]`: `registry.register::<read_file>()`.
     ///
     /// Builds and checks its schemas once, here; calls reuse the compiled validators.
-    /// Refused when its name or an alias is taken, naming both tools.
+    /// Refused when its name or an alias is taken, naming both tools. The
+    /// tool stays registered until [`ToolHandle::unregister`] (or the drop of
+    /// its [`scoped`](ToolHandle::scoped) guard).
     pub fn register<T: Tool>(&self) -> Result<ToolHandle, RegisterError> {
         let def = T::DEFINITION;
         let input = schema::input_schema::<T::Args>();
         let output = schema::output_schema::<T::Output>();
+        if let Some(name) = unnamed_field::<T::Args>(&input) {
+            return Err(RegisterError::UnnamedField {
+                tool: def.name().to_owned(),
+                name,
+            });
+        }
         self.insert(def, input, output, Box::new(Typed::<T>(PhantomData)))
     }
 
@@ -317,6 +348,10 @@ impl Registry {
         }
         if let Some(found) = schema::root_kind(&input) {
             return Err(RegisterError::ArgsNotObject { tool: name, found });
+        }
+        let mut input = input;
+        if !def.accepts_unknown_args() {
+            schema::close_objects(&mut input);
         }
         let compile = |which, schema| {
             Compiled::new(schema).map_err(|reason| RegisterError::InvalidSchema {
@@ -374,11 +409,13 @@ impl Registry {
         for alias in def.alias_names() {
             tools.aliases.insert(alias.to_owned(), name.clone());
         }
+        let failure = handler.failure_schema();
         let entry = Entry {
             id,
             def,
             input,
             output,
+            failure,
             handler,
         };
         let entry = Arc::new(entry);
@@ -442,7 +479,7 @@ impl Registry {
     /// let greet = registry.register::<greet>().unwrap();
     /// assert!(changes.has_changed().unwrap());
     /// changes.mark_unchanged();
-    /// drop(greet);
+    /// greet.unregister();
     /// assert!(changes.has_changed().unwrap());
     /// ```
     pub fn watch_tools(&self) -> tokio::sync::watch::Receiver<()> {
@@ -491,19 +528,22 @@ impl Registry {
     }
 
     /// The names of the registered tools closest to `name`, best first.
+    ///
+    /// A name longer than 128 characters, far beyond any
+    /// valid tool name, is close to none: the comparison costs time in
+    /// proportion to the name's length.
     pub fn closest(&self, name: &str) -> Vec<String> {
+        if name.chars().nth(CLOSEST_MAX_CHARS).is_some() {
+            return Vec::new();
+        }
         let tools = self.read();
-        let mut scored: Vec<(f64, &str)> = tools
+        let candidates = tools
             .by_name
             .keys()
             .map(String::as_str)
-            .chain(tools.aliases.keys().map(String::as_str))
-            .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
-            .filter(|(score, _)| *score >= 0.85)
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+            .chain(tools.aliases.keys().map(String::as_str));
         let mut names: Vec<String> = Vec::new();
-        for (_, candidate) in scored {
+        for candidate in crate::suggest::closest(name, candidates) {
             let canonical = tools
                 .resolve_name(candidate)
                 .unwrap_or(candidate)
@@ -632,6 +672,7 @@ pub struct RegistryBuilder {
     post_execute: Vec<Arc<dyn PostExecute>>,
     retry: RetryPolicy,
     layers: Vec<Box<dyn FnOnce(ExecService) -> ExecService + Send>>,
+    limits: Limits,
 }
 
 impl RegistryBuilder {
@@ -702,6 +743,51 @@ impl RegistryBuilder {
         self
     }
 
+    /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
+    /// before anything else reads them, the session log included. Defaults
+    /// to [`DEFAULT_MAX_ARG_BYTES`](crate::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
+    pub fn max_arg_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_arg_bytes = bytes;
+        self
+    }
+
+    /// Refuses calls whose arguments nest more than `depth` arrays and
+    /// objects, before anything else reads them. Defaults to
+    /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it),
+    /// so the session log stays readable.
+    pub fn max_arg_depth(mut self, depth: usize) -> Self {
+        self.limits.max_arg_depth = depth.min(MAX_DEPTH);
+        self
+    }
+
+    /// Fails calls whose canonical output value is larger than `bytes` as
+    /// compact JSON. Defaults to
+    /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_output_bytes = bytes;
+        self
+    }
+
+    /// Fails calls whose canonical output value nests more than `depth`
+    /// arrays and objects. Defaults to
+    /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it).
+    pub fn max_output_depth(mut self, depth: usize) -> Self {
+        self.limits.max_output_depth = depth.min(MAX_DEPTH);
+        self
+    }
+
+    /// How long a call waits for the approver's answer before it ends with
+    /// status `timeout`, without running. Defaults to
+    /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::limits::DEFAULT_APPROVAL_TIMEOUT),
+    /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
+    /// once the tool runs.
+    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.approval_timeout = timeout;
+        self
+    }
+
     /// Retries failed calls of idempotent and read-only tools.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
@@ -761,6 +847,7 @@ impl RegistryBuilder {
                 permissions: self.permissions,
                 approver: self.approver,
                 post_execute: self.post_execute,
+                limits: self.limits,
                 service,
             },
             subscribers: RwLock::default(),
@@ -782,12 +869,33 @@ impl fmt::Debug for RegistryBuilder {
             .field("state", &self.state)
             .field("timeout", &self.timeout)
             .field("max_result_chars", &self.max_result_chars)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
 
-/// Keeps a tool registered; dropping it unregisters the tool.
-#[must_use = "dropping the handle unregisters the tool at once; keep it, or call `.keep()`"]
+/// A registered tool: its name, and the way to unregister it.
+///
+/// Dropping the handle leaves the tool registered, for as long as the
+/// registry lives: `registry.register::<greet>()?;` is the whole of
+/// registering, and no way of ignoring the handle (`let _ = …`) takes the
+/// tool away by accident. To take it away, call
+/// [`unregister`](Self::unregister); to tie it to a scope, turn the handle
+/// into a guard with [`scoped`](Self::scoped).
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// /// Greet someone by name.
+/// #[tool]
+/// async fn greet(name: String) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// let registry = Registry::new();
+/// let _ = registry.register::<greet>();
+/// assert!(registry.get("greet").is_some());
+/// ```
 pub struct ToolHandle {
     registry: Weak<Inner>,
     name: String,
@@ -800,16 +908,19 @@ impl ToolHandle {
         &self.name
     }
 
-    /// Keeps the tool registered for as long as the registry lives.
-    pub fn keep(self) {
-        std::mem::forget(self);
-    }
-}
+    /// Lets go of the handle, leaving the tool registered: the same as
+    /// dropping it, said out loud.
+    pub fn keep(self) {}
 
-impl Drop for ToolHandle {
-    fn drop(&mut self) {
+    /// Unregisters the tool now. `false` if it was no longer registered (or
+    /// its name now belongs to a tool registered since).
+    pub fn unregister(self) -> bool {
+        self.remove()
+    }
+
+    fn remove(&self) -> bool {
         let Some(inner) = self.registry.upgrade() else {
-            return;
+            return false;
         };
         let mut tools = inner.tools.write().unwrap_or_else(PoisonError::into_inner);
         let registered_here = tools
@@ -824,6 +935,53 @@ impl Drop for ToolHandle {
             drop(tools);
             inner.changed.send_replace(());
         }
+        registered_here
+    }
+
+    /// A guard that unregisters the tool when it is dropped: a tool that
+    /// lives exactly as long as a scope, a connection or a test.
+    ///
+    /// ```
+    /// use dsh_sdk::prelude::*;
+    ///
+    /// /// Greet someone by name.
+    /// #[tool]
+    /// async fn greet(name: String) -> String {
+    ///     format!("Hello, {name}!")
+    /// }
+    ///
+    /// let registry = Registry::new();
+    /// {
+    ///     let _greet = registry.register::<greet>().unwrap().scoped();
+    ///     assert!(registry.get("greet").is_some());
+    /// }
+    /// assert!(registry.get("greet").is_none());
+    /// ```
+    pub fn scoped(self) -> ScopedTool {
+        ScopedTool(self)
+    }
+}
+
+impl fmt::Debug for ScopedTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ScopedTool").field(&self.0).finish()
+    }
+}
+
+/// Keeps a tool registered until it is dropped: see [`ToolHandle::scoped`].
+#[must_use = "dropping a `ScopedTool` unregisters the tool at once: bind it to a name"]
+pub struct ScopedTool(ToolHandle);
+
+impl ScopedTool {
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        self.0.name()
+    }
+}
+
+impl Drop for ScopedTool {
+    fn drop(&mut self) {
+        self.0.remove();
     }
 }
 
@@ -869,12 +1027,6 @@ impl ToolInfo {
         &self.entry.output.schema
     }
 
-    /// The JSON Schema of the tool's declared failure shapes, if its error
-    /// type declares them ([`Tool::failure_schema`]); dynamic tools have none.
-    pub fn failure_schema(&self) -> Option<Value> {
-        self.entry.handler.failure_schema()
-    }
-
     /// Whether the tool presents its own card (`#[tool(present = …)]`);
     /// otherwise its results show the generic card.
     pub fn presents(&self) -> bool {
@@ -886,6 +1038,12 @@ impl ToolInfo {
     /// schema, for a form that shows each violation at its field.
     pub fn violations(&self, args: &Value) -> Vec<crate::Violation> {
         self.entry.input.violations(args)
+    }
+
+    /// The JSON Schema of the tool's declared failure shapes
+    /// ([`Tool::failure_schema`]), if it has one.
+    pub fn failure_schema(&self) -> Option<&Value> {
+        self.entry.failure.as_ref()
     }
 
     /// The card a UI shows while a call with `args` runs: the tool's
@@ -947,4 +1105,60 @@ pub(crate) fn is_valid_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+/// A name the arguments' `Deserialize` accepts at the top level that the
+/// input schema does not name: a `#[serde(alias = "…")]`, or a field the
+/// schema skips.
+///
+/// Permission rules, gates and guards read the arguments by the names the
+/// schema gives; a value under another name reaches the tool unseen, so such
+/// a tool is refused at registration. serde's derive lists every name a
+/// struct accepts, aliases included, in the `fields` it hands
+/// `deserialize_struct`: a deserializer that only records them finds them
+/// without deserializing anything. Structs with `#[serde(flatten)]`, enums
+/// and hand-written impls do not list their fields and are not checked.
+fn unnamed_field<A: serde::de::DeserializeOwned>(schema: &Value) -> Option<String> {
+    let properties = schema.get("properties")?.as_object()?;
+    let fields = std::cell::Cell::new(None);
+    let probed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let _ = A::deserialize(FieldProbe { fields: &fields });
+    }));
+    if probed.is_err() {
+        return None;
+    }
+    let fields: &[&str] = fields.get()?;
+    fields
+        .iter()
+        .find(|field| !properties.contains_key(**field))
+        .map(|field| (*field).to_owned())
+}
+
+/// Records the fields `deserialize_struct` is given, and fails.
+struct FieldProbe<'a> {
+    fields: &'a std::cell::Cell<Option<&'static [&'static str]>>,
+}
+
+impl<'de> serde::Deserializer<'de> for FieldProbe<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("probing for field names"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.fields.set(Some(fields));
+        Err(serde::de::Error::custom("probing for field names"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
 }

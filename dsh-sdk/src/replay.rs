@@ -20,7 +20,7 @@
 //! # let dir = tempfile::tempdir()?;
 //! # let path = dir.path().join("session.jsonl");
 //! let registry = Registry::new();
-//! registry.register::<greet>()?.keep();
+//! registry.register::<greet>()?;
 //! let log = SessionLog::open(&path)?;
 //! let logging = registry.subscribe(log.subscriber());
 //! registry.call("greet", json!({ "name": "Ada" })).await;
@@ -40,8 +40,8 @@
 //! logged arguments and canonical value into the tool's types, renders and
 //! presents them (catching a panic into the same error result), puts back a
 //! post-execute hook's logged content and context, and finalizes. Then it
-//! compares the status, `is_error`, the content, the card, `truncated` and
-//! `output_type` with the logged result, each as JSON text, byte for byte; and
+//! compares the status, `is_error`, the content, the card, `truncated`,
+//! `output_type` and `failure` with the logged result, each as JSON text, byte for byte; and
 //! the card shown while the call ran with the tool's `present_call` of the
 //! same arguments. Nothing executes and no hook runs.
 //!
@@ -77,7 +77,7 @@ use crate::definition::OutputType;
 use crate::log::{ExecutedRecord, Log, LoggedCall};
 use crate::pipeline::{Settled, finish};
 use crate::registry::{Entry, Registry, ToolInfo};
-use crate::result::{Status, ToolResult};
+use crate::result::{Cause, Failure, Status, ToolResult};
 
 /// Replays every call of `log` against `registry`; see the [module docs](self).
 ///
@@ -128,17 +128,19 @@ fn replay_call(
                 card: finished.card,
                 truncated: finished.spill.is_some(),
                 output_type: OutputType::resolve(&entry.def, Some(&executed.value)),
+                failure: None,
             },
             finished
                 .spill
-                .map(|overflow| (overflow.path, overflow.full)),
+                .map(|overflow| (overflow.spilled.path, overflow.full)),
         ),
         // The very error result a live call builds from the same message.
         Err(message) => {
-            let mut failure = ToolResult::failure(
+            let mut failure = ToolResult::failed(
                 call.invocation_id,
                 tool,
                 Status::Error,
+                Failure::new(Cause::RenderFailed),
                 message,
                 logged.duration,
             );
@@ -146,7 +148,7 @@ fn replay_call(
             (Projected::of(&failure), None)
         }
     };
-    if spill.is_some() && logged.is_error && !logged.truncated && spill_failed(tool, logged) {
+    if spill.is_some() && !logged.is_error && logged.truncated && spill_failed(logged) {
         return Outcome::Skipped(Skip::SpillFailed);
     }
 
@@ -209,6 +211,7 @@ struct Projected {
     card: Option<Card>,
     truncated: bool,
     output_type: OutputType,
+    failure: Option<Failure>,
 }
 
 impl Projected {
@@ -220,6 +223,7 @@ impl Projected {
             card: result.card.clone(),
             truncated: result.truncated,
             output_type: result.output_type,
+            failure: result.failure.clone(),
         }
     }
 }
@@ -235,12 +239,16 @@ fn settled<'a>(call: &LoggedCall, executed: &'a ExecutedRecord) -> Settled<'a> {
     }
 }
 
-/// Whether the logged error is finalize's "could not be saved".
-fn spill_failed(tool: &str, logged: &ToolResult) -> bool {
-    let text = logged.text();
-    text.starts_with(&format!("`{tool}` produced "))
-        && text.contains(" characters, over its limit of ")
-        && text.contains(", and they could not be saved: ")
+/// Whether the logged result is finalize's "could not be saved".
+fn spill_failed(logged: &ToolResult) -> bool {
+    logged
+        .content
+        .first()
+        .and_then(ContentBlock::as_text)
+        .is_some_and(|text| {
+            text.starts_with("Output too large (")
+                && text.contains("), and the full output could not be saved: ")
+        })
 }
 
 /// Every field of `actual` that differs from `expected`, as JSON text.
@@ -285,6 +293,14 @@ fn compare(expected: &Projected, actual: &Projected) -> Vec<Difference> {
         json_text(&expected.output_type),
         json_text(&actual.output_type),
     );
+    // A log written before failures were recorded has none to compare.
+    if !(expected.is_error && expected.failure.is_none()) {
+        check(
+            Field::Failure,
+            json_text(&expected.failure),
+            json_text(&actual.failure),
+        );
+    }
     differences
 }
 
@@ -544,13 +560,15 @@ pub enum Field {
     Truncated,
     /// `output_type`.
     OutputType,
+    /// `failure`, why the call failed.
+    Failure,
     /// The spill file's text against the whole rendered text.
     SpillFile,
 }
 
 impl Field {
     /// The field's name: `running_card`, `status`, `is_error`, `content`,
-    /// `card`, `truncated`, `output_type` or `spill_file`.
+    /// `card`, `truncated`, `output_type`, `failure` or `spill_file`.
     pub fn name(self) -> &'static str {
         match self {
             Field::RunningCard => "running_card",
@@ -560,6 +578,7 @@ impl Field {
             Field::Card => "card",
             Field::Truncated => "truncated",
             Field::OutputType => "output_type",
+            Field::Failure => "failure",
             Field::SpillFile => "spill_file",
         }
     }

@@ -53,6 +53,102 @@ pub struct ToolResult {
     /// The batch the call ran in, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel_group_id: Option<Uuid>,
+    /// Why the call failed, for a host to switch on: set on every failed
+    /// result, `None` on success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+/// Why a call failed, typed: the stage that stopped it and, when the tool's
+/// own error stopped it, that error's kind and value.
+///
+/// Serializes as `{"cause": "tool", "kind": "NoMatchesFound", "data": …}`;
+/// `kind` and `data` are left out when absent.
+///
+/// ```
+/// use dsh_sdk::{Cause, Failure};
+///
+/// let failure = Failure::tool(Some("NoMatchesFound".into()), Some(serde_json::json!({ "NoMatchesFound": "fn main" })));
+/// assert_eq!(
+///     serde_json::to_value(&failure).unwrap(),
+///     serde_json::json!({ "cause": "tool", "kind": "NoMatchesFound", "data": { "NoMatchesFound": "fn main" } })
+/// );
+/// assert_eq!(Failure::new(Cause::InvalidArguments).kind, None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// What stopped the call.
+    pub cause: Cause,
+    /// The tool's own failure kind: the variant name of its error
+    /// (`NoMatchesFound`), when the error names one ([`ToolError::with_kind`]).
+    ///
+    /// [`ToolError::with_kind`]: crate::ToolError::with_kind
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The tool's error value, serialized, when it carries one
+    /// ([`ToolError::with_data`]).
+    ///
+    /// [`ToolError::with_data`]: crate::ToolError::with_data
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl Failure {
+    /// A failure of the pipeline's own: no kind, no data.
+    pub fn new(cause: Cause) -> Self {
+        Failure {
+            cause,
+            kind: None,
+            data: None,
+        }
+    }
+
+    /// The tool's own error, with its kind and value if it has them.
+    pub fn tool(kind: Option<String>, data: Option<Value>) -> Self {
+        Failure {
+            cause: Cause::Tool,
+            kind,
+            data,
+        }
+    }
+}
+
+/// What stopped a failed call: the tool's own error, or a stage of the pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Cause {
+    /// No tool has the name that was called.
+    UnknownTool,
+    /// The catalog marks the tool `unavailable`, or has a `fatal` diagnostic for it.
+    Unavailable,
+    /// The arguments broke the input schema, did not deserialize, or failed
+    /// the tool's own `validate_input` (an approver's override included).
+    InvalidArguments,
+    /// A permission rule or gate denied the call, or it needed an approval
+    /// no one could give.
+    Denied,
+    /// The host's approver rejected the call.
+    Rejected,
+    /// The tool's body returned an error.
+    Tool,
+    /// The tool's body panicked.
+    Panicked,
+    /// A host hook panicked: a post-execute hook, the approver, or an execute
+    /// layer. (A panicking gate or guard denies the call instead.)
+    HookPanicked,
+    /// The call ran out of time.
+    Timeout,
+    /// The host cancelled the call.
+    Cancelled,
+    /// The tool's output (or a post-execute hook's replacement) broke the output schema.
+    InvalidOutput,
+    /// A post-execute hook blocked the result.
+    Blocked,
+    /// Render or present failed or panicked.
+    RenderFailed,
+    /// The content was over its limit and could not be saved to a file.
+    SpillFailed,
 }
 
 impl ToolResult {
@@ -62,10 +158,11 @@ impl ToolResult {
     }
 
     /// A failed call whose content is `message`.
-    pub(crate) fn failure(
+    pub(crate) fn failed(
         invocation_id: Uuid,
         tool_name: impl Into<String>,
         status: Status,
+        failure: Failure,
         message: impl Into<String>,
         duration: Duration,
     ) -> Self {
@@ -81,6 +178,7 @@ impl ToolResult {
             truncated: false,
             output_type: OutputType::Text,
             parallel_group_id: None,
+            failure: Some(failure),
         }
     }
 }

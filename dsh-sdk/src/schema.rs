@@ -74,7 +74,7 @@ impl Compiled {
         let mut violations: Vec<Violation> = self
             .validator
             .iter_errors(instance)
-            .map(Violation::from_error)
+            .flat_map(|error| Violation::from_error(error, &self.schema))
             .collect();
         violations.sort_by(|a, b| (&a.pointer, &a.message).cmp(&(&b.pointer, &b.message)));
         violations.dedup();
@@ -94,34 +94,97 @@ pub struct Violation {
 }
 
 impl Violation {
-    fn from_error(error: ValidationError<'_>) -> Self {
+    /// The violations `error` stands for in `schema`: one per unknown
+    /// property, with the closest known name, else one.
+    fn from_error(error: ValidationError<'_>, schema: &Value) -> Vec<Self> {
         let path = error.instance_path().to_string();
         match error.kind() {
-            ValidationErrorKind::Required { property } => Violation {
+            ValidationErrorKind::Required { property } => vec![Violation {
                 pointer: format!("{path}/{}", pointer_token(property)),
                 message: "required property missing".to_owned(),
-            },
-            ValidationErrorKind::AdditionalProperties { unexpected } => Violation {
-                pointer: path,
-                message: format!(
-                    "unexpected {} {}",
-                    if unexpected.len() == 1 {
-                        "property"
-                    } else {
-                        "properties"
-                    },
-                    unexpected
-                        .iter()
-                        .map(|name| format!("`{name}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            },
-            _ => Violation {
+            }],
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                // The object's schema: where `additionalProperties` sits.
+                let object = error
+                    .schema_path()
+                    .as_str()
+                    .strip_suffix("/additionalProperties")
+                    .and_then(|at| schema.pointer(at));
+                let known: Vec<&str> = object
+                    .and_then(|object| object.get("properties"))
+                    .and_then(Value::as_object)
+                    .map(|properties| properties.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                unexpected
+                    .iter()
+                    .map(|name| Violation {
+                        pointer: format!("{path}/{}", pointer_token(&Value::from(name.as_str()))),
+                        message: match crate::suggest::closest(name, known.iter().copied()).first()
+                        {
+                            Some(near) => format!("unknown property; did you mean `{near}`?"),
+                            None => "unknown property".to_owned(),
+                        },
+                    })
+                    .collect()
+            }
+            _ => vec![Violation {
                 pointer: path,
                 message: error.to_string(),
-            },
+            }],
         }
+    }
+}
+
+/// Closes the object schemas whose properties are all known, so that a
+/// property they do not name is a violation: the root, and every object
+/// reached through `properties`, `items` or `$defs` that lists its
+/// properties, sets no `additionalProperties` of its own, and has no
+/// applicator that could name more (`allOf`, `anyOf`, `oneOf`, `$ref`, `if`,
+/// …, which `#[serde(flatten)]` of an enum writes). Objects inside those
+/// applicators are left as they are: what they accept depends on the others.
+pub(crate) fn close_objects(schema: &mut Value) {
+    close(schema, true);
+    if let Some(Value::Object(definitions)) = schema.get_mut("$defs") {
+        for definition in definitions.values_mut() {
+            close(definition, false);
+        }
+    }
+}
+
+fn close(schema: &mut Value, root: bool) {
+    const OPEN: &[&str] = &[
+        "additionalProperties",
+        "unevaluatedProperties",
+        "patternProperties",
+        "propertyNames",
+        "dependentSchemas",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "$ref",
+        "$dynamicRef",
+    ];
+    let Value::Object(map) = schema else { return };
+    let is_object = match map.get("type") {
+        Some(Value::String(kind)) => kind == "object",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "object"),
+        Some(_) => false,
+        None => map.contains_key("properties"),
+    };
+    let knowable =
+        (root || map.contains_key("properties")) && !OPEN.iter().any(|key| map.contains_key(*key));
+    if is_object && knowable {
+        map.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        for property in properties.values_mut() {
+            close(property, false);
+        }
+    }
+    if let Some(items) = map.get_mut("items") {
+        close(items, false);
     }
 }
 

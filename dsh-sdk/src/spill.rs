@@ -21,8 +21,12 @@ pub const DEFAULT_PREVIEW_CHARS: usize = 2_000;
 
 /// Where spilled results go and how much of them the model sees.
 ///
-/// The default spills into `dsh-spill` under the system's temporary
-/// directory with a preview of [`DEFAULT_PREVIEW_CHARS`].
+/// The default spills into a directory private to the user running the
+/// process, `dsh-spill-<uid>` under the system's temporary directory on
+/// Unix, with a preview of [`DEFAULT_PREVIEW_CHARS`]. A missing spill
+/// directory is created with mode `0700`; a spill directory that is a
+/// symbolic link is refused, as is a default one that another user owns or
+/// that others can read; spill files are created with mode `0600`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpillConfig {
     /// The directory spill files are written to; created when missing.
@@ -43,8 +47,31 @@ impl SpillConfig {
 
 impl Default for SpillConfig {
     fn default() -> Self {
-        Self::new(std::env::temp_dir().join("dsh-spill"))
+        Self::new(default_dir())
     }
+}
+
+/// `dsh-spill-<uid>` under the temporary directory, where the user id is
+/// known (Linux), else `dsh-spill`; either way checked to be private before
+/// use.
+fn default_dir() -> PathBuf {
+    let name = match process_uid() {
+        Some(uid) => format!("dsh-spill-{uid}"),
+        None => "dsh-spill".to_owned(),
+    };
+    std::env::temp_dir().join(name)
+}
+
+/// The user id this process runs as, read from the owner of `/proc/self`.
+#[cfg(unix)]
+fn process_uid() -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata("/proc/self").ok().map(|meta| meta.uid())
+}
+
+#[cfg(not(unix))]
+fn process_uid() -> Option<u32> {
+    None
 }
 
 /// A result that was written to disk.
@@ -98,32 +125,40 @@ pub enum SpillError {
         /// The spill directory.
         dir: PathBuf,
     },
+    /// The spill directory is not safe to write to: a symbolic link, or a
+    /// default directory that another user owns or others can read.
+    #[error("refusing the spill directory `{}`: {reason}", dir.display())]
+    Unsafe {
+        /// The spill directory.
+        dir: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
-/// Writes `text` to `<dir>/<invocation_id>.txt` atomically and returns its
-/// path, length and preview.
+/// Writes `text` to `<dir>/<invocation_id>.txt` atomically and returns the
+/// path written.
 ///
 /// The text goes to a uniquely named temporary file in the same directory,
-/// which is flushed and synced, then renamed over the final path: a reader
-/// sees either no file or the whole text. The file name derives from the
-/// invocation id alone, so the path cannot leave `dir`. Blocking: call it
-/// from `spawn_blocking` on an async runtime.
+/// created with mode `0600`, flushed and synced, then linked to the final
+/// path, which never replaces a file already there: a reader sees either no
+/// file or the whole text. When the name is taken (another call with the
+/// same invocation id spilled first), the text goes to
+/// `<dir>/<invocation_id>.<uuid>.txt` instead. File names derive from the
+/// invocation id alone, so no path leaves `dir`. Blocking: call it from
+/// `spawn_blocking` on an async runtime.
 pub(crate) fn spill(
     config: &SpillConfig,
     invocation_id: Uuid,
     text: &str,
-) -> Result<Spilled, SpillError> {
+) -> Result<PathBuf, SpillError> {
     let dir = config.dir.as_path();
-    fs::create_dir_all(dir).map_err(|source| SpillError::CreateDir {
-        dir: dir.to_owned(),
-        source,
-    })?;
+    private_dir(dir, config.dir == default_dir())?;
 
-    let planned = plan(config, invocation_id, text);
-    let path = planned.path.clone();
-    if path.parent() != Some(dir) {
+    let planned = plan(config, invocation_id, text).path;
+    if planned.parent() != Some(dir) {
         return Err(SpillError::Escape {
-            path,
+            path: planned,
             dir: dir.to_owned(),
         });
     }
@@ -133,8 +168,14 @@ pub(crate) fn spill(
         let _ = fs::remove_file(&temp);
         return Err(SpillError::Write { path: temp, source });
     }
-    if let Err(source) = fs::rename(&temp, &path) {
-        let _ = fs::remove_file(&temp);
+    let mut path = planned;
+    let mut linked = fs::hard_link(&temp, &path);
+    if matches!(&linked, Err(error) if error.kind() == io::ErrorKind::AlreadyExists) {
+        path = dir.join(format!("{invocation_id}.{}.txt", Uuid::new_v4()));
+        linked = fs::hard_link(&temp, &path);
+    }
+    let _ = fs::remove_file(&temp);
+    if let Err(source) = linked {
         return Err(SpillError::Rename {
             from: temp,
             to: path,
@@ -142,8 +183,61 @@ pub(crate) fn spill(
         });
     }
     sync_dir(dir);
+    Ok(path)
+}
 
-    Ok(planned)
+/// Creates `dir` (mode `0700`) when missing, and checks it is a directory,
+/// not a symbolic link; `default` also requires that this user owns it and
+/// that no one else can read or enter it.
+fn private_dir(dir: &Path, default: bool) -> Result<(), SpillError> {
+    let create = |source| SpillError::CreateDir {
+        dir: dir.to_owned(),
+        source,
+    };
+    if let Some(parent) = dir.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(create)?;
+    }
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    match builder.create(dir) {
+        Ok(()) => {}
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(create(error)),
+    }
+    let meta = fs::symlink_metadata(dir).map_err(create)?;
+    let unsafe_dir = |reason: &str| SpillError::Unsafe {
+        dir: dir.to_owned(),
+        reason: reason.to_owned(),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(unsafe_dir("it is a symbolic link"));
+    }
+    if !meta.is_dir() {
+        return Err(create(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "a file that is not a directory is in the way",
+        )));
+    }
+    #[cfg(unix)]
+    if default {
+        use std::os::unix::fs::MetadataExt;
+        if process_uid().is_some_and(|uid| uid != meta.uid()) {
+            return Err(unsafe_dir(&format!(
+                "another user (uid {}) owns it; remove it, or set a spill directory of your own",
+                meta.uid()
+            )));
+        }
+        if meta.mode() & 0o077 != 0 {
+            return Err(unsafe_dir(&format!(
+                "others can access it (mode {:o}); make it `0700`, or set a spill directory of your own",
+                meta.mode() & 0o777
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = default;
+    Ok(())
 }
 
 /// What [`spill`] would write for `text`, and the preview it would return,
@@ -182,7 +276,11 @@ pub(crate) fn spilled_message(spilled: &Spilled) -> String {
 }
 
 fn write_synced(path: &Path, text: &str) -> io::Result<()> {
-    let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
     file.write_all(text.as_bytes())?;
     file.flush()?;
     file.sync_all()
@@ -234,9 +332,8 @@ mod tests {
     fn file_holds_exactly_the_text() {
         let root = tempfile::tempdir().unwrap();
         let text = "line one\nzwei → drei 🦀\n".repeat(500);
-        let spilled = spill(&config(root.path()), Uuid::new_v4(), &text).unwrap();
-        assert_eq!(fs::read_to_string(&spilled.path).unwrap(), text);
-        assert_eq!(spilled.total_chars, text.chars().count());
+        let path = spill(&config(root.path()), Uuid::new_v4(), &text).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), text);
     }
 
     #[test]
@@ -244,9 +341,9 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let config = config(root.path());
         let id = Uuid::new_v4();
-        let spilled = spill(&config, id, "text").unwrap();
-        assert_eq!(spilled.path, config.dir.join(format!("{id}.txt")));
-        assert_eq!(spilled.path.parent(), Some(config.dir.as_path()));
+        let path = spill(&config, id, "text").unwrap();
+        assert_eq!(path, config.dir.join(format!("{id}.txt")));
+        assert_eq!(path, plan(&config, id, "text").path);
     }
 
     #[test]
@@ -262,14 +359,80 @@ mod tests {
     }
 
     #[test]
-    fn spilling_again_replaces_the_file() {
+    fn a_reused_invocation_id_never_overwrites_an_earlier_spill() {
         let root = tempfile::tempdir().unwrap();
         let config = config(root.path());
         let id = Uuid::new_v4();
-        spill(&config, id, "a much longer first text").unwrap();
-        let spilled = spill(&config, id, "second").unwrap();
-        assert_eq!(fs::read_to_string(&spilled.path).unwrap(), "second");
-        assert_eq!(dir_entries(&config.dir), [format!("{id}.txt")]);
+        let first = spill(&config, id, "a much longer first text").unwrap();
+        let second = spill(&config, id, "second").unwrap();
+        assert_ne!(first, second);
+        assert_eq!(
+            fs::read_to_string(&first).unwrap(),
+            "a much longer first text"
+        );
+        assert_eq!(fs::read_to_string(&second).unwrap(), "second");
+        assert_eq!(second.parent(), Some(config.dir.as_path()));
+        let name = second.file_name().unwrap().to_str().unwrap();
+        assert!(
+            name.starts_with(&format!("{id}.")) && name.ends_with(".txt"),
+            "{name}"
+        );
+        assert_eq!(dir_entries(&config.dir).len(), 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_directory_is_0700_and_files_0600() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let config = config(root.path());
+        let path = spill(&config, Uuid::new_v4(), "secret").unwrap();
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&config.dir), 0o700);
+        assert_eq!(mode(&path), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_symlink_is_never_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let elsewhere = root.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let dir = root.path().join("spill");
+        std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
+        let err = spill(&SpillConfig::new(&dir), Uuid::new_v4(), "secret").unwrap_err();
+        assert!(matches!(err, SpillError::Unsafe { .. }), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "refusing the spill directory `{}`: it is a symbolic link",
+                dir.display()
+            )
+        );
+        assert!(dir_entries(&elsewhere).is_empty());
+
+        // A symlink planted at a spill file's name is left alone, not written through.
+        let config = config(root.path().join("real").as_path());
+        let id = Uuid::new_v4();
+        fs::create_dir_all(&config.dir).unwrap();
+        let target = root.path().join("target");
+        std::os::unix::fs::symlink(&target, config.dir.join(format!("{id}.txt"))).unwrap();
+        let path = spill(&config, id, "secret").unwrap();
+        assert_ne!(path, config.dir.join(format!("{id}.txt")));
+        assert!(!target.exists());
+        assert_eq!(fs::read_to_string(path).unwrap(), "secret");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_default_directory_is_per_user_and_private() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = SpillConfig::default().dir;
+        let uid = fs::metadata("/proc/self").map(|meta| meta.uid());
+        if let Ok(uid) = uid {
+            assert_eq!(dir, std::env::temp_dir().join(format!("dsh-spill-{uid}")));
+        }
+        assert!(dir.starts_with(std::env::temp_dir()));
     }
 
     #[test]
@@ -298,22 +461,24 @@ mod tests {
     }
 
     #[test]
-    fn a_final_path_taken_by_a_directory_fails_to_rename_and_cleans_up() {
+    fn a_final_path_taken_by_a_directory_is_left_alone_and_leaves_no_temp_file() {
         let root = tempfile::tempdir().unwrap();
         let config = config(root.path());
         let id = Uuid::new_v4();
         let taken = config.dir.join(format!("{id}.txt"));
         fs::create_dir_all(taken.join("inside")).unwrap();
-        let err = spill(&config, id, "text").unwrap_err();
-        assert!(matches!(&err, SpillError::Rename { to, .. } if *to == taken));
-        assert_eq!(dir_entries(&config.dir), [format!("{id}.txt")]);
+        let path = spill(&config, id, "text").unwrap();
+        assert_ne!(path, taken);
+        assert!(taken.join("inside").is_dir());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "text");
+        assert_eq!(dir_entries(&config.dir).len(), 2);
     }
 
     #[test]
     fn preview_takes_the_first_chars() {
         let text = "x".repeat(5_000);
         let root = tempfile::tempdir().unwrap();
-        let spilled = spill(&config(root.path()), Uuid::new_v4(), &text).unwrap();
+        let spilled = plan(&config(root.path()), Uuid::new_v4(), &text);
         assert_eq!(spilled.preview, "x".repeat(DEFAULT_PREVIEW_CHARS));
         assert_eq!(spilled.total_chars, 5_000);
     }

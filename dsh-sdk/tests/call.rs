@@ -27,7 +27,7 @@ async fn read_file(args: ReadArgs, exec: &Exec) -> Result<String, ToolError> {
 fn registry() -> (Registry, Arc<Calls>) {
     let calls = Arc::new(Calls::default());
     let registry = Registry::builder().state(Arc::clone(&calls)).build();
-    registry.register::<read_file>().unwrap().keep();
+    registry.register::<read_file>().unwrap();
     (registry, calls)
 }
 
@@ -127,7 +127,7 @@ async fn lookup(
 #[tokio::test]
 async fn a_tool_error_reaches_the_model() {
     let registry = Registry::new();
-    registry.register::<lookup>().unwrap().keep();
+    registry.register::<lookup>().unwrap();
     let result = registry.call("lookup", json!({ "name": "ada" })).await;
     assert!(result.is_error);
     assert_eq!(result.text(), "`lookup` failed: no user named `ada`");
@@ -149,7 +149,7 @@ async fn overflow() -> Percent {
 #[tokio::test]
 async fn an_output_that_breaks_its_schema_never_reaches_the_model() {
     let registry = Registry::new();
-    registry.register::<overflow>().unwrap().keep();
+    registry.register::<overflow>().unwrap();
     let result = registry.call("overflow", json!({})).await;
     assert!(result.is_error);
     assert_eq!(result.value, None);
@@ -168,7 +168,7 @@ async fn explode() -> String {
 #[tokio::test]
 async fn a_panic_in_execute_becomes_an_error_result() {
     let registry = Registry::new();
-    registry.register::<explode>().unwrap().keep();
+    registry.register::<explode>().unwrap();
     let result = registry.call("explode", json!({})).await;
     assert!(result.is_error);
     assert_eq!(result.text(), "`explode` panicked: boom");
@@ -192,7 +192,7 @@ async fn shout_tool(
 #[tokio::test]
 async fn a_render_shapes_the_content_and_a_panicking_one_becomes_an_error() {
     let registry = Registry::new();
-    registry.register::<shout_tool>().unwrap().keep();
+    registry.register::<shout_tool>().unwrap();
     let result = registry.call("shout_tool", json!({ "word": "hey" })).await;
     assert_eq!(result.text(), "HEY");
     assert_eq!(result.value, Some(json!("hey")));
@@ -214,7 +214,7 @@ async fn needs_state(exec: &Exec) -> Result<String, ToolError> {
 #[tokio::test]
 async fn missing_state_is_an_error_naming_the_type() {
     let registry = Registry::new();
-    registry.register::<needs_state>().unwrap().keep();
+    registry.register::<needs_state>().unwrap();
     let result = registry.call("needs_state", json!({})).await;
     assert_eq!(
         result.text(),

@@ -40,9 +40,9 @@ fn registry() -> Registry {
         .rule(Rule::allow("edit"))
         .rule(Rule::allow("hello"))
         .build();
-    registry.register::<rg>().unwrap().keep();
-    registry.register::<edit>().unwrap().keep();
-    registry.register::<hello>().unwrap().keep();
+    registry.register::<rg>().unwrap();
+    registry.register::<edit>().unwrap();
+    registry.register::<hello>().unwrap();
     registry
 }
 

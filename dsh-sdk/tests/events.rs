@@ -168,6 +168,7 @@ fn invoke_result_every_field_status_and_output_type() {
                 output_type,
                 duration_ms: Some(12),
                 truncated: Some(false),
+                failure: None,
             }),
             json!({
                 "type": "tool.invoke.result",
@@ -196,6 +197,7 @@ fn invoke_result_leaves_out_what_is_optional() {
             output_type: OutputType::Empty,
             duration_ms: None,
             truncated: None,
+            failure: None,
         }),
         json!({
             "type": "tool.invoke.result",
@@ -426,9 +428,9 @@ async fn sleepy() -> String {
 
 fn registry() -> Registry {
     let registry = Registry::new();
-    registry.register::<echo>().unwrap().keep();
-    registry.register::<broken>().unwrap().keep();
-    registry.register::<sleepy>().unwrap().keep();
+    registry.register::<echo>().unwrap();
+    registry.register::<broken>().unwrap();
+    registry.register::<sleepy>().unwrap();
     registry
 }
 

@@ -34,8 +34,8 @@ async fn count(
 
 fn registry() -> Registry {
     let registry = Registry::new();
-    registry.register::<greet>().unwrap().keep();
-    registry.register::<count>().unwrap().keep();
+    registry.register::<greet>().unwrap();
+    registry.register::<count>().unwrap();
     registry
 }
 

@@ -129,7 +129,7 @@ async fn registering_or_dropping_a_tool_sends_list_changed_to_an_initialized_ses
     assert_eq!(names, ["greet", "silent"]);
 
     let seen = changes.load(Ordering::SeqCst);
-    drop(silent);
+    silent.unregister();
     eventually("a list_changed for the dropped tool", || {
         changes.load(Ordering::SeqCst) > seen
     })
@@ -294,7 +294,7 @@ async fn a_proxy_follows_the_tools_of_its_server() {
     })
     .await;
     // And goes.
-    drop(silent);
+    silent.unregister();
     eventually("the dropped tool to go", || {
         host.get("remote_silent").is_none()
     })
@@ -541,4 +541,101 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
         .await
         .unwrap();
     assert!(plain.meta.is_none(), "{plain:?}");
+}
+
+/// How a lookup fails.
+#[derive(Debug, Serialize, JsonSchema, thiserror::Error)]
+enum LookupError {
+    /// Nothing is filed under the key.
+    #[error("nothing under `{0}`")]
+    Missing(String),
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct FindArgs {
+    /// The key to look up
+    key: String,
+}
+
+/// Written by hand, with the kind and value `#[tool]` gives a typed error.
+struct Find;
+
+impl Tool for Find {
+    type Args = FindArgs;
+    type Output = String;
+    const DEFINITION: ToolDef = ToolDef::new("find", "Find a filed value.")
+        .read_only(true)
+        .version("0.3.0");
+
+    async fn execute(args: FindArgs, _exec: &Exec) -> Result<String, ToolError> {
+        let error = LookupError::Missing(args.key);
+        let data = serde_json::to_value(&error).unwrap();
+        Err(ToolError::new(error.to_string())
+            .with_kind("Missing")
+            .with_data(data))
+    }
+
+    fn failure_schema() -> Option<Value> {
+        Some(schemars::schema_for!(LookupError).to_value())
+    }
+}
+
+#[tokio::test]
+async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
+    let registry = Registry::new();
+    let _find = registry.register::<Find>().unwrap();
+    let (client, _serving) = connect(&registry, modern()).await;
+
+    let result = client
+        .call_tool(call("find", json!({ "key": "k" })))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let meta = result.meta.expect("a failed result has `_meta`");
+    assert_eq!(
+        meta.0["dsh/failure"],
+        json!({ "cause": "tool", "kind": "Missing", "data": { "Missing": "k" } })
+    );
+
+    // The definition names the failure shapes and the version.
+    let tools = client.list_all_tools().await.unwrap();
+    let meta = tools[0].meta.as_ref().expect("the tool has `_meta`");
+    assert_eq!(meta.0["dsh/version"], "0.3.0");
+    assert_eq!(
+        meta.0["dsh/failureSchema"],
+        schemars::schema_for!(LookupError).to_value()
+    );
+    assert!(
+        tools[0]
+            .description
+            .as_deref()
+            .unwrap()
+            .ends_with("When it fails, the failure is one of: `Missing`."),
+        "{:?}",
+        tools[0].description
+    );
+
+    // Proxied, the tool keeps its version and failure shapes, said once,
+    // and a failure keeps its kind and value.
+    let host = Registry::new();
+    let _proxy = proxy(&host, "files", &registry).await;
+    let proxied = host.get("find").unwrap();
+    assert_eq!(proxied.definition().version_text(), Some("0.3.0"));
+    assert_eq!(
+        proxied.failure_schema(),
+        Some(&schemars::schema_for!(LookupError).to_value())
+    );
+    assert_eq!(
+        host.export(dsh_sdk::export::Format::Anthropic)[0]["description"],
+        "Find a filed value.\n\nWhen it fails, the failure is one of: `Missing`."
+    );
+    let proxied = host.call("find", json!({ "key": "k" })).await;
+    assert!(proxied.is_error);
+    assert_eq!(
+        proxied.failure,
+        Some(dsh_sdk::Failure::tool(
+            Some("Missing".into()),
+            Some(json!({ "Missing": "k" }))
+        ))
+    );
 }

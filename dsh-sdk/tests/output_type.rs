@@ -12,7 +12,7 @@ use serde_json::Value;
 /// [`ToolResult`] too.
 async fn output_type_of<T: Tool>(args: Value) -> OutputType {
     let registry = Registry::new();
-    registry.register::<T>().unwrap().keep();
+    registry.register::<T>().unwrap();
     let name = T::DEFINITION.name().to_owned();
     let result = registry.call(&name, args).await;
     let rawp = Event::Result(std::sync::Arc::new(result.clone())).to_rawp();

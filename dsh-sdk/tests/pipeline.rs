@@ -52,9 +52,9 @@ async fn checked_read(
 
 fn registry(builder: dsh_sdk::RegistryBuilder) -> Registry {
     let registry = builder.build();
-    registry.register::<bash>().unwrap().keep();
-    registry.register::<read_file>().unwrap().keep();
-    registry.register::<checked_read>().unwrap().keep();
+    registry.register::<bash>().unwrap();
+    registry.register::<read_file>().unwrap();
+    registry.register::<checked_read>().unwrap();
     registry
 }
 
@@ -85,7 +85,7 @@ async fn permission_matrix() {
             vec![],
             "bash",
             ls.clone(),
-            "`bash` needs approval and no one can give it here, so it was denied: `bash` may destroy data: allow it?",
+            "`bash` was denied: `bash` may destroy data, and no approver is set up to allow it",
         ),
         (vec![], "read_file", json!({ "path": "/a" }), "read /a"),
         // an allow rule waives the default ask, by name or through an alias
@@ -125,7 +125,7 @@ async fn permission_matrix() {
             vec![Rule::allow("read_file"), Rule::ask("read_file")],
             "cat",
             json!({ "path": "/a" }),
-            "`read_file` needs approval and no one can give it here, so it was denied: `read_file` needs approval by rule `ask read_file`: allow it?",
+            "`read_file` was denied: `read_file` needs approval by rule `ask read_file`, and no approver is set up to allow it",
         ),
         (
             vec![Rule::allow("cat"), Rule::ask("cat"), Rule::deny("cat")],
@@ -199,7 +199,7 @@ async fn the_approver_settles_ask_and_may_override_the_arguments() {
         move |request: &ApprovalRequest<'_>| {
             counter.fetch_add(1, Ordering::SeqCst);
             match request.args["command"].as_str() {
-                Some("ls") => Approval::Approve,
+                Some("ls" | "ls -l") => Approval::Approve,
                 Some("ls -la") => Approval::ApproveWith(json!({ "command": "ls -l" })),
                 Some("oops") => Approval::ApproveWith(json!({ "command": 3 })),
                 _ => Approval::Reject {
@@ -216,7 +216,9 @@ async fn the_approver_settles_ask_and_may_override_the_arguments() {
         "the approved arguments are invalid: invalid arguments for `bash`: /command: 3 is not of type \"string\""
     );
     assert_eq!(call("rm").await.text(), "`bash` was rejected: not today");
-    assert_eq!(asked.load(Ordering::SeqCst), 4);
+    // `ls -la` is asked about twice: the arguments that will run, `ls -l`,
+    // are decided again, and `bash` asks by default.
+    assert_eq!(asked.load(Ordering::SeqCst), 5);
 }
 
 /// Sleeps, ignoring its cancellation token.
@@ -232,7 +234,7 @@ async fn sleepy(
 #[tokio::test]
 async fn a_tool_timeout_and_a_registry_timeout_end_the_call_with_status_timeout() {
     let registry = Registry::builder().timeout(Duration::from_secs(5)).build();
-    registry.register::<sleepy>().unwrap().keep();
+    registry.register::<sleepy>().unwrap();
     let result = registry.call("sleepy", json!({ "millis": 10_000 })).await;
     assert_eq!(result.status, Status::Timeout);
     assert!(result.is_error);
@@ -241,8 +243,8 @@ async fn a_tool_timeout_and_a_registry_timeout_end_the_call_with_status_timeout(
     let registry = Registry::builder()
         .timeout(Duration::from_millis(20))
         .build();
-    registry.register::<read_file>().unwrap().keep();
-    registry.register::<slow_read>().unwrap().keep();
+    registry.register::<read_file>().unwrap();
+    registry.register::<slow_read>().unwrap();
     let result = registry.call("slow_read", json!({})).await;
     assert_eq!(result.status, Status::Timeout);
     assert_eq!(result.text(), "`slow_read` timed out after 20 ms");
@@ -277,8 +279,8 @@ async fn not_retryable() -> Result<String, ToolError> {
 #[tokio::test]
 async fn retries_only_idempotent_or_read_only_tools_and_counts_attempts() {
     let registry = Registry::builder().retry(RetryPolicy::new(3)).build();
-    registry.register::<flaky>().unwrap().keep();
-    registry.register::<not_retryable>().unwrap().keep();
+    registry.register::<flaky>().unwrap();
+    registry.register::<not_retryable>().unwrap();
     let result = registry.call("flaky", json!({})).await;
     assert_eq!(result.text(), "attempt 3");
     assert_eq!(FLAKY_CALLS.load(Ordering::SeqCst), 3);
@@ -300,7 +302,7 @@ async fn stubborn() -> Result<String, ToolError> {
 #[tokio::test]
 async fn retry_gives_up_after_max_attempts_and_respects_its_predicate() {
     let registry = Registry::builder().retry(RetryPolicy::new(4)).build();
-    registry.register::<stubborn>().unwrap().keep();
+    registry.register::<stubborn>().unwrap();
     let result = registry.call("stubborn", json!({})).await;
     assert_eq!(result.text(), "`stubborn` failed: still broken");
     assert_eq!(STUBBORN_CALLS.load(Ordering::SeqCst), 4);
@@ -308,7 +310,7 @@ async fn retry_gives_up_after_max_attempts_and_respects_its_predicate() {
     let registry = Registry::builder()
         .retry(RetryPolicy::new(4).retry_on(|_| false))
         .build();
-    registry.register::<stubborn>().unwrap().keep();
+    registry.register::<stubborn>().unwrap();
     registry.call("stubborn", json!({})).await;
     assert_eq!(STUBBORN_CALLS.load(Ordering::SeqCst), 5);
 }
@@ -333,7 +335,7 @@ async fn forever() -> String {
 #[tokio::test]
 async fn cancelling_a_call_drops_a_tool_that_ignores_its_token() {
     let registry = Registry::new();
-    registry.register::<forever>().unwrap().keep();
+    registry.register::<forever>().unwrap();
     let token = CancellationToken::new();
     let call = ToolCall::new("forever", json!({})).cancel_on(token.clone());
     let canceller = tokio::spawn(async move {
@@ -388,7 +390,7 @@ async fn watcher(exec: &Exec) -> String {
 async fn cancelling_a_batch_cancels_the_token_each_tool_holds() {
     let seen = Arc::new(SeenTokens::default());
     let registry = Registry::builder().state(Arc::clone(&seen)).build();
-    registry.register::<watcher>().unwrap().keep();
+    registry.register::<watcher>().unwrap();
 
     let own = CancellationToken::new();
     let batch = CancellationToken::new();
@@ -442,7 +444,7 @@ async fn score(
 
 fn score_registry(hook: impl dsh_sdk::post_execute::PostExecute) -> Registry {
     let registry = Registry::builder().post_execute(hook).build();
-    registry.register::<score>().unwrap().keep();
+    registry.register::<score>().unwrap();
     registry
 }
 
@@ -510,7 +512,7 @@ async fn post_execute_decisions() {
 #[tokio::test]
 async fn an_invalid_output_is_an_error_naming_the_field() {
     let registry = Registry::new();
-    registry.register::<score>().unwrap().keep();
+    registry.register::<score>().unwrap();
     let result = registry.call("score", json!({ "percent": 101 })).await;
     assert!(result.is_error);
     assert_eq!(result.value, None);
@@ -547,8 +549,8 @@ async fn oversized_content_spills_to_a_file_named_by_the_invocation_id() {
         .spill_dir(&spill_dir)
         .spill_preview_chars(10)
         .build();
-    registry.register::<repeat>().unwrap().keep();
-    registry.register::<repeat_capped>().unwrap().keep();
+    registry.register::<repeat>().unwrap();
+    registry.register::<repeat_capped>().unwrap();
 
     let small = registry.call("repeat", json!({ "times": 100 })).await;
     assert!(!small.truncated);
@@ -582,23 +584,35 @@ async fn oversized_content_spills_to_a_file_named_by_the_invocation_id() {
 }
 
 #[tokio::test]
-async fn a_failed_spill_is_an_error_not_lost_output() {
+async fn a_failed_spill_keeps_the_value_and_the_preview() {
     let dir = tempfile::tempdir().unwrap();
     let not_a_dir = dir.path().join("file");
     std::fs::write(&not_a_dir, "").unwrap();
     let registry = Registry::builder()
         .max_result_chars(10)
+        .spill_preview_chars(5)
         .spill_dir(&not_a_dir)
         .build();
-    registry.register::<repeat>().unwrap().keep();
+    registry.register::<repeat>().unwrap();
     let result = registry.call("repeat", json!({ "times": 50 })).await;
-    assert!(result.is_error);
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.status, Status::Success);
+    assert!(result.truncated);
+    assert_eq!(
+        result.value,
+        Some(json!("é".repeat(50))),
+        "the value is whole"
+    );
+    let text = result.text();
     assert!(
-        result.text().starts_with(
-            "`repeat` produced 50 characters, over its limit of 10, and they could not be saved: "
+        text.starts_with(
+            "Output too large (50 characters, over the limit of 10), and the full output could not be saved: could not create the spill directory "
         ),
-        "{}",
-        result.text()
+        "{text}"
+    );
+    assert!(
+        text.ends_with(". Preview (first 5 characters):\nééééé"),
+        "{text}"
     );
 }
 
@@ -621,8 +635,8 @@ async fn exclusive(
 #[tokio::test]
 async fn a_batch_runs_safe_calls_together_and_unsafe_ones_alone_in_order() {
     let registry = Registry::new();
-    registry.register::<sleepy>().unwrap().keep();
-    registry.register::<exclusive>().unwrap().keep();
+    registry.register::<sleepy>().unwrap();
+    registry.register::<exclusive>().unwrap();
 
     let started = Instant::now();
     let calls = (0..5)
@@ -667,7 +681,7 @@ async fn chatty(exec: &Exec) -> String {
 #[tokio::test]
 async fn subscribers_observe_requests_stream_chunks_and_every_result() {
     let registry = Registry::new();
-    registry.register::<chatty>().unwrap().keep();
+    registry.register::<chatty>().unwrap();
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&events);
     let subscription =
@@ -766,7 +780,7 @@ async fn any_tower_middleware_composes_with_the_execute_stage() {
         ))
         .layer(tower::limit::ConcurrencyLimitLayer::new(1))
         .build();
-    registry.register::<sleepy>().unwrap().keep();
+    registry.register::<sleepy>().unwrap();
 
     let started = Instant::now();
     let results = registry

@@ -38,11 +38,11 @@ fn lookup_works_by_name_and_by_alias() {
 }
 
 #[test]
-fn dropping_the_handle_unregisters_the_tool_and_its_aliases() {
+fn unregistering_removes_the_tool_and_its_aliases() {
     let registry = Registry::new();
     let handle = registry.register::<greet>().unwrap();
     assert_eq!(registry.tools().len(), 1);
-    drop(handle);
+    assert!(handle.unregister());
     assert!(registry.tools().is_empty());
     assert!(registry.get("hello").is_none());
     // The names are free again.
@@ -52,12 +52,34 @@ fn dropping_the_handle_unregisters_the_tool_and_its_aliases() {
 #[test]
 fn a_stale_handle_does_not_unregister_a_newer_tool_of_the_same_name() {
     let registry = Registry::new();
-    let first = registry.register::<greet>().unwrap();
+    let first = registry.register::<greet>().unwrap().scoped();
     drop(first);
     let second = registry.register::<greet>().unwrap();
     assert!(registry.get("greet").is_some());
-    drop(second);
+    assert!(second.unregister());
     assert!(registry.get("greet").is_none());
+}
+
+#[test]
+fn ignoring_the_handle_keeps_the_tool() {
+    let registry = Registry::new();
+    let _ = registry.register::<greet>();
+    assert!(registry.get("greet").is_some());
+    registry.register::<wave>().unwrap_err();
+    drop(registry.register::<other_hello>());
+    assert!(registry.get("greet").is_some());
+}
+
+#[test]
+fn a_scoped_tool_lives_as_long_as_its_guard() {
+    let registry = Registry::new();
+    {
+        let greet = registry.register::<greet>().unwrap().scoped();
+        assert_eq!(greet.name(), "greet");
+        assert!(registry.get("hello").is_some());
+    }
+    assert!(registry.get("greet").is_none());
+    assert!(registry.get("hello").is_none());
 }
 
 #[test]
@@ -93,7 +115,7 @@ fn the_registry_is_shared_by_clones_across_threads() {
         .join()
         .unwrap();
     assert!(registry.get("greet").is_some());
-    drop(handle);
+    assert!(handle.unregister());
     assert!(registry.get("greet").is_none());
 }
 

@@ -156,13 +156,13 @@ async fn sleepy() -> String {
 }
 
 fn register(registry: &Registry) {
-    registry.register::<greet>().unwrap().keep();
-    registry.register::<measure>().unwrap().keep();
-    registry.register::<shell>().unwrap().keep();
-    registry.register::<repeat>().unwrap().keep();
-    registry.register::<counted>().unwrap().keep();
-    registry.register::<fragile>().unwrap().keep();
-    registry.register::<sleepy>().unwrap().keep();
+    registry.register::<greet>().unwrap();
+    registry.register::<measure>().unwrap();
+    registry.register::<shell>().unwrap();
+    registry.register::<repeat>().unwrap();
+    registry.register::<counted>().unwrap();
+    registry.register::<fragile>().unwrap();
+    registry.register::<sleepy>().unwrap();
 }
 
 fn builder(spill: &Path) -> RegistryBuilder {
@@ -304,7 +304,7 @@ async fn a_tool_the_registry_lacks_is_reported_per_call() {
     )
     .await;
     let smaller = Registry::new();
-    smaller.register::<greet>().unwrap().keep();
+    smaller.register::<greet>().unwrap();
 
     let report = replay(&smaller, &log);
     assert_eq!(report.calls[0].outcome, Outcome::UnknownTool);
@@ -474,8 +474,13 @@ async fn post_execute_decisions_and_overrides_replay_from_the_log() {
         };
         outcome.with_context(ContentBlock::text(format!("context for {word}")))
     };
-    let approver = FnApprover(|_: &dsh_sdk::permission::ApprovalRequest<'_>| {
-        Approval::ApproveWith(json!({ "command": "ls -l" }))
+    // The arguments it gives are asked about again, and approved as they are.
+    let approver = FnApprover(|request: &dsh_sdk::permission::ApprovalRequest<'_>| {
+        if request.args["command"] == "ls -l" {
+            Approval::Approve
+        } else {
+            Approval::ApproveWith(json!({ "command": "ls -l" }))
+        }
     });
     let live = builder(&spill)
         .post_execute(hook)

@@ -68,12 +68,12 @@ fn names(registry: &Registry) -> Vec<String> {
 
 fn registry() -> Registry {
     let registry = Registry::new();
-    registry.register::<convert_currency>().unwrap().keep();
-    registry.register::<weather_forecast>().unwrap().keep();
-    registry.register::<create_event>().unwrap().keep();
-    registry.register::<clock>().unwrap().keep();
-    registry.register::<greet>().unwrap().keep();
-    registry.register::<tool_search>().unwrap().keep();
+    registry.register::<convert_currency>().unwrap();
+    registry.register::<weather_forecast>().unwrap();
+    registry.register::<create_event>().unwrap();
+    registry.register::<clock>().unwrap();
+    registry.register::<greet>().unwrap();
+    registry.register::<tool_search>().unwrap();
     registry
 }
 
@@ -164,11 +164,11 @@ async fn tool_search_returns_full_definitions_and_appends_them_after_the_stable_
 #[tokio::test]
 async fn the_index_follows_the_pool() {
     let registry = Registry::new();
-    registry.register::<tool_search>().unwrap().keep();
+    registry.register::<tool_search>().unwrap();
     assert!(registry.search_deferred("weather", 5).is_empty());
     let handle = registry.register::<weather_forecast>().unwrap();
     assert_eq!(registry.search_deferred("weather", 5).len(), 1);
-    drop(handle);
+    handle.unregister();
     assert!(registry.search_deferred("weather", 5).is_empty());
     let result = registry
         .call("tool_search", json!({ "query": "weather" }))
@@ -253,7 +253,7 @@ fn catalog() -> Registry {
             )],
         ),
     ] {
-        registry.register_dynamic(tool).unwrap().keep();
+        registry.register_dynamic(tool).unwrap();
     }
     registry
 }
@@ -334,7 +334,7 @@ fn removing_a_tool_takes_it_out_of_the_ranking_and_adding_it_back_restores_it() 
         ))
         .unwrap();
     assert!(ranked(&registry, "rename member").starts_with(&["rename_member".to_owned()]));
-    drop(handle);
+    assert!(handle.unregister());
     assert!(!ranked(&registry, "rename member").contains(&"rename_member".to_owned()));
     assert_eq!(ranked(&registry, "member profile"), before);
 }
@@ -366,8 +366,8 @@ impl Tool for TransferMoney {
 #[tokio::test]
 async fn found_tools_come_with_their_output_and_failure_schemas_where_they_have_them() {
     let registry = catalog();
-    registry.register::<TransferMoney>().unwrap().keep();
-    registry.register::<tool_search>().unwrap().keep();
+    registry.register::<TransferMoney>().unwrap();
+    registry.register::<tool_search>().unwrap();
 
     let result = registry
         .call("tool_search", json!({ "query": "move money", "limit": 1 }))

@@ -87,19 +87,15 @@ fn main() -> Result<(), Box<dyn Error>> {
             .defer(true)
         };
         let noop = |_: Value, _| async { Ok(Value::Null) };
-        let handle = match registry.register_dynamic(DynamicTool::new(
-            def(),
-            tool["input_schema"].clone(),
-            noop,
-        )) {
-            Ok(handle) => handle,
+        match registry.register_dynamic(DynamicTool::new(def(), tool["input_schema"].clone(), noop))
+        {
+            Ok(_) => {}
             Err(_) => {
                 simplified += 1;
                 let schema = descriptions_only(&tool["input_schema"]);
-                registry.register_dynamic(DynamicTool::new(def(), schema, noop))?
+                registry.register_dynamic(DynamicTool::new(def(), schema, noop))?;
             }
-        };
-        handle.keep();
+        }
     }
     let mut dsh_times = Vec::with_capacity(queries.len());
     let dsh: Vec<Vec<String>> = queries

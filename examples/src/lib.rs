@@ -37,15 +37,15 @@ pub use web::fetch;
 
 /// Registers every example tool, keeping them for the registry's lifetime.
 pub fn register_all(registry: &Registry) -> Result<(), dsh_sdk::RegisterError> {
-    registry.register::<greet>()?.keep();
-    registry.register::<read_file>()?.keep();
-    registry.register::<add_days>()?.keep();
-    registry.register::<edit_file>()?.keep();
-    registry.register::<wait>()?.keep();
-    registry.register::<lorem>()?.keep();
-    registry.register::<bash>()?.keep();
-    registry.register::<grep>()?.keep();
-    registry.register::<fetch>()?.keep();
+    registry.register::<greet>()?;
+    registry.register::<read_file>()?;
+    registry.register::<add_days>()?;
+    registry.register::<edit_file>()?;
+    registry.register::<wait>()?;
+    registry.register::<lorem>()?;
+    registry.register::<bash>()?;
+    registry.register::<grep>()?;
+    registry.register::<fetch>()?;
     Ok(())
 }
 

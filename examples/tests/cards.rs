@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dsh_examples::register_all;
+use dsh_sdk::CancellationToken;
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::permission::Rule;
 use dsh_sdk::{Card, Registry, Status, ToolCall, ToolResult};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 fn registry() -> Registry {
     // `bash` and `edit_file` are destructive, so they ask by default; these tests allow them.

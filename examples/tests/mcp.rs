@@ -478,7 +478,7 @@ async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
         .await;
     assert!(refused.is_error);
     assert!(
-        refused.text().contains("needs approval"),
+        refused.text().contains("no approver is set up"),
         "{}",
         refused.text()
     );

@@ -19,7 +19,7 @@
 //! #[tokio::main]
 //! async fn main() -> Result<(), dsh_sdk::mcp::ServeError> {
 //!     let registry = Registry::new();
-//!     registry.register::<greet>().unwrap().keep();
+//!     registry.register::<greet>().unwrap();
 //!     McpServer::new(registry).serve_stdio().await
 //! }
 //! ```
@@ -34,9 +34,14 @@
 
 mod apps;
 mod content;
+mod http;
 mod proxy;
 mod server;
 
+pub use http::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+};
 pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
 pub use server::{McpHttpServer, McpServer, ServeError};
 

@@ -27,7 +27,7 @@ use crate::dynamic::DynamicTool;
 use crate::error::{RegisterError, ToolError};
 use crate::exec::Exec;
 use crate::rawp::{Diagnostic, Severity, ToolStatus};
-use crate::registry::{Registry, ToolHandle};
+use crate::registry::{Registry, ScopedTool};
 
 use super::content::from_mcp;
 
@@ -407,7 +407,7 @@ struct Link {
     /// Progress token → the call it reports on.
     progress: Progress,
     /// Registered name → the remote definition it was made from, and its handle.
-    tools: Mutex<BTreeMap<String, (Value, ToolHandle)>>,
+    tools: Mutex<BTreeMap<String, (Value, ScopedTool)>>,
     skipped: Mutex<Vec<Diagnostic>>,
     /// Set when the proxy is dropped: a re-read still running registers nothing.
     dropped: AtomicBool,
@@ -417,7 +417,7 @@ struct Link {
 }
 
 impl Link {
-    fn tools(&self) -> MutexGuard<'_, BTreeMap<String, (Value, ToolHandle)>> {
+    fn tools(&self) -> MutexGuard<'_, BTreeMap<String, (Value, ScopedTool)>> {
         self.tools.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -463,12 +463,12 @@ impl Link {
             {
                 Ok(handle) => {
                     let _ = self.registry.set_status(&name, ToolStatus::Available, None);
-                    fresh.push((name, (definition, handle)));
+                    fresh.push((name, (definition, handle.scoped())));
                 }
                 Err(error) => skipped.push(self.skip(&name, &tool, &error)),
             }
         }
-        let leftovers: Vec<ToolHandle> = {
+        let leftovers: Vec<ScopedTool> = {
             let mut tools = self.tools();
             if self.dropped.load(Ordering::SeqCst) {
                 // The proxy went while this ran: nothing it registered stays.
@@ -567,16 +567,30 @@ impl Link {
         if let Some(title) = tool.title.clone().or(annotations.title) {
             def = def.with_title(title);
         }
+        // What a dsh server says of its tools beyond MCP's fields.
+        let meta = tool.meta.as_ref().map(|meta| &meta.0);
+        if let Some(version) = meta
+            .and_then(|meta| meta.get(crate::export::META_VERSION))
+            .and_then(Value::as_str)
+        {
+            def = def.with_version(version);
+        }
+        let failure_schema = meta
+            .and_then(|meta| meta.get(crate::export::META_FAILURE_SCHEMA))
+            .cloned();
         let forward = Forward {
             link: Arc::clone(self),
             remote: tool.name.to_string(),
             structured: tool.output_schema.is_some(),
         };
-        let dynamic = DynamicTool::new(
+        let mut dynamic = DynamicTool::new(
             def,
             Value::Object((*tool.input_schema).clone()),
             move |args, exec| forward.clone().call(args, exec),
         );
+        if let Some(schema) = failure_schema {
+            dynamic = dynamic.failure_schema(schema);
+        }
         match &tool.output_schema {
             Some(schema) => dynamic.output_schema(Value::Object((**schema).clone())),
             None => dynamic.render(|_args, value| {
@@ -659,11 +673,28 @@ impl Forward {
         let blocks: Vec<ContentBlock> = result.content.iter().map(from_mcp).collect();
         if result.is_error == Some(true) {
             let text = joined_text(&blocks);
-            return Err(ToolError::new(if text.is_empty() {
+            let mut error = ToolError::new(if text.is_empty() {
                 format!("`{remote}` on the MCP server `{server}` failed and said nothing more")
             } else {
                 text
-            }));
+            });
+            // A dsh server's typed failure: the tool's kind and value carry over.
+            let failure = result
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.0.get(crate::export::META_FAILURE))
+                .and_then(|failure| {
+                    serde_json::from_value::<crate::result::Failure>(failure.clone()).ok()
+                });
+            if let Some(failure) = failure {
+                if let Some(kind) = failure.kind {
+                    error = error.with_kind(kind);
+                }
+                if let Some(data) = failure.data {
+                    error = error.with_data(data);
+                }
+            }
+            return Err(error);
         }
         if self.structured {
             // A server that declares an output schema must send

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as McpBlock,
-    Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CustomRequest, CustomResult, ErrorCode, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -22,13 +23,34 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use uuid::Uuid;
 
 use crate::event::{Event, StreamType};
-use crate::export::{Format, export_tool};
+use crate::export::{Format, META_FAILURE, export_tool};
 use crate::pipeline::ToolCall;
 use crate::registry::{Registry, Subscription};
 use crate::result::ToolResult;
 
 use super::apps;
 use super::content::to_mcp;
+use super::http::{Guard, HttpSettings};
+
+/// The methods MCP defines for a client to call: a request for one that
+/// rmcp could not read has invalid params.
+const KNOWN_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "subscriptions/listen",
+    "server/discover",
+];
 
 /// The path [`McpServer::serve_http`] serves MCP on.
 const HTTP_PATH: &str = "/mcp";
@@ -82,6 +104,8 @@ pub struct McpServer {
     /// `initialize`, then what stops the sender when the session, and so
     /// this handler, ends.
     list_changed: Mutex<ListChanged>,
+    /// Timeouts, caps and allowed origins of [`serve_http`](Self::serve_http).
+    http: HttpSettings,
 }
 
 /// Where a session that began with `initialize` is in sending `list_changed`.
@@ -104,6 +128,7 @@ impl McpServer {
             info: Implementation::new("dsh-sdk", env!("CARGO_PKG_VERSION")),
             instructions: None,
             list_changed: Mutex::default(),
+            http: HttpSettings::default(),
         }
     }
 
@@ -138,6 +163,55 @@ impl McpServer {
         Ok(())
     }
 
+    /// Allows browser pages from `origins` (`"https://app.example.com:443"`,
+    /// `"http://localhost:*"`; see rmcp's `allowed_origins` for the syntax)
+    /// besides the loopback ones [`serve_http`](Self::serve_http) always
+    /// allows.
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.http
+            .allowed_origins
+            .extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// How long an HTTP client may take to send a request's headers; also how
+    /// long an idle kept-alive connection stays open. Defaults to
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`](super::DEFAULT_HEADER_READ_TIMEOUT), 10 s.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.http.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP client may take to send a request's body; a late
+    /// body gets `408` and the connection is closed. Defaults to
+    /// [`DEFAULT_BODY_READ_TIMEOUT`](super::DEFAULT_BODY_READ_TIMEOUT), 30 s.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.http.body_read_timeout = timeout;
+        self
+    }
+
+    /// The largest HTTP request body taken; a larger one gets `413`. Defaults
+    /// to [`DEFAULT_MAX_BODY_BYTES`](super::DEFAULT_MAX_BODY_BYTES), 4 MiB.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.http.max_body_bytes = bytes;
+        self
+    }
+
+    /// How many MCP sessions may be open at once over HTTP; an `initialize`
+    /// past the cap gets `503`. Defaults to
+    /// [`DEFAULT_MAX_SESSIONS`](super::DEFAULT_MAX_SESSIONS), 64.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.http.max_sessions = sessions;
+        self
+    }
+
+    /// How long an HTTP session with no traffic is kept before it is closed.
+    /// Defaults to [`DEFAULT_SESSION_IDLE_TIMEOUT`](super::DEFAULT_SESSION_IDLE_TIMEOUT), 2 minutes.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.http.session_idle_timeout = timeout;
+        self
+    }
+
     /// Serves streamable HTTP on `addr`, a loopback address (`127.0.0.1:0`
     /// picks a free port), at the path `/mcp`; see [`McpHttpServer::url`].
     ///
@@ -146,6 +220,16 @@ impl McpServer {
     /// addresses are accepted, and only `Host` headers naming one (rmcp's
     /// defence against DNS rebinding): to expose the server, put a reverse
     /// proxy in front.
+    ///
+    /// Hostile clients are bounded: a request whose `Origin` is neither a
+    /// loopback page nor in [`allowed_origins`](Self::allowed_origins) gets
+    /// `403` (a request with no `Origin`, not from a browser, is served);
+    /// headers must arrive within the [header read
+    /// timeout](Self::header_read_timeout) and a body within the [body read
+    /// timeout](Self::body_read_timeout), or the connection is closed; bodies
+    /// are capped by [`max_body_bytes`](Self::max_body_bytes), open sessions
+    /// by [`max_sessions`](Self::max_sessions), and an idle session closes
+    /// after the [session idle timeout](Self::session_idle_timeout).
     pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
         if !addr.ip().is_loopback() {
             return Err(ServeError::NotLoopback { addr });
@@ -154,21 +238,28 @@ impl McpServer {
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(bind)?;
         let local_addr = listener.local_addr().map_err(bind)?;
         let stop = CancellationToken::new();
+        let settings = self.http.clone();
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(true)
-            .with_cancellation_token(stop.child_token());
-        let service = StreamableHttpService::new(
-            move || Ok(self.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
+            .with_cancellation_token(stop.child_token())
+            .with_allowed_origins(settings.origins())
+            .with_max_request_body_bytes(settings.max_body_bytes);
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(settings.session_idle_timeout);
+        let sessions = Arc::new(sessions);
+        let service =
+            StreamableHttpService::new(move || Ok(self.clone()), Arc::clone(&sessions), config);
+        let header_read_timeout = settings.header_read_timeout;
+        let guard = Arc::new(Guard::new(settings, sessions));
+        let router = axum::Router::new().nest_service(HTTP_PATH, service).layer(
+            axum::middleware::from_fn_with_state(guard, super::http::guard),
         );
-        let router = axum::Router::new().nest_service(HTTP_PATH, service);
-        let shutdown = stop.clone();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(shutdown.cancelled_owned())
-                .await
-        });
+        let task = tokio::spawn(super::http::serve(
+            listener,
+            router,
+            header_read_timeout,
+            stop.clone(),
+        ));
         Ok(McpHttpServer {
             local_addr,
             stop: stop.drop_guard(),
@@ -202,6 +293,7 @@ impl Clone for McpServer {
             info: self.info.clone(),
             instructions: self.instructions.clone(),
             list_changed: Mutex::default(),
+            http: self.http.clone(),
         }
     }
 }
@@ -339,6 +431,33 @@ impl ServerHandler for McpServer {
         };
     }
 
+    /// A request rmcp could not read as any method it knows lands here: one
+    /// naming a method MCP defines failed on its params, which is JSON-RPC's
+    /// invalid params (-32602), not an unknown method (-32601).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let CustomRequest { method, params, .. } = request;
+        if !KNOWN_METHODS.contains(&method.as_str()) {
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None));
+        }
+        let why = match method.as_str() {
+            "tools/call" => {
+                serde_json::from_value::<CallToolRequestParams>(params.unwrap_or(Value::Null))
+                    .err()
+                    .map(|error| error.to_string())
+            }
+            _ => None,
+        };
+        let message = match why {
+            Some(why) => format!("invalid params for `{method}`: {why}"),
+            None => format!("invalid params for `{method}`"),
+        };
+        Err(ErrorData::invalid_params(message, None))
+    }
+
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -394,7 +513,16 @@ fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolRes
         ))];
     }
     if result.is_error {
-        return CallToolResult::error(content);
+        let mut call = CallToolResult::error(content);
+        // Typed, for clients that switch on why the call failed.
+        if let Some(failure) = &result.failure
+            && let Ok(failure) = serde_json::to_value(failure)
+        {
+            let mut meta = serde_json::Map::new();
+            meta.insert(META_FAILURE.to_owned(), failure);
+            call.meta = Some(MetaObject(meta));
+        }
+        return call;
     }
     let mut call = CallToolResult::success(content);
     call.structured_content = result

@@ -71,7 +71,7 @@ use uuid::Uuid;
 use crate::content::ContentBlock;
 use crate::pipeline::ToolCall;
 use crate::registry::Registry;
-use crate::result::{Status, ToolResult};
+use crate::result::{Cause, Failure, Status, ToolResult};
 
 pub mod anthropic;
 pub mod gemini;
@@ -253,7 +253,14 @@ pub async fn run(registry: &Registry, calls: &[Call]) -> Vec<ToolResult> {
 
 /// The error result of a call that was not run.
 pub(crate) fn not_run(name: &str, message: &str) -> ToolResult {
-    ToolResult::failure(Uuid::new_v4(), name, Status::Error, message, Duration::ZERO)
+    ToolResult::failed(
+        Uuid::new_v4(),
+        name,
+        Status::Error,
+        Failure::new(Cause::InvalidArguments),
+        message,
+        Duration::ZERO,
+    )
 }
 
 /// Pairs each call with its result; a call left without one gets an error

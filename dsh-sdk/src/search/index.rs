@@ -440,7 +440,7 @@ mod tests {
                         }),
                         |_, _| async { Ok(serde_json::Value::Null) },
                     );
-                    registry.register_dynamic(tool).unwrap().keep();
+                    registry.register_dynamic(tool).unwrap();
                 }
             }
         }
@@ -523,7 +523,7 @@ mod tests {
             json!({ "type": "object", "properties": properties }),
             |_, _| async { Ok(serde_json::Value::Null) },
         );
-        registry.register_dynamic(tool).unwrap().keep();
+        registry.register_dynamic(tool).unwrap();
         let index = ToolIndex::build(&registry.tools());
         let lengths = index.lengths[0];
         assert_eq!(usize::from(lengths[DESCRIPTION]), MAX_TERMS_PER_FIELD);

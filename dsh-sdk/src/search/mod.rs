@@ -28,8 +28,8 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! let registry = Registry::new();
-//! registry.register::<convert_currency>().unwrap().keep();
-//! registry.register::<tool_search>().unwrap().keep();
+//! registry.register::<convert_currency>().unwrap();
+//! registry.register::<tool_search>().unwrap();
 //! assert_eq!(registry.export(Format::Anthropic).as_array().unwrap().len(), 1);
 //!
 //! let found = registry.call("tool_search", json!({ "query": "exchange currency" })).await;
@@ -147,7 +147,7 @@ fn definition(tool: &ToolInfo) -> Value {
             fields.insert("output_schema".to_owned(), output.clone());
         }
         if let Some(failures) = tool.failure_schema() {
-            fields.insert("failure_schema".to_owned(), failures);
+            fields.insert("failure_schema".to_owned(), failures.clone());
         }
     }
     definition

@@ -1,0 +1,222 @@
+//! The socket side of [`McpServer::serve_http`](super::McpServer::serve_http):
+//! HTTP/1 connections with header and body read timeouts, the `Origin`
+//! allow-list, and a cap on sessions, in front of rmcp's streamable-HTTP service.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// How long a client may take to send a request's headers, and how long an
+/// idle kept-alive connection stays open: 10 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a client may take to send a request's body once its headers
+/// arrived: 30 seconds.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The largest request body taken: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// How many MCP sessions may be open at once: 64.
+pub const DEFAULT_MAX_SESSIONS: usize = 64;
+
+/// How long a session with no traffic is kept: 2 minutes.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long shutting down waits for open connections to finish: 5 seconds.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// The limits and the `Origin` allow-list of the HTTP transport.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpSettings {
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle_timeout: Duration,
+    /// Origins allowed besides the loopback ones.
+    pub(crate) allowed_origins: Vec<String>,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+impl HttpSettings {
+    /// Every origin allowed: a page served from loopback on any port, over
+    /// `http` or `https`, then the host's own list. A request with no
+    /// `Origin` (not from a browser) is always allowed.
+    pub(crate) fn origins(&self) -> Vec<String> {
+        let loopback = ["localhost", "127.0.0.1", "[::1]"];
+        ["http", "https"]
+            .iter()
+            .flat_map(|scheme| {
+                loopback
+                    .iter()
+                    .map(move |host| format!("{scheme}://{host}:*"))
+            })
+            .chain(self.allowed_origins.iter().cloned())
+            .collect()
+    }
+}
+
+/// What the guard in front of rmcp's service needs.
+pub(crate) struct Guard {
+    pub(crate) settings: HttpSettings,
+    pub(crate) sessions: Arc<LocalSessionManager>,
+    /// Held while a request that may start a session is admitted, so the cap
+    /// holds under concurrent `initialize`s.
+    starting: tokio::sync::Mutex<()>,
+}
+
+impl Guard {
+    pub(crate) fn new(settings: HttpSettings, sessions: Arc<LocalSessionManager>) -> Self {
+        Guard {
+            settings,
+            sessions,
+            starting: tokio::sync::Mutex::new(()),
+        }
+    }
+}
+
+/// Reads the whole body within the body timeout and size limit, then admits
+/// a request that would start a session only while there is room for one.
+pub(crate) async fn guard(
+    State(guard): State<Arc<Guard>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let settings = &guard.settings;
+    let (parts, body) = request.into_parts();
+    let read = axum::body::to_bytes(body, settings.max_body_bytes);
+    let bytes = match tokio::time::timeout(settings.body_read_timeout, read).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => {
+            return closing(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "the request body is larger than {} bytes, or broke off",
+                    settings.max_body_bytes
+                ),
+            );
+        }
+        Err(_) => {
+            return closing(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} ms",
+                    settings.body_read_timeout.as_millis()
+                ),
+            );
+        }
+    };
+    let request = Request::from_parts(parts, Body::from(bytes));
+    // Only a POST with no session id can start a session (`initialize`).
+    let starts_session =
+        request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
+    if !starts_session {
+        return next.run(request).await;
+    }
+    let _admitting = guard.starting.lock().await;
+    let open = guard.sessions.sessions.read().await.len();
+    if open >= settings.max_sessions {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, HeaderValue::from_static("10"))],
+            format!(
+                "too many MCP sessions: {open} are open, the limit is {}; close one (DELETE with its `Mcp-Session-Id`) or wait for an idle one to expire",
+                settings.max_sessions
+            ),
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+/// An error response that closes the connection: what is left of the
+/// request was never read.
+fn closing(status: StatusCode, message: String) -> Response {
+    (
+        status,
+        [(header::CONNECTION, HeaderValue::from_static("close"))],
+        message,
+    )
+        .into_response()
+}
+
+/// Serves `router` on `listener` until `stop`: HTTP/1 only, each connection
+/// closed when a request's headers take longer than `header_read_timeout`
+/// (an idle kept-alive connection included).
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: axum::Router,
+    header_read_timeout: Duration,
+    stop: CancellationToken,
+) -> std::io::Result<()> {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    // Out of file descriptors, say: wait a little, not spin.
+                    Err(error) => {
+                        tracing::warn!("accepting an MCP connection failed: {error}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                connections.spawn(connection(stream, router.clone(), header_read_timeout, stop.clone()));
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(SHUTDOWN_GRACE, drained).await.is_err() {
+        connections.abort_all();
+    }
+    Ok(())
+}
+
+async fn connection(
+    stream: tokio::net::TcpStream,
+    router: axum::Router,
+    header_read_timeout: Duration,
+    stop: CancellationToken,
+) {
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    let service = TowerToHyperService::new(router);
+    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        () = stop.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
+}

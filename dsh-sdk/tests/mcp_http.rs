@@ -1,0 +1,251 @@
+//! The MCP server's HTTP transport against abusive clients, over real
+//! sockets on 127.0.0.1: foreign origins, stalled connections, too many
+//! sessions, malformed params.
+#![cfg(feature = "mcp")]
+
+use std::time::Duration;
+
+use dsh_sdk::mcp::{McpHttpServer, McpServer};
+use dsh_sdk::prelude::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// How long a test waits for what must happen, far past any configured timeout.
+const BOUND: Duration = Duration::from_secs(20);
+
+/// Greet someone by name.
+#[tool(read_only)]
+async fn greet(
+    /// The name to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+async fn server(configure: impl FnOnce(McpServer) -> McpServer) -> McpHttpServer {
+    let registry = Registry::new();
+    registry.register::<greet>().unwrap().keep();
+    configure(McpServer::new(registry))
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap()
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tests","version":"0"}}}"#;
+
+/// A POST to `/mcp` with `extra` headers, as raw HTTP/1.1.
+fn post(server: &McpHttpServer, extra: &str, body: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n{extra}\r\n{body}",
+        server.local_addr(),
+        body.len()
+    )
+}
+
+/// Sends `request` and reads until the server closes or a full status line
+/// and headers arrived, giving what was read.
+async fn exchange(server: &McpHttpServer, request: &str) -> String {
+    let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut read = Vec::new();
+    let mut buf = [0; 4096];
+    tokio::time::timeout(BOUND, async {
+        loop {
+            let n = stream.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            read.extend_from_slice(&buf[..n]);
+            if read.windows(4).any(|w| w == b"\r\n\r\n") {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the server answered");
+    String::from_utf8_lossy(&read).into_owned()
+}
+
+fn status(response: &str) -> &str {
+    response.split(' ').nth(1).unwrap_or("")
+}
+
+/// Reads until the server closes the connection, within [`BOUND`].
+async fn closed_by_server(stream: &mut TcpStream) -> Vec<u8> {
+    let mut read = Vec::new();
+    let mut buf = [0; 4096];
+    tokio::time::timeout(BOUND, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => read.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .expect("the server closed the stalled connection");
+    read
+}
+
+#[tokio::test]
+async fn a_foreign_origin_is_refused_and_loopback_or_no_origin_is_served() {
+    let server = server(|server| server.allowed_origins(["https://app.example.com:443"])).await;
+    let foreign = exchange(
+        &server,
+        &post(&server, "Origin: http://evil.example\r\n", INITIALIZE),
+    )
+    .await;
+    assert_eq!(status(&foreign), "403", "{foreign}");
+    let rebinding = exchange(
+        &server,
+        &post(&server, "Origin: http://attacker.test:8080\r\n", INITIALIZE),
+    )
+    .await;
+    assert_eq!(status(&rebinding), "403", "{rebinding}");
+    for origin in [
+        "",
+        "Origin: http://localhost:3000\r\n",
+        "Origin: http://127.0.0.1:5173\r\n",
+        "Origin: https://app.example.com\r\n",
+    ] {
+        let response = exchange(&server, &post(&server, origin, INITIALIZE)).await;
+        assert_eq!(status(&response), "200", "{origin}: {response}");
+    }
+}
+
+#[tokio::test]
+async fn a_connection_stalled_mid_headers_is_closed() {
+    let server = server(|server| server.header_read_timeout(Duration::from_millis(300))).await;
+    let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-",
+        server.local_addr()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    closed_by_server(&mut stream).await;
+
+    // An idle connection, never sending a byte, is closed too.
+    let mut idle = TcpStream::connect(server.local_addr()).await.unwrap();
+    closed_by_server(&mut idle).await;
+}
+
+#[tokio::test]
+async fn a_connection_stalled_mid_body_gets_408_and_is_closed() {
+    let server = server(|server| server.body_read_timeout(Duration::from_millis(300))).await;
+    let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
+    let request = post(&server, "", INITIALIZE);
+    // Everything but the last 10 bytes of the body.
+    stream
+        .write_all(&request.as_bytes()[..request.len() - 10])
+        .await
+        .unwrap();
+    let response = String::from_utf8_lossy(&closed_by_server(&mut stream).await).into_owned();
+    assert_eq!(status(&response), "408", "{response}");
+    assert!(
+        response.ends_with("the request body did not arrive within 300 ms"),
+        "{response}"
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_body_gets_413() {
+    let server = server(|server| server.max_body_bytes(100)).await;
+    let response = exchange(&server, &post(&server, "", INITIALIZE)).await;
+    assert_eq!(status(&response), "413", "{response}");
+}
+
+#[tokio::test]
+async fn sessions_are_capped() {
+    let server = server(|server| server.max_sessions(2)).await;
+    for _ in 0..2 {
+        let response = exchange(&server, &post(&server, "", INITIALIZE)).await;
+        assert_eq!(status(&response), "200", "{response}");
+        assert!(
+            response.to_ascii_lowercase().contains("mcp-session-id"),
+            "{response}"
+        );
+    }
+    let refused = exchange(&server, &post(&server, "", INITIALIZE)).await;
+    assert_eq!(status(&refused), "503", "{refused}");
+}
+
+#[tokio::test]
+async fn idle_sessions_expire_and_make_room() {
+    let server = server(|server| {
+        server
+            .max_sessions(1)
+            .session_idle_timeout(Duration::from_millis(200))
+    })
+    .await;
+    let first = exchange(&server, &post(&server, "", INITIALIZE)).await;
+    assert_eq!(status(&first), "200", "{first}");
+    let admitted = tokio::time::timeout(BOUND, async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let response = exchange(&server, &post(&server, "", INITIALIZE)).await;
+            if status(&response) == "200" {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(admitted.is_ok(), "the idle session never expired");
+}
+
+/// Sends `request` and reads until `done` holds for what was read.
+async fn read_until(server: &McpHttpServer, request: &str, done: impl Fn(&str) -> bool) -> String {
+    let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut read = Vec::new();
+    let mut buf = [0; 4096];
+    tokio::time::timeout(BOUND, async {
+        while !done(&String::from_utf8_lossy(&read)) {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => read.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .expect("the server answered");
+    String::from_utf8_lossy(&read).into_owned()
+}
+
+#[tokio::test]
+async fn malformed_params_of_a_known_method_are_invalid_params() {
+    let server = server(|server| server).await;
+    let initialized = exchange(&server, &post(&server, "", INITIALIZE)).await;
+    let session = initialized
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .expect("a session id");
+    let header = format!("Mcp-Session-Id: {session}\r\n");
+    let notified = exchange(
+        &server,
+        &post(
+            &server,
+            &header,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ),
+    )
+    .await;
+    assert_eq!(status(&notified), "202", "{notified}");
+
+    let has_code = |text: &str| text.contains("\"code\":");
+    let bad =
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":"not an object"}}"#;
+    let response = read_until(&server, &post(&server, &header, bad), has_code).await;
+    assert!(response.contains("\"code\":-32602"), "{response}");
+    assert!(
+        response.contains("invalid params for `tools/call`"),
+        "{response}"
+    );
+
+    let unknown = r#"{"jsonrpc":"2.0","id":3,"method":"tools/frobnicate","params":{}}"#;
+    let response = read_until(&server, &post(&server, &header, unknown), has_code).await;
+    assert!(response.contains("\"code\":-32601"), "{response}");
+}
