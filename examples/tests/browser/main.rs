@@ -294,9 +294,9 @@ fn the_playground_in_a_browser() {
             .expect("the content is the JSON echoed"),
         json!({ "mode": "bus", "stops": [{ "city": "Lyon", "nights": 2 }], "traveller": { "name": "Ada" } })
     );
-    drop(trip);
+    assert!(trip.unregister(), "plan_trip was registered");
     browser.wait_until(
-        "the dropped tool leaves the catalog",
+        "the unregistered tool leaves the catalog",
         "return !document.querySelector(\"#tool-list li[data-tool='plan_trip']\");",
         json!([]),
     );
