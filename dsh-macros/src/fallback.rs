@@ -6,6 +6,8 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{Attribute, FnArg, Signature};
 
+use crate::ctxt::Ctxt;
+
 /// Drops from every parameter the attributes `keep` rejects: doc comments and
 /// derive helpers are errors on fn parameters, so a macro that reads them
 /// takes them off.
@@ -16,6 +18,25 @@ pub(crate) fn strip_param_attrs(sig: &mut Signature, keep: impl Fn(&Attribute) -
             FnArg::Receiver(receiver) => receiver.attrs.retain(&keep),
         }
     }
+}
+
+/// Takes off a second `#[tool]` (or `#[render]`, …) that would expand the
+/// fn again, reporting it once at the repeated attribute.
+pub(crate) fn take_repeated(cx: &Ctxt, attrs: &mut Vec<Attribute>, name: &str) {
+    attrs.retain(|attr| {
+        let repeated = attr
+            .path()
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == name);
+        if repeated {
+            cx.error_spanned_by(
+                attr,
+                format!("this fn is already marked with a tool macro: remove this `#[{name}]`"),
+            );
+        }
+        !repeated
+    });
 }
 
 /// `item` followed by a `compile_error!` for each error.

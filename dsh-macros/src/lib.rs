@@ -1,5 +1,6 @@
 //! Procedural macros for [dsh-sdk](https://docs.rs/dsh-sdk): `#[tool]`,
-//! `#[render]` and `#[present]`.
+//! `#[render]`, `#[present]`, and `#[derive(ToolArgs)]` and
+//! `#[derive(ToolOutput)]` for the types a tool takes and returns.
 //!
 //! Use them through `dsh-sdk`, which re-exports them (`use dsh_sdk::prelude::*`):
 //! the code they generate names the runtime as `::dsh_sdk::__private::…`.
@@ -12,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 mod ctxt;
+mod derive;
 mod doc;
 mod fallback;
 mod naming;
@@ -145,14 +147,16 @@ use crate::projection::Kind;
 /// }
 /// ```
 ///
-/// **An args struct.** A parameter named `args` (or `_args`), or whose type's
-/// name ends in `Args`, is the whole args struct, which derives `Deserialize`
-/// and `JsonSchema`. The tool then takes no other parameter but the context.
+/// **An args struct.** A parameter named `args` (or `_args`), or one
+/// destructured by a struct pattern (`ReadFileArgs { path, .. }: ReadFileArgs`),
+/// is the whole args struct, which derives [`ToolArgs`](derive@ToolArgs) (or
+/// `Deserialize` and `JsonSchema`). The tool then takes no other parameter
+/// but the context.
 ///
 /// ```
 /// use dsh_sdk::prelude::*;
 ///
-/// #[derive(Deserialize, JsonSchema)]
+/// #[derive(ToolArgs)]
 /// struct ReadFileArgs {
 ///     /// Absolute path
 ///     path: String,
@@ -165,18 +169,29 @@ use crate::projection::Kind;
 /// }
 /// ```
 ///
-/// The arguments must be an object. A type that by its spelling cannot be
-/// one (`String`, `&str`, a number, `bool`, a tuple or `()`, an array or
-/// slice, a reference, or a `Vec`, `Option` or `Box` of those) is refused at
-/// compile time. A type of your own that is not a struct (a unit enum) gets
-/// past the macro, and the registry refuses it when registering
-/// (`RegisterError::ArgsNotObject`).
+/// **The rule.** Which form a fn takes is decided by how each parameter is
+/// written, never by a type's name: the one parameter taken by reference is
+/// the context; a parameter named `args` is the whole args struct; any other
+/// parameter taken by value is one field of the generated struct, whatever
+/// its type is called (`options: SearchArgs` is a field named `options`; a
+/// type of your own named `Exec`, taken by value, is a field too). To give
+/// the model a field called `args`, name the parameter otherwise and add
+/// `#[serde(rename = "args")]`.
+///
+/// The arguments must be an object. A parameter named `args` whose type by
+/// its spelling cannot be one (`String`, a number, a tuple, a `Vec`, …) is
+/// refused at compile time, and so is an args type deriving `ToolArgs` that
+/// is not a struct with named fields. A type with serde's own derives that is
+/// not an object (a unit enum) gets past the macro, and the registry refuses
+/// it when registering (`RegisterError::ArgsNotObject`).
 ///
 /// # The context
 ///
-/// A parameter of type `&Exec` (any path ending in `Exec`), in any position,
-/// receives the call's context: its id, cancellation, the host's state, and
-/// the stream for progress and output.
+/// The parameter taken by reference, in any position, receives the call's
+/// context, `&Exec`, whatever it is imported as (`use dsh_sdk::Exec as Ctx;`
+/// then `ctx: &Ctx`): its id, cancellation, the host's state, and the stream
+/// for progress and output. A reference to any other type is refused at that
+/// type: arguments are taken by value.
 ///
 /// ```
 /// use dsh_sdk::prelude::*;
@@ -200,8 +215,42 @@ use crate::projection::Kind;
 /// | the fn returns | output | an error is |
 /// |---|---|---|
 /// | nothing | `()` | impossible |
-/// | `Result<T, E>`, or an alias such as `io::Result<T>` | `T` | `E` converted into `ToolError` (any `std::error::Error`, such as a `thiserror` enum) |
-/// | any other `T` | `T` | impossible |
+/// | a type written with type arguments, or named `Result`: `Result<T, E>`, `io::Result<T>`, `anyhow::Result<T>`, a local `type Res<T> = Result<T, MyError>`, `Vec<T>`, `Option<T>` | what its type says (`ToolReturn`): `T` for a `Result` by any name, the type itself otherwise | `E` converted into `ToolError` |
+/// | a type written without type arguments (`String`, `Report`) | the type itself | impossible |
+///
+/// Which it is, is decided by the type, so an alias works as what it names.
+/// A generic output type of your own (`Page<Item>`) derives
+/// [`ToolOutput`](derive@ToolOutput); an alias of `Result` written without
+/// type arguments (`type Res = Result<String, E>`) is taken as the output
+/// itself, so give it a parameter.
+///
+/// Any error converts, by its type: `ToolError` as it is; a
+/// `Serialize + JsonSchema` error (typically an enum) as a declared failure
+/// shape: its variant name, read from the serialized form (the string, or the
+/// one key), is the error's `kind` and its serialized value the error's
+/// `data`, and its schema is the tool's `failure_schema()`; any other
+/// `std::error::Error` with its sources' messages; `anyhow::Error` and
+/// `Box<dyn Error + Send + Sync>` (or `Box<dyn Error>`) likewise; and
+/// `String`, `&str` or anything else `Display` as its text. A type that is
+/// none of these is refused at the return type.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(Debug, Serialize, JsonSchema, thiserror::Error)]
+/// enum LookupError {
+///     #[error("no entry named `{0}`")]
+///     NotFound(String),
+/// }
+///
+/// /// Look up an entry.
+/// #[tool(read_only)]
+/// async fn lookup(key: String) -> Result<String, LookupError> {
+///     Err(LookupError::NotFound(key))
+/// }
+///
+/// assert!(<lookup as Tool>::failure_schema().is_some());
+/// ```
 ///
 /// # Keys
 ///
@@ -210,6 +259,7 @@ use crate::projection::Kind;
 /// | `name = "read_file"` | the name, instead of the fn's | `ToolDef::new("read_file", …)` |
 /// | `description = "…"` | the description, instead of the doc comment | `ToolDef::new(…, "…")` |
 /// | `title = "Read file"` | a title for UIs | `.title("Read file")` |
+/// | `version = "1.2.0"` | the tool's version, in its definition, the catalog and the request event | `.version("1.2.0")` |
 /// | `aliases = ["cat", "read"]` | other names it answers to | `.aliases(&["cat", "read"])` |
 /// | `read_only` | it changes nothing | `.read_only(true)` |
 /// | `concurrency_safe` | it may run beside other calls | `.concurrency_safe(true)` |
@@ -218,6 +268,7 @@ use crate::projection::Kind;
 /// | `requires_approval` | every call asks the approver | `.requires_approval(true)` |
 /// | `defer` | left out of the exported list until searched for | `.defer(true)` |
 /// | `always_load` | kept in the exported list even when deferred | `.always_load(true)` |
+/// | `allow_unknown_args` | argument names the schema does not know are accepted, not reported | `.allow_unknown_args(true)` |
 /// | `category = "filesystem"` | `filesystem`, `shell`, `search`, `web`, `notebook`, `task_management`, `agent`, `planning`, `mcp` or `custom` | `.category(Category::Filesystem)` |
 /// | `output_type = "file_content"` | `text`, `structured`, `file_content`, `file_list`, `diff`, `web_content`, `empty`, `binary_ref` or `agent_result` | `.output_type(OutputType::FileContent)` |
 /// | `max_result_chars = 30000` | content past this spills to a file | `.max_result_chars(30000)` |
@@ -276,15 +327,19 @@ use crate::projection::Kind;
 ///
 /// # What does not compile
 ///
-/// Each of these is an error at the token to change, with the fix: a fn that
-/// is not `async`, is `unsafe`, takes `self` or is generic; a `&mut`
-/// parameter, or one written as a pattern rather than a name; the context
-/// taken by value (`exec: Exec`) or twice; two args structs, or an args
+/// Each of these is one error at the token to change, with the fix: a fn
+/// that is not `async`, is `unsafe`, takes `self` or is generic; a `&mut`
+/// parameter, a parameter by reference that is not the context, or two of
+/// them; a parameter written as a pattern rather than a name; an `args`
 /// struct beside inline parameters; args that cannot be an object; an args
-/// type that is not `Deserialize + JsonSchema`, an output that is not
-/// `Serialize + Deserialize + JsonSchema`, an error that does not convert
-/// into `ToolError`; a `render`, `present`, `present_call` or `validate`
-/// whose types do not fit the tool.
+/// type that is not `Deserialize + JsonSchema`; an output that is not
+/// `Serialize + Deserialize + JsonSchema`, or is `!`, `impl Trait` or
+/// `dyn Trait`; an error with no message; a `render`, `present`,
+/// `present_call` or `validate` whose types do not fit the tool; `#[tool]`
+/// applied twice; `read_only` with `destructive`; an empty `title` or
+/// `version`; and two tools of one module answering to the same name (a
+/// name, or another tool's alias), reported as a hidden `tool_named_…` item
+/// defined twice, at the second name.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
@@ -339,15 +394,28 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// value. The fn receives the output as deserialized from its canonical JSON
 /// value, on a live call and on a replay alike.
 ///
-/// The macro refuses what it can see of impurity: an `async` or `unsafe` fn,
-/// an `unsafe` block, a `&mut` parameter, generics, a `static mut`, paths
-/// through `std::fs`, `std::net`, `std::process`, `std::env` or
-/// `std::thread` (or `fs::…` and the like after importing them), any
-/// `tokio::` path, `SystemTime::now` and `Instant::now`, `rand::…`,
-/// `thread_rng` and `random()`, and the macros `println!`, `print!`,
-/// `eprintln!`, `eprint!` and `dbg!`. This check is best-effort and
-/// syntactic: it reads the fn's own body, so a helper fn it calls, or an
-/// import made outside it, goes unseen. Replay is the proof at run time.
+/// The macro refuses what it can certainly see of impurity in the fn's own
+/// body: an `async` or `unsafe` fn, an `unsafe` block, a `&mut` parameter,
+/// type or const generics (lifetimes are fine); a `static mut`, a `static`
+/// of an atomic, lock, cell or lazy type, `thread_local!`, and any atomic
+/// operation (seen by its `Ordering::SeqCst`-style memory ordering or a
+/// `std::sync::atomic` path); paths through `std::fs`, `std::net`,
+/// `std::process`, `std::env` (but not the constants of `std::env::consts`)
+/// or `std::thread`; `std::io::stdout`, `stderr` and `stdin`; any `tokio::`
+/// path; `SystemTime::now` and `Instant::now`; `rand::…`, `thread_rng` and
+/// `random()`; `println!`, `print!`, `eprintln!`, `eprint!` and `dbg!`; a
+/// `{:p}` (an address) in a format string; iteration over a local or
+/// parameter whose type is visibly a `HashMap` or `HashSet`; and a renaming
+/// `use` (`use … as …`), which would hide a path from this check.
+///
+/// What it cannot see, it does not guess at: a bare `fs::read` may be a
+/// module of your own, so only paths that are certainly the standard
+/// library's count; an import at the top of the file
+/// (`use std::fs::read_to_string;`), a helper fn the body calls, a `static`
+/// named outside the body, or a field whose type is a `HashMap` go unseen.
+/// For those, the test helper in `dsh_sdk` runs a projection many times
+/// under perturbation and compares the bytes, and replaying a session log
+/// re-runs it on the logged value and reports any difference.
 #[proc_macro_attribute]
 pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
     projection::expand(Kind::Render, args.into(), item.into()).into()
@@ -356,7 +424,8 @@ pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Marks a fn as a tool's present: the projection of its output into the
 /// [`Card`](https://docs.rs/dsh-sdk/latest/dsh_sdk/card/enum.Card.html) a UI shows.
 ///
-/// The fn takes the tool's args and output by reference and returns `Card`;
+/// The fn takes the tool's args and output by reference and returns `Card`,
+/// or one of its kinds (`ReadCard`, `SearchCard`, …: anything `Into<Card>`);
 /// a tool names it with `present = …`. A tool without one shows the generic
 /// card.
 ///
@@ -416,4 +485,75 @@ pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
     projection::expand(Kind::Present, args.into(), item.into()).into()
+}
+
+/// Derives what a tool's args struct needs, `Deserialize` and `JsonSchema`,
+/// through `dsh_sdk`'s own serde and schemars, so a tool crate needs no
+/// serde or schemars dependency of its own; and refuses at compile time what
+/// cannot be a tool's arguments.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(ToolArgs)]
+/// struct SearchArgs {
+///     /// What to look for
+///     query: String,
+///     /// How many results at most
+///     #[serde(default)]
+///     limit: Option<u32>,
+/// }
+/// ```
+///
+/// `#[serde(…)]` and `#[schemars(…)]` attributes work as with serde's and
+/// schemars' derives, which the derive runs on a hidden copy of the type
+/// (serde's `remote` form: a derive cannot emit the type again with more
+/// derives on it). `#[derive(Deserialize, JsonSchema)]` still works; the
+/// registry then refuses a non-object schema when registering.
+///
+/// # What does not compile
+///
+/// The arguments are one JSON object whose fields the model names, so the
+/// derive refuses, each at the token to change: an enum (a string or a
+/// choice of shapes), a tuple or newtype struct (an array, or the inner
+/// value), a unit struct, a union, `#[serde(transparent)]`, an `alias` (a
+/// name the args accept but their schema does not show, which registration
+/// refuses), and two fields read under one name after `rename` and
+/// `rename_all`.
+#[proc_macro_derive(ToolArgs, attributes(serde, schemars))]
+pub fn derive_tool_args(input: TokenStream) -> TokenStream {
+    derive::expand(derive::Derive::Args, input.into()).into()
+}
+
+/// Derives what a tool's output needs, `Serialize`, `Deserialize` and
+/// `JsonSchema`, through `dsh_sdk`'s own serde and schemars; and refuses at
+/// compile time what could not be read back from what it writes.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(ToolOutput)]
+/// struct Forecast {
+///     /// Degrees Celsius
+///     temperature: f64,
+///     #[serde(default, skip_serializing_if = "Option::is_none")]
+///     warning: Option<String>,
+/// }
+/// ```
+///
+/// A tool's output is serialized to one canonical JSON value, and render and
+/// present read it back from that value (on a live call and on a replay
+/// alike), so whatever it writes must read back the same. The derive refuses,
+/// each at the attribute: a `rename` or `rename_all` with different
+/// serialize and deserialize names, `skip_serializing` or
+/// `skip_serializing_if` without a `default`, `skip_deserializing` alone,
+/// `serialize_with` without `deserialize_with` (or the reverse), `into`
+/// without `from` (or the reverse), and two fields or variants written under
+/// one name.
+///
+/// It also implements `ToolReturn`, so a generic output type of your own
+/// (`Page<Item>`) can be returned as it is.
+#[proc_macro_derive(ToolOutput, attributes(serde, schemars))]
+pub fn derive_tool_output(input: TokenStream) -> TokenStream {
+    derive::expand(derive::Derive::Output, input.into()).into()
 }

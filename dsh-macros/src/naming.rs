@@ -23,6 +23,21 @@ pub(crate) fn pascal_case(snake: &str) -> String {
         .collect()
 }
 
+/// The hidden item a tool emits for each name it answers to, so two tools of
+/// one module with one name collide at compile time: `read_file` →
+/// `tool_named_read_file`. A `-`, which no identifier holds, becomes `_` and a
+/// hash of the name follows, so `read-file` and `read_file` stay apart.
+pub(crate) fn name_item(name: &str) -> String {
+    if !name.contains('-') {
+        return format!("tool_named_{name}");
+    }
+    // FNV-1a: stable across builds, unlike `std`'s hasher.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("tool_named_{}_{hash:x}", name.replace('-', "_"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{is_valid_tool_name, pascal_case};

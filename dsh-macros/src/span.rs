@@ -1,7 +1,7 @@
 //! Placing generated tokens at the user's tokens, so that rustc's errors
 //! about them point at what the user wrote (axum's `debug_handler`).
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::ToTokens;
 
 /// The spans of the first and last tokens of `node`.
@@ -44,17 +44,20 @@ pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
-/// `path(args)` spread over `node`: the path's last token and the
-/// parentheses at the last token of `node`, the rest at its first, so the
-/// call spans exactly `node` and an unsatisfied bound is reported there.
-pub(crate) fn call(path: TokenStream, args: TokenStream, node: &impl ToTokens) -> TokenStream {
-    let (first, last) = ends(node);
-    let mut tokens: Vec<TokenTree> = respan(path, first).into_iter().collect();
-    if let Some(token) = tokens.last_mut() {
-        token.set_span(last);
-    }
-    let mut parens = Group::new(Delimiter::Parenthesis, args);
-    parens.set_span(last);
-    tokens.push(TokenTree::Group(parens));
-    tokens.into_iter().collect()
+/// `tokens` located at `span`, each keeping its own hygiene, so that locals
+/// still resolve while an error about them points at `span`.
+pub(crate) fn relocate(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner = Group::new(group.delimiter(), relocate(group.stream(), span));
+                inner.set_span(group.span().located_at(span));
+                token = TokenTree::Group(inner);
+            } else {
+                token.set_span(token.span().located_at(span));
+            }
+            token
+        })
+        .collect()
 }

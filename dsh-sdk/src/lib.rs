@@ -51,6 +51,7 @@ extern crate self as dsh_sdk;
 pub mod card;
 pub mod catalog;
 mod content;
+mod contract;
 mod definition;
 pub mod dynamic;
 mod error;
@@ -105,6 +106,17 @@ pub use dsh_macros::{present, render, tool};
 /// [`Exec::cancellation`]), re-exported so a host needs no `tokio-util` of its own.
 pub use tokio_util::sync::CancellationToken;
 
+// The contract of a tool fn's types, each a trait and, for the args and the
+// output, a derive of the same name.
+pub use contract::{
+    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+};
+pub use dsh_macros::{ToolArgs, ToolOutput};
+
+/// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing
+/// but `dsh-sdk` in its Cargo.toml.
+pub use anyhow;
+
 /// What a tool author and a host need, in one import: what the quick start
 /// and the examples use from `dsh_sdk` day to day.
 pub mod prelude {
@@ -115,6 +127,7 @@ pub mod prelude {
         CancellationToken, Category, ContentBlock, Exec, Failure, OutputType, Registry, Status,
         Tool, ToolCall, ToolDef, ToolError, ToolResult, Validation, present, render, tool,
     };
+    pub use crate::{ToolArgs, ToolOutput};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::json;

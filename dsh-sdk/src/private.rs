@@ -1,61 +1,226 @@
-//! The door for the code `#[tool]`, `#[render]` and `#[present]` generate.
-//! Not public API: nothing here is covered by semver.
+//! The door for the code `#[tool]`, `#[render]`, `#[present]` and the derives
+//! generate. Not public API: nothing here is covered by semver.
 
 pub use ::schemars;
 pub use ::serde;
+pub use ::serde_json;
 
 pub use crate::card::Card;
 pub use crate::content::ContentBlock;
+pub use crate::contract::{
+    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+};
 pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use crate::error::ToolError;
 pub use crate::exec::Exec;
 pub use crate::project::{PresentCallFn, PresentFn, RenderFn};
 
+use std::error::Error as StdError;
+use std::fmt::Display;
+use std::marker::PhantomData;
+use std::ops::Deref;
+
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde_json::Value;
 
-/// The bound on a tool's args type, checked at the type's span.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's arguments",
-    label = "must be `Deserialize + JsonSchema`",
-    note = "derive both on the args struct: `#[derive(Deserialize, JsonSchema)]`"
-)]
-pub trait ToolArgs: DeserializeOwned + JsonSchema + Send + 'static {}
-impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {}
+use crate::error::with_sources;
 
-/// The bound on a tool's output type, checked at the return type's span.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's output",
-    label = "must be `Serialize + Deserialize + JsonSchema`",
-    note = "derive all three on the output type: `#[derive(Serialize, Deserialize, JsonSchema)]`"
-)]
-pub trait ToolOutput: Serialize + DeserializeOwned + JsonSchema + Send + 'static {}
-impl<T: Serialize + DeserializeOwned + JsonSchema + Send + 'static> ToolOutput for T {}
+// How a tool fn's error becomes a `ToolError`, chosen by its type with
+// autoref-based specialization (as `anyhow!` picks how to build an error):
+// the generated code calls `(&&&&&&Failure::of(&error)).failure_kind()`, and
+// method lookup takes the impl with the most references first, so the most
+// specific conversion wins. Each impl returns a tag whose `convert` does the
+// work; the last one takes any type and states the bound where it is called,
+// so an error type that fits none is reported once, at the user's type.
 
-/// The bound on a tool's error type, checked where `execute` converts it, at the error type's span.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's error",
-    label = "must convert into `ToolError`",
-    note = "implement `std::error::Error` for it (`#[derive(thiserror::Error)]`), or return `ToolError`"
-)]
-pub trait IntoToolError {
-    /// Converts into the error the model sees.
-    fn into_tool_error(self) -> ToolError;
-}
-impl<E: Into<ToolError>> IntoToolError for E {
-    fn into_tool_error(self) -> ToolError {
-        self.into()
+/// The type of a tool fn's error, carried without the value.
+pub struct Failure<E>(PhantomData<E>);
+
+impl<E> Failure<E> {
+    /// The type of `error`.
+    pub fn of(_: &E) -> Self {
+        Failure(PhantomData)
+    }
+
+    /// The type `E`.
+    pub fn new() -> Self {
+        Failure(PhantomData)
     }
 }
 
-/// Asserts `T` can be a tool's args.
-pub const fn assert_args<T: ToolArgs>() {}
-
-/// Asserts `T` can be a tool's output.
-pub const fn assert_output<T: ToolOutput>() {}
-
-/// Turns a tool fn's `Result<T, E>` into the result the registry takes.
-pub fn into_result<T, E: IntoToolError>(result: Result<T, E>) -> Result<T, ToolError> {
-    result.map_err(IntoToolError::into_tool_error)
+impl<E> Default for Failure<E> {
+    fn default() -> Self {
+        Failure(PhantomData)
+    }
 }
+
+/// `ToolError` itself.
+pub trait SameKind {
+    /// The tag.
+    fn failure_kind(&self) -> SameTag {
+        SameTag
+    }
+}
+impl SameKind for &&&&&&Failure<crate::error::ToolError> {}
+
+/// A `Serialize + JsonSchema` error: a declared failure shape.
+pub trait TypedErrorKind {
+    /// The tag.
+    fn failure_kind(&self) -> TypedErrorTag {
+        TypedErrorTag
+    }
+}
+impl<E: Serialize + JsonSchema + StdError> TypedErrorKind for &&&&&Failure<E> {}
+
+/// A `Serialize + JsonSchema + Display` value that is not a `std::error::Error`.
+pub trait TypedDisplayKind {
+    /// The tag.
+    fn failure_kind(&self) -> TypedDisplayTag {
+        TypedDisplayTag
+    }
+}
+impl<E: Serialize + JsonSchema + Display> TypedDisplayKind for &&&&Failure<E> {}
+
+/// Any `std::error::Error`.
+pub trait ErrorKind {
+    /// The tag.
+    fn failure_kind(&self) -> ErrorTag {
+        ErrorTag
+    }
+}
+impl<E: StdError + Send + Sync + 'static> ErrorKind for &&&Failure<E> {}
+
+/// A box of a `dyn Error + Send + Sync`: `anyhow::Error`, `Box<dyn Error + Send + Sync>`.
+pub trait DynErrorKind {
+    /// The tag.
+    fn failure_kind(&self) -> DynErrorTag {
+        DynErrorTag
+    }
+}
+impl<E: Deref<Target = dyn StdError + Send + Sync>> DynErrorKind for &&Failure<E> {}
+
+/// A box of a `dyn Error`: `Box<dyn Error>`.
+pub trait LocalDynErrorKind {
+    /// The tag.
+    fn failure_kind(&self) -> LocalDynErrorTag {
+        LocalDynErrorTag
+    }
+}
+impl<E: Deref<Target = dyn StdError>> LocalDynErrorKind for &Failure<E> {}
+
+/// Anything else: its `Display` text, if it has one.
+pub trait MessageKind {
+    /// The tag.
+    fn failure_kind(&self) -> MessageTag {
+        MessageTag
+    }
+}
+impl<E> MessageKind for Failure<E> {}
+
+/// Converts a `ToolError`: as it is.
+pub struct SameTag;
+impl SameTag {
+    /// The error.
+    pub fn convert(self, error: crate::error::ToolError) -> crate::error::ToolError {
+        error
+    }
+}
+
+/// Converts a declared failure shape: its message, its variant as the kind
+/// and its serialized value as the data.
+pub struct TypedErrorTag;
+impl TypedErrorTag {
+    /// The error.
+    pub fn convert<E: Serialize + StdError>(self, error: E) -> crate::error::ToolError {
+        typed(&error, with_sources(&error))
+    }
+}
+
+/// Converts a declared failure shape that is not a `std::error::Error`.
+pub struct TypedDisplayTag;
+impl TypedDisplayTag {
+    /// The error.
+    pub fn convert<E: Serialize + Display>(self, error: E) -> crate::error::ToolError {
+        typed(&error, error.to_string())
+    }
+}
+
+/// Converts a `std::error::Error`, its sources' messages included.
+pub struct ErrorTag;
+impl ErrorTag {
+    /// The error.
+    pub fn convert<E: StdError + Send + Sync + 'static>(self, error: E) -> crate::error::ToolError {
+        crate::error::ToolError::from(error)
+    }
+}
+
+/// Converts a box of a `dyn Error + Send + Sync`, its sources' messages included.
+pub struct DynErrorTag;
+impl DynErrorTag {
+    /// The error.
+    pub fn convert<E: Deref<Target = dyn StdError + Send + Sync>>(
+        self,
+        error: E,
+    ) -> crate::error::ToolError {
+        crate::error::ToolError::new(with_sources(&*error))
+    }
+}
+
+/// Converts a box of a `dyn Error`, its sources' messages included.
+pub struct LocalDynErrorTag;
+impl LocalDynErrorTag {
+    /// The error.
+    pub fn convert<E: Deref<Target = dyn StdError>>(self, error: E) -> crate::error::ToolError {
+        crate::error::ToolError::new(with_sources(&*error))
+    }
+}
+
+/// Converts a message (`String`, `&str`, any `Display`).
+pub struct MessageTag;
+impl MessageTag {
+    /// The error.
+    pub fn convert<E: crate::contract::ToolFailure>(self, error: E) -> crate::error::ToolError {
+        crate::error::ToolError::new(error.message())
+    }
+}
+
+/// A declared failure shape as a `ToolError`: the variant is the kind, read
+/// from the serialized form (externally tagged: the string, or the one key),
+/// and the serialized value is the data.
+fn typed<E: Serialize>(error: &E, message: String) -> crate::error::ToolError {
+    let mut tool_error = crate::error::ToolError::new(message);
+    let Ok(value) = serde_json::to_value(error) else {
+        return tool_error;
+    };
+    let kind = match &value {
+        Value::String(variant) => Some(variant.clone()),
+        Value::Object(map) if map.len() == 1 => map.keys().next().cloned(),
+        _ => None,
+    };
+    if let Some(kind) = kind {
+        tool_error = tool_error.with_kind(kind);
+    }
+    tool_error.with_data(value)
+}
+
+/// The failure schema of an error type, chosen like its conversion: a
+/// `Serialize + JsonSchema` type has one, anything else none.
+pub trait TypedSchema {
+    /// The schema.
+    fn failure_schema(&self) -> Option<Value>;
+}
+impl<E: Serialize + JsonSchema> TypedSchema for &Failure<E> {
+    fn failure_schema(&self) -> Option<Value> {
+        Some(crate::schema::output_schema::<E>())
+    }
+}
+
+/// No failure schema.
+pub trait UntypedSchema {
+    /// `None`.
+    fn failure_schema(&self) -> Option<Value> {
+        None
+    }
+}
+impl<E> UntypedSchema for Failure<E> {}

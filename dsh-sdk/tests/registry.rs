@@ -12,17 +12,30 @@ async fn greet(
     format!("Hello, {name}!")
 }
 
-/// Also greets, under a name `greet` already holds as an alias.
-#[tool(name = "hello")]
-async fn other_hello() -> String {
-    "hi".into()
+// Tools of other modules (other crates, in practice) that collide with
+// `greet` at run time: in one module, the collision is a compile error.
+mod others {
+    use dsh_sdk::prelude::*;
+
+    /// Also greets, under a name `greet` already holds as an alias.
+    #[tool(name = "hello")]
+    pub async fn other_hello() -> String {
+        "hi".into()
+    }
 }
 
-/// Claims an alias of `greet`.
-#[tool(aliases = ["hi"])]
-async fn wave() -> String {
-    "o/".into()
+mod waving {
+    use dsh_sdk::prelude::*;
+
+    /// Claims an alias of `greet`.
+    #[tool(aliases = ["hi"])]
+    pub async fn wave() -> String {
+        "o/".into()
+    }
 }
+
+use others::other_hello;
+use waving::wave;
 
 #[test]
 fn lookup_works_by_name_and_by_alias() {

@@ -4,7 +4,7 @@
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
-    for macro_name in ["tool", "render", "present"] {
+    for macro_name in ["tool", "render", "present", "derive"] {
         t.pass(format!("tests/{macro_name}/pass/*.rs"));
         t.compile_fail(format!("tests/{macro_name}/fail/*.rs"));
     }

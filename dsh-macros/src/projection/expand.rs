@@ -1,13 +1,14 @@
 //! The tokens of a checked `#[render]` or `#[present]` fn: the fn as written,
 //! and a type of its name implementing `RenderFn` or `PresentFn`.
 
+use proc_macro2::{Group, TokenTree};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use syn::{Ident, ReturnType};
+use syn::{Ident, ReturnType, Signature, Type};
 
 use super::Kind;
 use super::ast::{Input, Projection};
-use crate::{doc, fallback};
+use crate::{doc, fallback, span};
 
 pub(crate) fn expand(projection: &Projection) -> TokenStream {
     let mut item = projection.item.clone();
@@ -34,22 +35,58 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     // Hygienic, so that a fn named `args` is not shadowed by them.
     let args = Ident::new("args", Span::mixed_site());
     let value = Ident::new("value", Span::mixed_site());
+    // A present may return any card kind: it becomes a `Card` here, checked
+    // at the return type as written.
+    let (output, into_card) = match (projection.kind, &item.sig.output) {
+        (Kind::Render, _) => (output, None),
+        (Kind::Present, ReturnType::Default) => (
+            quote!(::dsh_sdk::__private::Card),
+            Some(sig_span(&item.sig)),
+        ),
+        (Kind::Present, ReturnType::Type(_, ty)) => {
+            (quote!(::dsh_sdk::__private::Card), Some(span::ends(ty)))
+        }
+    };
+    let convert = |call: TokenStream| match into_card {
+        None => call,
+        Some((first, last)) => {
+            let mut tokens = span::respan(
+                quote!(<_ as ::dsh_sdk::__private::IntoCard>::into_card),
+                first,
+            );
+            let mut parens = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, call);
+            parens.set_span(last);
+            tokens.extend([proc_macro2::TokenTree::Group(parens)]);
+            tokens
+        }
+    };
+    // Lifetimes of the fn (`fn r<'a>(a: &'a A, o: &'a O)`) are erased: the
+    // impl takes the types without them.
+    let erase = |ty: &Type| erase_lifetimes(quote!(#ty));
     let implementation = match (projection.kind, types.as_slice()) {
-        (_, [args_ty, value_ty]) => quote! {
-            impl ::dsh_sdk::__private::#trait_ident<#args_ty, #value_ty, #output> for #ident {
-                fn call(#args: &#args_ty, #value: &#value_ty) -> #output {
-                    #ident(#args, #value)
+        (_, [args_ty, value_ty]) => {
+            let (args_ty, value_ty) = (erase(args_ty), erase(value_ty));
+            let call = convert(quote!(#ident(#args, #value)));
+            quote! {
+                impl ::dsh_sdk::__private::#trait_ident<#args_ty, #value_ty, #output> for #ident {
+                    fn call(#args: &#args_ty, #value: &#value_ty) -> #output {
+                        #call
+                    }
                 }
             }
-        },
+        }
         // A present of the args alone: the card shown while a call runs.
-        (Kind::Present, [args_ty]) => quote! {
-            impl ::dsh_sdk::__private::PresentCallFn<#args_ty, #output> for #ident {
-                fn call(#args: &#args_ty) -> #output {
-                    #ident(#args)
+        (Kind::Present, [args_ty]) => {
+            let args_ty = erase(args_ty);
+            let call = convert(quote!(#ident(#args)));
+            quote! {
+                impl ::dsh_sdk::__private::PresentCallFn<#args_ty, #output> for #ident {
+                    fn call(#args: &#args_ty) -> #output {
+                        #call
+                    }
                 }
             }
-        },
+        }
         // The validator refuses every other shape.
         _ => return quote!(#item),
     };
@@ -62,4 +99,39 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
 
         #implementation
     }
+}
+
+/// The span of a fn's parentheses, where a missing return type belongs.
+fn sig_span(sig: &Signature) -> (Span, Span) {
+    let span = sig.paren_token.span.join();
+    (span, span)
+}
+
+/// `tokens` with every named lifetime but `'static` replaced by `'_`.
+fn erase_lifetimes(tokens: TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    let mut after_quote = false;
+    for token in tokens {
+        match token {
+            TokenTree::Group(group) => {
+                let mut inner = Group::new(group.delimiter(), erase_lifetimes(group.stream()));
+                inner.set_span(group.span());
+                out.push(TokenTree::Group(inner));
+                after_quote = false;
+            }
+            TokenTree::Punct(punct) if punct.as_char() == '\'' => {
+                after_quote = true;
+                out.push(TokenTree::Punct(punct));
+            }
+            TokenTree::Ident(ident) if after_quote && ident != "static" => {
+                out.push(TokenTree::Ident(Ident::new("_", ident.span())));
+                after_quote = false;
+            }
+            other => {
+                after_quote = false;
+                out.push(other);
+            }
+        }
+    }
+    out.into_iter().collect()
 }

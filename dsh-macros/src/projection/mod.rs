@@ -56,7 +56,11 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, input: TokenStream) -> Token
         }
         Err(error) => return fallback::emit(input, &error),
     };
+    let mut item = item;
     let cx = Ctxt::default();
+    for other in ["render", "present", "tool"] {
+        fallback::take_repeated(&cx, &mut item.attrs, other);
+    }
     if !args.is_empty() {
         // #[render], and nothing inside.
         cx.error_spanned_by(

@@ -25,13 +25,19 @@ pub(crate) fn check(cx: &Ctxt, projection: &Projection) {
             format!("`#[{attr}]` fns must not be `unsafe`: remove `unsafe`, a {attr} is a pure projection"),
         );
     }
-    if !sig.generics.params.is_empty() {
+    // Lifetimes are not generics that matter: `fn r<'a>(a: &'a A, o: &'a O)`.
+    if sig.generics.type_params().next().is_some() || sig.generics.const_params().next().is_some() {
         cx.error_spanned_by(
             &sig.generics,
             format!("a `#[{attr}]` fn cannot be generic: take the tool's own types, `&Args` and `&Output`"),
         );
     }
-    if let Some(where_clause) = &sig.generics.where_clause {
+    if let Some(where_clause) = sig.generics.where_clause.as_ref().filter(|clause| {
+        !clause
+            .predicates
+            .iter()
+            .all(|p| matches!(p, syn::WherePredicate::Lifetime(_)))
+    }) {
         cx.error_spanned_by(
             where_clause,
             format!("a `#[{attr}]` fn cannot have a `where` clause: take the tool's own types, `&Args` and `&Output`"),
@@ -71,5 +77,5 @@ pub(crate) fn check(cx: &Ctxt, projection: &Projection) {
             ),
         }
     }
-    purity::check(cx, projection.kind, &projection.item.block);
+    purity::check(cx, projection.kind, projection.item);
 }

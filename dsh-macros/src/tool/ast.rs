@@ -2,7 +2,9 @@
 
 use proc_macro2::Span;
 use syn::ext::IdentExt;
-use syn::{Attribute, FnArg, Ident, ItemFn, Pat, PatType, Receiver, ReturnType, Token, Type};
+use syn::{
+    Attribute, FnArg, Ident, ItemFn, Pat, PatType, Receiver, ReturnType, Type, TypeReference,
+};
 
 use super::attr::Attr;
 use crate::doc::{self, Docs};
@@ -17,23 +19,20 @@ pub(crate) struct Tool<'a> {
     pub(crate) output: Output<'a>,
 }
 
-/// One parameter of the fn.
+/// One parameter of the fn, by the one rule that decides its role: a
+/// parameter taken by reference is the context, one named `args` (or
+/// `_args`, or destructured by a struct pattern) is the whole args struct,
+/// any other is a field of the args struct the macro generates. No type name decides anything; the generated code
+/// checks the context's type is `Exec`, whatever it is imported as.
 pub(crate) enum Input<'a> {
     /// `self`, `&self`: refused.
     Receiver(&'a Receiver),
-    /// `exec: &Exec`, the call's context; `&mut Exec` and `Exec` are refused.
-    Exec(&'a PatType, Passing<'a>),
+    /// `exec: &Exec`, the call's context; `&mut` is refused.
+    Exec(&'a PatType, &'a TypeReference),
     /// `args: ReadFileArgs`: the whole args struct.
-    Args(&'a PatType, Passing<'a>),
+    Args(&'a PatType),
     /// `path: PathBuf`: one field of the args struct the macro generates.
-    Param(Param<'a>, Passing<'a>),
-}
-
-/// How a parameter is passed.
-pub(crate) enum Passing<'a> {
-    Value,
-    Ref,
-    MutRef(&'a Token![mut]),
+    Param(Param<'a>),
 }
 
 /// A parameter written inline, which becomes a field of the generated args struct.
@@ -47,14 +46,18 @@ pub(crate) struct Param<'a> {
 pub(crate) enum Output<'a> {
     /// No return type: the output is `()`.
     Unit,
-    /// `Result<T, E>` or an alias such as `io::Result<T>`: the output is `T`.
-    Result {
+    /// A type written with type arguments, or named `Result`: `Result<T, E>`,
+    /// `io::Result<T>`, a local `Res<T>`, `Vec<T>`. Its output and error are
+    /// decided by its type (`ToolReturn`), so an alias works as what it names.
+    Typed {
         ty: &'a Type,
-        ok: &'a Type,
+        /// `E` in `Result<T, E>` as written, where the error is reported.
         err: Option<&'a Type>,
     },
-    /// Any other type: the output.
+    /// A type written without type arguments (`String`, `Report`): the output itself.
     Plain(&'a Type),
+    /// `-> !`, `-> impl Trait`, `-> dyn Trait`: refused.
+    Opaque(&'a Type),
 }
 
 impl<'a> Tool<'a> {
@@ -90,7 +93,7 @@ impl<'a> Tool<'a> {
     /// The inline parameters, which make the generated args struct.
     pub(crate) fn params(&self) -> impl Iterator<Item = &Param<'a>> {
         self.inputs.iter().filter_map(|input| match input {
-            Input::Param(param, _) => Some(param),
+            Input::Param(param) => Some(param),
             _ => None,
         })
     }
@@ -98,7 +101,7 @@ impl<'a> Tool<'a> {
     /// The args struct parameter, if the fn takes one.
     pub(crate) fn args(&self) -> Option<&'a PatType> {
         self.inputs.iter().find_map(|input| match input {
-            Input::Args(arg, _) => Some(*arg),
+            Input::Args(arg) => Some(*arg),
             _ => None,
         })
     }
@@ -110,26 +113,19 @@ impl<'a> Input<'a> {
             FnArg::Receiver(receiver) => return Input::Receiver(receiver),
             FnArg::Typed(arg) => arg,
         };
-        let (passing, referent) = match peel(&arg.ty) {
-            Type::Reference(reference) => match &reference.mutability {
-                Some(mutability) => (Passing::MutRef(mutability), &*reference.elem),
-                None => (Passing::Ref, &*reference.elem),
-            },
-            ty => (Passing::Value, ty),
-        };
-        let type_name = last_segment(referent).map(|segment| segment.ident.to_string());
-        if type_name.as_deref() == Some("Exec") {
-            return Input::Exec(arg, passing);
+        if let Type::Reference(reference) = peel(&arg.ty) {
+            return Input::Exec(arg, reference);
         }
         let ident = match &*arg.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Some(&pat.ident),
             _ => None,
         };
-        let named_args = ident.is_some_and(|ident| ident == "args" || ident == "_args");
-        if named_args || type_name.is_some_and(|name| name.ends_with("Args")) {
-            return Input::Args(arg, passing);
+        // `ReadArgs { path, .. }: ReadArgs` names no field: it is the struct.
+        let destructured = matches!(&*arg.pat, Pat::Struct(_) | Pat::TupleStruct(_));
+        if destructured || ident.is_some_and(|ident| ident == "args" || ident == "_args") {
+            return Input::Args(arg);
         }
-        Input::Param(Param { arg, ident }, passing)
+        Input::Param(Param { arg, ident })
     }
 }
 
@@ -152,25 +148,21 @@ impl<'a> Output<'a> {
             ReturnType::Default => return Output::Unit,
             ReturnType::Type(_, ty) => &**ty,
         };
-        if let Some(segment) = last_segment(ty).filter(|segment| segment.ident == "Result") {
-            let mut args = type_args(segment);
-            if let Some(ok) = args.next() {
-                return Output::Result {
-                    ty,
-                    ok,
-                    err: args.next(),
-                };
+        match peel(ty) {
+            Type::Never(_) | Type::ImplTrait(_) | Type::TraitObject(_) | Type::Infer(_) => {
+                return Output::Opaque(ty);
             }
+            _ => {}
+        }
+        let Some(segment) = last_segment(ty) else {
+            return Output::Plain(ty);
+        };
+        let mut args = type_args(segment);
+        let first = args.next();
+        if segment.ident == "Result" || first.is_some() {
+            let err = args.next().filter(|_| segment.ident == "Result");
+            return Output::Typed { ty, err };
         }
         Output::Plain(ty)
-    }
-
-    /// The tool's output type; `None` for `()`.
-    pub(crate) fn ty(&self) -> Option<&'a Type> {
-        match self {
-            Output::Unit => None,
-            Output::Result { ok, .. } => Some(ok),
-            Output::Plain(ty) => Some(ty),
-        }
     }
 }

@@ -17,6 +17,7 @@ const FLAGS: &[&str] = &[
     "requires_approval",
     "defer",
     "always_load",
+    "allow_unknown_args",
 ];
 
 /// Every key, in the order the docs list them.
@@ -24,6 +25,7 @@ const KEYS: &[&str] = &[
     "name",
     "description",
     "title",
+    "version",
     "aliases",
     "read_only",
     "concurrency_safe",
@@ -32,6 +34,7 @@ const KEYS: &[&str] = &[
     "requires_approval",
     "defer",
     "always_load",
+    "allow_unknown_args",
     "category",
     "output_type",
     "max_result_chars",
@@ -75,6 +78,7 @@ pub(crate) struct Attr {
     pub(crate) name: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
+    pub(crate) version: Option<LitStr>,
     pub(crate) aliases: Vec<LitStr>,
     /// The flags that were set, with their values.
     pub(crate) flags: Vec<Flag>,
@@ -190,6 +194,8 @@ impl Attr {
             "description" => self.description = key.string(value),
             // #[tool(title = "Read file")]
             "title" => self.title = key.string(value),
+            // #[tool(version = "1.2.0")]
+            "version" => self.version = key.string(value),
             // #[tool(aliases = ["cat", "read"])]
             "aliases" => self.aliases = key.strings(value),
             // #[tool(category = "filesystem")]
@@ -305,6 +311,15 @@ impl Key<'_> {
             return Some(Choice { variant });
         }
         let spellings: Vec<&str> = choices.iter().map(|(spelling, _)| *spelling).collect();
+        if text.trim().is_empty() {
+            let message = format!(
+                "`{}` is empty: use {}, or leave the key out",
+                self.name(),
+                one_of(&spellings)
+            );
+            self.cx.error_spanned_by(&lit, message);
+            return None;
+        }
         let message = match did_you_mean(&text, spellings.iter().copied()) {
             Some(close) => format!("`{text}` is not {what}: did you mean `{close}`?"),
             None => format!("`{text}` is not {what}: use {}", one_of(&spellings)),
@@ -360,6 +375,7 @@ fn example(key: &str) -> String {
         "name" => "\"read_file\"",
         "description" => "\"Read a file from disk.\"",
         "title" => "\"Read file\"",
+        "version" => "\"1.2.0\"",
         "aliases" => "[\"cat\", \"read\"]",
         "category" => "\"filesystem\"",
         "output_type" => "\"file_content\"",

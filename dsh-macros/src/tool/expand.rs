@@ -2,13 +2,13 @@
 //! it, and that type's `Tool` impl.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{Ident, LitStr};
 
 use super::ast::{Input, Output, Tool, is_field_attr};
 use crate::fallback;
-use crate::naming::pascal_case;
+use crate::naming::{self, pascal_case};
 use crate::span::{self, around};
 
 /// The locals of the generated methods, hygienic (`Span::mixed_site`) so that
@@ -32,6 +32,79 @@ impl Locals {
     }
 }
 
+/// The args and output types as the fn writes them, and the conversions from
+/// the names the `Tool` impl gives them (`<T as ToolArgs>::Checked`, which
+/// is `T` whenever the bound holds; see `bounds`).
+struct Types {
+    args: TokenStream,
+    output: TokenStream,
+    struct_form: bool,
+    has_output: bool,
+}
+
+impl Types {
+    fn new(tool: &Tool, generated: Option<&Ident>) -> Self {
+        let (args, struct_form) = match (tool.args(), generated) {
+            (Some(arg), _) => {
+                let ty = &arg.ty;
+                (quote!(#ty), true)
+            }
+            (None, Some(name)) => (quote!(#name), false),
+            (None, None) => (quote!(()), false),
+        };
+        let (output, has_output) = match &tool.output {
+            Output::Unit | Output::Opaque(_) => (quote!(()), false),
+            Output::Plain(ty) => (quote!(#ty), true),
+            Output::Typed { ty, .. } => (
+                quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Output),
+                true,
+            ),
+        };
+        Types {
+            args,
+            output,
+            struct_form,
+            has_output,
+        }
+    }
+
+    fn args_value(&self, expr: TokenStream) -> TokenStream {
+        let args = &self.args;
+        if self.struct_form {
+            quote!(<#args as ::dsh_sdk::__private::ToolArgs>::from_checked_value(#expr))
+        } else {
+            expr
+        }
+    }
+
+    fn args_ref(&self, expr: TokenStream) -> TokenStream {
+        let args = &self.args;
+        if self.struct_form {
+            quote!(<#args as ::dsh_sdk::__private::ToolArgs>::from_checked(#expr))
+        } else {
+            expr
+        }
+    }
+
+    fn output_ref(&self, expr: TokenStream) -> TokenStream {
+        let output = &self.output;
+        if self.has_output {
+            quote!(<#output as ::dsh_sdk::__private::ToolOutput>::from_checked(#expr))
+        } else {
+            expr
+        }
+    }
+
+    fn output_value(&self, expr: TokenStream) -> TokenStream {
+        let output = &self.output;
+        if self.has_output {
+            quote!(<#output as ::dsh_sdk::__private::ToolOutput>::into_checked(#expr))
+        } else {
+            expr
+        }
+    }
+}
+
 pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let mut item = tool.item.clone();
     fallback::strip_param_attrs(&mut item.sig, |attr| !is_field_attr(attr));
@@ -40,33 +113,36 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let locals = Locals::new();
     let Locals { args, exec, .. } = &locals;
 
-    let (args_ty, args_struct) = match tool.args() {
-        Some(arg) => {
-            let ty = &arg.ty;
-            (quote!(#ty), TokenStream::new())
-        }
+    let (args_ty, args_struct, generated) = match tool.args() {
+        Some(arg) => (
+            around(
+                quote!(<),
+                &arg.ty,
+                quote!(as ::dsh_sdk::__private::ToolArgs>::Checked),
+            ),
+            TokenStream::new(),
+            None,
+        ),
         None => {
             let pascal = pascal_case(&ident.unraw().to_string());
             let name = format_ident!("{pascal}Args", span = ident.span());
             let args_struct = args_struct(tool, &name);
-            (quote!(#name), args_struct)
+            (quote!(#name), args_struct, Some(name))
         }
     };
-    let output_ty = match tool.output.ty() {
-        Some(ty) => quote!(#ty),
-        None => quote!(()),
-    };
+    let types = Types::new(tool, generated.as_ref());
+    let output_ty = output_type(tool);
     let takes_exec = tool
         .inputs
         .iter()
         .any(|input| matches!(input, Input::Exec(..)));
     let exec_param = if takes_exec { quote!(#exec) } else { quote!(_) };
-    let body = execute_body(tool, &locals);
+    let body = execute_body(tool, &locals, &types);
     let definition = definition(tool);
-    let validate = validate_fn(tool, &locals);
-    let render = render_fn(tool, &locals);
-    let present = present_fn(tool, &locals);
-    let present_call = present_call_fn(tool, &locals);
+    let validate = validate_fn(tool, &locals, &types);
+    let render = render_fn(tool, &locals, &types);
+    let present = present_fn(tool, &locals, &types);
+    let present_call = present_call_fn(tool, &locals, &types);
     // With none of the three, the registry can project without the args.
     let default_projections = (render.is_none() && present.is_none() && present_call.is_none())
         .then(|| {
@@ -79,7 +155,9 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             const PRESENTS: bool = true;
         )
     });
-    let checks = checks(tool);
+    let names = names(tool);
+    let bounds = bounds(tool);
+    let failure_schema = failure_schema_fn(tool);
     let doc = format!(
         " The tool `{}`: register it with `registry.register::<{ident}>()`.",
         tool.name().0
@@ -94,9 +172,9 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
 
         #args_struct
 
-        #checks
+        #names
 
-        impl ::dsh_sdk::__private::Tool for #ident {
+        impl ::dsh_sdk::__private::Tool for #ident #bounds {
             type Args = #args_ty;
             type Output = #output_ty;
             const DEFINITION: ::dsh_sdk::__private::ToolDef = #definition;
@@ -110,6 +188,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
                 async move { #body }
             }
 
+            #failure_schema
             #validate
             #render
             #present
@@ -120,36 +199,204 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     }
 }
 
+/// The tool's output type: `()`; `T` itself; or, for a type written with
+/// type arguments, the output its `ToolReturn` impl names (`T` of `Result<T, E>`).
+fn output_type(tool: &Tool) -> TokenStream {
+    match &tool.output {
+        Output::Unit | Output::Opaque(_) => quote!(()),
+        Output::Plain(ty) => around(
+            quote!(<),
+            ty,
+            quote!(as ::dsh_sdk::__private::ToolOutput>::Checked),
+        ),
+        Output::Typed { ty, .. } => around(
+            quote!(<<),
+            ty,
+            quote!(as ::dsh_sdk::__private::ToolReturn>::Output as ::dsh_sdk::__private::ToolOutput>::Checked),
+        ),
+    }
+}
+
+/// The bounds on the args, output and error types, as a `where` clause of
+/// the `Tool` impl placed at each type as written: a bound that does not hold
+/// is reported once, there, with its trait's `on_unimplemented` message, and
+/// inside the impl it is assumed, so nothing that follows from it is
+/// reported again. The types are named through the same traits
+/// (`<T as ToolOutput>::Checked`, which is `T`), whose item bounds carry
+/// what `Tool` requires.
+fn bounds(tool: &Tool) -> TokenStream {
+    let mut predicates = Vec::new();
+    // The generated struct's fields, bounded there too: assumed here, so the
+    // struct is `Send` and so on whatever its fields.
+    for param in tool.params() {
+        predicates.push(around(
+            TokenStream::new(),
+            &param.arg.ty,
+            quote!(: ::dsh_sdk::__private::ToolField),
+        ));
+    }
+    for input in &tool.inputs {
+        if let Input::Exec(_, reference) = input {
+            predicates.push(around(
+                TokenStream::new(),
+                &reference.elem,
+                quote!(: ::dsh_sdk::__private::ToolContext),
+            ));
+        }
+    }
+    if let Some(arg) = tool.args() {
+        predicates.push(around(
+            TokenStream::new(),
+            &arg.ty,
+            quote!(: ::dsh_sdk::__private::ToolArgs),
+        ));
+    }
+    match &tool.output {
+        Output::Plain(ty) => predicates.push(around(
+            TokenStream::new(),
+            ty,
+            quote!(: ::dsh_sdk::__private::ToolOutput),
+        )),
+        Output::Typed { ty, err } => {
+            predicates.push(around(
+                TokenStream::new(),
+                ty,
+                quote!(: ::dsh_sdk::__private::ToolReturn),
+            ));
+            predicates.push(around(
+                quote!(<),
+                ty,
+                quote!(as ::dsh_sdk::__private::ToolReturn>::Output: ::dsh_sdk::__private::ToolOutput),
+            ));
+            let at: &dyn ToTokens = match err {
+                Some(err) => err,
+                None => ty,
+            };
+            let (first, last) = span::ends(&at);
+            let mut error = span::respan(
+                quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Error),
+                first,
+            );
+            error.extend(span::respan(
+                quote!(: ::dsh_sdk::__private::ToolFailure),
+                last,
+            ));
+            predicates.push(error);
+        }
+        Output::Unit | Output::Opaque(_) => {}
+    }
+    if predicates.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(where #(#predicates),*)
+}
+
 /// Calls the fn with each parameter in its place, and makes its return
 /// value a `Result<Output, ToolError>`.
-fn execute_body(tool: &Tool, locals: &Locals) -> TokenStream {
+fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
     let Locals { args, exec, .. } = locals;
+    let whole_args = types.args_value(quote!(#args));
     let ident = &tool.item.sig.ident;
     let call_args = tool.inputs.iter().filter_map(|input| match input {
-        Input::Exec(..) => Some(quote!(#exec)),
-        Input::Args(..) => Some(quote!(#args)),
-        Input::Param(param, _) => param.ident.map(|field| quote!(#args.#field)),
+        // The context as the type the fn names it by, checked there.
+        Input::Exec(_, reference) => {
+            let ty = &reference.elem;
+            Some(quote!(<#ty as ::dsh_sdk::__private::ToolContext>::from_exec(#exec)))
+        }
+        Input::Args(..) => Some(whole_args.clone()),
+        Input::Param(param) => param.ident.map(|field| {
+            let ty = &param.arg.ty;
+            quote!(<#ty as ::dsh_sdk::__private::ToolField>::from_checked(#args.#field))
+        }),
         Input::Receiver(_) => None,
     });
     let call = quote!(#ident(#(#call_args),*).await);
-    let Output::Result { ty, err, .. } = &tool.output else {
-        return quote!(::core::result::Result::Ok(#call));
+    let Output::Typed { ty, err } = &tool.output else {
+        let ok = types.output_value(call);
+        return quote!(::core::result::Result::Ok(#ok));
     };
-    // The error converts into `ToolError` here. The conversion is placed at
-    // the error type, or at the whole return type for `io::Result<T>`, so a
-    // type that does not convert is reported there, once.
+    // The error converts into `ToolError` by its type (see `__private`'s
+    // `Failure`), placed at the error type as written, or at the whole return
+    // type for an alias, so a type that converts in no way is reported there.
     let at: &dyn ToTokens = match err {
         Some(err) => err,
         None => ty,
     };
-    let result = Ident::new("result", span::ends(&at).1);
-    let result_at = span::call(quote!(::core::convert::identity), quote!(#result), &at);
-    let into_result = span::call(quote!(::dsh_sdk::__private::into_result), result_at, &at);
-    quote!(let #result = #call; #into_result)
+    let at_span = span::ends(&at).1;
+    let local = |name| Ident::new(name, Span::mixed_site().located_at(at_span));
+    let (result, value, error) = (local("result"), local("value"), local("error"));
+    let into_result = around(
+        quote!(<),
+        ty,
+        quote!(as ::dsh_sdk::__private::ToolReturn>::into_result),
+    );
+    let ok = types.output_value(quote!(#value));
+    let convert = span::relocate(
+        quote! {
+            (&&&&&&&::dsh_sdk::__private::Failure::of(&#error)).failure_kind().convert(#error)
+        },
+        at_span,
+    );
+    quote! {
+        let #result = #call;
+        match #into_result(#result) {
+            ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(#ok),
+            ::core::result::Result::Err(#error) => {
+                #[allow(unused_imports)]
+                use ::dsh_sdk::__private::{
+                    DynErrorKind as _, ErrorKind as _, LocalDynErrorKind as _, MessageKind as _,
+                    SameKind as _, TypedDisplayKind as _, TypedErrorKind as _,
+                };
+                ::core::result::Result::Err(#convert)
+            }
+        }
+    }
+}
+
+/// `failure_schema`: the schema of the fn's error type, where it has one.
+fn failure_schema_fn(tool: &Tool) -> Option<TokenStream> {
+    let Output::Typed { ty, .. } = &tool.output else {
+        return None;
+    };
+    Some(quote! {
+        fn failure_schema() -> ::core::option::Option<::dsh_sdk::__private::serde_json::Value> {
+            #[allow(unused_imports)]
+            use ::dsh_sdk::__private::{TypedSchema as _, UntypedSchema as _};
+            (&&::dsh_sdk::__private::Failure::<
+                <#ty as ::dsh_sdk::__private::ToolReturn>::Error,
+            >::new())
+                .failure_schema()
+        }
+    })
+}
+
+/// A hidden constant per name the tool answers to (its name and aliases),
+/// in the module's value namespace: two tools of one module that share a
+/// name, or a name and an alias, define it twice, which rustc reports at the
+/// second name.
+fn names(tool: &Tool) -> TokenStream {
+    let (name, span) = tool.name();
+    let aliases = tool
+        .attr
+        .aliases
+        .iter()
+        .map(|alias| (alias.value(), alias.span()));
+    let consts = std::iter::once((name, span))
+        .chain(aliases)
+        .map(|(name, span)| {
+            let ident = Ident::new(&naming::name_item(&name), span);
+            // All at the name, so that "defined multiple times" points there.
+            quote_spanned! {span=>
+                #[doc(hidden)]
+                #[allow(non_upper_case_globals, dead_code)]
+                const #ident: () = ();
+            }
+        });
+    quote!(#(#consts)*)
 }
 
 /// `validate_input`, calling `validate = path`.
-fn validate_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+fn validate_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
     let Locals {
         args,
         exec,
@@ -157,14 +404,16 @@ fn validate_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
         ..
     } = locals;
     let path = tool.attr.validate.as_ref()?;
+    let args_ty = &types.args;
+    let args_ref = types.args_ref(quote!(#args));
     Some(quote! {
         fn validate_input(
             #args: &Self::Args,
             #exec: &::dsh_sdk::__private::Exec,
         ) -> ::dsh_sdk::__private::Validation {
             // A mismatch reads as one error at the path, showing both signatures.
-            let #validate: fn(&Self::Args, &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation = #path;
-            #validate(#args, #exec)
+            let #validate: fn(&#args_ty, &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation = #path;
+            #validate(#args_ref, #exec)
         }
     })
 }
@@ -174,15 +423,20 @@ fn validate_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
 /// render that does not fit the tool is reported at the path with
 /// `RenderFn`'s message, and a fn without `#[render]` as "expected type,
 /// found function" there.
-fn render_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+fn render_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
     let Locals { args, value, .. } = locals;
+    let (args_ty, output_ty) = (&types.args, &types.output);
+    let (args_ref, value_ref) = (
+        types.args_ref(quote!(#args)),
+        types.output_ref(quote!(#value)),
+    );
     let path = tool.attr.render.as_ref()?;
     let render = around(
         quote!(<),
         path,
         quote!(as ::dsh_sdk::__private::RenderFn<
-            Self::Args,
-            Self::Output,
+            #args_ty,
+            #output_ty,
             ::std::vec::Vec<::dsh_sdk::__private::ContentBlock>,
         >>::call),
     );
@@ -191,21 +445,26 @@ fn render_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
             #args: &Self::Args,
             #value: &Self::Output,
         ) -> ::std::vec::Vec<::dsh_sdk::__private::ContentBlock> {
-            #render(#args, #value)
+            #render(#args_ref, #value_ref)
         }
     })
 }
 
 /// `present`, calling the `#[present]` fn of `present = path` as `render_fn` does.
-fn present_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+fn present_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
     let Locals { args, value, .. } = locals;
+    let (args_ty, output_ty) = (&types.args, &types.output);
+    let (args_ref, value_ref) = (
+        types.args_ref(quote!(#args)),
+        types.output_ref(quote!(#value)),
+    );
     let path = tool.attr.present.as_ref()?;
     let present = around(
         quote!(<),
         path,
         quote!(as ::dsh_sdk::__private::PresentFn<
-            Self::Args,
-            Self::Output,
+            #args_ty,
+            #output_ty,
             ::dsh_sdk::__private::Card,
         >>::call),
     );
@@ -214,21 +473,23 @@ fn present_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
             #args: &Self::Args,
             #value: &Self::Output,
         ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
-            ::core::option::Option::Some(#present(#args, #value))
+            ::core::option::Option::Some(#present(#args_ref, #value_ref))
         }
     })
 }
 
 /// `present_call`, calling the `#[present]` fn of `present_call = path`,
 /// which takes only the args, through its `PresentCallFn` impl.
-fn present_call_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
+fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
     let Locals { args, .. } = locals;
+    let args_ty = &types.args;
+    let args_ref = types.args_ref(quote!(#args));
     let path = tool.attr.present_call.as_ref()?;
     let present = around(
         quote!(<),
         path,
         quote!(as ::dsh_sdk::__private::PresentCallFn<
-            Self::Args,
+            #args_ty,
             ::dsh_sdk::__private::Card,
         >>::call),
     );
@@ -236,7 +497,7 @@ fn present_call_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
         fn present_call(
             #args: &Self::Args,
         ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
-            ::core::option::Option::Some(#present(#args))
+            ::core::option::Option::Some(#present(#args_ref))
         }
     })
 }
@@ -244,12 +505,30 @@ fn present_call_fn(tool: &Tool, locals: &Locals) -> Option<TokenStream> {
 /// The args struct generated from the inline parameters.
 fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
     let vis = &tool.item.vis;
+    // Each field's type is named through `ToolField` and bounded by it at
+    // the parameter's type, as the `Tool` impl's types are (see `bounds`),
+    // so a type that cannot be an argument is reported once, there.
     let fields = tool.params().filter_map(|param| {
         let ident = param.ident?;
         let attrs = param.field_attrs();
-        let ty = &param.arg.ty;
+        let ty = around(
+            quote!(<),
+            &param.arg.ty,
+            quote!(as ::dsh_sdk::__private::ToolField>::Checked),
+        );
         Some(quote!(#(#attrs)* pub #ident: #ty))
     });
+    let predicates: Vec<_> = tool
+        .params()
+        .map(|param| {
+            around(
+                TokenStream::new(),
+                &param.arg.ty,
+                quote!(: ::dsh_sdk::__private::ToolField),
+            )
+        })
+        .collect();
+    let where_clause = (!predicates.is_empty()).then(|| quote!(where #(#predicates),*));
     let doc = format!(
         " The arguments of the tool `{}`, one field per parameter.",
         tool.name().0
@@ -259,7 +538,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         #[derive(::dsh_sdk::__private::serde::Deserialize, ::dsh_sdk::__private::schemars::JsonSchema)]
         #[serde(crate = "::dsh_sdk::__private::serde")]
         #[schemars(crate = "::dsh_sdk::__private::schemars")]
-        #vis struct #name {
+        #vis struct #name #where_clause {
             #(#fields,)*
         }
     }
@@ -272,6 +551,10 @@ fn definition(tool: &Tool) -> TokenStream {
     let name = LitStr::new(&name, span);
     let description = LitStr::new(&tool.description().unwrap_or_default(), Span::call_site());
     let title = attr.title.iter().map(|title| quote!(.title(#title)));
+    let version = attr
+        .version
+        .iter()
+        .map(|version| quote!(.version(#version)));
     let aliases = (!attr.aliases.is_empty()).then(|| {
         let aliases = &attr.aliases;
         quote!(.aliases(&[#(#aliases),*]))
@@ -298,38 +581,7 @@ fn definition(tool: &Tool) -> TokenStream {
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     quote! {
         ::dsh_sdk::__private::ToolDef::new(#name, #description)
-            #(#title)* #aliases #(#flags)* #(#category)* #(#output_type)*
+            #(#title)* #(#version)* #aliases #(#flags)* #(#category)* #(#output_type)*
             #(#max_result_chars)* #(#timeout)*
     }
-}
-
-/// The bounds on the args and output types, each checked at the type as
-/// written so the error points there and reads as the runtime's
-/// `#[diagnostic::on_unimplemented]` message.
-///
-/// Inline parameters get no check of their own: the derives on the generated
-/// struct already report a type that is not `Deserialize + JsonSchema` at the
-/// parameter's type, and a second check would only repeat them. The error
-/// type is checked where `execute` converts it (see `expand`), since that
-/// conversion would report it anyway.
-fn checks(tool: &Tool) -> TokenStream {
-    let mut checks = TokenStream::new();
-    if let Some(arg) = tool.args() {
-        checks.extend(around(
-            quote!(::dsh_sdk::__private::assert_args::<),
-            &arg.ty,
-            quote!(>();),
-        ));
-    }
-    if let Some(ty) = tool.output.ty() {
-        checks.extend(around(
-            quote!(::dsh_sdk::__private::assert_output::<),
-            ty,
-            quote!(>();),
-        ));
-    }
-    if checks.is_empty() {
-        return checks;
-    }
-    quote!(const _: () = { #checks };)
 }

@@ -2,18 +2,23 @@
 //! each reported at the token to change.
 
 use quote::quote;
-use syn::{Pat, Safety};
+use syn::{Pat, Safety, Type};
 
-use super::ast::{Input, Passing, Tool};
+use super::ast::{Input, Output, Tool};
 use crate::ctxt::Ctxt;
 use crate::naming::{TOOL_NAME_RULE, is_valid_tool_name};
-use crate::types::is_never_object;
+use crate::types::{is_never_object, peel};
 
-const NOT_AN_OBJECT: &str = "the arguments of a tool must be an object: wrap them in a struct, or write them as parameters of the fn";
+/// How a tool fn's parameters are read, for the errors about them.
+const RULE: &str = "a parameter named `args` is the whole args struct, any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";
+
+const NOT_AN_OBJECT: &str = "a parameter named `args` is the whole arguments of the tool, which must be an object: make it a struct deriving `ToolArgs`, or rename the parameter to make it one field (`#[serde(rename = \"args\")]` keeps the name the model sees)";
 
 pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
     check_signature(cx, tool);
     check_inputs(cx, tool);
+    check_output(cx, tool);
+    check_flags(cx, tool);
     check_names(cx, tool);
     check_description(cx, tool);
 }
@@ -41,7 +46,13 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
             "a tool fn cannot be generic: its args and output must be concrete types for their schemas; remove the generic parameters",
         );
     }
-    if let Some(where_clause) = &sig.generics.where_clause {
+    // A `where` clause beside generics is the same mistake, reported once.
+    if let Some(where_clause) = sig
+        .generics
+        .where_clause
+        .as_ref()
+        .filter(|_| sig.generics.params.is_empty())
+    {
         cx.error_spanned_by(
             where_clause,
             "a tool fn cannot have a `where` clause: its args and output must be concrete types for their schemas; remove it",
@@ -61,34 +72,23 @@ fn check_inputs(cx: &Ctxt, tool: &Tool) {
                 receiver,
                 "a tool fn cannot take `self`: a tool is a free `async fn`; move it out of the `impl` block and take what it needs as parameters",
             ),
-            Input::Exec(arg, passing) => {
-                match passing {
-                    Passing::Ref => {}
-                    Passing::MutRef(mutability) => cx.error_spanned_by(
+            Input::Exec(arg, reference) => {
+                if let Some(mutability) = &reference.mutability {
+                    cx.error_spanned_by(
                         mutability,
-                        "the context is shared: take it by shared reference, `exec: &Exec`",
-                    ),
-                    Passing::Value => cx.error_spanned_by(
-                        &arg.ty,
-                        "take the context by reference: `exec: &Exec`",
-                    ),
+                        "a tool fn takes no `&mut` parameter: arguments are taken by value, and the one parameter taken by reference is the shared context, `exec: &Exec`",
+                    );
                 }
                 if exec.replace(arg).is_some() {
-                    cx.error_spanned_by(arg, "a tool fn takes `&Exec` once: remove this parameter");
+                    cx.error_spanned_by(
+                        &arg.ty,
+                        "a tool fn takes one parameter by reference, its context `&Exec`: take arguments by value, without `&`",
+                    );
                 }
             }
-            Input::Args(arg, passing) => {
-                match passing {
-                    Passing::MutRef(mutability) => cx.error_spanned_by(
-                        mutability,
-                        "a tool fn cannot take `&mut` parameters: its arguments are deserialized for each call; take them by value",
-                    ),
-                    Passing::Ref if !is_never_object(&arg.ty) => cx.error_spanned_by(
-                        &arg.ty,
-                        "take the arguments by value, without `&`: they are deserialized for each call",
-                    ),
-                    _ if is_never_object(&arg.ty) => cx.error_spanned_by(&arg.ty, NOT_AN_OBJECT),
-                    _ => {}
+            Input::Args(arg) => {
+                if is_never_object(&arg.ty) {
+                    cx.error_spanned_by(&arg.ty, NOT_AN_OBJECT);
                 }
                 if let Some(first) = args.replace(arg) {
                     let first = &first.pat;
@@ -101,18 +101,7 @@ fn check_inputs(cx: &Ctxt, tool: &Tool) {
                     );
                 }
             }
-            Input::Param(param, passing) => {
-                match passing {
-                    Passing::Value => {}
-                    Passing::MutRef(mutability) => cx.error_spanned_by(
-                        mutability,
-                        "a tool fn cannot take `&mut` parameters: its arguments are deserialized for each call; take this one by value",
-                    ),
-                    Passing::Ref => cx.error_spanned_by(
-                        &param.arg.ty,
-                        "take this parameter by value, without `&`: the arguments are deserialized for each call",
-                    ),
-                }
+            Input::Param(param) => {
                 if param.ident.is_none() {
                     let message = match &*param.arg.pat {
                         Pat::Wild(_) => "name this parameter: it becomes a field of the tool's arguments, so it needs a name like `path: PathBuf`",
@@ -130,10 +119,50 @@ fn check_inputs(cx: &Ctxt, tool: &Tool) {
             cx.error_spanned_by(
                 param.arg,
                 format!(
-                    "this tool takes its arguments as the struct `{}`: move `{}` into it, or write every argument as a parameter",
+                    "this tool takes its arguments as the struct `{}`: move `{}` into it, or write every argument as a parameter ({RULE})",
                     quote!(#args),
                     quote!(#name),
                 ),
+            );
+        }
+    }
+}
+
+fn check_output(cx: &Ctxt, tool: &Tool) {
+    let Output::Opaque(ty) = &tool.output else {
+        return;
+    };
+    let message = match peel(ty) {
+        Type::Never(_) => {
+            "a tool returns its output, and `!` never returns: return the output, or `Result<Output, E>` to fail"
+        }
+        _ => {
+            "a tool's output must be a named type, so that it has a schema: write the type itself, such as `String` or a struct deriving `ToolOutput`"
+        }
+    };
+    cx.error_spanned_by(ty, message);
+}
+
+fn check_flags(cx: &Ctxt, tool: &Tool) {
+    let set = |name: &str| {
+        tool.attr
+            .flags
+            .iter()
+            .find(|flag| flag.value && flag.key == name)
+    };
+    if let (Some(_), Some(destructive)) = (set("read_only"), set("destructive")) {
+        cx.error_spanned_by(
+            &destructive.key,
+            "a tool cannot be both `read_only` and `destructive`: a read-only tool changes nothing; keep the one that is true",
+        );
+    }
+    for (key, value) in [("title", &tool.attr.title), ("version", &tool.attr.version)] {
+        if let Some(value) = value
+            && value.value().trim().is_empty()
+        {
+            cx.error_spanned_by(
+                value,
+                format!("`{key}` is empty: give it a value, or leave the key out"),
             );
         }
     }

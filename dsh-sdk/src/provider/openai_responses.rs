@@ -260,8 +260,8 @@ pub struct FunctionTool {
 ///     serde_json::to_value(tools(&registry, Deferred::Native)).unwrap(),
 ///     json!([
 ///         {"type": "function", "name": "convert", "description": "Convert an amount between currencies.",
-///          "parameters": {"type": "object", "properties": {"amount": {"type": "number", "format": "double"}},
-///                         "required": ["amount"]},
+///          "parameters": {"type": "object", "properties": {"amount": {"type": "number"}},
+///                         "required": ["amount"], "additionalProperties": false},
 ///          "strict": false, "defer_loading": true},
 ///         {"type": "tool_search"}
 ///     ])

@@ -1,0 +1,267 @@
+//! The model of a type deriving `ToolArgs` or `ToolOutput`: what its serde
+//! attributes make of each field and variant, each keeping the token that
+//! said it, for errors.
+
+use proc_macro2::Span;
+use syn::ext::IdentExt;
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+use syn::{Attribute, Data, DeriveInput, Fields, Ident, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+
+/// A name as written in `rename = "…"` or `rename(serialize = "…")`, with its span.
+#[derive(Clone)]
+pub(crate) struct Named {
+    pub(crate) value: String,
+    pub(crate) span: Span,
+}
+
+/// A serialize and a deserialize value of one key: `rename = "a"` sets both,
+/// `rename(serialize = "a")` one.
+#[derive(Clone, Default)]
+pub(crate) struct Pair {
+    pub(crate) ser: Option<Named>,
+    pub(crate) de: Option<Named>,
+}
+
+/// `#[serde(…)]` on the type.
+#[derive(Default)]
+pub(crate) struct Container {
+    pub(crate) rename_all: Pair,
+    pub(crate) transparent: Option<Span>,
+    pub(crate) default: bool,
+    pub(crate) from: Option<Span>,
+    pub(crate) into: Option<Span>,
+    pub(crate) remote: Option<Span>,
+    pub(crate) crate_path: Option<Span>,
+}
+
+/// `#[serde(…)]` on a field or a variant.
+#[derive(Default)]
+pub(crate) struct Member {
+    pub(crate) rename: Pair,
+    pub(crate) aliases: Vec<Named>,
+    pub(crate) skip: bool,
+    pub(crate) skip_serializing: Option<Span>,
+    pub(crate) skip_deserializing: Option<Span>,
+    pub(crate) skip_serializing_if: Option<Span>,
+    pub(crate) default: bool,
+    pub(crate) serialize_with: Option<Span>,
+    pub(crate) deserialize_with: Option<Span>,
+    pub(crate) with: bool,
+    pub(crate) flatten: bool,
+}
+
+/// A field or a variant: its Rust name, where it is, and its attributes.
+pub(crate) struct Item {
+    pub(crate) ident: Ident,
+    pub(crate) attrs: Member,
+}
+
+/// The shape of the type, as serde writes it.
+pub(crate) enum Shape {
+    /// `struct A { a: T }`
+    Named(Vec<Item>),
+    /// `struct A(T, U)`, `struct A(T)`, `struct A;`: not an object.
+    Unnamed(Span, &'static str),
+    /// `enum E { … }`, each variant with its named fields, if any.
+    Enum(Span, Vec<(Item, Vec<Item>)>),
+    /// `union U { … }`
+    Union(Span),
+}
+
+/// A type deriving `ToolArgs` or `ToolOutput`.
+pub(crate) struct Input {
+    pub(crate) container: Container,
+    pub(crate) shape: Shape,
+}
+
+impl Input {
+    pub(crate) fn from_ast(cx: &Ctxt, item: &DeriveInput) -> Self {
+        let mut container = Container::default();
+        for attr in serde_attrs(&item.attrs) {
+            let parsed = attr.parse_nested_meta(|meta| container_key(&mut container, meta));
+            if let Err(error) = parsed {
+                cx.push(error);
+            }
+        }
+        let shape = match &item.data {
+            Data::Struct(data) => match &data.fields {
+                Fields::Named(_) => Shape::Named(items(cx, &data.fields)),
+                Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                    Shape::Unnamed(fields.span(), "a newtype struct is its inner value")
+                }
+                Fields::Unnamed(fields) => {
+                    Shape::Unnamed(fields.span(), "a tuple struct is an array")
+                }
+                Fields::Unit => Shape::Unnamed(item.ident.span(), "a unit struct is `null`"),
+            },
+            Data::Enum(data) => Shape::Enum(
+                data.enum_token.span,
+                data.variants
+                    .iter()
+                    .map(|variant| {
+                        let attrs = member(cx, &variant.attrs);
+                        let fields = match &variant.fields {
+                            Fields::Named(_) => items(cx, &variant.fields),
+                            _ => Vec::new(),
+                        };
+                        let item = Item {
+                            ident: variant.ident.clone(),
+                            attrs,
+                        };
+                        (item, fields)
+                    })
+                    .collect(),
+            ),
+            Data::Union(data) => Shape::Union(data.union_token.span),
+        };
+        Input { container, shape }
+    }
+}
+
+fn items(cx: &Ctxt, fields: &Fields) -> Vec<Item> {
+    fields
+        .iter()
+        .filter_map(|field| {
+            Some(Item {
+                ident: field.ident.clone()?,
+                attrs: member(cx, &field.attrs),
+            })
+        })
+        .collect()
+}
+
+fn member(cx: &Ctxt, attrs: &[Attribute]) -> Member {
+    let mut member = Member::default();
+    for attr in serde_attrs(attrs) {
+        if let Err(error) = attr.parse_nested_meta(|meta| member_key(&mut member, meta)) {
+            cx.push(error);
+        }
+    }
+    member
+}
+
+fn serde_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|attr| attr.path().is_ident("serde"))
+}
+
+fn key(meta: &ParseNestedMeta) -> String {
+    meta.path
+        .get_ident()
+        .map(|ident| ident.unraw().to_string())
+        .unwrap_or_default()
+}
+
+// #[serde(rename_all = "camelCase")], #[serde(transparent)], #[serde(default)], …
+fn container_key(container: &mut Container, meta: ParseNestedMeta) -> syn::Result<()> {
+    let span = meta.path.span();
+    match key(&meta).as_str() {
+        "rename_all" => container.rename_all = pair(&meta)?,
+        "transparent" => container.transparent = Some(span),
+        "default" => {
+            container.default = true;
+            skip_value(&meta)?;
+        }
+        "from" | "try_from" => {
+            container.from = Some(span);
+            skip_value(&meta)?;
+        }
+        "into" => {
+            container.into = Some(span);
+            skip_value(&meta)?;
+        }
+        "remote" => {
+            container.remote = Some(span);
+            skip_value(&meta)?;
+        }
+        "crate" => {
+            container.crate_path = Some(span);
+            skip_value(&meta)?;
+        }
+        _ => skip_value(&meta)?,
+    }
+    Ok(())
+}
+
+// #[serde(rename = "path")], #[serde(skip_serializing_if = "Option::is_none")], …
+fn member_key(member: &mut Member, meta: ParseNestedMeta) -> syn::Result<()> {
+    let span = meta.path.span();
+    match key(&meta).as_str() {
+        "rename" => member.rename = pair(&meta)?,
+        "alias" => {
+            let lit: LitStr = meta.value()?.parse()?;
+            member.aliases.push(Named {
+                value: lit.value(),
+                span: lit.span(),
+            });
+        }
+        "skip" => member.skip = true,
+        "skip_serializing" => member.skip_serializing = Some(span),
+        "skip_deserializing" => member.skip_deserializing = Some(span),
+        "skip_serializing_if" => {
+            member.skip_serializing_if = Some(span);
+            skip_value(&meta)?;
+        }
+        "default" => {
+            member.default = true;
+            skip_value(&meta)?;
+        }
+        "serialize_with" => {
+            member.serialize_with = Some(span);
+            skip_value(&meta)?;
+        }
+        "deserialize_with" => {
+            member.deserialize_with = Some(span);
+            skip_value(&meta)?;
+        }
+        "with" => {
+            member.with = true;
+            skip_value(&meta)?;
+        }
+        "flatten" => member.flatten = true,
+        _ => skip_value(&meta)?,
+    }
+    Ok(())
+}
+
+/// `key = "a"` (both) or `key(serialize = "a", deserialize = "b")`.
+fn pair(meta: &ParseNestedMeta) -> syn::Result<Pair> {
+    if meta.input.peek(Token![=]) {
+        let lit: LitStr = meta.value()?.parse()?;
+        let named = Named {
+            value: lit.value(),
+            span: lit.span(),
+        };
+        return Ok(Pair {
+            ser: Some(named.clone()),
+            de: Some(named),
+        });
+    }
+    let mut pair = Pair::default();
+    meta.parse_nested_meta(|inner| {
+        let lit: LitStr = inner.value()?.parse()?;
+        let named = Named {
+            value: lit.value(),
+            span: lit.span(),
+        };
+        match key(&inner).as_str() {
+            "serialize" => pair.ser = Some(named),
+            "deserialize" => pair.de = Some(named),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok(pair)
+}
+
+/// Skips what follows a key serde takes that no check reads.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+    }
+    Ok(())
+}

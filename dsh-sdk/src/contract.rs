@@ -1,0 +1,213 @@
+//! What a `#[tool]` fn may take and return, as traits: the macro checks a
+//! fn's types against these at the user's tokens, so a mistake reads as one
+//! of these messages, once.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::convert::Infallible;
+use std::hash::Hash;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::card::Card;
+use crate::exec::Exec;
+
+/// A type that can be a tool's arguments: a JSON object read with serde and
+/// described by its JSON Schema.
+///
+/// Implemented for every `Deserialize + JsonSchema` type; `#[derive(ToolArgs)]`
+/// derives both (and checks the type can be an object).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's arguments",
+    label = "must be `Deserialize + JsonSchema`",
+    note = "derive them on the args struct: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`"
+)]
+pub trait ToolArgs {
+    /// `Self`: `#[tool]` names the args type as `<T as ToolArgs>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
+    #[doc(hidden)]
+    type Checked: DeserializeOwned + JsonSchema + Send + 'static;
+    /// The args from their checked name.
+    #[doc(hidden)]
+    fn from_checked(args: &Self::Checked) -> &Self;
+    /// The args from their checked name, by value.
+    #[doc(hidden)]
+    fn from_checked_value(args: Self::Checked) -> Self;
+}
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {
+    type Checked = T;
+    fn from_checked(args: &T) -> &T {
+        args
+    }
+    fn from_checked_value(args: T) -> T {
+        args
+    }
+}
+
+/// A type that can be a tool's output: serialized to one canonical JSON value,
+/// read back for render and present, and described by its JSON Schema.
+///
+/// Implemented for every `Serialize + Deserialize + JsonSchema` type;
+/// `#[derive(ToolOutput)]` derives all three (and checks they agree).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output",
+    label = "must be `Serialize + Deserialize + JsonSchema`",
+    note = "derive them on the output type: `#[derive(ToolOutput)]`, or `#[derive(Serialize, Deserialize, JsonSchema)]`"
+)]
+pub trait ToolOutput {
+    /// `Self`: `#[tool]` names the output type as `<T as ToolOutput>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
+    #[doc(hidden)]
+    type Checked: Serialize + DeserializeOwned + JsonSchema + Send + 'static;
+    /// The output under its checked name.
+    #[doc(hidden)]
+    fn into_checked(self) -> Self::Checked;
+    /// The output from its checked name.
+    #[doc(hidden)]
+    fn from_checked(value: &Self::Checked) -> &Self;
+}
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned + JsonSchema + Send + 'static> ToolOutput for T {
+    type Checked = T;
+    fn into_checked(self) -> T {
+        self
+    }
+    fn from_checked(value: &T) -> &T {
+        value
+    }
+}
+
+/// What a tool fn written with type arguments may return: `Result<T, E>` by
+/// any name (an alias such as `io::Result<T>` included), whose output is `T`;
+/// or a standard container of outputs (`Vec<T>`, `Option<T>`, maps, …), or a
+/// type deriving `ToolOutput`, which is its own output.
+///
+/// A return type written without type arguments (`String`, `Report`) is the
+/// output itself and needs no impl.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be what a tool returns",
+    label = "neither a `Result` nor a known output",
+    note = "return the output (`Serialize + Deserialize + JsonSchema`), or `Result<Output, E>`; a generic type of your own derives `ToolOutput`"
+)]
+pub trait ToolReturn {
+    /// The tool's output.
+    type Output;
+    /// What the fn fails with; `Infallible` when it cannot.
+    type Error;
+    /// The output, or the failure.
+    fn into_result(self) -> Result<Self::Output, Self::Error>;
+}
+
+impl<T, E> ToolReturn for Result<T, E> {
+    type Output = T;
+    type Error = E;
+    fn into_result(self) -> Result<T, E> {
+        self
+    }
+}
+
+macro_rules! own_output {
+    ($(<$($param:ident),*> $ty:ty where [$($bound:tt)*];)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<$($param),*> ToolReturn for $ty where $($bound)* {
+            type Output = Self;
+            type Error = Infallible;
+            fn into_result(self) -> Result<Self, Infallible> {
+                Ok(self)
+            }
+        }
+    )*};
+}
+
+own_output! {
+    <T> Vec<T> where [T: ToolOutput];
+    <T> VecDeque<T> where [T: ToolOutput];
+    <T> Option<T> where [T: ToolOutput];
+    <T> Box<T> where [T: ToolOutput];
+    <T> BTreeSet<T> where [T: ToolOutput + Ord];
+    <T> HashSet<T> where [T: ToolOutput + Eq + Hash];
+    <K, V> BTreeMap<K, V> where [K: ToolOutput + Ord, V: ToolOutput];
+    <K, V> HashMap<K, V> where [K: ToolOutput + Eq + Hash, V: ToolOutput];
+    <> serde_json::Map<String, serde_json::Value> where [];
+}
+
+/// The one parameter a tool fn takes by reference: the call's context, [`Exec`].
+#[diagnostic::on_unimplemented(
+    message = "`&{Self}` is not the call's context",
+    label = "a parameter taken by reference is the context, `&Exec`",
+    note = "take arguments by value (`name: String`, `args: ReadArgs`): only the context, `exec: &Exec`, is taken by reference"
+)]
+pub trait ToolContext {
+    /// The context as this parameter's type.
+    fn from_exec(exec: &Exec) -> &Self;
+}
+
+impl ToolContext for Exec {
+    fn from_exec(exec: &Exec) -> &Self {
+        exec
+    }
+}
+
+/// What a `#[present]` fn may return: any card, or a card kind
+/// ([`TerminalCard`](crate::card::TerminalCard), …), converted into [`Card`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a card",
+    label = "a present returns `Card` or a card kind",
+    note = "return `Card`, or one of its kinds (`ReadCard`, `SearchCard`, …)"
+)]
+pub trait IntoCard {
+    /// The card.
+    fn into_card(self) -> Card;
+}
+
+#[diagnostic::do_not_recommend]
+impl<C: Into<Card>> IntoCard for C {
+    fn into_card(self) -> Card {
+        self.into()
+    }
+}
+
+/// What a tool fn may fail with: anything with a message. Every error type
+/// is one (`std::error::Error`, `anyhow::Error`, `Box<dyn Error>`), and so
+/// are `String`, `&str` and `ToolError`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error",
+    label = "not an error type",
+    note = "implement `std::error::Error` for it (`#[derive(thiserror::Error)]`) or `Display`, or return `ToolError`, `String` or `anyhow::Error`"
+)]
+pub trait ToolFailure {
+    /// The message the model sees.
+    fn message(&self) -> String;
+}
+#[diagnostic::do_not_recommend]
+impl<E: std::fmt::Display> ToolFailure for E {
+    fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// A type that can be one field of a tool's arguments: a parameter of a tool
+/// fn written inline.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be one of a tool's arguments",
+    label = "must be `Deserialize + JsonSchema`",
+    note = "derive them on it: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`; if this is the call's context, take it by reference, `exec: &Exec`"
+)]
+pub trait ToolField {
+    /// `Self`: `#[tool]` names a field's type as `<T as ToolField>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
+    #[doc(hidden)]
+    type Checked: DeserializeOwned + JsonSchema + Send + 'static;
+    /// The field from its checked name.
+    #[doc(hidden)]
+    fn from_checked(field: Self::Checked) -> Self;
+}
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolField for T {
+    type Checked = T;
+    fn from_checked(field: T) -> T {
+        field
+    }
+}

@@ -1,0 +1,6 @@
+use dsh_sdk::prelude::*;
+
+#[derive(ToolArgs)]
+struct Query(String);
+
+fn main() {}

@@ -1,0 +1,10 @@
+use dsh_sdk::prelude::*;
+
+#[derive(ToolArgs)]
+struct CopyArgs {
+    path: String,
+    #[serde(rename = "path")]
+    target: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+#[derive(ToolOutput)]
+#[serde(rename_all(serialize = "camelCase"))]
+struct Page {
+    page_text: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+#[derive(ToolOutput)]
+struct Page {
+    #[serde(rename(serialize = "body"))]
+    text: String,
+}
+
+fn main() {}

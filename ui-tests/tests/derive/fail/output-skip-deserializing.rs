@@ -1,0 +1,10 @@
+use dsh_sdk::prelude::*;
+
+#[derive(ToolOutput)]
+struct Page {
+    text: String,
+    #[serde(skip_deserializing)]
+    bytes: usize,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use dsh_sdk::prelude::*;
+
+#[derive(ToolOutput)]
+enum Outcome {
+    Done,
+    #[serde(rename = "Done")]
+    Finished,
+}
+
+fn main() {}

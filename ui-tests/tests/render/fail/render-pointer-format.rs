@@ -1,0 +1,19 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+/// Read a file.
+#[tool(render = read_text)]
+async fn read_file(args: ReadArgs) -> String {
+    args.path
+}
+
+#[render]
+fn read_text(args: &ReadArgs, value: &String) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(format!("{}: {value} at {:p}", args.path, value))]
+}
+
+fn main() {}

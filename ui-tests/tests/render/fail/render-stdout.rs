@@ -1,0 +1,21 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    path: String,
+}
+
+/// Read a file.
+#[tool(render = read_text)]
+async fn read_file(args: ReadArgs) -> String {
+    args.path
+}
+
+#[render]
+fn read_text(args: &ReadArgs, value: &String) -> Vec<ContentBlock> {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{}", args.path);
+    vec![ContentBlock::text(value.clone())]
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Run a command.
+#[tool]
+async fn run(args: Vec<String>) -> String {
+    args.join(" ")
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use dsh_sdk::prelude::*;
+
+struct Exec;
+
+/// Greet someone.
+#[tool]
+async fn greet(name: String, exec: &Exec) -> String {
+    let _ = exec;
+    name
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use dsh_sdk::prelude::*;
+
+/// Read a file.
+#[tool(name = "read")]
+async fn read_file(path: String) -> String {
+    path
+}
+
+/// Read a page.
+#[tool(name = "read")]
+async fn read_page(url: String) -> String {
+    url
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Read a file.
+#[tool(output_type = "")]
+async fn read_file(path: String) -> String {
+    path
+}
+
+fn main() {}

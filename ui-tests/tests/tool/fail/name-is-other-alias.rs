@@ -1,0 +1,15 @@
+use dsh_sdk::prelude::*;
+
+/// Read a file.
+#[tool(aliases = ["cat"])]
+async fn read_file(path: String) -> String {
+    path
+}
+
+/// Print a file.
+#[tool]
+async fn cat(path: String) -> String {
+    path
+}
+
+fn main() {}

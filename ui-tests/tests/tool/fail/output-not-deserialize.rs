@@ -1,0 +1,14 @@
+use dsh_sdk::prelude::*;
+
+#[derive(Serialize, JsonSchema)]
+struct Contents {
+    text: String,
+}
+
+/// Read a file.
+#[tool]
+async fn read_file(path: String) -> Contents {
+    Contents { text: path }
+}
+
+fn main() {}

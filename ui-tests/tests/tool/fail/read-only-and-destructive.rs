@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Delete a file.
+#[tool(read_only, destructive)]
+async fn delete(path: String) -> String {
+    path
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use dsh_sdk::prelude::*;
+use std::any::Any;
+
+/// Return anything.
+#[tool]
+async fn anything() -> Box<dyn Any> {
+    Box::new(1)
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dsh_sdk::prelude::*;
+
+/// Return something serializable.
+#[tool]
+async fn something() -> impl Serialize {
+    1
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use dsh_sdk::prelude::*;
+
+/// Search, taking whatever else the model sends.
+#[tool(version = "1.2.0", allow_unknown_args)]
+async fn search(query: String) -> String {
+    query
+}
+
+fn main() {
+    assert_eq!(<search as Tool>::DEFINITION.version_text(), Some("1.2.0"));
+    assert!(<search as Tool>::DEFINITION.accepts_unknown_args());
+}
