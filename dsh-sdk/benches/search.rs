@@ -1,7 +1,8 @@
-//! Tool search over 10,000 generated tools with realistic names, descriptions
-//! and parameters: how long the BM25 index takes to build, and how long a
-//! query takes (criterion's median, and the p50/p99 of 2,000 timed queries,
-//! printed after the criterion groups).
+//! Tool search over 1,000 and 10,000 generated tools with realistic names,
+//! descriptions and parameters: how long the index takes to build, how long
+//! a query takes, and how long adding or removing one tool takes against
+//! rebuilding the index (criterion's medians, then the p50/p99 of 2,000 timed
+//! queries and 2,000 timed updates, printed after the criterion groups).
 //!
 //! Run with `cargo bench -p dsh-sdk --bench search`.
 
@@ -157,34 +158,51 @@ const PROVIDERS: [&str; 50] = [
     "bitbucket",
 ];
 
-fn tools() -> Registry {
+/// A registry of `providers × 200` deferred tools, and one more tool outside it.
+fn tools(providers: usize) -> (Registry, ToolInfo) {
     let registry = Registry::new();
-    for provider in PROVIDERS {
+    for provider in &PROVIDERS[..providers] {
         for (verb, verb_text) in VERBS {
             for (thing, thing_text) in THINGS {
-                let name = format!("{provider}_{verb}_{thing}");
-                let description = format!(
-                    "{verb_text} {} in {provider}: a {thing_text}.",
-                    thing.replace('_', " ")
-                );
-                let schema = json!({
-                    "type": "object",
-                    "properties": {
-                        format!("{thing}_id"): { "type": "string", "description": format!("The {provider} id of the {}", thing.replace('_', " ")) },
-                        "fields": { "type": "array", "items": { "type": "string" }, "description": "Which fields to return" },
-                        "limit": { "type": "integer", "minimum": 1, "description": "At most this many results" }
-                    }
-                });
-                let tool = DynamicTool::new(
-                    ToolDef::owned(name, description).defer(true),
-                    schema,
-                    |_args: Value, _exec| async { Ok(Value::Null) },
-                );
-                registry.register_dynamic(tool).expect("a generated tool");
+                registry
+                    .register_dynamic(tool(provider, verb, verb_text, thing, thing_text))
+                    .expect("a generated tool");
             }
         }
     }
-    registry
+    let spare = Registry::new();
+    spare
+        .register_dynamic(tool(
+            "pipedrive",
+            "merge",
+            "Merge two duplicates of a",
+            "contact",
+            "person with phone numbers",
+        ))
+        .expect("a generated tool");
+    let extra = spare.tools().remove(0);
+    (registry, extra)
+}
+
+fn tool(provider: &str, verb: &str, verb_text: &str, thing: &str, thing_text: &str) -> DynamicTool {
+    let name = format!("{provider}_{verb}_{thing}");
+    let description = format!(
+        "{verb_text} {} in {provider}: a {thing_text}.",
+        thing.replace('_', " ")
+    );
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            format!("{thing}_id"): { "type": "string", "description": format!("The {provider} id of the {}", thing.replace('_', " ")) },
+            "fields": { "type": "array", "items": { "type": "string" }, "description": "Which fields to return" },
+            "limit": { "type": "integer", "minimum": 1, "description": "At most this many results" }
+        }
+    });
+    DynamicTool::new(
+        ToolDef::owned(name, description).defer(true),
+        schema,
+        |_args: Value, _exec| async { Ok(Value::Null) },
+    )
 }
 
 const QUERIES: [&str; 8] = [
@@ -198,17 +216,26 @@ const QUERIES: [&str; 8] = [
     "add a tag to an issue",
 ];
 
-fn bench(c: &mut Criterion) {
-    let registry = tools();
-    let infos: Vec<ToolInfo> = registry.tools();
-    assert_eq!(infos.len(), 10_000);
+fn percentiles(mut timings: Vec<Duration>) -> (Duration, Duration) {
+    timings.sort_unstable();
+    (
+        timings[timings.len() / 2],
+        timings[timings.len() * 99 / 100],
+    )
+}
 
-    let mut group = c.benchmark_group("tool_search_10k");
+fn bench_size(c: &mut Criterion, providers: usize) {
+    let (registry, extra) = tools(providers);
+    let infos: Vec<ToolInfo> = registry.tools();
+    let size = infos.len();
+    assert_eq!(size, providers * 200);
+
+    let mut group = c.benchmark_group(format!("tool_search_{size}"));
     group.sample_size(10);
     group.bench_function("build_index", |b| {
         b.iter(|| black_box(ToolIndex::build(&infos)))
     });
-    let index = ToolIndex::build(&infos);
+    let mut index = ToolIndex::build(&infos);
     group.sample_size(100);
     group.bench_function("query", |b| {
         let mut next = 0;
@@ -217,21 +244,52 @@ fn bench(c: &mut Criterion) {
             black_box(index.search(QUERIES[next], 5))
         });
     });
+    group.bench_function("add_and_remove_one_tool", |b| {
+        b.iter(|| {
+            index.insert(extra.clone());
+            black_box(index.remove(extra.name()))
+        })
+    });
     group.finish();
 
-    let mut timings: Vec<Duration> = (0..2_000)
-        .map(|i| {
-            let started = Instant::now();
-            black_box(index.search(QUERIES[i % QUERIES.len()], 5));
-            started.elapsed()
-        })
-        .collect();
-    timings.sort_unstable();
-    println!(
-        "tool_search_10k/query over 2000 queries: p50 {:?}, p99 {:?}",
-        timings[timings.len() / 2],
-        timings[timings.len() * 99 / 100]
+    let started = Instant::now();
+    let rounds = 5;
+    for _ in 0..rounds {
+        black_box(ToolIndex::build(&infos));
+    }
+    let build = started.elapsed() / rounds;
+    let (query_p50, query_p99) = percentiles(
+        (0..2_000)
+            .map(|i| {
+                let started = Instant::now();
+                black_box(index.search(QUERIES[i % QUERIES.len()], 5));
+                started.elapsed()
+            })
+            .collect(),
     );
+    let mut adds = Vec::with_capacity(2_000);
+    let mut removes = Vec::with_capacity(2_000);
+    for _ in 0..2_000 {
+        let started = Instant::now();
+        index.insert(extra.clone());
+        adds.push(started.elapsed());
+        let started = Instant::now();
+        black_box(index.remove(extra.name()));
+        removes.push(started.elapsed());
+    }
+    let (add_p50, add_p99) = percentiles(adds);
+    let (remove_p50, remove_p99) = percentiles(removes);
+    println!(
+        "tool_search_{size}: build {build:?}; query p50 {query_p50:?}, p99 {query_p99:?}; \
+         add one tool p50 {add_p50:?}, p99 {add_p99:?}; remove one tool p50 {remove_p50:?}, \
+         p99 {remove_p99:?}; a rebuild costs {:.0}x an add",
+        build.as_secs_f64() / add_p50.as_secs_f64().max(1e-9)
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    bench_size(c, 5);
+    bench_size(c, 50);
 }
 
 criterion_group!(benches, bench);

@@ -1,4 +1,4 @@
-//! The tool catalog (seeds/002 §5.4): what [`Registry::catalog`] publishes,
+//! The tool catalog (RAWP-DPS `tool.catalog.publish`): what [`Registry::catalog`] publishes,
 //! each tool's status, the diagnostics, and the rules they impose on calls.
 //!
 //! - `unavailable` status, or a `fatal` diagnostic (the tool's own, or one
@@ -98,7 +98,7 @@ impl Registry {
     /// `requires_approval` is whether a call asks by default, before the
     /// host's rules: a `requires_approval` or a `destructive` tool.
     /// `output_type` is the declaration alone, so that a receiver applying
-    /// §5.3.3 falls through to the category default where the tool declared
+    /// the `output_type` rule falls through to the category default where the tool declared
     /// none.
     pub fn catalog(&self) -> CatalogPublish {
         let tools = self.tools();

@@ -434,7 +434,7 @@ pub(crate) enum Aliases {
     Owned(Vec<String>),
 }
 
-/// RAWP-DPS tool categories (seeds/002 §5.4.1).
+/// RAWP-DPS tool categories, as the catalog publishes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
@@ -460,7 +460,7 @@ pub enum Category {
     Custom,
 }
 
-/// RAWP-DPS `output_type`: how a receiver should read a result (seeds/002 §5.3.1).
+/// RAWP-DPS `output_type`: how a receiver should read a result.
 ///
 /// The default is `text`, the spec's fallback.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

@@ -1,4 +1,4 @@
-//! RAWP-DPS tool events (seeds/002 §5).
+//! RAWP-DPS tool events: request, stream, result and catalog publish.
 
 use serde::{Deserialize, Serialize};
 

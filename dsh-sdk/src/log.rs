@@ -59,7 +59,7 @@
 //! # Records and RAWP-DPS
 //!
 //! Each line is a JSON object tagged by `record`. Where a record overlaps a
-//! RAWP-DPS event (seeds/002 §5) its fields carry the event's names:
+//! RAWP-DPS event its fields carry the event's names:
 //!
 //! | record     | RAWP-DPS event         | how the fields map |
 //! |------------|------------------------|--------------------|

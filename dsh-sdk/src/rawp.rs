@@ -1,4 +1,4 @@
-//! The RAWP-DPS wire form of tool events (seeds/002 §5), field for field.
+//! The RAWP-DPS wire form of tool events, field for field.
 //!
 //! Each event is an envelope `{"type": "tool.invoke.result", "payload": {…}}`.
 //! Required fields are always written; an optional field that is `None` is
@@ -71,16 +71,16 @@ use crate::result::{Failure, ToolResult};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "payload")]
 pub enum RawpEvent {
-    /// `tool.invoke.request` (§5.2.1): a call is about to be made.
+    /// `tool.invoke.request`: a call is about to be made.
     #[serde(rename = "tool.invoke.request")]
     InvokeRequest(InvokeRequest),
-    /// `tool.invoke.stream` (§5.3.2): a chunk of a running call's output.
+    /// `tool.invoke.stream`: a chunk of a running call's output.
     #[serde(rename = "tool.invoke.stream")]
     InvokeStream(InvokeStream),
-    /// `tool.invoke.result` (§5.3.1): a call ended.
+    /// `tool.invoke.result`: a call ended.
     #[serde(rename = "tool.invoke.result")]
     InvokeResult(InvokeResult),
-    /// `tool.catalog.publish` (§5.4.1): the tools available in this session.
+    /// `tool.catalog.publish`: the tools available in this session.
     #[serde(rename = "tool.catalog.publish")]
     CatalogPublish(CatalogPublish),
 }
@@ -204,7 +204,7 @@ pub struct CatalogTool {
     pub contract_hash: Option<String>,
 }
 
-/// Whether a tool can be used (§5.4.1 `status`).
+/// Whether a tool can be used (a catalog entry's `status`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolStatus {
@@ -218,7 +218,7 @@ pub enum ToolStatus {
     Degraded,
 }
 
-/// Something wrong with a tool or with the whole catalog (§5.4.1 `diagnostics`).
+/// Something wrong with a tool or with the whole catalog (the catalog's `diagnostics`).
 ///
 /// ```
 /// use dsh_sdk::rawp::{Diagnostic, Severity};
@@ -266,7 +266,7 @@ impl Diagnostic {
     }
 }
 
-/// How bad a [`Diagnostic`] is, and what it does to the tool (§5.4.1).
+/// How bad a [`Diagnostic`] is, and what it does to the tool.
 ///
 /// Ordered from mild to severe, so `severity >= Severity::Error` reads as it says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -283,7 +283,7 @@ pub enum Severity {
 }
 
 impl OutputType {
-    /// Resolves a call's `output_type` by the rule of §5.3.3: the catalog's
+    /// Resolves a call's `output_type` by the protocol's three steps: the catalog's
     /// declaration, else the category's default, else `text`.
     ///
     /// `value` is the call's canonical value (`None` when it failed), which
@@ -331,7 +331,7 @@ impl OutputType {
     }
 }
 
-/// Step 2 of §5.3.3: the default of a category, `None` where the table has no row.
+/// The second step of the `output_type` rule: the default of a category, `None` where the table has no row.
 fn category_default(
     category: Category,
     read_only: bool,

@@ -87,7 +87,7 @@ pub(crate) struct Inner {
     /// Marked changed whenever a tool comes or goes, for those who wait on it
     /// ([`Registry::watch_tools`]).
     changed: tokio::sync::watch::Sender<()>,
-    /// The BM25 index over the deferred tools (`search.rs`).
+    /// The index over the deferred tools (`search/`), updated with the pool.
     pub(crate) search: crate::search::Index,
     next_id: AtomicU64,
 }
@@ -370,7 +370,7 @@ impl Registry {
             .chain(def.alias_names())
             .collect();
         // Built-in tools keep their names whatever the order tools arrive in
-        // (004 §4.7, `assembleToolPool`): a dynamic tool holding one steps
+        // (so the prompt prefix stays stable): a dynamic tool holding one steps
         // aside for a built-in tool, and a dynamic tool asking for one is refused.
         let mut shadowed: Vec<String> = Vec::new();
         for (index, candidate) in names.iter().enumerate() {
@@ -404,6 +404,7 @@ impl Registry {
         for hidden in &shadowed {
             tools.by_name.remove(hidden);
             tools.aliases.retain(|_, owner| owner != hidden);
+            self.inner.search.remove(hidden);
         }
         for alias in def.alias_names() {
             tools.aliases.insert(alias.to_owned(), name.clone());
@@ -417,7 +418,9 @@ impl Registry {
             failure,
             handler,
         };
-        tools.by_name.insert(name.clone(), Arc::new(entry));
+        let entry = Arc::new(entry);
+        self.inner.search.insert(&entry);
+        tools.by_name.insert(name.clone(), entry);
         self.inner.generation.fetch_add(1, Ordering::Relaxed);
         drop(tools);
         self.inner.changed.send_replace(());
@@ -436,7 +439,7 @@ impl Registry {
         self.entry(name).map(|entry| ToolInfo { entry })
     }
 
-    /// Every registered tool, in pool order (004 §4.7): the built-in (typed)
+    /// Every registered tool, in pool order: the built-in (typed)
     /// tools sorted by name as one block, then the dynamic tools sorted by
     /// name. Names are unique, and the order depends on nothing but the
     /// names, so the same tools give the same list whatever the order they
@@ -522,11 +525,6 @@ impl Registry {
                 self.inner.changed.send_replace(());
             }
         }
-    }
-
-    /// Changes whenever a tool is registered or unregistered.
-    pub(crate) fn generation(&self) -> u64 {
-        self.inner.generation.load(Ordering::Relaxed)
     }
 
     /// The names of the registered tools closest to `name`, best first.
@@ -931,6 +929,7 @@ impl ToolHandle {
             .is_some_and(|entry| entry.id == self.id);
         if registered_here {
             tools.by_name.remove(&self.name);
+            inner.search.remove(&self.name);
             inner.generation.fetch_add(1, Ordering::Relaxed);
             tools.aliases.retain(|_, owner| *owner != self.name);
             drop(tools);

@@ -10,10 +10,9 @@ use uuid::Uuid;
 
 /// The default size limit, in characters, above which a result spills.
 ///
-/// Claude Code's `maxResultSizeChars`. The seed (004 §5 step 6) names the
-/// setting and the one exception, `Infinity` for its file reader, but gives
-/// no figure; 100,000 is what Claude Code's own tools (edit, write, tool
-/// search, send message, …) declare.
+/// 100,000 characters: large enough for a whole source file or a long
+/// command's output, small enough to keep one result from crowding the
+/// model's context; a tool declares its own with `max_result_chars`.
 pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 
 /// The default length of the preview the model gets, in characters.

@@ -1,4 +1,4 @@
-//! The tool catalog (seeds/002 §5.4): its payload, status transitions that
+//! The tool catalog (RAWP-DPS `tool.catalog.publish`): its payload, status transitions that
 //! republish it, and the severity rules calls obey.
 
 use std::sync::{Arc, Mutex};

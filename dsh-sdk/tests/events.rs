@@ -1,4 +1,4 @@
-//! The RAWP-DPS tool events (seeds/002 §5) field for field, and the events
+//! The RAWP-DPS tool events field for field, and the events
 //! the pipeline emits as calls happen.
 
 use std::sync::{Arc, Mutex};

@@ -1,4 +1,4 @@
-//! `output_type` resolution (seeds/002 §5.3.3): the catalog's declaration,
+//! `output_type` resolution, the protocol's three steps: the catalog's declaration,
 //! then the category's default (one test per row of the table), then `text`;
 //! checked on results that go through the pipeline.
 

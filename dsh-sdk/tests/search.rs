@@ -3,6 +3,7 @@
 use dsh_sdk::export::Format;
 use dsh_sdk::prelude::*;
 use dsh_sdk::search::tool_search;
+use serde_json::Value;
 
 /// Convert an amount of money between currencies at today's exchange rate.
 #[tool(defer, read_only)]
@@ -173,4 +174,236 @@ async fn the_index_follows_the_pool() {
         .call("tool_search", json!({ "query": "weather" }))
         .await;
     assert_eq!(result.value.unwrap(), json!({ "tools": [] }));
+}
+
+/// A deferred dynamic tool with one described parameter per `(name, description)`.
+fn dynamic(name: &str, description: &str, parameters: &[(&str, &str)]) -> dsh_sdk::DynamicTool {
+    let properties: serde_json::Map<String, Value> = parameters
+        .iter()
+        .map(|(name, description)| {
+            (
+                (*name).to_owned(),
+                json!({ "type": "string", "description": description }),
+            )
+        })
+        .collect();
+    dsh_sdk::DynamicTool::new(
+        ToolDef::owned(name.to_owned(), description.to_owned()).defer(true),
+        json!({ "type": "object", "properties": properties }),
+        |_args: Value, _exec| async { Ok(Value::Null) },
+    )
+}
+
+/// A small catalog of look-alike tools, as a host with several services has.
+fn catalog() -> Registry {
+    let registry = Registry::new();
+    for tool in [
+        dynamic(
+            "fetchUserProfile",
+            "Return a member's profile.",
+            &[("user_id", "Who")],
+        ),
+        dynamic(
+            "delete_user_profile",
+            "Erase a member's profile for good.",
+            &[("user_id", "Who")],
+        ),
+        dynamic(
+            "archive-user-profile",
+            "Hide a member's profile without erasing it.",
+            &[("user_id", "Who")],
+        ),
+        dynamic(
+            "GEO_lookup",
+            "Find a place.",
+            &[
+                ("place", "Street address or landmark"),
+                (
+                    "precision",
+                    "How many decimal places the latitude and longitude keep",
+                ),
+            ],
+        ),
+        dynamic(
+            "get_temp",
+            "Read the thermometer.",
+            &[("sensor", "Which one")],
+        ),
+        dynamic(
+            "send_invoice",
+            "Send an invoice to a customer by email.",
+            &[("invoice_id", "Which invoice")],
+        ),
+        dynamic(
+            "list_payments",
+            "List the payments a customer made.",
+            &[("customer_id", "Whose payments")],
+        ),
+        dynamic(
+            "translate_text",
+            "Translate text into another language.",
+            &[("target", "Language code to translate into")],
+        ),
+        dynamic(
+            "detect_language",
+            "Tell which language a text is written in.",
+            &[(
+                "text",
+                "The text, e.g. a message someone may want to translate",
+            )],
+        ),
+    ] {
+        registry.register_dynamic(tool).unwrap();
+    }
+    registry
+}
+
+fn ranked(registry: &Registry, query: &str) -> Vec<String> {
+    registry
+        .search_deferred(query, 3)
+        .iter()
+        .map(|tool| tool.name().to_owned())
+        .collect()
+}
+
+#[test]
+fn names_are_found_whatever_their_case_style() {
+    let registry = catalog();
+    for (query, best) in [
+        ("fetch user profile", "fetchUserProfile"),
+        ("fetch_user_profile", "fetchUserProfile"),
+        ("deleteUserProfile", "delete_user_profile"),
+        ("DELETE-USER-PROFILE", "delete_user_profile"),
+        ("ArchiveUserProfile", "archive-user-profile"),
+        ("archive user profile", "archive-user-profile"),
+        ("geo.lookup", "GEO_lookup"),
+        ("geoLookup", "GEO_lookup"),
+    ] {
+        assert_eq!(ranked(&registry, query)[0], best, "{query}");
+    }
+}
+
+#[test]
+fn a_parameter_description_alone_finds_its_tool() {
+    let registry = catalog();
+    assert_eq!(ranked(&registry, "latitude longitude"), ["GEO_lookup"]);
+}
+
+#[test]
+fn other_word_forms_find_the_same_tool() {
+    let registry = catalog();
+    assert_eq!(ranked(&registry, "sending invoices")[0], "send_invoice");
+    assert_eq!(ranked(&registry, "emailed")[0], "send_invoice");
+    assert_eq!(
+        ranked(&registry, "which payment did they make")[0],
+        "list_payments"
+    );
+    // Identifiers abbreviate.
+    assert_eq!(ranked(&registry, "room temperature"), ["get_temp"]);
+    // A synonym of the name's verb: `fetch` is how tools say "get".
+    assert_eq!(
+        ranked(&registry, "get the user's profile")[0],
+        "fetchUserProfile"
+    );
+}
+
+#[test]
+fn the_name_counts_more_than_a_parameter_description() {
+    let registry = catalog();
+    assert_eq!(
+        ranked(&registry, "translate"),
+        ["translate_text", "detect_language"]
+    );
+}
+
+#[test]
+fn stop_words_alone_find_nothing() {
+    let registry = catalog();
+    assert!(ranked(&registry, "can you please do it for me").is_empty());
+}
+
+#[test]
+fn removing_a_tool_takes_it_out_of_the_ranking_and_adding_it_back_restores_it() {
+    let registry = catalog();
+    let before = ranked(&registry, "member profile");
+    let handle = registry
+        .register_dynamic(dynamic(
+            "rename_member",
+            "Change the display name of a member's profile.",
+            &[],
+        ))
+        .unwrap();
+    assert!(ranked(&registry, "rename member").starts_with(&["rename_member".to_owned()]));
+    assert!(handle.unregister());
+    assert!(!ranked(&registry, "rename member").contains(&"rename_member".to_owned()));
+    assert_eq!(ranked(&registry, "member profile"), before);
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct TransferArgs {
+    /// Amount in cents
+    cents: u64,
+}
+
+/// A tool that declares how it fails.
+struct TransferMoney;
+
+impl Tool for TransferMoney {
+    type Args = TransferArgs;
+    type Output = u64;
+    const DEFINITION: ToolDef =
+        ToolDef::new("transfer_money", "Move money between two accounts.").defer(true);
+
+    async fn execute(args: TransferArgs, _exec: &Exec) -> Result<u64, ToolError> {
+        Ok(args.cents)
+    }
+
+    fn failure_schema() -> Option<Value> {
+        Some(json!({ "oneOf": [{ "const": "InsufficientFunds" }, { "const": "AccountFrozen" }] }))
+    }
+}
+
+#[tokio::test]
+async fn found_tools_come_with_their_output_and_failure_schemas_where_they_have_them() {
+    let registry = catalog();
+    registry.register::<TransferMoney>().unwrap();
+    registry.register::<tool_search>().unwrap();
+
+    let result = registry
+        .call("tool_search", json!({ "query": "move money", "limit": 1 }))
+        .await;
+    let found = &result.value.unwrap()["tools"][0];
+    assert_eq!(found["name"], "transfer_money");
+    assert_eq!(found["input_schema"]["required"], json!(["cents"]));
+    assert_eq!(found["output_schema"]["type"], "integer");
+    assert_eq!(
+        found["failure_schema"],
+        json!({ "oneOf": [{ "const": "InsufficientFunds" }, { "const": "AccountFrozen" }] })
+    );
+
+    // A dynamic tool declares neither.
+    let result = registry
+        .call(
+            "tool_search",
+            json!({ "query": "send invoice", "limit": 1 }),
+        )
+        .await;
+    let found = &result.value.unwrap()["tools"][0];
+    assert_eq!(found["name"], "send_invoice");
+    assert!(found.get("output_schema").is_none(), "{found}");
+    assert!(found.get("failure_schema").is_none(), "{found}");
+}
+
+#[test]
+fn the_search_tool_tells_the_model_how_to_phrase_a_query() {
+    let definition = tool_search::DEFINITION;
+    let description = definition.description();
+    assert!(
+        description.contains("\"convert currency\""),
+        "{description}"
+    );
+    assert!(
+        description.contains("leave out argument values"),
+        "{description}"
+    );
 }

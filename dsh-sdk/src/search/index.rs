@@ -1,0 +1,533 @@
+//! [`ToolIndex`]: an incremental inverted index ranking tools with BM25F.
+
+use foldhash::{HashMap, HashMapExt};
+
+use serde_json::Value;
+
+use super::text::{self, Stems};
+use crate::registry::ToolInfo;
+
+/// The parts of a tool scored apart: its name (and aliases), its
+/// description, its parameters' names, and their descriptions and allowed
+/// values.
+const FIELDS: usize = 4;
+const NAME: usize = 0;
+const DESCRIPTION: usize = 1;
+const PARAMETER: usize = 2;
+const PARAMETER_TEXT: usize = 3;
+
+/// How much a term found in each field counts: a word of the name or the
+/// description says most about what a tool does, a word of a parameter's
+/// description least. Chosen on the evaluation's dev queries
+/// (`examples/search_eval`), checked on its held-out ones.
+const WEIGHT: [f32; FIELDS] = [2.0, 2.0, 1.0, 0.6];
+/// How much each field's length discounts its terms (BM25's `b`): names are
+/// short whatever the tool, so their length says little.
+const LENGTH_NORM: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+/// What a query term's synonym counts for, against the term itself.
+const SYNONYM_WEIGHT: f32 = 0.3;
+/// What an indexed word that begins a query word counts for: identifiers
+/// abbreviate (`calc_area`, `math_hypot`, `get_temp`), queries rarely do.
+const PREFIX_WEIGHT: f32 = 0.3;
+/// The shortest such prefix, in characters.
+const MIN_PREFIX: usize = 4;
+
+/// Bounds on what one tool or one query can cost, whoever wrote it.
+const MAX_TERMS_PER_FIELD: usize = 2_048;
+const MAX_QUERY_TERMS: usize = 64;
+const MAX_SCHEMA_DEPTH: usize = 6;
+const MAX_PROPERTIES: usize = 512;
+
+/// One tool's occurrences of one term, per field (saturating).
+#[derive(Clone, Copy)]
+struct Posting {
+    doc: u32,
+    tf: [u8; FIELDS],
+}
+
+struct Term {
+    text: Box<str>,
+    postings: Vec<Posting>,
+}
+
+struct Doc {
+    tool: ToolInfo,
+    /// Each of the tool's terms and where its posting sits in that term's
+    /// list, sorted by term, so removing the tool touches only its own postings.
+    terms: Vec<(u32, u32)>,
+}
+
+/// An inverted index ranking tools by BM25F over their names, descriptions,
+/// parameter names and parameter descriptions, each field weighted apart.
+///
+/// Tool text and queries are split into words the same way (`camelCase`,
+/// `snake_case`, `kebab-case`, dotted names and digits all split), lowercased,
+/// stripped of stop words and stemmed, so `sendEmail` is found by "sending
+/// emails". A query's action verbs also look, at a lower weight, for the
+/// verbs tools use for the same action ("fetch" finds `get_…`), and its
+/// words for the abbreviations identifiers use ("calculate" finds `calc_…`).
+///
+/// Adding or removing a tool costs time in proportion to that tool's text,
+/// not to the pool: postings keep raw per-field counts and the index keeps
+/// per-field length totals, so the length normalisation is computed at query
+/// time against the current averages.
+///
+/// The registry keeps one over its deferred tools; build one yourself to
+/// rank any set of tools.
+pub struct ToolIndex {
+    ids: HashMap<Box<str>, u32>,
+    terms: Vec<Term>,
+    free_terms: Vec<u32>,
+    docs: Vec<Option<Doc>>,
+    /// Each slot's field lengths, apart from `docs` so scoring reads them densely.
+    lengths: Vec<[u16; FIELDS]>,
+    free_docs: Vec<u32>,
+    by_name: HashMap<String, u32>,
+    total_length: [u64; FIELDS],
+    stems: Stems,
+}
+
+impl Default for ToolIndex {
+    fn default() -> Self {
+        ToolIndex {
+            ids: HashMap::new(),
+            terms: Vec::new(),
+            free_terms: Vec::new(),
+            docs: Vec::new(),
+            lengths: Vec::new(),
+            free_docs: Vec::new(),
+            by_name: HashMap::new(),
+            total_length: [0; FIELDS],
+            stems: Stems::cached(),
+        }
+    }
+}
+
+impl ToolIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Indexes `tools` (all of them, deferred or not).
+    pub fn build(tools: &[ToolInfo]) -> Self {
+        let mut index = Self::new();
+        for tool in tools {
+            index.insert(tool.clone());
+        }
+        index
+    }
+
+    /// How many tools the index holds.
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    /// Whether the index holds no tool.
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// Adds `tool`, replacing any tool of the same name.
+    pub fn insert(&mut self, tool: ToolInfo) {
+        self.remove(tool.name());
+        // Each occurrence as (term, field), then counted per term.
+        let mut occurrences: Vec<(u32, u8)> = Vec::new();
+        let mut lengths = [0usize; FIELDS];
+        document(&tool, &mut |field, text| {
+            let room = MAX_TERMS_PER_FIELD.saturating_sub(lengths[field]);
+            let (ids, terms, free_terms) = (&mut self.ids, &mut self.terms, &mut self.free_terms);
+            text::terms(text, room, &mut self.stems, |term| {
+                lengths[field] += 1;
+                occurrences.push((intern(ids, terms, free_terms, term), field as u8));
+            });
+        });
+        occurrences.sort_unstable();
+        let doc = match self.free_docs.pop() {
+            Some(slot) => slot,
+            None => {
+                self.docs.push(None);
+                self.lengths.push([0; FIELDS]);
+                u32::try_from(self.docs.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
+        let mut terms: Vec<(u32, u32)> = Vec::new();
+        for group in occurrences.chunk_by(|a, b| a.0 == b.0) {
+            let term = group[0].0;
+            let mut tf = [0u8; FIELDS];
+            for &(_, field) in group {
+                let count = &mut tf[usize::from(field)];
+                *count = count.saturating_add(1);
+            }
+            let postings = &mut self.terms[term as usize].postings;
+            terms.push((term, postings.len() as u32));
+            postings.push(Posting { doc, tf });
+        }
+        let lengths = lengths.map(|length| length.min(usize::from(u16::MAX)) as u16);
+        for (total, length) in self.total_length.iter_mut().zip(lengths) {
+            *total += u64::from(length);
+        }
+        self.by_name.insert(tool.name().to_owned(), doc);
+        self.lengths[doc as usize] = lengths;
+        self.docs[doc as usize] = Some(Doc { tool, terms });
+    }
+
+    /// Removes the tool named `name`; whether there was one.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let Some(doc) = self.by_name.remove(name) else {
+            return false;
+        };
+        let Some(removed) = self.docs[doc as usize].take() else {
+            return false;
+        };
+        for (total, length) in self.total_length.iter_mut().zip(self.lengths[doc as usize]) {
+            *total -= u64::from(length);
+        }
+        for (term, at) in removed.terms {
+            let postings = &mut self.terms[term as usize].postings;
+            postings.swap_remove(at as usize);
+            if let Some(moved) = postings.get(at as usize) {
+                // The last posting moved into the gap: tell its tool where it is now.
+                if let Some(Some(other)) = self.docs.get_mut(moved.doc as usize)
+                    && let Ok(found) = other.terms.binary_search_by_key(&term, |&(t, _)| t)
+                {
+                    other.terms[found].1 = at;
+                }
+            }
+            if postings.is_empty() {
+                let text = std::mem::take(&mut self.terms[term as usize].text);
+                self.ids.remove(&text);
+                self.free_terms.push(term);
+            }
+        }
+        self.free_docs.push(doc);
+        true
+    }
+
+    /// The tools that best match `query`, best first, at most `limit`; ties
+    /// go by name. Tools that share no term with the query are left out.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<ToolInfo> {
+        self.rank(query, limit)
+            .into_iter()
+            .filter_map(|(doc, _)| self.doc(doc).map(|doc| doc.tool.clone()))
+            .collect()
+    }
+
+    fn rank(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
+        let count = self.len();
+        if limit == 0 || count == 0 {
+            return Vec::new();
+        }
+        let mut wanted: Vec<(u32, f32)> = Vec::new();
+        let mut want = |term: &str, weight: f32| {
+            if let Some(&id) = self.ids.get(term) {
+                match wanted.iter_mut().find(|(have, _)| *have == id) {
+                    Some((_, had)) => *had = had.max(weight),
+                    None => wanted.push((id, weight)),
+                }
+            }
+        };
+        text::terms(query, MAX_QUERY_TERMS, &mut Stems::default(), |term| {
+            want(term, 1.0);
+            for synonym in text::expansions(term) {
+                want(synonym, SYNONYM_WEIGHT);
+            }
+            for (end, _) in term.char_indices().skip(MIN_PREFIX) {
+                want(&term[..end], PREFIX_WEIGHT);
+            }
+        });
+        if wanted.is_empty() {
+            return Vec::new();
+        }
+
+        let n = count as f32;
+        let mut inverse_average = [0.0; FIELDS];
+        for (inverse, total) in inverse_average.iter_mut().zip(self.total_length) {
+            *inverse = if total == 0 { 0.0 } else { n / total as f32 };
+        }
+        let mut scores = vec![0.0f32; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        for (term, weight) in wanted {
+            let postings = &self.terms[term as usize].postings;
+            let df = postings.len() as f32;
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            let scale = idf * weight * (K1 + 1.0);
+            for posting in postings {
+                let lengths = &self.lengths[posting.doc as usize];
+                let mut tf = 0.0;
+                for field in 0..FIELDS {
+                    if posting.tf[field] != 0 {
+                        let norm = 1.0 - LENGTH_NORM[field]
+                            + LENGTH_NORM[field]
+                                * f32::from(lengths[field])
+                                * inverse_average[field];
+                        tf += WEIGHT[field] * f32::from(posting.tf[field]) / norm;
+                    }
+                }
+                let score = &mut scores[posting.doc as usize];
+                if *score == 0.0 {
+                    touched.push(posting.doc);
+                }
+                *score += scale * tf / (tf + K1);
+            }
+        }
+
+        // The best `limit`, kept sorted: most candidates fall below the last.
+        let mut best: Vec<(u32, f32)> = Vec::with_capacity(limit + 1);
+        for doc in touched {
+            let candidate = (doc, scores[doc as usize]);
+            if best.len() == limit
+                && best
+                    .last()
+                    .is_some_and(|&last| !self.before(candidate, last))
+            {
+                continue;
+            }
+            let at = best.partition_point(|&held| self.before(held, candidate));
+            best.insert(at, candidate);
+            best.truncate(limit);
+        }
+        best
+    }
+
+    /// Whether `a` ranks before `b`: a higher score, or the same score and a smaller name.
+    fn before(&self, a: (u32, f32), b: (u32, f32)) -> bool {
+        match a.1.total_cmp(&b.1) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Less => false,
+            std::cmp::Ordering::Equal => {
+                let name = |doc| self.doc(doc).map(|doc| doc.tool.name());
+                name(a.0) < name(b.0)
+            }
+        }
+    }
+
+    fn doc(&self, doc: u32) -> Option<&Doc> {
+        self.docs.get(doc as usize)?.as_ref()
+    }
+}
+
+/// The id of `text` in the term dictionary, added if new.
+fn intern(
+    ids: &mut HashMap<Box<str>, u32>,
+    terms: &mut Vec<Term>,
+    free: &mut Vec<u32>,
+    text: &str,
+) -> u32 {
+    if let Some(&id) = ids.get(text) {
+        return id;
+    }
+    let text: Box<str> = text.into();
+    let id = match free.pop() {
+        Some(id) => {
+            terms[id as usize].text = text.clone();
+            id
+        }
+        None => {
+            terms.push(Term {
+                text: text.clone(),
+                postings: Vec::new(),
+            });
+            (terms.len() - 1) as u32
+        }
+    };
+    ids.insert(text, id);
+    id
+}
+
+impl std::fmt::Debug for ToolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolIndex")
+            .field("tools", &self.len())
+            .field("terms", &self.ids.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Calls `add` with each field of a tool and a text in it.
+fn document(tool: &ToolInfo, add: &mut impl FnMut(usize, &str)) {
+    let def = tool.definition();
+    add(NAME, def.name());
+    for alias in def.alias_names() {
+        add(NAME, alias);
+    }
+    add(DESCRIPTION, def.description());
+    let mut budget = MAX_PROPERTIES;
+    parameters(tool.input_schema(), 0, &mut budget, add);
+}
+
+/// Adds the names and descriptions of a schema's properties, and of the
+/// properties of objects nested in them, to the parameter fields.
+fn parameters(schema: &Value, depth: usize, budget: &mut usize, add: &mut impl FnMut(usize, &str)) {
+    if depth > MAX_SCHEMA_DEPTH {
+        return;
+    }
+    let Value::Object(schema) = schema else {
+        return;
+    };
+    if let Some(Value::Object(properties)) = schema.get("properties") {
+        for (name, property) in properties {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            add(PARAMETER, name);
+            if let Some(Value::String(description)) = property.get("description") {
+                add(PARAMETER_TEXT, description);
+            }
+            if let Some(Value::Array(values)) = property.get("enum") {
+                for value in values.iter().take(64) {
+                    if let Value::String(value) = value {
+                        add(PARAMETER_TEXT, value);
+                    }
+                }
+            }
+            parameters(property, depth + 1, budget, add);
+        }
+    }
+    if depth == 0
+        && let Some(Value::Object(definitions)) = schema.get("$defs")
+    {
+        for definition in definitions.values().take(64) {
+            parameters(definition, depth + 1, budget, add);
+        }
+    }
+    for nested in ["items", "additionalProperties"] {
+        if let Some(inner) = schema.get(nested) {
+            parameters(inner, depth + 1, budget, add);
+        }
+    }
+    for choices in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(variants)) = schema.get(choices) {
+            for variant in variants.iter().take(16) {
+                parameters(variant, depth + 1, budget, add);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamic::DynamicTool;
+    use crate::{Registry, ToolDef};
+    use serde_json::json;
+
+    fn pool() -> Vec<ToolInfo> {
+        let registry = Registry::new();
+        let verbs = ["get", "list", "createNew", "delete", "send"];
+        let things = [
+            "invoice",
+            "customer_record",
+            "email-draft",
+            "file",
+            "payment",
+        ];
+        for (at, verb) in verbs.iter().enumerate() {
+            for thing in &things[..=at.min(things.len() - 1)] {
+                for place in ["stripe", "gmail", "drive"] {
+                    let name = format!("{place}_{verb}_{thing}");
+                    let tool = DynamicTool::new(
+                        ToolDef::owned(name, format!("{verb} a {thing} in {place}")),
+                        json!({
+                            "type": "object",
+                            "properties": {
+                                "id": { "type": "string", "description": format!("The {thing}") },
+                                "mode": { "enum": ["draft", "final"] }
+                            }
+                        }),
+                        |_, _| async { Ok(serde_json::Value::Null) },
+                    );
+                    registry.register_dynamic(tool).unwrap();
+                }
+            }
+        }
+        registry.tools()
+    }
+
+    fn ranking(index: &ToolIndex, query: &str) -> Vec<(String, f32)> {
+        index
+            .rank(query, 50)
+            .into_iter()
+            .map(|(doc, score)| (index.doc(doc).unwrap().tool.name().to_owned(), score))
+            .collect()
+    }
+
+    #[test]
+    fn updates_rank_exactly_as_a_fresh_build_does() {
+        let tools = pool();
+        let mut index = ToolIndex::build(&tools);
+        // Take every third tool out, put some back, replace one with itself.
+        for tool in tools.iter().step_by(3) {
+            assert!(index.remove(tool.name()));
+        }
+        assert!(!index.remove(tools[0].name()));
+        for tool in tools.iter().step_by(6) {
+            index.insert(tool.clone());
+        }
+        index.insert(tools[1].clone());
+        let kept: Vec<ToolInfo> = tools
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| at % 3 != 0 || at % 6 == 0)
+            .map(|(_, tool)| tool.clone())
+            .collect();
+        let fresh = ToolIndex::build(&kept);
+        assert_eq!(index.len(), kept.len());
+        for query in [
+            "send an email draft",
+            "list payments in stripe",
+            "get invoice",
+            "final customer records",
+            "delete file from drive",
+        ] {
+            let (updated, built) = (ranking(&index, query), ranking(&fresh, query));
+            assert!(!built.is_empty(), "{query}");
+            assert_eq!(updated, built, "{query}");
+        }
+        // Emptied, it holds no term at all.
+        for tool in &kept {
+            assert!(index.remove(tool.name()));
+        }
+        assert!(index.is_empty());
+        assert!(index.ids.is_empty());
+        assert!(index.total_length.iter().all(|&total| total == 0));
+        assert!(index.search("invoice", 5).is_empty());
+    }
+
+    #[test]
+    fn ties_go_by_name_and_the_limit_holds() {
+        let tools = pool();
+        let index = ToolIndex::build(&tools);
+        let found = index.search("gmail", 4);
+        assert_eq!(found.len(), 4);
+        let names: Vec<&str> = found.iter().map(ToolInfo::name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+        assert!(index.search("gmail", 0).is_empty());
+    }
+
+    #[test]
+    fn hostile_tool_text_is_bounded() {
+        let registry = Registry::new();
+        let description = "word ".repeat(100_000);
+        let mut properties = serde_json::Map::new();
+        for at in 0..2_000 {
+            properties.insert(format!("p{at}"), json!({ "description": "deep" }));
+        }
+        let tool = DynamicTool::new(
+            ToolDef::owned("huge".to_owned(), description),
+            json!({ "type": "object", "properties": properties }),
+            |_, _| async { Ok(serde_json::Value::Null) },
+        );
+        registry.register_dynamic(tool).unwrap();
+        let index = ToolIndex::build(&registry.tools());
+        let lengths = index.lengths[0];
+        assert_eq!(usize::from(lengths[DESCRIPTION]), MAX_TERMS_PER_FIELD);
+        assert_eq!(usize::from(lengths[PARAMETER_TEXT]), MAX_PROPERTIES);
+        assert_eq!(index.search("word", 5).len(), 1);
+    }
+}

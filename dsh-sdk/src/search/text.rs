@@ -1,0 +1,377 @@
+//! Tool text into search terms: identifiers split into words, case folded,
+//! stop words dropped, each word stemmed; and the query-side expansion of
+//! action verbs that tools name in different words.
+
+use foldhash::{HashMap, HashMapExt};
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// Words a tool's text or a query is no better found by: English function
+/// words and the politeness and filler of a request ("can you please help me
+/// find…"). Verbs that name an action (`get`, `list`, `send`) are kept.
+const STOP_WORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "etc",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "help",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "kindly",
+    "let",
+    "like",
+    "me",
+    "might",
+    "more",
+    "most",
+    "must",
+    "my",
+    "myself",
+    "need",
+    "needs",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "please",
+    "same",
+    "shall",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "us",
+    "very",
+    "want",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+/// Verbs tools and people use for the same action, one group a line. A
+/// query word in a group also looks for the others, at a lower weight.
+const SYNONYMS: &[&[&str]] = &[
+    &[
+        "get", "fetch", "retrieve", "obtain", "read", "show", "view", "display", "lookup",
+    ],
+    &["find", "search", "lookup", "locate", "query", "discover"],
+    &["create", "add", "make", "new", "insert"],
+    &["delete", "remove", "erase", "destroy", "drop"],
+    &[
+        "update", "modify", "change", "edit", "alter", "adjust", "set",
+    ],
+    &["send", "post", "submit", "deliver"],
+    &["calculate", "compute", "estimate", "determine"],
+    &["book", "reserve", "schedule"],
+    &["buy", "purchase", "order"],
+    &["list", "enumerate"],
+    &["start", "begin", "launch", "run"],
+    &["stop", "end", "terminate", "halt"],
+    &["check", "verify", "validate"],
+    &["convert", "translate", "transform"],
+];
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// Each stemmed synonym to the other stems of its groups.
+static EXPANSIONS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
+    let mut expansions: HashMap<String, Vec<String>> = HashMap::new();
+    for group in SYNONYMS {
+        let stems: Vec<String> = group.iter().map(|word| stem(word)).collect();
+        for (at, from) in stems.iter().enumerate() {
+            let entry = expansions.entry(from.clone()).or_default();
+            for (other, to) in stems.iter().enumerate() {
+                if other != at && to != from && !entry.contains(to) {
+                    entry.push(to.clone());
+                }
+            }
+        }
+    }
+    expansions
+});
+
+fn stem(word: &str) -> String {
+    STEMMER.stem(word).into_owned()
+}
+
+/// Stems already worked out, so indexing a pool stems each distinct word once.
+#[derive(Default)]
+pub(crate) struct Stems {
+    cache: Option<HashMap<Box<str>, Box<str>>>,
+}
+
+impl Stems {
+    /// At most this many words are remembered; then the cache starts over.
+    const MAX: usize = 1 << 16;
+
+    /// Stems that remember.
+    pub(crate) fn cached() -> Self {
+        Stems {
+            cache: Some(HashMap::new()),
+        }
+    }
+
+    fn stem(&mut self, word: &str, term: &mut impl FnMut(&str)) {
+        let Some(cache) = &mut self.cache else {
+            return term(&STEMMER.stem(word));
+        };
+        if let Some(found) = cache.get(word) {
+            return term(found);
+        }
+        if cache.len() >= Self::MAX {
+            cache.clear();
+        }
+        let stemmed: Box<str> = STEMMER.stem(word).into();
+        term(&stemmed);
+        cache.insert(word.into(), stemmed);
+    }
+}
+
+/// Calls `term` with each search term of `text`, in order, at most `max` times.
+///
+/// Words are runs of letters and digits, split again where an identifier's
+/// case style or digits mark a new word: `getUserID`, `get_user_id`,
+/// `get-user.id` and `GET USER ID` all give `get`, `user`, `id`. Words are
+/// lowercased; one-character words and stop words are dropped; the rest are
+/// stemmed, so `emails`, `emailing` and `emailed` all give `email`.
+pub(crate) fn terms(text: &str, max: usize, stems: &mut Stems, mut term: impl FnMut(&str)) {
+    let mut emitted = 0;
+    let mut word = String::new();
+    words(text, |piece| {
+        if emitted >= max {
+            return;
+        }
+        word.clear();
+        word.extend(piece.chars().flat_map(char::to_lowercase));
+        if word.chars().nth(1).is_none() || STOP_WORDS.binary_search(&word.as_str()).is_ok() {
+            return;
+        }
+        emitted += 1;
+        stems.stem(&word, &mut term);
+    });
+}
+
+/// The other stems a query term also looks for (see `SYNONYMS`).
+pub(crate) fn expansions(term: &str) -> &'static [String] {
+    EXPANSIONS.get(term).map_or(&[], Vec::as_slice)
+}
+
+/// Splits `text` into words: runs of alphanumeric characters, cut where a
+/// lowercase letter meets an uppercase one (`getUser`), before the last
+/// capital of a capitalised run that goes on in lowercase (`HTTPServer`), and
+/// where letters meet digits (`utf8`, `v2api`).
+fn words(text: &str, mut word: impl FnMut(&str)) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Kind {
+        Lower,
+        Upper,
+        Digit,
+        Other,
+    }
+    let kind = |c: char| {
+        if c.is_numeric() {
+            Kind::Digit
+        } else if c.is_uppercase() {
+            Kind::Upper
+        } else if c.is_alphabetic() {
+            Kind::Lower
+        } else {
+            Kind::Other
+        }
+    };
+    let mut start: Option<usize> = None;
+    let mut chars = text.char_indices().peekable();
+    let mut previous = Kind::Other;
+    while let Some((at, c)) = chars.next() {
+        let this = kind(c);
+        let next = chars.peek().map_or(Kind::Other, |&(_, c)| kind(c));
+        let boundary = match (previous, this) {
+            (_, Kind::Other) => true,
+            (Kind::Other, _) => false,
+            (Kind::Lower, Kind::Upper) => true,
+            (Kind::Upper, Kind::Upper) => next == Kind::Lower,
+            (Kind::Digit, Kind::Digit) => false,
+            (Kind::Digit, _) | (_, Kind::Digit) => true,
+            _ => false,
+        };
+        if boundary && let Some(from) = start.take() {
+            word(&text[from..at]);
+        }
+        if this != Kind::Other && start.is_none() {
+            start = Some(at);
+        }
+        previous = this;
+    }
+    if let Some(from) = start {
+        word(&text[from..]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(text: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        terms(text, usize::MAX, &mut Stems::default(), |term| {
+            found.push(term.to_owned())
+        });
+        let mut cached = Vec::new();
+        let mut stems = Stems::cached();
+        for _ in 0..2 {
+            cached.clear();
+            terms(text, usize::MAX, &mut stems, |term| {
+                cached.push(term.to_owned())
+            });
+            assert_eq!(cached, found);
+        }
+        found
+    }
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|pair| pair[0] < pair[1]));
+    }
+
+    #[test]
+    fn identifiers_split_the_same_whatever_their_case_style() {
+        for name in [
+            "getUserID",
+            "get_user_id",
+            "GetUserId",
+            "get-user.id",
+            "GET_USER_ID",
+        ] {
+            assert_eq!(all(name), ["get", "user", "id"], "{name}");
+        }
+        assert_eq!(all("HTTPServer2xx"), ["http", "server", "xx"]);
+        assert_eq!(all("sha256sum"), ["sha", "256", "sum"]);
+    }
+
+    #[test]
+    fn word_forms_share_a_stem_and_stop_words_go() {
+        assert_eq!(all("Can you please send the emails?"), ["send", "email"]);
+        assert_eq!(all("emailing"), all("emailed"));
+        assert_eq!(all("ÜBER Straße"), all("über straße"));
+    }
+
+    #[test]
+    fn terms_stop_at_the_bound() {
+        let mut count = 0;
+        terms(&"word ".repeat(1_000), 10, &mut Stems::default(), |_| {
+            count += 1
+        });
+        assert_eq!(count, 10);
+    }
+
+    #[test]
+    fn synonyms_expand_both_ways_by_stem() {
+        assert!(expansions(&stem("fetch")).contains(&stem("retrieve")));
+        assert!(expansions(&stem("retrieving")).contains(&stem("get")));
+        assert!(expansions("quantum").is_empty());
+    }
+}

@@ -1,0 +1,511 @@
+//! How well tool search finds the right tool: hit@1, hit@5 and MRR@10 of
+//! dsh's `tool_search` and of FastMCP's BM25 search transform, side by side,
+//! on the Berkeley Function Calling Leaderboard's data.
+//!
+//! Run it with `cargo run --release --example search_eval` (add `--dsh-only`
+//! to skip FastMCP, `--misses` to list the queries dsh does not rank first). It needs `python3` with `venv` and PyPI, and works under
+//! `target/search-eval/`:
+//!
+//! - the data comes from the `bfcl-eval` package on PyPI (pinned below;
+//!   Apache-2.0), downloaded without its dependencies and unpacked: nothing of
+//!   it is in this repository;
+//! - every function of its single-turn categories (simple, multiple,
+//!   parallel, their "live" counterparts, and the irrelevance sets) is pooled
+//!   into one catalog, unique by name, registered as deferred tools;
+//! - each question whose expected calls name one function is a query (its
+//!   user messages), and that function is the answer;
+//! - FastMCP (pinned below) is installed into a virtualenv and runs
+//!   `fastmcp_bm25.py`, next to this file, over the same catalog and queries.
+//!
+//! The questions BFCL wrote itself ("dev") and those contributed by users
+//! ("live") are reported apart: the ranking's field weights were chosen on
+//! "dev" only; "live" checks that they carry over. Many misses are not
+//! wrong so much as undecidable: the pooled catalog holds near-twins
+//! (`math_gcd`, `calculate_gcd`, `number_theory_gcd`) and a question counts
+//! only the one its own test case listed.
+
+use std::collections::{HashMap, HashSet};
+use std::error::Error;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use dsh_sdk::dynamic::DynamicTool;
+use dsh_sdk::{Registry, ToolDef};
+use serde_json::{Value, json};
+
+/// The data: BFCL v4 as packaged on PyPI.
+const BFCL: &str = "bfcl-eval==2026.3.23";
+/// The transform compared against.
+const FASTMCP: &str = "fastmcp==4.2.3";
+/// How many tools each search returns (MRR is cut off there).
+const LIMIT: usize = 10;
+
+/// BFCL's single-turn categories: (file stem, whether its questions are
+/// user-contributed, whether its questions have expected calls).
+const CATEGORIES: &[(&str, bool, bool)] = &[
+    ("simple_python", false, true),
+    ("simple_java", false, true),
+    ("simple_javascript", false, true),
+    ("multiple", false, true),
+    ("parallel", false, true),
+    ("parallel_multiple", false, true),
+    ("irrelevance", false, false),
+    ("live_simple", true, true),
+    ("live_multiple", true, true),
+    ("live_parallel", true, true),
+    ("live_parallel_multiple", true, true),
+    ("live_irrelevance", true, false),
+];
+
+struct Query {
+    text: String,
+    answer: String,
+    live: bool,
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let dsh_only = std::env::args().any(|arg| arg == "--dsh-only");
+    let show_misses = std::env::args().any(|arg| arg == "--misses");
+    let work = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/search-eval");
+    fs::create_dir_all(&work)?;
+    let python = virtualenv(&work, dsh_only)?;
+    let (data, licence) = bfcl(&python, &work)?;
+    let (catalog, queries) = load(&data)?;
+
+    // dsh: the catalog as deferred dynamic tools, searched as `tool_search` does.
+    let registry = Registry::new();
+    let mut simplified = 0;
+    for tool in &catalog {
+        let def = || {
+            ToolDef::owned(
+                tool["name"].as_str().unwrap_or_default().to_owned(),
+                tool["description"].as_str().unwrap_or_default().to_owned(),
+            )
+            .defer(true)
+        };
+        let noop = |_: Value, _| async { Ok(Value::Null) };
+        match registry.register_dynamic(DynamicTool::new(def(), tool["input_schema"].clone(), noop))
+        {
+            Ok(_) => {}
+            Err(_) => {
+                simplified += 1;
+                let schema = descriptions_only(&tool["input_schema"]);
+                registry.register_dynamic(DynamicTool::new(def(), schema, noop))?;
+            }
+        }
+    }
+    let mut dsh_times = Vec::with_capacity(queries.len());
+    let dsh: Vec<Vec<String>> = queries
+        .iter()
+        .map(|query| {
+            let started = Instant::now();
+            let found = registry.search_deferred(&query.text, LIMIT);
+            dsh_times.push(started.elapsed());
+            found.iter().map(|tool| tool.name().to_owned()).collect()
+        })
+        .collect();
+
+    if show_misses {
+        for (query, ranked) in queries.iter().zip(&dsh) {
+            if ranked.first() != Some(&query.answer) {
+                let text: String = query.text.chars().take(160).collect();
+                println!(
+                    "miss{}: {text:?}\n  expected {}, got {:?}",
+                    if query.live { " (live)" } else { "" },
+                    query.answer,
+                    &ranked[..ranked.len().min(3)]
+                );
+            }
+        }
+    }
+
+    let mut fastmcp = if dsh_only {
+        None
+    } else {
+        Some(run_fastmcp(&python, &work, &catalog, &queries)?)
+    };
+
+    println!();
+    println!(
+        "BFCL v4 from PyPI `{BFCL}` ({licence}): {} tools pooled into one catalog, {} queries",
+        catalog.len(),
+        queries.len()
+    );
+    if simplified > 0 {
+        println!(
+            "({simplified} tools whose parameter schema is not valid JSON Schema were registered with their parameters' names and descriptions only)"
+        );
+    }
+    let dev = queries.iter().filter(|query| !query.live).count();
+    let live = queries.len() - dev;
+    println!();
+    println!(
+        "{:<24} {:^22} {:^22} {:^22}",
+        "",
+        format!("dev (n={dev})"),
+        format!("held-out live (n={live})"),
+        format!("all (n={})", queries.len())
+    );
+    println!(
+        "{:<24} {}",
+        "",
+        ["hit@1  hit@5  MRR@10"; 3]
+            .map(|h| format!("{h:^22}"))
+            .join(" ")
+    );
+    let row = |label: &str, ranked: &[Vec<String>]| {
+        let cells: Vec<String> = [Some(false), Some(true), None]
+            .into_iter()
+            .map(|live| Score::of(&queries, ranked, live).cell())
+            .collect();
+        println!("{label:<24} {}", cells.join(" "));
+    };
+    row("dsh tool_search", &dsh);
+    if let Some(fastmcp) = &fastmcp {
+        row(
+            &format!("FastMCP {} BM25", fastmcp.version),
+            &fastmcp.ranked,
+        );
+    }
+    println!();
+    print!(
+        "median search time over {} tools: dsh {:?}",
+        catalog.len(),
+        median(&mut dsh_times)
+    );
+    if let Some(fastmcp) = fastmcp.as_mut() {
+        print!(", FastMCP {:?}", median(&mut fastmcp.times));
+    }
+    println!(" (this run, this machine)");
+    Ok(())
+}
+
+/// hit@1, hit@5 and the mean reciprocal rank of the answer within the first `LIMIT`.
+struct Score {
+    n: usize,
+    hit1: usize,
+    hit5: usize,
+    reciprocal: f64,
+}
+
+impl Score {
+    fn of(queries: &[Query], ranked: &[Vec<String>], live: Option<bool>) -> Score {
+        let mut score = Score {
+            n: 0,
+            hit1: 0,
+            hit5: 0,
+            reciprocal: 0.0,
+        };
+        for (query, ranked) in queries.iter().zip(ranked) {
+            if live.is_some_and(|live| live != query.live) {
+                continue;
+            }
+            score.n += 1;
+            if let Some(at) = ranked.iter().position(|name| *name == query.answer) {
+                score.hit1 += usize::from(at == 0);
+                score.hit5 += usize::from(at < 5);
+                score.reciprocal += 1.0 / (at + 1) as f64;
+            }
+        }
+        score
+    }
+
+    fn cell(&self) -> String {
+        let n = self.n.max(1) as f64;
+        format!(
+            "{:^22}",
+            format!(
+                "{:.3}  {:.3}  {:.3}",
+                self.hit1 as f64 / n,
+                self.hit5 as f64 / n,
+                self.reciprocal / n
+            )
+        )
+    }
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort_unstable();
+    times.get(times.len() / 2).copied().unwrap_or_default()
+}
+
+/// A virtualenv under `work` with FastMCP installed (just `pip` for `dsh_only`).
+fn virtualenv(work: &Path, dsh_only: bool) -> Result<PathBuf, Box<dyn Error>> {
+    let venv = work.join("venv");
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+    }
+    let marker = venv.join(format!("installed-{FASTMCP}"));
+    if !dsh_only && !marker.exists() {
+        run(Command::new(&python).args(["-m", "pip", "install", "--quiet", FASTMCP]))?;
+        fs::write(&marker, "")?;
+    }
+    Ok(python)
+}
+
+/// The unpacked `bfcl-eval` wheel's data directory, and the licence its metadata states.
+fn bfcl(python: &Path, work: &Path) -> Result<(PathBuf, String), Box<dyn Error>> {
+    let unpacked = work.join(BFCL.replace("==", "-"));
+    if !unpacked.join("bfcl_eval/data").exists() {
+        let wheels = work.join("wheels");
+        run(Command::new(python)
+            .args(["-m", "pip", "download", "--quiet", "--no-deps", BFCL, "-d"])
+            .arg(&wheels))?;
+        let wheel = fs::read_dir(&wheels)?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .find(|path| {
+                path.file_name()
+                    .and_then(|name| name.to_str())
+                    .is_some_and(|name| name.starts_with("bfcl_eval-") && name.ends_with(".whl"))
+            })
+            .ok_or("pip downloaded no bfcl_eval wheel")?;
+        run(Command::new(python)
+            .args(["-m", "zipfile", "-e"])
+            .arg(&wheel)
+            .arg(&unpacked))?;
+    }
+    let mut licence = String::from("licence not stated");
+    for entry in fs::read_dir(&unpacked)?.filter_map(Result::ok) {
+        let metadata = entry.path().join("METADATA");
+        if let Ok(text) = fs::read_to_string(&metadata)
+            && let Some(line) = text.lines().find(|line| line.starts_with("License:"))
+        {
+            licence = format!("licence: {}", line["License:".len()..].trim());
+        }
+    }
+    Ok((unpacked.join("bfcl_eval/data"), licence))
+}
+
+/// The pooled catalog and the queries with one expected function each.
+fn load(data: &Path) -> Result<(Vec<Value>, Vec<Query>), Box<dyn Error>> {
+    let mut catalog: Vec<Value> = Vec::new();
+    let mut names: HashSet<String> = HashSet::new();
+    let mut queries = Vec::new();
+    for &(category, live, answered) in CATEGORIES {
+        let answers: HashMap<String, Value> = if answered {
+            lines(&data.join(format!("possible_answer/BFCL_v4_{category}.json")))?
+                .into_iter()
+                .filter_map(|line| {
+                    Some((
+                        line["id"].as_str()?.to_owned(),
+                        line["ground_truth"].clone(),
+                    ))
+                })
+                .collect()
+        } else {
+            HashMap::new()
+        };
+        for entry in lines(&data.join(format!("BFCL_v4_{category}.json")))? {
+            for function in entry["function"].as_array().into_iter().flatten() {
+                let Some(name) = function["name"].as_str().map(tool_name) else {
+                    continue;
+                };
+                if names.insert(name.clone()) {
+                    catalog.push(json!({
+                        "name": name,
+                        "description": function["description"].as_str().unwrap_or_default(),
+                        "input_schema": json_schema(&function["parameters"], 0),
+                    }));
+                }
+            }
+            let Some(expected) = entry["id"].as_str().and_then(|id| answers.get(id)) else {
+                continue;
+            };
+            let called: HashSet<String> = expected
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object)
+                .flat_map(|call| call.keys().map(|name| tool_name(name)))
+                .collect();
+            let mut called = called.into_iter();
+            let (Some(answer), None) = (called.next(), called.next()) else {
+                continue;
+            };
+            let text: Vec<&str> = entry["question"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|turn| turn.as_array().into_iter().flatten())
+                .filter(|message| message["role"] == "user")
+                .filter_map(|message| message["content"].as_str())
+                .collect();
+            queries.push(Query {
+                text: text.join("\n"),
+                answer,
+                live,
+            });
+        }
+    }
+    let unknown = queries
+        .iter()
+        .filter(|query| !names.contains(&query.answer))
+        .count();
+    if unknown > 0 {
+        return Err(format!("{unknown} queries expect a function the catalog lacks").into());
+    }
+    Ok((catalog, queries))
+}
+
+fn lines(path: &Path) -> Result<Vec<Value>, Box<dyn Error>> {
+    let file = fs::File::open(path).map_err(|error| format!("{}: {error}", path.display()))?;
+    let mut values = Vec::new();
+    for (at, line) in BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        values.push(
+            serde_json::from_str(&line)
+                .map_err(|error| format!("{}:{}: {error}", path.display(), at + 1))?,
+        );
+    }
+    Ok(values)
+}
+
+/// A BFCL function name as a tool name: dots and other characters tool
+/// names may not hold become `_`, at most 64 characters.
+fn tool_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
+}
+
+/// BFCL's parameter schemas in JSON Schema: Python type names (`dict`,
+/// `float`, `tuple`) become JSON Schema's; types JSON Schema has no name for
+/// (Java's `HashMap`, `any`) are dropped, so any value is allowed.
+fn json_schema(schema: &Value, depth: usize) -> Value {
+    let Value::Object(schema) = schema else {
+        return json!({ "type": "object" });
+    };
+    let mut out = serde_json::Map::new();
+    for (key, value) in schema {
+        match (key.as_str(), value) {
+            ("type", Value::String(kind)) => {
+                let kind = match kind.as_str() {
+                    "dict" => "object",
+                    "float" => "number",
+                    "tuple" | "list" => "array",
+                    "bool" => "boolean",
+                    "int" => "integer",
+                    "str" => "string",
+                    other => other,
+                };
+                if [
+                    "object", "number", "array", "boolean", "integer", "string", "null",
+                ]
+                .contains(&kind)
+                {
+                    out.insert(key.clone(), json!(kind));
+                }
+            }
+            ("properties", Value::Object(properties)) if depth < 16 => {
+                let properties = properties
+                    .iter()
+                    .map(|(name, property)| (name.clone(), json_schema(property, depth + 1)))
+                    .collect();
+                out.insert(key.clone(), Value::Object(properties));
+            }
+            ("items", item) if depth < 16 => {
+                out.insert(key.clone(), json_schema(item, depth + 1));
+            }
+            ("description" | "enum" | "default" | "required", _) => {
+                out.insert(key.clone(), value.clone());
+            }
+            _ => {}
+        }
+    }
+    if depth == 0 {
+        out.insert("type".into(), json!("object"));
+    }
+    Value::Object(out)
+}
+
+/// The fallback for a schema that does not compile: each property's description.
+fn descriptions_only(schema: &Value) -> Value {
+    let properties: serde_json::Map<String, Value> = schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, property)| {
+            let description = property["description"].as_str().unwrap_or_default();
+            (name.clone(), json!({ "description": description }))
+        })
+        .collect();
+    json!({ "type": "object", "properties": properties })
+}
+
+/// What FastMCP made of the queries.
+struct FastMcp {
+    version: String,
+    /// Each query's best tool names, best first.
+    ranked: Vec<Vec<String>>,
+    /// How long each search took.
+    times: Vec<Duration>,
+}
+
+fn run_fastmcp(
+    python: &Path,
+    work: &Path,
+    catalog: &[Value],
+    queries: &[Query],
+) -> Result<FastMcp, Box<dyn Error>> {
+    let catalog_path = work.join("catalog.json");
+    let queries_path = work.join("queries.json");
+    let out_path = work.join("fastmcp.json");
+    fs::write(&catalog_path, serde_json::to_vec(catalog)?)?;
+    let texts: Vec<&str> = queries.iter().map(|query| query.text.as_str()).collect();
+    fs::write(&queries_path, serde_json::to_vec(&texts)?)?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("search_eval/fastmcp_bm25.py");
+    eprintln!("FastMCP: ranking {} queries…", queries.len());
+    run(Command::new(python)
+        .arg(script)
+        .arg(&catalog_path)
+        .arg(&queries_path)
+        .arg(LIMIT.to_string())
+        .arg(&out_path))?;
+    let out: Value = serde_json::from_slice(&fs::read(&out_path)?)?;
+    let ranked: Vec<Vec<String>> = serde_json::from_value(out["ranked"].clone())?;
+    let seconds: Vec<f64> = serde_json::from_value(out["seconds"].clone())?;
+    if ranked.len() != queries.len() {
+        return Err(format!(
+            "FastMCP ranked {} queries, expected {}",
+            ranked.len(),
+            queries.len()
+        )
+        .into());
+    }
+    let version = out["version"].as_str().unwrap_or("?").to_owned();
+    let times = seconds
+        .into_iter()
+        .map(|s| Duration::from_secs_f64(s.max(0.0)))
+        .collect();
+    Ok(FastMcp {
+        version,
+        ranked,
+        times,
+    })
+}
+
+fn run(command: &mut Command) -> Result<(), Box<dyn Error>> {
+    let status = command
+        .status()
+        .map_err(|error| format!("could not run {command:?}: {error}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed: {status}").into())
+    }
+}
