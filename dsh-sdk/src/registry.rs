@@ -82,8 +82,6 @@ pub(crate) struct Inner {
     pub(crate) catalog: RwLock<CatalogState>,
     /// Deferred tools loaded by tool search, in the order they were loaded.
     loaded: RwLock<Vec<String>>,
-    /// Bumped whenever a tool comes or goes.
-    generation: AtomicU64,
     /// Marked changed whenever a tool comes or goes, for those who wait on it
     /// ([`Registry::watch_tools`]).
     changed: tokio::sync::watch::Sender<()>,
@@ -421,7 +419,6 @@ impl Registry {
         let entry = Arc::new(entry);
         self.inner.search.insert(&entry);
         tools.by_name.insert(name.clone(), entry);
-        self.inner.generation.fetch_add(1, Ordering::Relaxed);
         drop(tools);
         self.inner.changed.send_replace(());
         for hidden in shadowed {
@@ -855,7 +852,6 @@ impl RegistryBuilder {
             sink: OnceLock::new(),
             catalog: RwLock::default(),
             loaded: RwLock::default(),
-            generation: AtomicU64::new(0),
             changed: tokio::sync::watch::Sender::new(()),
             search: crate::search::Index::default(),
             next_id: AtomicU64::new(0),
@@ -930,7 +926,6 @@ impl ToolHandle {
         if registered_here {
             tools.by_name.remove(&self.name);
             inner.search.remove(&self.name);
-            inner.generation.fetch_add(1, Ordering::Relaxed);
             tools.aliases.retain(|_, owner| *owner != self.name);
             drop(tools);
             inner.changed.send_replace(());

@@ -147,8 +147,6 @@ pub enum Cause {
     Blocked,
     /// Render or present failed or panicked.
     RenderFailed,
-    /// The content was over its limit and could not be saved to a file.
-    SpillFailed,
 }
 
 impl ToolResult {
