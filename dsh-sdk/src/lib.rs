@@ -63,13 +63,13 @@ pub mod export;
 pub mod layer;
 pub mod limits;
 pub mod log;
-pub mod lower;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod permission;
 mod pipeline;
 #[cfg(feature = "playground")]
 pub mod playground;
+mod pointer;
 pub mod post_execute;
 mod project;
 pub mod provider;
