@@ -394,6 +394,11 @@ pub(super) fn is_simple_pattern(pattern: &str) -> bool {
 /// unknown keywords go. Value rules: unsupported `format`s and `enum`/`const`
 /// values move; `minItems` is lowered to what the dialect takes; complex
 /// regexes move where the dialect asks for simple ones.
+//
+// `format` is not left to schemars' `RestrictFormats` here: that drops what
+// it does not keep, where a string format a dialect lacks must move into the
+// description for the model to read. (The export runs `RestrictFormats`
+// first, for the formats JSON Schema does not define.)
 pub(super) fn keep_keywords(schema: &mut Value, dialect: &Dialect, notes: &mut Vec<Note>) {
     walk(schema, "", &mut |node, at| {
         let Value::Object(map) = node else { return };

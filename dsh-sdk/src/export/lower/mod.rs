@@ -109,6 +109,19 @@ type Object = Map<String, Value>;
 /// A pass: rewrites a schema in place and notes what it could not keep.
 type Pass = fn(&mut Value, &mut Vec<Note>);
 
+/// The passes every dialect but plain Anthropic starts with: one shape for
+/// every subschema, a root that is one object, `allOf` and constraining `$ref`
+/// siblings merged, flattened enums spread into whole objects, and `oneOf`
+/// read as `anyOf`.
+const COMMON: &[Pass] = &[
+    normalize,
+    hoist_root_combinators,
+    merge_all_of,
+    distribute_alternatives,
+    unevaluated_to_additional,
+    one_of_to_any_of,
+];
+
 /// How many times one definition may nest inside itself where recursion has
 /// to be inlined (Gemini `parameters`, Anthropic strict); deeper, it is cut.
 pub const RECURSION_DEPTH: usize = 3;
@@ -139,12 +152,17 @@ impl Lowered {
         !self.notes.iter().any(Note::blocks_strict)
     }
 
+    /// Runs [`COMMON`], then `passes`.
     fn run(schema: &Value, passes: &[Pass]) -> Lowered {
         let mut schema = schema.clone();
         let mut notes = Vec::new();
-        for pass in passes {
+        for pass in COMMON.iter().chain(passes) {
             pass(&mut schema, &mut notes);
         }
+        Lowered::sorted(schema, notes)
+    }
+
+    fn sorted(schema: Value, mut notes: Vec<Note>) -> Lowered {
         notes.sort();
         notes.dedup();
         Lowered { schema, notes }
@@ -231,12 +249,6 @@ pub fn openai_strict(schema: &Value) -> Lowered {
     Lowered::run(
         schema,
         &[
-            normalize,
-            hoist_root_combinators,
-            merge_all_of,
-            distribute_alternatives,
-            unevaluated_to_additional,
-            one_of_to_any_of,
             tuples_to_arrays,
             close_objects,
             require_all_properties,
@@ -252,7 +264,10 @@ pub fn openai_strict(schema: &Value) -> Lowered {
 /// schema as it is, except that `anyOf`, `oneOf` and `allOf` at the root, which
 /// the Messages API refuses, are merged into the root's properties.
 pub fn anthropic(schema: &Value) -> Lowered {
-    Lowered::run(schema, &[hoist_root_combinators])
+    let mut schema = schema.clone();
+    let mut notes = Vec::new();
+    hoist_root_combinators(&mut schema, &mut notes);
+    Lowered::sorted(schema, notes)
 }
 
 /// Lowers `schema` for Anthropic's strict tool use (`"strict": true`).
@@ -269,12 +284,6 @@ pub fn anthropic_strict(schema: &Value) -> Lowered {
     Lowered::run(
         schema,
         &[
-            normalize,
-            hoist_root_combinators,
-            merge_all_of,
-            distribute_alternatives,
-            unevaluated_to_additional,
-            one_of_to_any_of,
             tuples_to_arrays,
             close_objects,
             require_nullable_properties,
@@ -295,12 +304,6 @@ pub fn gemini(schema: &Value) -> Lowered {
     Lowered::run(
         schema,
         &[
-            normalize,
-            hoist_root_combinators,
-            merge_all_of,
-            distribute_alternatives,
-            unevaluated_to_additional,
-            one_of_to_any_of,
             const_to_enum,
             split_null_enums,
             unrequire_recursion,
@@ -315,16 +318,15 @@ pub fn gemini(schema: &Value) -> Lowered {
 /// `$ref`/`$defs` (inlined, recursion cut at [`RECURSION_DEPTH`]), no
 /// `additionalProperties`, no `const` (a one-value `enum`), string-only enums,
 /// and upper-case types as Gemini's `Type` lists them.
+///
+/// schemars' `SchemaSettings::openapi3()` is not the way there: it applies
+/// when a schema is generated, not to one already derived, and its transforms
+/// write `allOf`, `const: null` and draft 7 tuples, none of which Gemini reads.
+/// Its `ReplaceConstValue` is one of the passes.
 pub fn gemini_openapi(schema: &Value) -> Lowered {
     Lowered::run(
         schema,
         &[
-            normalize,
-            hoist_root_combinators,
-            merge_all_of,
-            distribute_alternatives,
-            unevaluated_to_additional,
-            one_of_to_any_of,
             const_to_enum,
             split_null_enums,
             tuples_to_arrays,

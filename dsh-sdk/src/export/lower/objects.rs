@@ -14,6 +14,11 @@ use crate::pointer::escape;
 /// (but `additionalProperties` stays a boolean); malformed
 /// applicators (`"properties": []`, `"anyOf": []`, `"type": 5`, a `$ref` that
 /// is not a string), which registration refuses anyway, go.
+//
+// Not schemars' `ReplaceBoolSchemas`: this walk must also reach the keywords
+// its walker skips (`dependentSchemas`, `unevaluatedItems`, `contentSchema`)
+// and replace values that are no schema at all, so it converts booleans on
+// the way.
 pub(super) fn normalize(schema: &mut Value, _notes: &mut Vec<Note>) {
     if let Value::Bool(valid) = schema {
         *schema = boolean_schema(*valid);
@@ -68,6 +73,11 @@ pub(super) fn well_formed(key: &str, value: &Value) -> bool {
 /// Renames `unevaluatedProperties` to `additionalProperties` where no
 /// applicator is left that could evaluate properties (after the merges
 /// above), which then means the same and which every dialect reads.
+//
+// Not schemars' `ReplaceUnevaluatedProperties`: where applicators are left,
+// that one lists their property names as `true` schemas on the parent (which
+// the strict modes refuse) and overwrites an `additionalProperties` already
+// there; here those cases wait for the passes that close objects.
 pub(super) fn unevaluated_to_additional(schema: &mut Value, _notes: &mut Vec<Note>) {
     walk(schema, "", &mut |node, _| {
         let Value::Object(map) = node else { return };
@@ -86,6 +96,9 @@ pub(super) fn unevaluated_to_additional(schema: &mut Value, _notes: &mut Vec<Not
 /// Turns tuples (`prefixItems`) into plain arrays whose items may be any of
 /// the tuple's types, keeping the length; the positions go into the
 /// description. Lossless when every position has the same schema.
+//
+// Not schemars' `ReplacePrefixItems`: that writes draft 7's array form of
+// `items`, which no dialect here takes (each wants one `items` schema).
 pub(super) fn tuples_to_arrays(schema: &mut Value, notes: &mut Vec<Note>) {
     walk(schema, "", &mut |node, at| {
         let Value::Object(map) = node else { return };

@@ -1,30 +1,35 @@
 //! Gemini's literal and type forms: `const` as a one-value `enum`, `null`
 //! out of enums, OpenAPI 3.0 `nullable` and upper-case types.
 
+use schemars::transform::ReplaceConstValue;
 use serde_json::{Value, json};
 
 use super::shape::{ANNOTATIONS, is_null_schema};
-use super::walk::walk;
+use super::walk::{apply, walk};
 use super::{Note, Object};
 
 /// Writes `const` as a one-value `enum`, which Gemini reads where it does not
-/// read `const`. Lossless.
+/// read `const`: schemars' `ReplaceConstValue`. Lossless.
 pub(super) fn const_to_enum(schema: &mut Value, _notes: &mut Vec<Note>) {
+    // `ReplaceConstValue` overwrites an `enum` beside the `const`; first make
+    // that `enum` say what both together do, so nothing widens: the `const`
+    // alone where the `enum` holds its value, and nothing where it does not.
     walk(schema, "", &mut |node, _| {
         let Value::Object(map) = node else { return };
-        let Some(value) = map.get("const").cloned() else {
+        let (Some(value), Some(values)) = (map.get("const"), map.get("enum")) else {
             return;
         };
-        let agrees = match map.get("enum") {
-            None => true,
-            Some(Value::Array(values)) => values.contains(&value),
-            Some(_) => false,
-        };
-        if agrees {
+        if values
+            .as_array()
+            .is_some_and(|values| values.contains(value))
+        {
+            map.remove("enum");
+        } else {
             map.remove("const");
-            map.insert("enum".into(), json!([value]));
+            map.insert("enum".into(), json!([]));
         }
     });
+    apply(schema, ReplaceConstValue::default());
 }
 
 /// Takes `null` out of an `enum` (Gemini enums are strings and numbers):
@@ -85,6 +90,11 @@ pub(super) fn split_null_enums(schema: &mut Value, _notes: &mut Vec<Note>) {
 /// alternative of `anyOf` becomes `nullable: true` (folding a lone remaining
 /// alternative into the schema), and a type array of several types becomes
 /// `anyOf`. Lossless.
+//
+// Not schemars' `AddNullable`: that writes a `null`-only type as `const: null`
+// (Gemini's `Schema` has `NULL` and no `const`), keeps arrays of several
+// types (Gemini takes one), and leaves `{"type": "null"}` alternatives of
+// `anyOf`, which `Option` fields of enum type bring.
 pub(super) fn nullable(schema: &mut Value, _notes: &mut Vec<Note>) {
     walk(schema, "", &mut |node, _| {
         let Value::Object(map) = node else { return };

@@ -20,6 +20,10 @@ pub(super) const MAX_INLINED: usize = 1_000;
 /// the same: OpenAI refuses siblings beside `$ref`, and Gemini takes only
 /// `$`-keywords there. (Siblings that constrain were merged by
 /// [`merge_all_of`]; what is left annotates, like a field's description.)
+//
+// Not schemars' `RemoveRefSiblings`: that wraps into `allOf`, which neither
+// OpenAI strict mode nor Gemini reads, and also wraps `$ref`s whose only
+// siblings are other `$`-keywords, which both take.
 pub(super) fn wrap_ref_siblings(schema: &mut Value, notes: &mut Vec<Note>) {
     walk(schema, "", &mut |node, at| {
         let Value::Object(map) = node else { return };

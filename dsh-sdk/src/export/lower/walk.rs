@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use schemars::Schema;
+use schemars::transform::Transform;
 use serde_json::{Value, json};
 
 use super::shape::boolean_schema;
@@ -87,6 +89,14 @@ pub(super) fn children<'a>(schema: &'a Value, pointer: &str) -> Vec<(String, &'a
         }
     }
     found
+}
+
+/// Runs one of schemars' transforms (which walk the subschemas themselves)
+/// over `schema`; a value that is not a schema is left as it is.
+pub(super) fn apply(schema: &mut Value, mut transform: impl Transform) {
+    if let Ok(schema) = <&mut Schema>::try_from(schema) {
+        transform.transform(schema);
+    }
 }
 
 /// Visits `schema`, then its subschemas (so what `visit` adds is visited too).
