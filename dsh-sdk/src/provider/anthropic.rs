@@ -15,9 +15,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError, Step};
+use super::{Call, CallError, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
-use crate::registry::Registry;
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Anthropic Messages";
@@ -37,9 +36,13 @@ pub struct Turn {
     pub stop_reason: Option<String>,
 }
 
-impl Turn {
+impl ModelTurn for Turn {
+    type Reply = UserMessage;
+
+    const FORMAT: &'static str = FORMAT;
+
     /// Reads a Messages response.
-    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let response: wire::Response = super::from_value(FORMAT, response)?;
         let mut texts = Vec::new();
         let mut calls = Vec::new();
@@ -88,26 +91,13 @@ impl Turn {
         })
     }
 
-    /// Reads a response body.
-    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
-        Turn::parse(&super::parse_body(FORMAT, body)?)
-    }
-
-    /// Whether the model is done: it called no tool.
-    pub fn is_final(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Runs the calls as one batch and builds the `user` message of results.
-    pub async fn run(&self, registry: &Registry) -> Step<UserMessage> {
-        let results = super::run(registry, &self.calls).await;
-        let reply = self.reply(&results);
-        Step { results, reply }
-    }
-
     /// The `user` message answering every call, one `tool_result` block per
     /// call, in call order.
-    pub fn reply(&self, results: &[ToolResult]) -> UserMessage {
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    fn reply(&self, results: &[ToolResult]) -> UserMessage {
         UserMessage {
             content: super::paired(&self.calls, results)
                 .map(|(call, result)| ToolResultBlock {

@@ -18,9 +18,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError, Step};
+use super::{Call, CallError, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
-use crate::registry::Registry;
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Gemini generateContent";
@@ -42,9 +41,13 @@ pub struct Turn {
     pub finish_reason: Option<String>,
 }
 
-impl Turn {
+impl ModelTurn for Turn {
+    type Reply = FunctionResponses;
+
+    const FORMAT: &'static str = FORMAT;
+
     /// Reads the first candidate of a `generateContent` response.
-    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let response: wire::Response = super::from_value(FORMAT, response)?;
         let candidate = response
             .candidates
@@ -96,26 +99,13 @@ impl Turn {
         })
     }
 
-    /// Reads a response body.
-    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
-        Turn::parse(&super::parse_body(FORMAT, body)?)
-    }
-
-    /// Whether the model is done: it called no function.
-    pub fn is_final(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Runs the calls as one batch and builds the content of results.
-    pub async fn run(&self, registry: &Registry) -> Step<FunctionResponses> {
-        let results = super::run(registry, &self.calls).await;
-        let reply = self.reply(&results);
-        Step { results, reply }
-    }
-
     /// The `user` content answering every call, one `functionResponse` part
     /// per call, in call order.
-    pub fn reply(&self, results: &[ToolResult]) -> FunctionResponses {
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    fn reply(&self, results: &[ToolResult]) -> FunctionResponses {
         FunctionResponses {
             parts: super::paired(&self.calls, results)
                 .enumerate()

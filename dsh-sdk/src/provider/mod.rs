@@ -3,10 +3,10 @@
 //!
 //! One module per wire format, each with the same three steps:
 //!
-//! 1. `Turn::parse` reads a response body as the provider documents it: the
-//!    text the model wrote, its tool calls as [`Call`]s, and the message (or
-//!    items) to append to the conversation as the model's own turn.
-//! 2. [`Turn::run`](openai_chat::Turn::run) runs the calls as one batch
+//! 1. [`ModelTurn::parse`] reads a response body as the provider documents
+//!    it: the text the model wrote, its tool calls as [`Call`]s, and the
+//!    message (or items) to append to the conversation as the model's own turn.
+//! 2. [`ModelTurn::run`] runs the calls as one batch
 //!    ([`Registry::call_batch`]: concurrency-safe tools in parallel, the rest
 //!    in order, results in request order).
 //! 3. The step's `reply` is the results, built the provider's way from the
@@ -23,6 +23,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::provider::ModelTurn;
 //! use dsh_sdk::provider::openai_chat::Turn;
 //!
 //! /// Greet someone by name.
@@ -77,6 +78,48 @@ pub mod anthropic;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
+
+/// One wire format's model turn: what every format's `Turn` shares, so an
+/// agent loop can be written once for any of them. A format gives
+/// [`parse`](ModelTurn::parse), [`calls`](ModelTurn::calls) and
+/// [`reply`](ModelTurn::reply); reading a body, telling the last turn and
+/// running the calls follow from those.
+pub trait ModelTurn: Sized + Sync {
+    /// The results of a turn as the next request carries them.
+    type Reply;
+
+    /// The wire format's name, as errors give it (`Chat Completions`).
+    const FORMAT: &'static str;
+
+    /// Reads a response already parsed as JSON.
+    fn parse(response: &Value) -> Result<Self, ResponseError>;
+
+    /// The tool calls, in the order the model made them.
+    fn calls(&self) -> &[Call];
+
+    /// The reply answering every call, in call order; a call with no result
+    /// in `results` is answered as not run.
+    fn reply(&self, results: &[ToolResult]) -> Self::Reply;
+
+    /// Reads a response body.
+    fn parse_str(body: &str) -> Result<Self, ResponseError> {
+        Self::parse(&parse_body(Self::FORMAT, body)?)
+    }
+
+    /// Whether the model is done: it called no tool.
+    fn is_final(&self) -> bool {
+        self.calls().is_empty()
+    }
+
+    /// Runs the calls as one batch ([`run`]) and builds the reply.
+    fn run(&self, registry: &Registry) -> impl Future<Output = Step<Self::Reply>> + Send {
+        async move {
+            let results = run(registry, self.calls()).await;
+            let reply = self.reply(&results);
+            Step { results, reply }
+        }
+    }
+}
 
 /// One turn's calls run: each result, and the reply to send back.
 #[derive(Clone, Debug, PartialEq)]

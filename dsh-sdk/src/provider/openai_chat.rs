@@ -8,6 +8,7 @@
 //! it has no error flag, so a failed result's text starts with `Error: `.
 //!
 //! ```
+//! use dsh_sdk::provider::ModelTurn;
 //! use dsh_sdk::provider::openai_chat::Turn;
 //! use serde_json::json;
 //!
@@ -21,8 +22,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError, Step};
-use crate::registry::Registry;
+use super::{Call, CallError, ModelTurn, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Chat Completions";
@@ -43,9 +43,13 @@ pub struct Turn {
     pub finish_reason: Option<String>,
 }
 
-impl Turn {
+impl ModelTurn for Turn {
+    type Reply = Vec<ToolMessage>;
+
+    const FORMAT: &'static str = FORMAT;
+
     /// Reads the first choice of a Chat Completions response.
-    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let completion: wire::Completion = super::from_value(FORMAT, response)?;
         let choice = completion
             .choices
@@ -103,25 +107,12 @@ impl Turn {
         })
     }
 
-    /// Reads a response body.
-    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
-        Turn::parse(&super::parse_body(FORMAT, body)?)
-    }
-
-    /// Whether the model is done: it called no tool.
-    pub fn is_final(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Runs the calls as one batch and builds the tool messages.
-    pub async fn run(&self, registry: &Registry) -> Step<Vec<ToolMessage>> {
-        let results = super::run(registry, &self.calls).await;
-        let reply = self.reply(&results);
-        Step { results, reply }
-    }
-
     /// The tool messages for `results`, one per call, in call order.
-    pub fn reply(&self, results: &[ToolResult]) -> Vec<ToolMessage> {
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    fn reply(&self, results: &[ToolResult]) -> Vec<ToolMessage> {
         super::paired(&self.calls, results)
             .map(|(call, result)| ToolMessage {
                 tool_call_id: call.id.clone(),

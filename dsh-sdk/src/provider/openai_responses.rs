@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError, Step};
+use super::{Call, CallError, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
@@ -44,9 +44,13 @@ pub struct Turn {
     pub items: Vec<Value>,
 }
 
-impl Turn {
+impl ModelTurn for Turn {
+    type Reply = Vec<FunctionCallOutput>;
+
+    const FORMAT: &'static str = FORMAT;
+
     /// Reads a Responses response.
-    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let response: wire::Response = super::from_value(FORMAT, response)?;
         let mut texts = Vec::new();
         let mut calls = Vec::new();
@@ -102,25 +106,12 @@ impl Turn {
         })
     }
 
-    /// Reads a response body.
-    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
-        Turn::parse(&super::parse_body(FORMAT, body)?)
-    }
-
-    /// Whether the model is done: it called no function.
-    pub fn is_final(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Runs the calls as one batch and builds the output items.
-    pub async fn run(&self, registry: &Registry) -> Step<Vec<FunctionCallOutput>> {
-        let results = super::run(registry, &self.calls).await;
-        let reply = self.reply(&results);
-        Step { results, reply }
-    }
-
     /// The `function_call_output` items for `results`, one per call, in call order.
-    pub fn reply(&self, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    fn reply(&self, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
         super::paired(&self.calls, results)
             .map(|(call, result)| FunctionCallOutput {
                 call_id: call.id.clone(),
