@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ModelTurn, ResponseError};
+use super::{Call, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
 use crate::result::ToolResult;
 
@@ -52,26 +52,12 @@ impl ModelTurn for Turn {
                 Some("tool_use") => {
                     // A block of the wrong shape is still a call: answered with an error.
                     let wire: wire::ToolUse = super::from_value(FORMAT, &block).unwrap_or_default();
-                    let name = wire.name.unwrap_or_default();
-                    let mut call = Call::from_value(
-                        String::new(),
-                        name.clone(),
-                        wire.input.unwrap_or(Value::Null),
-                    );
-                    if name.is_empty() {
-                        call = call.fail(CallError::MissingName);
+                    let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
+                    let (call, made_up) =
+                        call.identified(wire.id, format!("toolu_missing_id_{index}"));
+                    if made_up && let Some(object) = block.as_object_mut() {
+                        object.insert("id".into(), Value::String(call.id.clone()));
                     }
-                    call.id = match wire.id.filter(|id| !id.is_empty()) {
-                        Some(id) => id,
-                        None => {
-                            call = call.fail(CallError::MissingId { name });
-                            let id = format!("toolu_missing_id_{index}");
-                            if let Some(object) = block.as_object_mut() {
-                                object.insert("id".into(), Value::String(id.clone()));
-                            }
-                            id
-                        }
-                    };
                     calls.push(call);
                 }
                 Some("text") => {

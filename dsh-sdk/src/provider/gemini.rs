@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ModelTurn, ResponseError};
+use super::{Call, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
 use crate::result::ToolResult;
 
@@ -71,17 +71,14 @@ impl ModelTurn for Turn {
                 // A call of the wrong shape is still a call: answered with an error.
                 let wire: wire::FunctionCall =
                     super::from_value(FORMAT, &function_call).unwrap_or_default();
-                let name = wire.name.unwrap_or_default();
                 let id = wire.id.filter(|id| !id.is_empty());
-                let own_id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
                 // A call without arguments may leave `args` out.
                 let args = wire
                     .args
                     .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-                let mut call = Call::from_value(own_id, name.clone(), args);
-                if name.is_empty() {
-                    call = call.fail(CallError::MissingName);
-                }
+                // Gemini's ids are optional: one made up here fails nothing.
+                let mut call = Call::from_value(wire.name, args);
+                call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
                 calls.push(call);
                 gemini_ids.push(id);
             } else if let Some(text) = part.text

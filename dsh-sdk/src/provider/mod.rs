@@ -145,17 +145,51 @@ pub struct Call {
 }
 
 impl Call {
-    /// A call whose arguments arrived as JSON text (OpenAI's `arguments`).
-    pub(crate) fn from_text(id: String, name: String, arguments: &str) -> Self {
-        let args = args_from_text(&name, arguments);
-        Call { id, name, args }
+    /// A call whose arguments arrived as JSON text (OpenAI's `arguments`:
+    /// a string of JSON, or from some endpoints the object itself), with no
+    /// id yet; failed when it names no tool.
+    pub(crate) fn from_text(name: Option<String>, arguments: &str) -> Self {
+        Call::named(name, |name| args_from_text(name, arguments))
     }
 
     /// A call whose arguments arrived as a JSON value (Anthropic's `input`,
-    /// Gemini's `args`), which must be an object.
-    pub(crate) fn from_value(id: String, name: String, arguments: Value) -> Self {
-        let args = args_from_value(&name, arguments);
-        Call { id, name, args }
+    /// Gemini's `args`), which must be an object, with no id yet; failed
+    /// when it names no tool.
+    pub(crate) fn from_value(name: Option<String>, arguments: Value) -> Self {
+        Call::named(name, |name| args_from_value(name, arguments))
+    }
+
+    fn named(name: Option<String>, args: impl FnOnce(&str) -> Result<Value, CallError>) -> Self {
+        let name = name.unwrap_or_default();
+        let call = Call {
+            id: String::new(),
+            args: args(&name),
+            name,
+        };
+        if call.name.is_empty() {
+            call.fail(CallError::MissingName)
+        } else {
+            call
+        }
+    }
+
+    /// Gives the call the `id` the model sent. Without one (or an empty one)
+    /// the call fails with [`CallError::MissingId`] and takes `made_up`, so
+    /// its result can still refer to it; the second value says so, for the
+    /// caller to write the made-up id back into the model's own turn.
+    pub(crate) fn identified(mut self, id: Option<String>, made_up: String) -> (Self, bool) {
+        match id.filter(|id| !id.is_empty()) {
+            Some(id) => {
+                self.id = id;
+                (self, false)
+            }
+            None => {
+                let name = self.name.clone();
+                let mut call = self.fail(CallError::MissingId { name });
+                call.id = made_up;
+                (call, true)
+            }
+        }
     }
 
     /// Replaces the arguments with `error` (the first error wins).
@@ -319,6 +353,16 @@ pub(crate) fn paired<'a>(
         };
         (call, result)
     })
+}
+
+/// OpenAI's `arguments` as text: a string of JSON as it is, the object some
+/// endpoints send in its place as JSON, nothing as empty.
+pub(crate) fn arguments_text(arguments: Option<Value>) -> String {
+    match arguments {
+        Some(Value::String(text)) => text,
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
 }
 
 fn args_from_text(name: &str, text: &str) -> Result<Value, CallError> {

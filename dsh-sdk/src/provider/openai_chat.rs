@@ -67,32 +67,19 @@ impl ModelTurn for Turn {
         let mut tool_calls = Vec::new();
         for (index, wire) in choice.message.tool_calls.into_iter().enumerate() {
             let function = wire.function.unwrap_or_default();
-            let name = function.name.unwrap_or_default();
-            let arguments = match function.arguments {
-                Some(Value::String(text)) => text,
-                Some(other) => other.to_string(),
-                None => String::new(),
-            };
-            let mut call = Call::from_text(String::new(), name.clone(), &arguments);
-            if name.is_empty() {
-                call = call.fail(CallError::MissingName);
-            }
+            let arguments = super::arguments_text(function.arguments);
+            let mut call = Call::from_text(function.name, &arguments);
             if let Some(kind) = wire.kind.filter(|kind| kind != "function") {
-                call = call.fail(CallError::UnsupportedKind {
-                    name: name.clone(),
-                    kind,
-                });
+                let name = call.name.clone();
+                call = call.fail(CallError::UnsupportedKind { name, kind });
             }
-            call.id = match wire.id.filter(|id| !id.is_empty()) {
-                Some(id) => id,
-                None => {
-                    call = call.fail(CallError::MissingId { name: name.clone() });
-                    format!("call_missing_id_{index}")
-                }
-            };
+            let (call, _) = call.identified(wire.id, format!("call_missing_id_{index}"));
             tool_calls.push(ToolCallMessage {
                 id: call.id.clone(),
-                function: FunctionCall { name, arguments },
+                function: FunctionCall {
+                    name: call.name.clone(),
+                    arguments,
+                },
             });
             calls.push(call);
         }

@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ModelTurn, ResponseError};
+use super::{Call, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
@@ -61,27 +61,12 @@ impl ModelTurn for Turn {
                     // A call of the wrong shape is still a call: answered with an error.
                     let wire: wire::FunctionCall =
                         super::from_value(FORMAT, &item).unwrap_or_default();
-                    let name = wire.name.unwrap_or_default();
-                    let arguments = match wire.arguments {
-                        Some(Value::String(text)) => text,
-                        Some(other) => other.to_string(),
-                        None => String::new(),
-                    };
-                    let mut call = Call::from_text(String::new(), name.clone(), &arguments);
-                    if name.is_empty() {
-                        call = call.fail(CallError::MissingName);
+                    let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
+                    let (call, made_up) =
+                        call.identified(wire.call_id, format!("call_missing_id_{index}"));
+                    if made_up && let Some(object) = item.as_object_mut() {
+                        object.insert("call_id".into(), Value::String(call.id.clone()));
                     }
-                    call.id = match wire.call_id.filter(|id| !id.is_empty()) {
-                        Some(id) => id,
-                        None => {
-                            call = call.fail(CallError::MissingId { name });
-                            let id = format!("call_missing_id_{index}");
-                            if let Some(object) = item.as_object_mut() {
-                                object.insert("call_id".into(), Value::String(id.clone()));
-                            }
-                            id
-                        }
-                    };
                     calls.push(call);
                 }
                 Some("message") => {
