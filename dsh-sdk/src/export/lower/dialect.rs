@@ -14,8 +14,9 @@ use super::walk::walk;
 /// into the description.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Dialect {
-    /// The keywords kept as they are (subject to the value rules below).
-    pub keywords: &'static [&'static str],
+    /// The keywords kept as they are (subject to the value rules below), in
+    /// groups the dialects share.
+    pub keywords: &'static [&'static [&'static str]],
     /// The `format` values kept.
     pub formats: Formats,
     /// The `enum` and `const` values kept.
@@ -36,7 +37,7 @@ pub(super) enum Formats {
     /// Only these; other string formats move into the description, other
     /// numeric formats (`int32`, `uint8`, `double`: annotations no validator
     /// asserts) are dropped.
-    Only(&'static [&'static str]),
+    Only(&'static [&'static [&'static str]]),
 }
 
 /// The `enum` and `const` values a [`Dialect`] keeps.
@@ -58,40 +59,21 @@ pub(super) enum Literals {
 /// `patternProperties`, `not`, `if`/`then`/`else`, … are not among them.
 pub(super) const OPENAI_STRICT: Dialect = Dialect {
     keywords: &[
-        "type",
-        "description",
-        "title",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "anyOf",
-        "enum",
-        "const",
-        "$ref",
-        "$defs",
-        "definitions",
-        "pattern",
-        "format",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "minItems",
-        "maxItems",
+        STRICT_STRUCTURE,
+        &[
+            "title",
+            "pattern",
+            "format",
+            "multipleOf",
+            "maximum",
+            "exclusiveMaximum",
+            "minimum",
+            "exclusiveMinimum",
+            "minItems",
+            "maxItems",
+        ],
     ],
-    formats: Formats::Only(&[
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    ]),
+    formats: Formats::Only(&[STRICT_FORMATS]),
     literals: Literals::Any,
     max_min_items: None,
     simple_patterns: false,
@@ -103,39 +85,44 @@ pub(super) const OPENAI_STRICT: Dialect = Dialect {
 /// simple regexes. No numeric or string-length constraints, no `maxItems`.
 pub(super) const ANTHROPIC_STRICT: Dialect = Dialect {
     keywords: &[
-        "type",
-        "description",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "anyOf",
-        "enum",
-        "const",
-        "$ref",
-        "$defs",
-        "definitions",
-        "default",
-        "format",
-        "pattern",
-        "minItems",
+        STRICT_STRUCTURE,
+        &["default", "format", "pattern", "minItems"],
     ],
-    formats: Formats::Only(&[
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "uri",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    ]),
+    formats: Formats::Only(&[STRICT_FORMATS, &["uri"]]),
     literals: Literals::Primitives,
     max_min_items: Some(1),
     simple_patterns: true,
 };
+
+/// What both strict modes take: object, array and alternative structure,
+/// literals and local references.
+const STRICT_STRUCTURE: &[&str] = &[
+    "type",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "enum",
+    "const",
+    "$ref",
+    "$defs",
+    "definitions",
+];
+
+/// The string formats both strict modes take.
+const STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
 
 /// Gemini `parametersJsonSchema`: the properties its reference lists as
 /// supported (`$id`, `$defs`, `$ref`, `$anchor`, `type`, `format`, `title`,
@@ -143,7 +130,7 @@ pub(super) const ANTHROPIC_STRICT: Dialect = Dialect {
 /// `minItems`, `maxItems`, `minimum`, `maximum`, `anyOf`, `properties`,
 /// `additionalProperties`, `required`, and the non-standard `propertyOrdering`).
 pub(super) const GEMINI_JSON: Dialect = Dialect {
-    keywords: &[
+    keywords: &[&[
         "$id",
         "$defs",
         "$ref",
@@ -164,7 +151,7 @@ pub(super) const GEMINI_JSON: Dialect = Dialect {
         "additionalProperties",
         "required",
         "propertyOrdering",
-    ],
+    ]],
     formats: Formats::Any,
     literals: Literals::StringsAndNumbers,
     max_min_items: None,
@@ -174,9 +161,9 @@ pub(super) const GEMINI_JSON: Dialect = Dialect {
 /// Gemini `parameters`: the fields of its `Schema` object, "a select subset of
 /// an OpenAPI 3.0 schema object", with string-only enums and the formats it
 /// documents (`float`/`double`, `int32`/`int64`, `enum`/`date-time`). `$ref` and
-/// `$defs` are kept here only for [`inline_refs`], which removes them.
+/// `$defs` are kept here only for the inlining pass, which removes them.
 pub(super) const GEMINI_OPENAPI: Dialect = Dialect {
-    keywords: &[
+    keywords: &[&[
         "type",
         "format",
         "title",
@@ -202,8 +189,8 @@ pub(super) const GEMINI_OPENAPI: Dialect = Dialect {
         "$ref",
         "$defs",
         "definitions",
-    ],
-    formats: Formats::Only(&["float", "double", "int32", "int64", "enum", "date-time"]),
+    ]],
+    formats: Formats::Only(&[&["float", "double", "int32", "int64", "enum", "date-time"]]),
     literals: Literals::Strings,
     max_min_items: None,
     simple_patterns: false,
@@ -281,7 +268,7 @@ pub(super) enum Verdict {
 
 impl Dialect {
     fn verdict(&self, key: &str, value: &Value) -> Verdict {
-        if !self.keywords.contains(&key) {
+        if !listed(self.keywords, key) {
             return if DESCRIBED_ANNOTATIONS.contains(&key) {
                 Verdict::Describe { note: false }
             } else if CONSTRAINTS.contains(&key) {
@@ -293,7 +280,7 @@ impl Dialect {
         match key {
             "format" => match (value, self.formats) {
                 (Value::String(_), Formats::Any) => Verdict::Keep,
-                (Value::String(format), Formats::Only(kept)) if kept.contains(&format.as_str()) => {
+                (Value::String(format), Formats::Only(kept)) if listed(kept, format) => {
                     Verdict::Keep
                 }
                 (Value::String(format), Formats::Only(_))
@@ -333,6 +320,11 @@ impl Literals {
             Literals::Strings => value.is_string(),
         }
     }
+}
+
+/// Whether one of `groups` lists `name`.
+fn listed(groups: &[&[&str]], name: &str) -> bool {
+    groups.iter().any(|group| group.contains(&name))
 }
 
 /// Whether `pattern` stays within what Anthropic documents for strict mode:
