@@ -213,7 +213,7 @@ fn pointer_token(property: &Value) -> String {
         Value::String(name) => name.clone(),
         other => other.to_string(),
     };
-    name.replace('~', "~0").replace('/', "~1")
+    crate::pointer::escape(&name).into_owned()
 }
 
 /// What the root of a schema is, for messages: `an object`, `"type": "string"`.
