@@ -58,6 +58,17 @@
 //! canonical schema too. Lowering is total: any JSON value goes in, and a
 //! schema in the dialect comes out, with notes for what did not fit.
 //!
+//! The passes are private to the crate, one module per concern: `objects`
+//! (one shape for every subschema, objects closed and required, tuples,
+//! maps), `merge` (`allOf`, constraining `$ref` siblings, root
+//! alternatives), `alternatives` (`oneOf` as `anyOf`), `refs` (wrapping,
+//! inlining, recursion), `openapi` (Gemini's literal and type forms),
+//! `dialect` (the keyword tables and the pass that keeps them) and `limits`;
+//! `shape` and `walk` read and visit schemas for them. Where schemars ships
+//! the rewrite a pass needs, the pass is schemars' own transform
+//! (`ReplaceConstValue`); where its nearest transform writes something a
+//! dialect does not read, the pass says so and stays ours.
+//!
 //! The published constraint lists these passes follow:
 //!
 //! - OpenAI, *Structured model outputs* guide, "Supported schemas" (supported
