@@ -74,20 +74,13 @@ pub(crate) struct CatalogState {
 #[non_exhaustive]
 pub enum CatalogError {
     /// No tool of that name or alias is registered.
-    #[error("cannot set the status of `{name}`: no tool of that name is registered{}", suggestion(.closest))]
+    #[error("cannot set the status of `{name}`: no tool of that name is registered{}", crate::suggest::hint(.closest))]
     UnknownTool {
         /// The name given.
         name: String,
         /// The registered names closest to it, best first.
         closest: Vec<String>,
     },
-}
-
-fn suggestion(closest: &[String]) -> String {
-    match closest.first() {
-        Some(name) => format!("; did you mean `{name}`?"),
-        None => String::new(),
-    }
 }
 
 impl Registry {

@@ -66,10 +66,12 @@ pub mod log;
 pub mod lower;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod names;
 pub mod permission;
 mod pipeline;
 #[cfg(feature = "playground")]
 pub mod playground;
+mod pointer;
 pub mod post_execute;
 mod project;
 pub mod provider;

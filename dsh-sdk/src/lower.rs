@@ -84,6 +84,7 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 
 use crate::export::Format;
+use crate::pointer::escape;
 use crate::registry::{Registry, ToolInfo};
 
 type Object = Map<String, Value>;
@@ -1807,7 +1808,7 @@ impl Inliner<'_> {
 
 fn definition_name(reference: &str) -> String {
     match reference.rsplit_once('/') {
-        Some((_, name)) if reference != "#" => name.replace("~1", "/").replace("~0", "~"),
+        Some((_, name)) if reference != "#" => crate::pointer::unescape(name).into_owned(),
         _ => "the root schema".to_owned(),
     }
 }
@@ -2271,10 +2272,6 @@ const SCHEMA_MAPS: &[&str] = &[
     "definitions",
     "dependentSchemas",
 ];
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
 
 /// Calls `visit` with every subschema directly under `schema`, and its
 /// pointer below `pointer`.

@@ -6,7 +6,8 @@ use syn::parse::{ParseStream, Parser};
 use syn::{Expr, ExprArray, ExprLit, ExprPath, Ident, Lit, LitInt, LitStr, Path, Token, token};
 
 use crate::ctxt::Ctxt;
-use crate::suggest::{did_you_mean, one_of};
+use crate::shared::names::{CATEGORIES, OUTPUT_TYPES};
+use crate::shared::suggest::{did_you_mean, one_of};
 
 /// The bare flags, each a `ToolDef` builder method of the same name.
 const FLAGS: &[&str] = &[
@@ -43,33 +44,6 @@ const KEYS: &[&str] = &[
     "render",
     "present",
     "present_call",
-];
-
-/// `category = "…"`: the attribute's spelling and the `Category` variant.
-const CATEGORIES: &[(&str, &str)] = &[
-    ("filesystem", "Filesystem"),
-    ("shell", "Shell"),
-    ("search", "Search"),
-    ("web", "Web"),
-    ("notebook", "Notebook"),
-    ("task_management", "TaskManagement"),
-    ("agent", "Agent"),
-    ("planning", "Planning"),
-    ("mcp", "Mcp"),
-    ("custom", "Custom"),
-];
-
-/// `output_type = "…"`: the attribute's spelling and the `OutputType` variant.
-const OUTPUT_TYPES: &[(&str, &str)] = &[
-    ("text", "Text"),
-    ("structured", "Structured"),
-    ("file_content", "FileContent"),
-    ("file_list", "FileList"),
-    ("diff", "Diff"),
-    ("web_content", "WebContent"),
-    ("empty", "Empty"),
-    ("binary_ref", "BinaryRef"),
-    ("agent_result", "AgentResult"),
 ];
 
 /// What `#[tool(…)]` said; a key it did not give is `None`.
