@@ -111,7 +111,7 @@ impl Tighten {
         }
     }
 
-    fn into_decision(self) -> Option<Decision> {
+    pub(super) fn into_decision(self) -> Option<Decision> {
         match self {
             Tighten::Keep => None,
             Tighten::Ask { prompt } => Some(Decision::Ask { prompt }),

@@ -15,15 +15,6 @@ pub trait Guard: Send + Sync + 'static {
     fn check(&self, call: &CallInfo<'_>) -> Tighten;
 }
 
-impl<F> Guard for F
-where
-    F: Fn(&CallInfo<'_>) -> Tighten + Send + Sync + 'static,
-{
-    fn check(&self, call: &CallInfo<'_>) -> Tighten {
-        self(call)
-    }
-}
-
 /// Plan mode: only read-only tools run.
 ///
 /// ```
@@ -80,11 +71,18 @@ pub trait PreExecute: Send + Sync + 'static {
     fn check(&self, call: &CallInfo<'_>) -> Decision;
 }
 
-impl<F> PreExecute for F
-where
-    F: Fn(&CallInfo<'_>) -> Decision + Send + Sync + 'static,
-{
-    fn check(&self, call: &CallInfo<'_>) -> Decision {
-        self(call)
-    }
+/// A closure of a hook's one method's signature is that hook too.
+macro_rules! closures_are_hooks {
+    ($($hook:ident -> $answer:ty),* $(,)?) => {$(
+        impl<F> $hook for F
+        where
+            F: Fn(&CallInfo<'_>) -> $answer + Send + Sync + 'static,
+        {
+            fn check(&self, call: &CallInfo<'_>) -> $answer {
+                self(call)
+            }
+        }
+    )*};
 }
+
+closures_are_hooks!(Guard -> Tighten, PreExecute -> Decision);

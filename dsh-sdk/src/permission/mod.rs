@@ -63,6 +63,7 @@ mod rule;
 #[cfg(test)]
 mod tests;
 
+use std::any::Any;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -136,31 +137,46 @@ impl Permissions {
             Some(ruled) => ruled,
             None => default_decision(call),
         };
-        for (index, gate) in self.gates.iter().enumerate() {
+        let gates = (self.gates.iter().enumerate()).map(|(index, gate)| Hook::Gate(index, &**gate));
+        let guards =
+            (self.guards.iter().enumerate()).map(|(index, guard)| Hook::Guard(index, &**guard));
+        for hook in gates.chain(guards) {
             if decision.strictness() == Strictness::Deny {
-                return decision;
+                break;
             }
-            let checked = catch_unwind(AssertUnwindSafe(|| gate.check(call)));
+            let checked = catch_unwind(AssertUnwindSafe(|| hook.check(call)));
             decision = decision.stricter(checked.unwrap_or_else(|panic| Decision::Deny {
-                reason: panicked(&format!("pre-execute gate #{}", index + 1), panic),
-            }));
-        }
-        for (index, guard) in self.guards.iter().enumerate() {
-            if decision.strictness() == Strictness::Deny {
-                return decision;
-            }
-            let checked = catch_unwind(AssertUnwindSafe(|| guard.check(call)));
-            decision = decision.tighten(checked.unwrap_or_else(|panic| Tighten::Deny {
-                reason: panicked(&format!("guard #{}", index + 1), panic),
+                reason: hook.panicked(panic),
             }));
         }
         decision
     }
 }
 
-/// "the guard #1 panicked: …".
-fn panicked(hook: &str, panic: Box<dyn std::any::Any + Send>) -> String {
-    crate::pipeline::hook_panicked(&format!("the {hook}"), panic)
+/// A gate or a guard, with its place among its kind (from 0).
+enum Hook<'a> {
+    Gate(usize, &'a dyn PreExecute),
+    Guard(usize, &'a dyn Guard),
+}
+
+impl Hook<'_> {
+    /// The hook's decision. A guard's [`Tighten::Keep`] is an allow, which
+    /// [`Decision::stricter`] never lets loosen anything.
+    fn check(&self, call: &CallInfo<'_>) -> Decision {
+        match self {
+            Hook::Gate(_, gate) => gate.check(call),
+            Hook::Guard(_, guard) => guard.check(call).into_decision().unwrap_or(Decision::Allow),
+        }
+    }
+
+    /// "the guard #1 panicked: …".
+    fn panicked(&self, panic: Box<dyn Any + Send>) -> String {
+        let hook = match self {
+            Hook::Gate(index, _) => format!("the pre-execute gate #{}", index + 1),
+            Hook::Guard(index, _) => format!("the guard #{}", index + 1),
+        };
+        crate::pipeline::hook_panicked(&hook, panic)
+    }
 }
 
 impl fmt::Debug for Permissions {
