@@ -49,7 +49,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::{PoisonError, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 use crate::event::Event;
 use crate::rawp::{CatalogPublish, CatalogTool, Diagnostic, Severity, ToolStatus};
@@ -253,17 +253,11 @@ impl Registry {
     }
 
     fn catalog_state(&self) -> RwLockReadGuard<'_, CatalogState> {
-        self.inner
-            .catalog
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
+        crate::sync::read(&self.inner.catalog)
     }
 
     fn catalog_state_mut(&self) -> RwLockWriteGuard<'_, CatalogState> {
-        self.inner
-            .catalog
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
+        crate::sync::write(&self.inner.catalog)
     }
 }
 

@@ -83,6 +83,7 @@ mod schema;
 pub mod search;
 mod spill;
 mod suggest;
+mod sync;
 pub mod testing;
 pub mod web;
 
