@@ -21,21 +21,11 @@ const FLAGS: &[&str] = &[
     "allow_unknown_args",
 ];
 
-/// Every key, in the order the docs list them.
-const KEYS: &[&str] = &[
-    "name",
-    "description",
-    "title",
-    "version",
-    "aliases",
-    "read_only",
-    "concurrency_safe",
-    "destructive",
-    "idempotent",
-    "requires_approval",
-    "defer",
-    "always_load",
-    "allow_unknown_args",
+/// The keys before the flags, in the order the docs list them.
+const NAMING_KEYS: &[&str] = &["name", "description", "title", "version", "aliases"];
+
+/// The keys after the flags, in the order the docs list them.
+const OTHER_KEYS: &[&str] = &[
     "category",
     "output_type",
     "max_result_chars",
@@ -45,6 +35,9 @@ const KEYS: &[&str] = &[
     "present",
     "present_call",
 ];
+
+/// Every key, in the order the docs list them.
+const KEYS: [&[&str]; 3] = [NAMING_KEYS, FLAGS, OTHER_KEYS];
 
 /// What `#[tool(…)]` said; a key it did not give is `None`.
 #[derive(Default)]
@@ -133,15 +126,16 @@ impl Attr {
         let Some(key) = path.get_ident() else {
             cx.error_spanned_by(
                 path,
-                format!("unknown key: `#[tool]` takes {}", one_of(KEYS)),
+                format!("unknown key: `#[tool]` takes {}", one_of(&KEYS.concat())),
             );
             return;
         };
         let name = key.to_string();
-        if !KEYS.contains(&name.as_str()) {
-            let message = match did_you_mean(&name, KEYS.iter().copied()) {
+        if !KEYS.iter().any(|keys| keys.contains(&name.as_str())) {
+            let keys = KEYS.concat();
+            let message = match did_you_mean(&name, keys.iter().copied()) {
                 Some(close) => format!("unknown key `{name}`: did you mean `{close}`?"),
-                None => format!("unknown key `{name}`: `#[tool]` takes {}", one_of(KEYS)),
+                None => format!("unknown key `{name}`: `#[tool]` takes {}", one_of(&keys)),
             };
             cx.error_spanned_by(key, message);
             return;
