@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::exec::Exec;
 
-/// How the host settled an [`Decision::Ask`].
+/// How the host settled an [`Decision::Ask`](super::Decision::Ask).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Approval {
     /// Run the call as the model made it.

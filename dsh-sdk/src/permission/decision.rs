@@ -19,7 +19,7 @@ pub enum Strictness {
 pub enum Decision {
     /// Run the call.
     Allow,
-    /// Run the call only if the host's [`Approver`] approves it.
+    /// Run the call only if the host's [`Approver`](super::Approver) approves it.
     Ask {
         /// The question put to whoever approves.
         prompt: String,
@@ -80,7 +80,7 @@ impl Decision {
     }
 }
 
-/// What a [`Guard`] returns: keep the decision, or make it stricter.
+/// What a [`Guard`](super::Guard) returns: keep the decision, or make it stricter.
 ///
 /// There is no `Allow`: combined with [`Decision::tighten`], which keeps the
 /// stricter side, a guard cannot loosen a decision.
