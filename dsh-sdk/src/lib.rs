@@ -65,6 +65,7 @@ pub mod limits;
 pub mod log;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod names;
 pub mod permission;
 mod pipeline;
 #[cfg(feature = "playground")]
@@ -81,6 +82,7 @@ mod schema;
 pub mod search;
 mod spill;
 mod suggest;
+mod sync;
 pub mod testing;
 pub mod web;
 
