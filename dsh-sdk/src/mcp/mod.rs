@@ -54,7 +54,10 @@ pub use http::{
 };
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 pub use prompts::Prompt;
-pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
+pub use proxy::{
+    Backoff, ConnectError, DEFAULT_HEARTBEAT, McpProxy, McpProxyBuilder, ProxyEvent, TOOL_SKIPPED,
+    TlsError, ToolListDiff,
+};
 pub use resources::{
     ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
 };

@@ -10,6 +10,7 @@ use tokio::sync::Notify;
 use super::forward::Progress;
 
 /// The client side of the connection: receives progress and list changes.
+#[derive(Clone)]
 pub(super) struct ProxyClient {
     pub(super) progress: Progress,
     pub(super) list_changed: Arc<Notify>,

@@ -55,7 +55,7 @@ impl Forward {
             })
         };
         let params = CallToolRequestParams::new(remote.clone()).with_arguments(arguments);
-        let peer = &self.link.peer;
+        let peer = &self.link.peer();
         let handle = peer
             .send_request_with_option(
                 ClientRequest::CallToolRequest(Request::new(params)),

@@ -25,6 +25,15 @@ pub(super) fn unreachable(error: &rmcp::ServiceError) -> Option<String> {
                 });
                 http_connect || io_refused
             });
+            let lost_session = causes(error).any(|cause| {
+                matches!(
+                    cause.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+                    Some(StreamableHttpError::SessionExpired)
+                )
+            });
+            if lost_session {
+                return Some("it no longer knows the session (it restarted)".to_owned());
+            }
             refused.then(|| format!("nothing answers at its address ({})", root_cause(error)))
         }
         _ => None,

@@ -9,7 +9,8 @@ use rmcp::model::Tool;
 use rmcp::{Peer, RoleClient};
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, broadcast};
+use tokio_util::sync::CancellationToken;
 
 use crate::content::{ContentBlock, render_default};
 use crate::definition::{Category, ToolDef};
@@ -20,6 +21,7 @@ use crate::registry::{Registry, ScopedTool};
 
 use super::super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 use super::TOOL_SKIPPED;
+use super::events::{ProxyEvent, ToolListDiff};
 use super::forward::{Forward, Progress};
 
 /// What the proxy, its tools' handlers and the watcher share.
@@ -28,21 +30,64 @@ pub(super) struct Link {
     pub(super) prefix: String,
     pub(super) pins: ContractPins,
     pub(super) registry: Registry,
-    pub(super) peer: Peer<RoleClient>,
+    /// The current connection, replaced on each reconnection.
+    peer: Mutex<Peer<RoleClient>>,
+    /// Cancelled when the current connection is seen to be gone (a call that
+    /// nothing answered), so the watcher stops following it.
+    connection: Mutex<CancellationToken>,
     /// Progress token → the call it reports on.
     pub(super) progress: Progress,
-    /// Registered name → the remote definition it was made from, and its handle.
-    pub(super) tools: Mutex<BTreeMap<String, (Value, ScopedTool)>>,
+    /// Registered name → what it was made from, and its handle.
+    pub(super) tools: Mutex<BTreeMap<String, Proxied>>,
     pub(super) skipped: Mutex<Vec<Diagnostic>>,
     /// Set when the proxy is dropped: a re-read still running registers nothing.
     pub(super) dropped: AtomicBool,
-    /// Why the server is gone, once it is.
-    pub(super) gone: Mutex<Option<String>>,
+    /// Why the server is gone, while it is.
+    gone: Mutex<Option<String>>,
     pub(super) closed: Notify,
+    events: broadcast::Sender<ProxyEvent>,
 }
 
+/// A remote tool as registered here.
+pub(super) struct Proxied {
+    /// Its MCP definition, as the server listed it.
+    pub(super) definition: Value,
+    /// The contract hash of that definition.
+    pub(super) contract: String,
+    _handle: ScopedTool,
+}
+
+/// How many events a slow [`McpProxy::events`](super::McpProxy::events)
+/// receiver may fall behind before it misses some.
+const EVENT_BUFFER: usize = 64;
+
 impl Link {
-    pub(super) fn tools(&self) -> MutexGuard<'_, BTreeMap<String, (Value, ScopedTool)>> {
+    pub(super) fn new(
+        server: String,
+        prefix: String,
+        pins: ContractPins,
+        registry: &Registry,
+        peer: Peer<RoleClient>,
+        progress: Progress,
+    ) -> Self {
+        Link {
+            server,
+            prefix,
+            pins,
+            registry: registry.clone(),
+            peer: Mutex::new(peer),
+            connection: Mutex::default(),
+            progress,
+            tools: Mutex::default(),
+            skipped: Mutex::default(),
+            dropped: AtomicBool::new(false),
+            gone: Mutex::default(),
+            closed: Notify::new(),
+            events: broadcast::channel(EVENT_BUFFER).0,
+        }
+    }
+
+    pub(super) fn tools(&self) -> MutexGuard<'_, BTreeMap<String, Proxied>> {
         self.tools.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -53,20 +98,55 @@ impl Link {
             .clone()
     }
 
+    /// The current connection to the server.
+    pub(super) fn peer(&self) -> Peer<RoleClient> {
+        self.peer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Follows a new connection from here on; returns the token that says
+    /// it was seen to be gone.
+    pub(super) fn attach(&self, peer: Peer<RoleClient>) -> CancellationToken {
+        *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = peer;
+        let token = CancellationToken::new();
+        *self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = token.clone();
+        token
+    }
+
+    pub(super) fn subscribe(&self) -> broadcast::Receiver<ProxyEvent> {
+        self.events.subscribe()
+    }
+
+    pub(super) fn emit(&self, event: ProxyEvent) {
+        tracing::info!(server = %self.server, ?event, "MCP proxy");
+        // No receiver is not an error: nobody asked.
+        let _ = self.events.send(event);
+    }
+
     /// Registers the server's tools, replacing those that changed and
-    /// dropping those it no longer has.
-    pub(super) async fn sync(self: &Arc<Self>) -> Result<(), String> {
+    /// dropping those it no longer has; says how the registered list changed.
+    pub(super) async fn sync(self: &Arc<Self>) -> Result<ToolListDiff, String> {
         let remote = self
-            .peer
+            .peer()
             .list_all_tools()
             .await
             .map_err(|error| error.to_string())?;
         // The registry is only ever called with no lock of ours held: it
         // publishes the catalog to subscribers, who may ask this proxy.
-        let known: BTreeMap<String, Value> = self
+        let known: BTreeMap<String, (Value, String)> = self
             .tools()
             .iter()
-            .map(|(name, (definition, _))| (name.clone(), definition.clone()))
+            .map(|(name, tool)| {
+                (
+                    name.clone(),
+                    (tool.definition.clone(), tool.contract.clone()),
+                )
+            })
             .collect();
         self.forget_skipped();
         let mut skipped = Vec::new();
@@ -77,8 +157,12 @@ impl Link {
             let name = format!("{}{}", self.prefix, tool.name);
             seen.insert(name.clone());
             let definition = serde_json::to_value(&tool).unwrap_or(Value::Null);
-            contracts.push((name.clone(), crate::digest::contract_hash(&definition)));
-            if known.get(&name) == Some(&definition) {
+            let contract = crate::digest::contract_hash(&definition);
+            contracts.push((name.clone(), contract.clone()));
+            if known
+                .get(&name)
+                .is_some_and(|(known, _)| *known == definition)
+            {
                 continue;
             }
             // A changed tool: the old one goes first, freeing the name.
@@ -90,16 +174,24 @@ impl Link {
             {
                 Ok(handle) => {
                     let _ = self.registry.set_status(&name, ToolStatus::Available, None);
-                    fresh.push((name, (definition, handle.scoped())));
+                    let tool = Proxied {
+                        definition,
+                        contract,
+                        _handle: handle.scoped(),
+                    };
+                    fresh.push((name, tool));
                 }
                 Err(error) => skipped.push(self.skip(&name, &tool, &error)),
             }
         }
-        let leftovers: Vec<ScopedTool> = {
+        let (leftovers, now): (Vec<Proxied>, BTreeMap<String, String>) = {
             let mut tools = self.tools();
             if self.dropped.load(Ordering::SeqCst) {
                 // The proxy went while this ran: nothing it registered stays.
-                fresh.into_iter().map(|(_, (_, handle))| handle).collect()
+                (
+                    fresh.into_iter().map(|(_, tool)| tool).collect(),
+                    BTreeMap::new(),
+                )
             } else {
                 tools.extend(fresh);
                 let stale: Vec<String> = tools
@@ -107,20 +199,28 @@ impl Link {
                     .filter(|name| !seen.contains(*name))
                     .cloned()
                     .collect();
-                stale
+                let leftovers = stale.iter().filter_map(|name| tools.remove(name)).collect();
+                let now = tools
                     .iter()
-                    .filter_map(|name| tools.remove(name))
-                    .map(|(_, handle)| handle)
-                    .collect()
+                    .map(|(name, tool)| (name.clone(), tool.contract.clone()))
+                    .collect();
+                (leftovers, now)
             }
         };
+        // A status outlives its tool: a tool gone while its server was gone
+        // must not leave `unavailable` behind for one of the same name.
+        if self.gone().is_some() {
+            for name in known.keys().filter(|name| !now.contains_key(*name)) {
+                let _ = self.registry.set_status(name, ToolStatus::Available, None);
+            }
+        }
         // Unregistered here, with the lock released.
         drop(leftovers);
         for (name, hash) in contracts {
             self.check_contract(&name, &hash);
         }
         *self.skipped.lock().unwrap_or_else(PoisonError::into_inner) = skipped;
-        Ok(())
+        Ok(diff(&known, &now))
     }
 
     /// Blocks `name` when its contract `hash` is not the pinned one, and
@@ -192,23 +292,54 @@ impl Link {
         diagnostic
     }
 
-    /// The server went away: its tools turn unavailable. The first reason stays.
+    /// The server went away: its tools turn unavailable, and the watcher
+    /// stops following the connection. The first reason stays.
     pub(super) fn mark_gone(&self, reason: String) {
-        let description = format!("the MCP server `{}` is gone: {reason}", self.server);
         {
             let mut gone = self.gone.lock().unwrap_or_else(PoisonError::into_inner);
             if gone.is_some() {
                 return;
             }
-            *gone = Some(reason);
+            *gone = Some(reason.clone());
         }
+        self.set_statuses(
+            ToolStatus::Unavailable,
+            Some(&format!(
+                "the MCP server `{}` is gone: {reason}",
+                self.server
+            )),
+        );
+        self.connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel();
+        self.closed.notify_waiters();
+        self.emit(ProxyEvent::Disconnected { reason });
+    }
+
+    /// The server is back: its tools turn available again.
+    pub(super) fn mark_back(&self) {
+        *self.gone.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        self.set_statuses(ToolStatus::Available, None);
+    }
+
+    /// Says in each tool's status description that reconnecting failed for good.
+    pub(super) fn mark_given_up(&self, attempts: u32, error: &str) {
+        let reason = self.gone().unwrap_or_default();
+        let server = &self.server;
+        self.set_statuses(
+            ToolStatus::Unavailable,
+            Some(&format!(
+                "the MCP server `{server}` is gone: {reason}; {attempts} attempts to reconnect failed, the last with: {error}"
+            )),
+        );
+    }
+
+    fn set_statuses(&self, status: ToolStatus, description: Option<&str>) {
         let names: Vec<String> = self.tools().keys().cloned().collect();
         for name in names {
-            let _ = self
-                .registry
-                .set_status(&name, ToolStatus::Unavailable, Some(&description));
+            let _ = self.registry.set_status(&name, status, description);
         }
-        self.closed.notify_waiters();
     }
 
     /// The dynamic tool `name` that forwards each call to the remote `tool`.
@@ -254,5 +385,33 @@ impl Link {
                 Vec::<ContentBlock>::deserialize(value).unwrap_or_else(|_| render_default(value))
             }),
         }
+    }
+}
+
+/// How the registered tools changed from `before` to `now` (name → contract).
+fn diff(
+    before: &BTreeMap<String, (Value, String)>,
+    now: &BTreeMap<String, String>,
+) -> ToolListDiff {
+    ToolListDiff {
+        added: now
+            .keys()
+            .filter(|name| !before.contains_key(*name))
+            .cloned()
+            .collect(),
+        removed: before
+            .keys()
+            .filter(|name| !now.contains_key(*name))
+            .cloned()
+            .collect(),
+        changed: now
+            .iter()
+            .filter(|(name, contract)| {
+                before
+                    .get(*name)
+                    .is_some_and(|(_, before)| before != *contract)
+            })
+            .map(|(name, _)| name.clone())
+            .collect(),
     }
 }
