@@ -39,6 +39,7 @@
 //!   tools](crate::DynamicTool) that forward each call there.
 
 mod apps;
+mod cache;
 mod content;
 mod http;
 mod pins;
@@ -48,6 +49,7 @@ mod resources;
 mod server;
 mod session;
 
+pub use cache::LIST_VERSION_META_KEY;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,

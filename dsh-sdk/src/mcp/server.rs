@@ -382,7 +382,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.mcp_tools()?))
+        Ok(super::cache::tools_list(self.mcp_tools()?))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
