@@ -17,7 +17,13 @@
 
 use rmcp::model::{CacheScope, ListToolsResult, MetaObject, Tool};
 
-/// The `_meta` key of a `tools/list` result's version: see [`McpServer`](super::McpServer).
+/// The `_meta` key of a `tools/list` result's version: the SHA-256 of the
+/// canonical JSON of the tools it lists (`sha256:HEX`). The same tools give
+/// the same version in any session, on any replica, whatever the order they
+/// were registered in, so a client that holds a list of that version holds
+/// this one. The result's `ttlMs` is 0 and its `cacheScope` `private`: a
+/// list changes when tools are registered, dropped or loaded, and
+/// `list_changed` is what says so.
 pub const LIST_VERSION_META_KEY: &str = "dsh/listVersion";
 
 /// How long a list may be treated as fresh: not at all (see the module docs).

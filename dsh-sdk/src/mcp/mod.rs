@@ -35,8 +35,12 @@
 //! - A tool reaches the client of its call through [`Exec`](crate::Exec):
 //!   log messages, elicitation, sampling (see [`crate::client`]).
 //! - [`McpProxy`] connects to another MCP server (a child process's stdio, or
-//!   streamable HTTP) and registers its tools as [dynamic
-//!   tools](crate::DynamicTool) that forward each call there.
+//!   streamable HTTP, `https://` over rustls) and registers its tools as
+//!   [dynamic tools](crate::DynamicTool) that forward each call there. When
+//!   the server drops, its tools turn `unavailable` until the proxy reaches
+//!   it again ([`Backoff`]); the re-read list is diffed ([`ProxyEvent`]).
+//! - Every list result carries the 2026-07-28 cache hints, and `tools/list`
+//!   a version ([`LIST_VERSION_META_KEY`]).
 
 mod apps;
 mod cache;
