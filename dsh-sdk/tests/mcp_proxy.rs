@@ -290,7 +290,7 @@ fn test_pki() -> (String, TlsAcceptor) {
         rcgen::CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
             .unwrap();
     let server_cert = server_params.signed_by(&server_key, &ca).unwrap();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()

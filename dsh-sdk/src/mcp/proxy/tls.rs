@@ -1,36 +1,32 @@
-//! HTTPS to a proxied server: rustls on ring, with the system's trust store
-//! and the roots a host adds (a private CA, a test certificate).
-
-use std::sync::Arc;
-
-use rustls::pki_types::CertificateDer;
-use rustls::pki_types::pem::PemObject;
+//! HTTPS to a proxied server: reqwest's rustls (no system OpenSSL), with the
+//! system's trust store and the roots a host adds (a private CA, a test
+//! certificate).
 
 /// The roots a proxy trusts for `https://` servers.
 #[derive(Clone, Debug, Default)]
 pub(super) struct TlsRoots {
-    /// PEM files' contents, parsed when the proxy connects.
+    /// PEM texts, parsed when the proxy connects.
     pem: Vec<Vec<u8>>,
     /// DER certificates.
-    der: Vec<CertificateDer<'static>>,
+    der: Vec<Vec<u8>>,
     /// Whether the system's trust store is left out.
     only_these: bool,
 }
 
-/// Why the TLS set-up of an `https://` proxy failed.
+/// Why the HTTPS set-up of a proxy failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TlsError {
-    /// A PEM root certificate could not be read.
-    #[error("a root certificate is not valid PEM: {0}")]
-    Pem(#[from] rustls::pki_types::pem::Error),
+    /// A root certificate could not be read.
+    #[error("a root certificate cannot be read: {0}")]
+    Certificate(#[source] reqwest::Error),
     /// A PEM text held no certificate.
     #[error("a PEM text given as root certificates holds no certificate")]
     NoCertificate,
-    /// A root was refused, or no root is left to trust.
-    #[error("the root certificates cannot be used: {0}")]
-    Roots(#[from] rustls::Error),
-    /// The HTTP client could not be built.
+    /// Only the given roots are to be trusted, and none was given.
+    #[error("only the given root certificates are to be trusted, and none was given")]
+    NoRoots,
+    /// The HTTP client could not be built with these roots.
     #[error("the HTTPS client cannot be built: {0}")]
     Client(#[source] reqwest::Error),
 }
@@ -41,7 +37,7 @@ impl TlsRoots {
     }
 
     pub(super) fn add_der(&mut self, der: Vec<u8>) {
-        self.der.push(CertificateDer::from(der));
+        self.der.push(der);
     }
 
     pub(super) fn only_these(&mut self) {
@@ -49,52 +45,36 @@ impl TlsRoots {
     }
 
     /// Every root given, parsed.
-    fn certificates(&self) -> Result<Vec<CertificateDer<'static>>, TlsError> {
-        let mut certificates = self.der.clone();
+    fn certificates(&self) -> Result<Vec<reqwest::Certificate>, TlsError> {
+        let mut certificates = Vec::new();
+        for der in &self.der {
+            certificates.push(reqwest::Certificate::from_der(der).map_err(TlsError::Certificate)?);
+        }
         for pem in &self.pem {
-            let before = certificates.len();
-            for certificate in CertificateDer::pem_slice_iter(pem) {
-                certificates.push(certificate?);
-            }
-            if certificates.len() == before {
+            let bundle =
+                reqwest::Certificate::from_pem_bundle(pem).map_err(TlsError::Certificate)?;
+            if bundle.is_empty() {
                 return Err(TlsError::NoCertificate);
             }
+            certificates.extend(bundle);
         }
         Ok(certificates)
     }
 
-    /// The rustls configuration: ring's provider, TLS 1.2 and 1.3, the
-    /// system's roots (unless left out) plus the given ones.
-    pub(super) fn client_config(&self) -> Result<rustls::ClientConfig, TlsError> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-            .with_safe_default_protocol_versions()?;
-        let certificates = self.certificates()?;
-        let config = if self.only_these {
-            let mut roots = rustls::RootCertStore::empty();
-            for certificate in certificates {
-                roots.add(certificate)?;
-            }
-            if roots.is_empty() {
-                return Err(TlsError::NoCertificate);
-            }
-            builder.with_root_certificates(roots)
-        } else {
-            let verifier =
-                rustls_platform_verifier::Verifier::new_with_extra_roots(certificates, provider)?;
-            builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(verifier))
-        };
-        Ok(config.with_no_client_auth())
-    }
-
-    /// An HTTP client that speaks HTTPS with [`client_config`](Self::client_config).
+    /// An HTTP client that speaks HTTPS trusting the system's roots (unless
+    /// left out) and the given ones.
     pub(super) fn http_client(&self) -> Result<reqwest::Client, TlsError> {
-        reqwest::Client::builder()
-            .tls_backend_preconfigured(self.client_config()?)
-            .build()
-            .map_err(TlsError::Client)
+        let certificates = self.certificates()?;
+        let builder = reqwest::Client::builder();
+        let builder = if self.only_these {
+            if certificates.is_empty() {
+                return Err(TlsError::NoRoots);
+            }
+            builder.tls_certs_only(certificates)
+        } else {
+            builder.tls_certs_merge(certificates)
+        };
+        builder.build().map_err(TlsError::Client)
     }
 }
 
@@ -106,26 +86,25 @@ mod tests {
     fn text_without_a_certificate_is_refused() {
         let mut roots = TlsRoots::default();
         roots.add_pem(b"not a certificate".to_vec());
-        assert!(matches!(
-            roots.client_config(),
-            Err(TlsError::NoCertificate)
-        ));
+        assert!(matches!(roots.http_client(), Err(TlsError::NoCertificate)));
     }
 
     #[test]
     fn trusting_only_given_roots_needs_a_root() {
         let mut roots = TlsRoots::default();
         roots.only_these();
-        assert!(matches!(
-            roots.client_config(),
-            Err(TlsError::NoCertificate)
-        ));
+        assert!(matches!(roots.http_client(), Err(TlsError::NoRoots)));
     }
 
     #[test]
     fn a_broken_pem_block_is_refused() {
         let mut roots = TlsRoots::default();
         roots.add_pem(b"-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----\n".to_vec());
-        assert!(matches!(roots.client_config(), Err(TlsError::Pem(_))));
+        assert!(roots.http_client().is_err());
+    }
+
+    #[test]
+    fn no_roots_given_is_the_system_s_trust_store() {
+        assert!(TlsRoots::default().http_client().is_ok());
     }
 }
