@@ -13,7 +13,7 @@ use dsh_sdk::mcp::{
     Backoff, ConnectError, McpHttpServer, McpProxy, McpServer, ProxyEvent, TOOL_CONTRACT_CHANGED,
 };
 use dsh_sdk::prelude::*;
-use dsh_sdk::rawp::ToolStatus;
+use dsh_sdk::rawp::{CatalogTool, ToolStatus};
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::broadcast;
@@ -110,13 +110,27 @@ async fn next_event<T>(
     .unwrap_or_else(|_| panic!("{what} did not happen within {BOUND:?}"))
 }
 
-fn status(host: &Registry, name: &str) -> ToolStatus {
+fn entry(host: &Registry, name: &str) -> CatalogTool {
     host.catalog()
         .tools
         .into_iter()
         .find(|entry| entry.name == name)
         .unwrap_or_else(|| panic!("`{name}` is not in the catalog"))
-        .status
+}
+
+fn status(host: &Registry, name: &str) -> ToolStatus {
+    entry(host, name).status
+}
+
+/// A server with one tool, `greet`, that answers `answer`.
+async fn greeter(answer: &'static str) -> (Registry, McpHttpServer) {
+    let remote = Registry::new();
+    remote
+        .register_dynamic(remote_tool("greet", "Greet someone.", answer))
+        .unwrap()
+        .keep();
+    let server = backend(&remote).await;
+    (remote, server)
 }
 
 #[tokio::test]
@@ -232,11 +246,7 @@ async fn a_killed_server_s_tools_turn_unavailable_and_come_back_diffed_when_it_r
 
 #[tokio::test]
 async fn a_server_that_never_returns_is_given_up_on_after_the_last_attempt() {
-    let remote = Registry::new();
-    let _greet = remote
-        .register_dynamic(remote_tool("greet", "Greet someone.", "Hello!"))
-        .unwrap();
-    let server = backend(&remote).await;
+    let (_remote, server) = greeter("Hello!").await;
     let front = Front::start(0, server.local_addr(), None).await;
     let host = Registry::new();
     let proxy = tokio::time::timeout(
@@ -260,12 +270,7 @@ async fn a_server_that_never_returns_is_given_up_on_after_the_last_attempt() {
     })
     .await;
     assert_eq!(attempts, 3);
-    let entry = host
-        .catalog()
-        .tools
-        .into_iter()
-        .find(|entry| entry.name == "greet")
-        .unwrap();
+    let entry = entry(&host, "greet");
     assert_eq!(entry.status, ToolStatus::Unavailable);
     let description = entry.status_description.unwrap_or_default();
     assert!(
@@ -305,11 +310,7 @@ fn test_pki() -> (String, TlsAcceptor) {
 
 #[tokio::test]
 async fn a_server_behind_https_is_proxied_with_a_private_root() {
-    let remote = Registry::new();
-    let _greet = remote
-        .register_dynamic(remote_tool("greet", "Greet someone.", "Hello over TLS!"))
-        .unwrap();
-    let server = backend(&remote).await;
+    let (_remote, server) = greeter("Hello over TLS!").await;
     let (ca_pem, acceptor) = test_pki();
     let front = Front::start(0, server.local_addr(), Some(acceptor)).await;
     let url = format!("https://localhost:{}/mcp", front.addr.port());
