@@ -39,8 +39,9 @@
 //!   [dynamic tools](crate::DynamicTool) that forward each call there. When
 //!   the server drops, its tools turn `unavailable` until the proxy reaches
 //!   it again ([`Backoff`]); the re-read list is diffed ([`ProxyEvent`]).
-//! - Every list result carries the 2026-07-28 cache hints, and `tools/list`
-//!   a version ([`LIST_VERSION_META_KEY`]).
+//! - Every list result carries the 2026-07-28 cache hints; `tools/list` has
+//!   a version ([`LIST_VERSION_META_KEY`]) and marks each tool that is not
+//!   `available` with its status ([`STATUS_META_KEY`]).
 
 mod apps;
 mod cache;
@@ -52,6 +53,7 @@ mod proxy;
 mod resources;
 mod server;
 mod session;
+mod status;
 
 pub use cache::LIST_VERSION_META_KEY;
 pub use http::{
@@ -68,6 +70,7 @@ pub use resources::{
     ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
 };
 pub use server::{CONTRACT_META_KEY, McpHttpServer, McpServer, ServeError};
+pub use status::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
 
 /// The rmcp crate this module is built on, for its transports and types.
 pub use rmcp;
