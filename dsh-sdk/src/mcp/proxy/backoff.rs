@@ -39,9 +39,10 @@ impl Default for Backoff {
 }
 
 impl Backoff {
-    /// Waits of `initial`, doubling up to `max` (at least `initial`), with
-    /// the default number of attempts.
+    /// Waits of `initial` (at least a millisecond), doubling up to `max` (at
+    /// least `initial`), with the default number of attempts.
     pub fn new(initial: Duration, max: Duration) -> Self {
+        let initial = initial.max(Duration::from_millis(1));
         Backoff {
             initial,
             max: max.max(initial),
@@ -108,6 +109,12 @@ mod tests {
         let delays: std::collections::BTreeSet<Duration> =
             (0..32).map(|_| backoff.delay(0)).collect();
         assert!(delays.len() > 1, "{delays:?}");
+    }
+
+    #[test]
+    fn a_zero_wait_is_raised_to_a_millisecond() {
+        let backoff = Backoff::new(Duration::ZERO, Duration::ZERO);
+        assert!(backoff.delay(0) >= Duration::from_micros(500));
     }
 
     #[test]

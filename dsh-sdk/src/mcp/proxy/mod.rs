@@ -124,6 +124,9 @@ pub struct McpProxyBuilder {
 /// How often a proxy pings its server by default, to see it go while no call runs.
 pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
 
+/// The shortest heartbeat: pings back to back would be a busy loop.
+const MIN_HEARTBEAT: Duration = Duration::from_millis(50);
+
 impl McpProxy {
     /// Starts a connection to the MCP server called `server`, the name its
     /// diagnostics and error messages use.
@@ -276,11 +279,12 @@ impl McpProxyBuilder {
         self
     }
 
-    /// Pings the server every `every` while connected (at most a second's
-    /// answer, or `every` if longer), so a server that went away is seen
-    /// before the next call ([`DEFAULT_HEARTBEAT`] unless set). `None`: no pings.
+    /// Pings the server every `every` (at least 50 ms) while connected, so a
+    /// server that went away is seen before the next call; a ping not
+    /// answered within `every` (at least a second) counts as gone
+    /// ([`DEFAULT_HEARTBEAT`] unless set). `None`: no pings.
     pub fn heartbeat(mut self, every: Option<Duration>) -> Self {
-        self.heartbeat = every.filter(|every| !every.is_zero());
+        self.heartbeat = every.map(|every| every.max(MIN_HEARTBEAT));
         self
     }
 
