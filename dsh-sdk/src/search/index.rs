@@ -52,6 +52,9 @@ const MAX_PROPERTIES: usize = 512;
 /// At most this many distinct written words are remembered; then the
 /// memory starts over.
 const MAX_WORDS: usize = 1 << 16;
+/// Longer words are not remembered, so the memory stays small whatever the
+/// tool text.
+const MAX_WORD_BYTES: usize = 64;
 
 /// One tool's occurrences of one term, per field (saturating).
 #[derive(Clone, Copy)]
@@ -224,17 +227,22 @@ impl ToolIndex {
             }
             _ => {}
         }
-        if self.words.len() >= MAX_WORDS {
+        let remember = word.len() <= MAX_WORD_BYTES;
+        if remember && self.words.len() >= MAX_WORDS {
             self.words.clear();
         }
         let Some(term) = text::term(word, lowered) else {
-            self.words.insert(word.into(), Word::Skipped);
+            if remember {
+                self.words.insert(word.into(), Word::Skipped);
+            }
             return None;
         };
         let id = intern(&mut self.ids, &mut self.terms, &mut self.free_terms, &term);
         let generation = self.terms[id as usize].generation;
-        self.words
-            .insert(word.into(), Word::Term { id, generation });
+        if remember {
+            self.words
+                .insert(word.into(), Word::Term { id, generation });
+        }
         Some(id)
     }
 
@@ -633,6 +641,16 @@ mod tests {
         assert_eq!(names("zebra"), ["third"]);
         assert_eq!(names("yak"), ["second"]);
         assert_eq!(names("feed"), ["third"]);
+    }
+
+    #[test]
+    fn long_words_are_found_but_not_remembered() {
+        let long = "x".repeat(MAX_WORD_BYTES + 1);
+        let mut index = ToolIndex::new();
+        index.insert(one_tool("first", &format!("Feed {long}")));
+        index.insert(one_tool("second", &format!("Groom {long}")));
+        assert_eq!(index.search(&long, 5).len(), 2);
+        assert!(index.words.keys().all(|word| word.len() <= MAX_WORD_BYTES));
     }
 
     #[test]
