@@ -4,6 +4,9 @@
 //! rebuilding the index (criterion's medians, then the p50/p99 of 2,000 timed
 //! queries and 2,000 timed updates, printed after the criterion groups).
 //!
+//! On Linux each figure also comes as time on the CPU (the thread's own, from
+//! `/proc/thread-self/schedstat`), which a loaded machine does not inflate.
+//!
 //! Run with `cargo bench -p dsh-sdk --bench search`.
 
 use std::hint::black_box;
@@ -216,6 +219,25 @@ const QUERIES: [&str; 8] = [
     "add a tag to an issue",
 ];
 
+/// How long this thread has run on a CPU, where the system says (Linux).
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+/// The time on the CPU `run` takes, averaged over `rounds`, as text.
+fn cpu_per_round(rounds: u32, mut run: impl FnMut()) -> String {
+    let before = cpu_time();
+    for _ in 0..rounds {
+        run();
+    }
+    match (before, cpu_time()) {
+        (Some(before), Some(after)) => format!("{:?}", (after - before) / rounds),
+        _ => "n/a".to_owned(),
+    }
+}
+
 fn percentiles(mut timings: Vec<Duration>) -> (Duration, Duration) {
     timings.sort_unstable();
     (
@@ -258,6 +280,9 @@ fn bench_size(c: &mut Criterion, providers: usize) {
         black_box(ToolIndex::build(&infos));
     }
     let build = started.elapsed() / rounds;
+    let build_cpu = cpu_per_round(rounds, || {
+        black_box(ToolIndex::build(&infos));
+    });
     let (query_p50, query_p99) = percentiles(
         (0..2_000)
             .map(|i| {
@@ -267,6 +292,15 @@ fn bench_size(c: &mut Criterion, providers: usize) {
             })
             .collect(),
     );
+    let mut next = 0;
+    let query_cpu = cpu_per_round(2_000, || {
+        next = (next + 1) % QUERIES.len();
+        black_box(index.search(QUERIES[next], 5));
+    });
+    let update_cpu = cpu_per_round(2_000, || {
+        index.insert(extra.clone());
+        black_box(index.remove(extra.name()));
+    });
     let mut adds = Vec::with_capacity(2_000);
     let mut removes = Vec::with_capacity(2_000);
     for _ in 0..2_000 {
@@ -284,6 +318,10 @@ fn bench_size(c: &mut Criterion, providers: usize) {
          add one tool p50 {add_p50:?}, p99 {add_p99:?}; remove one tool p50 {remove_p50:?}, \
          p99 {remove_p99:?}; a rebuild costs {:.0}x an add",
         build.as_secs_f64() / add_p50.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "tool_search_{size} on the CPU: build {build_cpu}; query mean {query_cpu}; \
+         add and remove one tool mean {update_cpu}"
     );
 }
 

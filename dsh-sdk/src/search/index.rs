@@ -4,7 +4,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use serde_json::Value;
 
-use super::text::{self, Stems};
+use super::text;
 use crate::registry::ToolInfo;
 
 /// The parts of a tool scored apart: its name (and aliases), its
@@ -30,7 +30,17 @@ const K1: f32 = 1.2;
 const SYNONYM_WEIGHT: f32 = 0.3;
 /// What an indexed word that begins a query word counts for: identifiers
 /// abbreviate (`calc_area`, `math_hypot`, `get_temp`), queries rarely do.
-const PREFIX_WEIGHT: f32 = 0.3;
+const PREFIX_WEIGHT: f32 = 0.5;
+/// What a number in a query counts for: numbers in a request are mostly the
+/// values to call with ("10 units", "2023"), seldom what names the tool.
+const NUMBER_WEIGHT: f32 = 0.3;
+/// How many of the best-scored tools are reordered by name coverage.
+const RERANK: usize = 30;
+/// What it adds to a tool's score (scaled to the best score's 1) that the
+/// query holds all of the tool's name words, in proportion to how many: a
+/// request naming `current_weather` in full fits it better than one that
+/// shares a word of its description with it.
+const NAME_COVERAGE: f32 = 0.2;
 /// The shortest such prefix, in characters.
 const MIN_PREFIX: usize = 4;
 
@@ -39,6 +49,12 @@ const MAX_TERMS_PER_FIELD: usize = 2_048;
 const MAX_QUERY_TERMS: usize = 64;
 const MAX_SCHEMA_DEPTH: usize = 6;
 const MAX_PROPERTIES: usize = 512;
+/// At most this many distinct written words are remembered; then the
+/// memory starts over.
+const MAX_WORDS: usize = 1 << 16;
+/// Longer words are not remembered, so the memory stays small whatever the
+/// tool text.
+const MAX_WORD_BYTES: usize = 64;
 
 /// One tool's occurrences of one term, per field (saturating).
 #[derive(Clone, Copy)]
@@ -50,6 +66,17 @@ struct Posting {
 struct Term {
     text: Box<str>,
     postings: Vec<Posting>,
+    /// Bumped each time the slot is freed, so a remembered [`Word`] that
+    /// names an older term in this slot is seen to be stale.
+    generation: u32,
+}
+
+/// What a word of tool text, exactly as written, was found to be: no term
+/// (a stop word), or the term in slot `id` of that `generation`.
+#[derive(Clone, Copy)]
+enum Word {
+    Skipped,
+    Term { id: u32, generation: u32 },
 }
 
 struct Doc {
@@ -68,6 +95,9 @@ struct Doc {
 /// emails". A query's action verbs also look, at a lower weight, for the
 /// verbs tools use for the same action ("fetch" finds `get_…`), and its
 /// words for the abbreviations identifiers use ("calculate" finds `calc_…`).
+/// Numbers in a query count less: they are mostly values to call with. The
+/// best-scored tools are then reordered by how much of each one's name the
+/// query holds.
 ///
 /// Adding or removing a tool costs time in proportion to that tool's text,
 /// not to the pool: postings keep raw per-field counts and the index keeps
@@ -86,7 +116,12 @@ pub struct ToolIndex {
     free_docs: Vec<u32>,
     by_name: HashMap<String, u32>,
     total_length: [u64; FIELDS],
-    stems: Stems,
+    /// Words already turned into terms, keyed as written (`getUser` gives
+    /// `get` and `User`), so indexing a pool lowercases and stems each
+    /// distinct word once and finds its term with one lookup.
+    words: HashMap<Box<str>, Word>,
+    /// The (term, field) occurrences of the tool being inserted, kept to reuse.
+    occurrences: Vec<(u32, u8)>,
 }
 
 impl Default for ToolIndex {
@@ -100,7 +135,8 @@ impl Default for ToolIndex {
             free_docs: Vec::new(),
             by_name: HashMap::new(),
             total_length: [0; FIELDS],
-            stems: Stems::cached(),
+            words: HashMap::new(),
+            occurrences: Vec::new(),
         }
     }
 }
@@ -134,14 +170,18 @@ impl ToolIndex {
     pub fn insert(&mut self, tool: ToolInfo) {
         self.remove(tool.name());
         // Each occurrence as (term, field), then counted per term.
-        let mut occurrences: Vec<(u32, u8)> = Vec::new();
+        let mut occurrences = std::mem::take(&mut self.occurrences);
+        occurrences.clear();
         let mut lengths = [0usize; FIELDS];
+        let mut lowered = String::new();
         document(&tool, &mut |field, text| {
-            let room = MAX_TERMS_PER_FIELD.saturating_sub(lengths[field]);
-            let (ids, terms, free_terms) = (&mut self.ids, &mut self.terms, &mut self.free_terms);
-            text::terms(text, room, &mut self.stems, |term| {
-                lengths[field] += 1;
-                occurrences.push((intern(ids, terms, free_terms, term), field as u8));
+            text::words(text, |word| {
+                if lengths[field] < MAX_TERMS_PER_FIELD
+                    && let Some(term) = self.term(word, &mut lowered)
+                {
+                    lengths[field] += 1;
+                    occurrences.push((term, field as u8));
+                }
             });
         });
         occurrences.sort_unstable();
@@ -165,6 +205,7 @@ impl ToolIndex {
             terms.push((term, postings.len() as u32));
             postings.push(Posting { doc, tf });
         }
+        self.occurrences = occurrences;
         let lengths = lengths.map(|length| length.min(usize::from(u16::MAX)) as u16);
         for (total, length) in self.total_length.iter_mut().zip(lengths) {
             *total += u64::from(length);
@@ -172,6 +213,37 @@ impl ToolIndex {
         self.by_name.insert(tool.name().to_owned(), doc);
         self.lengths[doc as usize] = lengths;
         self.docs[doc as usize] = Some(Doc { tool, terms });
+    }
+
+    /// The term id of `word`, a word of tool text as written, interned if
+    /// new; `None` for a word that gives no term.
+    fn term(&mut self, word: &str, lowered: &mut String) -> Option<u32> {
+        match self.words.get(word) {
+            Some(Word::Skipped) => return None,
+            Some(&Word::Term { id, generation })
+                if self.terms[id as usize].generation == generation =>
+            {
+                return Some(id);
+            }
+            _ => {}
+        }
+        let remember = word.len() <= MAX_WORD_BYTES;
+        if remember && self.words.len() >= MAX_WORDS {
+            self.words.clear();
+        }
+        let Some(term) = text::term(word, lowered) else {
+            if remember {
+                self.words.insert(word.into(), Word::Skipped);
+            }
+            return None;
+        };
+        let id = intern(&mut self.ids, &mut self.terms, &mut self.free_terms, &term);
+        let generation = self.terms[id as usize].generation;
+        if remember {
+            self.words
+                .insert(word.into(), Word::Term { id, generation });
+        }
+        Some(id)
     }
 
     /// Removes the tool named `name`; whether there was one.
@@ -197,8 +269,9 @@ impl ToolIndex {
                 }
             }
             if postings.is_empty() {
-                let text = std::mem::take(&mut self.terms[term as usize].text);
-                self.ids.remove(&text);
+                let freed = &mut self.terms[term as usize];
+                freed.generation = freed.generation.wrapping_add(1);
+                self.ids.remove(&std::mem::take(&mut freed.text));
                 self.free_terms.push(term);
             }
         }
@@ -229,13 +302,14 @@ impl ToolIndex {
                 }
             }
         };
-        text::terms(query, MAX_QUERY_TERMS, &mut Stems::default(), |term| {
-            want(term, 1.0);
+        text::terms(query, MAX_QUERY_TERMS, |term, numeric| {
+            let weight = if numeric { NUMBER_WEIGHT } else { 1.0 };
+            want(term, weight);
             for synonym in text::expansions(term) {
-                want(synonym, SYNONYM_WEIGHT);
+                want(synonym, SYNONYM_WEIGHT * weight);
             }
             for (end, _) in term.char_indices().skip(MIN_PREFIX) {
-                want(&term[..end], PREFIX_WEIGHT);
+                want(&term[..end], PREFIX_WEIGHT * weight);
             }
         });
         if wanted.is_empty() {
@@ -249,7 +323,7 @@ impl ToolIndex {
         }
         let mut scores = vec![0.0f32; self.docs.len()];
         let mut touched: Vec<u32> = Vec::new();
-        for (term, weight) in wanted {
+        for &(term, weight) in &wanted {
             let postings = &self.terms[term as usize].postings;
             let df = postings.len() as f32;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
@@ -274,11 +348,12 @@ impl ToolIndex {
             }
         }
 
-        // The best `limit`, kept sorted: most candidates fall below the last.
-        let mut best: Vec<(u32, f32)> = Vec::with_capacity(limit + 1);
+        // The best `kept`, kept sorted: most candidates fall below the last.
+        let kept = limit.max(RERANK);
+        let mut best: Vec<(u32, f32)> = Vec::with_capacity(kept + 1);
         for doc in touched {
             let candidate = (doc, scores[doc as usize]);
-            if best.len() == limit
+            if best.len() == kept
                 && best
                     .last()
                     .is_some_and(|&last| !self.before(candidate, last))
@@ -287,9 +362,51 @@ impl ToolIndex {
             }
             let at = best.partition_point(|&held| self.before(held, candidate));
             best.insert(at, candidate);
-            best.truncate(limit);
+            best.truncate(kept);
         }
+        self.rerank(&mut best, &mut wanted);
+        best.truncate(limit);
         best
+    }
+
+    /// Reorders `best` (sorted, best first) by score over the best score
+    /// plus the share of each tool's name terms that `wanted` holds.
+    fn rerank(&self, best: &mut [(u32, f32)], wanted: &mut [(u32, f32)]) {
+        let Some(&(_, top)) = best.first() else {
+            return;
+        };
+        if top <= 0.0 {
+            return;
+        }
+        wanted.sort_unstable_by_key(|&(term, _)| term);
+        for (doc, score) in best.iter_mut() {
+            let Some(found) = self.doc(*doc) else {
+                continue;
+            };
+            let (mut named, mut covered) = (0u32, 0u32);
+            for &(term, at) in &found.terms {
+                if self.terms[term as usize].postings[at as usize].tf[NAME] != 0 {
+                    named += 1;
+                    let wanted = wanted.binary_search_by_key(&term, |&(term, _)| term);
+                    covered += u32::from(wanted.is_ok());
+                }
+            }
+            let coverage = if named == 0 {
+                0.0
+            } else {
+                covered as f32 / named as f32
+            };
+            *score = *score / top + NAME_COVERAGE * coverage;
+        }
+        best.sort_by(|&a, &b| {
+            if self.before(a, b) {
+                std::cmp::Ordering::Less
+            } else if self.before(b, a) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
     }
 
     /// Whether `a` ranks before `b`: a higher score, or the same score and a smaller name.
@@ -329,6 +446,7 @@ fn intern(
             terms.push(Term {
                 text: text.clone(),
                 postings: Vec::new(),
+                generation: 0,
             });
             (terms.len() - 1) as u32
         }
@@ -495,6 +613,57 @@ mod tests {
         assert!(index.ids.is_empty());
         assert!(index.total_length.iter().all(|&total| total == 0));
         assert!(index.search("invoice", 5).is_empty());
+    }
+
+    fn one_tool(name: &str, description: &str) -> ToolInfo {
+        let registry = Registry::new();
+        let tool = DynamicTool::new(
+            ToolDef::owned(name.to_owned(), description.to_owned()),
+            json!({ "type": "object" }),
+            |_, _| async { Ok(serde_json::Value::Null) },
+        );
+        registry.register_dynamic(tool).unwrap();
+        registry.tools().remove(0)
+    }
+
+    #[test]
+    fn a_remembered_word_whose_term_was_freed_is_not_taken_for_its_successor() {
+        let mut index = ToolIndex::new();
+        index.insert(one_tool("first", "Feed the zebra"));
+        assert!(index.remove("first"));
+        // The freed slots of `first`'s terms go to `second`'s.
+        index.insert(one_tool("second", "Groom the yak"));
+        index.insert(one_tool("third", "Feed the zebra"));
+        let names = |query| -> Vec<String> {
+            let found = index.search(query, 5);
+            found.iter().map(|tool| tool.name().to_owned()).collect()
+        };
+        assert_eq!(names("zebra"), ["third"]);
+        assert_eq!(names("yak"), ["second"]);
+        assert_eq!(names("feed"), ["third"]);
+    }
+
+    #[test]
+    fn long_words_are_found_but_not_remembered() {
+        let long = "x".repeat(MAX_WORD_BYTES + 1);
+        let mut index = ToolIndex::new();
+        index.insert(one_tool("first", &format!("Feed {long}")));
+        index.insert(one_tool("second", &format!("Groom {long}")));
+        assert_eq!(index.search(&long, 5).len(), 2);
+        assert!(index.words.keys().all(|word| word.len() <= MAX_WORD_BYTES));
+    }
+
+    #[test]
+    fn numbers_in_a_query_count_less_than_words() {
+        let tools = [
+            // "resize" only in the description, "2023" in the name too.
+            one_tool("scale_picture", "Resize an image to a new width"),
+            one_tool("report_2023", "The summary of 2023"),
+        ];
+        let index = ToolIndex::build(&tools);
+        let found = index.search("resize 2023", 2);
+        let names: Vec<&str> = found.iter().map(ToolInfo::name).collect();
+        assert_eq!(names, ["scale_picture", "report_2023"]);
     }
 
     #[test]

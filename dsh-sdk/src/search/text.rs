@@ -2,8 +2,10 @@
 //! stop words dropped, each word stemmed; and the query-side expansion of
 //! action verbs that tools name in different words.
 
-use foldhash::{HashMap, HashMapExt};
+use std::borrow::Cow;
 use std::sync::LazyLock;
+
+use foldhash::{HashMap, HashMapExt};
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -198,60 +200,45 @@ fn stem(word: &str) -> String {
     STEMMER.stem(word).into_owned()
 }
 
-/// Stems already worked out, so indexing a pool stems each distinct word once.
-#[derive(Default)]
-pub(crate) struct Stems {
-    cache: Option<HashMap<Box<str>, Box<str>>>,
+/// The search term of one word that [`words`] cut out, or `None` for a word
+/// that says nothing: the word lowercased (into `lowered`, reused from one
+/// word to the next), then stemmed; one-character words and stop words give
+/// `None`.
+pub(crate) fn term<'a>(word: &str, lowered: &'a mut String) -> Option<Cow<'a, str>> {
+    // One character says nothing.
+    word.chars().nth(1)?;
+    lowered.clear();
+    if word.is_ascii() {
+        lowered.push_str(word);
+        lowered.make_ascii_lowercase();
+    } else {
+        lowered.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    if STOP_WORDS.binary_search(&lowered.as_str()).is_ok() {
+        return None;
+    }
+    Some(STEMMER.stem(lowered))
 }
 
-impl Stems {
-    /// At most this many words are remembered; then the cache starts over.
-    const MAX: usize = 1 << 16;
-
-    /// Stems that remember.
-    pub(crate) fn cached() -> Self {
-        Stems {
-            cache: Some(HashMap::new()),
-        }
-    }
-
-    fn stem(&mut self, word: &str, term: &mut impl FnMut(&str)) {
-        let Some(cache) = &mut self.cache else {
-            return term(&STEMMER.stem(word));
-        };
-        if let Some(found) = cache.get(word) {
-            return term(found);
-        }
-        if cache.len() >= Self::MAX {
-            cache.clear();
-        }
-        let stemmed: Box<str> = STEMMER.stem(word).into();
-        term(&stemmed);
-        cache.insert(word.into(), stemmed);
-    }
-}
-
-/// Calls `term` with each search term of `text`, in order, at most `max` times.
+/// Calls `each` with each search term of `text`, in order, at most `max`
+/// times, and whether its word is a number.
 ///
 /// Words are runs of letters and digits, split again where an identifier's
 /// case style or digits mark a new word: `getUserID`, `get_user_id`,
 /// `get-user.id` and `GET USER ID` all give `get`, `user`, `id`. Words are
 /// lowercased; one-character words and stop words are dropped; the rest are
 /// stemmed, so `emails`, `emailing` and `emailed` all give `email`.
-pub(crate) fn terms(text: &str, max: usize, stems: &mut Stems, mut term: impl FnMut(&str)) {
+pub(crate) fn terms(text: &str, max: usize, mut each: impl FnMut(&str, bool)) {
     let mut emitted = 0;
-    let mut word = String::new();
-    words(text, |piece| {
+    let mut lowered = String::new();
+    words(text, |word| {
         if emitted >= max {
             return;
         }
-        word.clear();
-        word.extend(piece.chars().flat_map(char::to_lowercase));
-        if word.chars().nth(1).is_none() || STOP_WORDS.binary_search(&word.as_str()).is_ok() {
-            return;
+        if let Some(found) = term(word, &mut lowered) {
+            emitted += 1;
+            each(&found, word.chars().all(char::is_numeric));
         }
-        emitted += 1;
-        stems.stem(&word, &mut term);
     });
 }
 
@@ -264,7 +251,7 @@ pub(crate) fn expansions(term: &str) -> &'static [String] {
 /// lowercase letter meets an uppercase one (`getUser`), before the last
 /// capital of a capitalised run that goes on in lowercase (`HTTPServer`), and
 /// where letters meet digits (`utf8`, `v2api`).
-fn words(text: &str, mut word: impl FnMut(&str)) {
+pub(crate) fn words(text: &str, mut word: impl FnMut(&str)) {
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
         Lower,
@@ -317,18 +304,7 @@ mod tests {
 
     fn all(text: &str) -> Vec<String> {
         let mut found = Vec::new();
-        terms(text, usize::MAX, &mut Stems::default(), |term| {
-            found.push(term.to_owned())
-        });
-        let mut cached = Vec::new();
-        let mut stems = Stems::cached();
-        for _ in 0..2 {
-            cached.clear();
-            terms(text, usize::MAX, &mut stems, |term| {
-                cached.push(term.to_owned())
-            });
-            assert_eq!(cached, found);
-        }
+        terms(text, usize::MAX, |term, _| found.push(term.to_owned()));
         found
     }
 
@@ -362,9 +338,7 @@ mod tests {
     #[test]
     fn terms_stop_at_the_bound() {
         let mut count = 0;
-        terms(&"word ".repeat(1_000), 10, &mut Stems::default(), |_| {
-            count += 1
-        });
+        terms(&"word ".repeat(1_000), 10, |_, _| count += 1);
         assert_eq!(count, 10);
     }
 
