@@ -18,6 +18,8 @@ const FLAGS: &[&str] = &[
     "defer",
     "always_load",
     "allow_unknown_args",
+    "task",
+    "task_required",
 ];
 
 /// Every key, in the order the docs list them.
@@ -35,6 +37,8 @@ const KEYS: &[&str] = &[
     "defer",
     "always_load",
     "allow_unknown_args",
+    "task",
+    "task_required",
     "category",
     "output_type",
     "max_result_chars",

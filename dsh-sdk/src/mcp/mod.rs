@@ -47,6 +47,8 @@ mod proxy;
 mod resources;
 mod server;
 mod session;
+mod task;
+mod task_store;
 
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
@@ -58,7 +60,11 @@ pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
 pub use resources::{
     ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
 };
-pub use server::{CONTRACT_META_KEY, McpHttpServer, McpServer, ServeError};
+pub use server::{CONTRACT_META_KEY, McpHttpServer, McpServer, ServeError, TASK_SUPPORT_META_KEY};
+pub use task::{
+    DEFAULT_MAX_RUNNING_TASKS, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore,
+};
+pub use task_store::{FileTaskStore, TaskRecord, TaskStore, TaskStoreError};
 
 /// The rmcp crate this module is built on, for its transports and types.
 pub use rmcp;

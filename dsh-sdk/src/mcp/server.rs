@@ -10,8 +10,9 @@ use rmcp::model::{
     CustomRequest, CustomResult, ErrorCode, Implementation, InitializeRequestParams,
     InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, Tool,
+    SubscriptionFilter, TASKS_EXTENSION_ID, Tool,
 };
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -22,6 +23,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use uuid::Uuid;
 
+use crate::definition::TaskSupport;
 use crate::event::{Event, StreamType};
 use crate::export::{Format, META_FAILURE, export_tool};
 use crate::pipeline::ToolCall;
@@ -34,6 +36,8 @@ use super::http::{Guard, HttpSettings};
 use super::prompts::{Prompt, Prompts};
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
 use super::session::Session;
+use super::task::{Finish, MemoryTaskStore, Tasks};
+use super::task_store::TaskStore;
 
 /// The methods MCP defines for a client to call: a request for one that
 /// rmcp could not read has invalid params.
@@ -118,6 +122,10 @@ pub struct McpServer {
     offers: Arc<Offers>,
     /// This session's log level and resource subscriptions.
     session: Session,
+    /// Tasks: their store, and the calls this process runs.
+    tasks: Arc<Tasks>,
+    /// Serve HTTP with no session: any replica answers any request.
+    stateless: bool,
 }
 
 /// What a server offers beside its tools.
@@ -158,7 +166,48 @@ impl McpServer {
                 prompts: Prompts::default(),
             }),
             session: Session::default(),
+            tasks: Arc::new(Tasks::new(Arc::new(MemoryTaskStore::default()))),
+            stateless: false,
         }
+    }
+
+    /// Where tasks are kept (see [`TaskStore`]). The default keeps them in
+    /// this process's memory; replicas of a server behind a load balancer
+    /// share one store, such as a [`FileTaskStore`](super::FileTaskStore)
+    /// on a directory they all see, so a task started through one replica
+    /// is polled, fetched and cancelled through any.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks = Arc::new(self.tasks.with_store(Arc::new(store)));
+        self
+    }
+
+    /// How long a task is kept after it starts; defaults to
+    /// [`DEFAULT_TASK_TTL`](super::DEFAULT_TASK_TTL), 1 hour.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        let store = Arc::clone(self.tasks.store());
+        self.tasks = Arc::new(self.tasks.with_store(store).with_ttl(ttl));
+        self
+    }
+
+    /// How often clients are asked to poll a task, and how often a task's
+    /// runner looks for a cancel asked for on another replica; defaults to
+    /// [`DEFAULT_TASK_POLL_INTERVAL`](super::DEFAULT_TASK_POLL_INTERVAL), 250 ms.
+    pub fn task_poll_interval(mut self, poll: Duration) -> Self {
+        let store = Arc::clone(self.tasks.store());
+        self.tasks = Arc::new(self.tasks.with_store(store).with_poll_interval(poll));
+        self
+    }
+
+    /// Serves streamable HTTP with no sessions (`false` by default): every
+    /// request stands alone, so N replicas of the server sit behind a plain
+    /// round-robin load balancer. Clients on the 2026-07-28 protocol are
+    /// served this way in any case; clients on the 2025 protocols get no
+    /// `Mcp-Session-Id`, no stream for notifications outside a request, and
+    /// no requests from the server between their own. Put tasks in a shared
+    /// [`task_store`](Self::task_store).
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
     }
 
     /// Serves a resource, or a family of them: a [`StaticResource`](super::StaticResource),
@@ -293,7 +342,7 @@ impl McpServer {
         let stop = CancellationToken::new();
         let settings = self.http.clone();
         let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(true)
+            .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop.child_token())
             .with_allowed_origins(settings.origins())
             .with_max_request_body_bytes(settings.max_body_bytes);
@@ -349,6 +398,8 @@ impl Clone for McpServer {
             http: self.http.clone(),
             offers: Arc::clone(&self.offers),
             session: Session::default(),
+            tasks: Arc::clone(&self.tasks),
+            stateless: self.stateless,
         }
     }
 }
@@ -368,6 +419,7 @@ impl ServerHandler for McpServer {
             .enable_tools()
             .enable_tool_list_changed()
             .enable_resources()
+            .enable_tasks()
             .build();
         self.offers.extend_capabilities(&mut capabilities);
         let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
@@ -401,6 +453,41 @@ impl ServerHandler for McpServer {
             .protocol_version()
             .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
         let args = Value::Object(request.arguments.unwrap_or_default());
+        let tasks = self
+            .registry
+            .get(&request.name)
+            .map_or(TaskSupport::Forbidden, |tool| tool.definition().tasks());
+        if tasks != TaskSupport::Forbidden {
+            let takes_tasks = context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks());
+            if takes_tasks {
+                // A task outlives its request: no client to reach, no cancel
+                // but `tasks/cancel`.
+                let call = ToolCall::new(request.name.as_ref(), args);
+                let registry = self.registry.clone();
+                let name = request.name.to_string();
+                let finish: Finish = Box::new(move |result| {
+                    let call = complete(&registry, &name, result, object_output_only);
+                    serde_json::to_value(call).unwrap_or_default()
+                });
+                let task = self
+                    .tasks
+                    .start(&self.registry, &request.name, call, finish)
+                    .await?;
+                return Ok(CallToolResponse::Task(task));
+            }
+            if tasks == TaskSupport::Required {
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!(
+                        "`{}` runs only as a task, and this client did not declare the `{TASKS_EXTENSION_ID}` extension",
+                        request.name
+                    ),
+                    None,
+                ));
+            }
+        }
         let call = ToolCall::new(request.name.as_ref(), args)
             .cancel_on(context.ct.clone())
             .client(
@@ -419,23 +506,38 @@ impl ServerHandler for McpServer {
             // The pipeline's message names the closest tools.
             return Err(ErrorData::invalid_params(result.text(), None));
         }
-        // The card view of a tool that presents one draws the card from `_meta`.
-        let card = match &result.card {
-            Some(card)
-                if self
-                    .registry
-                    .get(&request.name)
-                    .is_some_and(|tool| tool.presents()) =>
-            {
-                Some(card.clone())
-            }
-            _ => None,
-        };
-        let mut call = call_tool_result(result, object_output_only);
-        if let Some(card) = card {
-            apps::attach_card(&mut call, &card);
-        }
-        Ok(CallToolResponse::Complete(call))
+        Ok(CallToolResponse::Complete(complete(
+            &self.registry,
+            &request.name,
+            result,
+            object_output_only,
+        )))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get(&request.task_id).await?))
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id).await.map(drop)
+    }
+
+    /// No task of this server asks for input: responses are acknowledged
+    /// and ignored, as the extension says of unknown keys.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.record(&request.task_id).await.map(drop)
     }
 
     /// Every provider's resources: first the MCP Apps card views, one `ui://`
@@ -594,6 +696,22 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let CustomRequest { method, params, .. } = request;
+        let task_id = || {
+            params
+                .as_ref()
+                .and_then(|params| params.get("taskId"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(format!("`{method}` needs a `taskId`"), None)
+                })
+        };
+        // MCP 2025-11-25's task methods that the tasks extension dropped.
+        match method.as_str() {
+            "tasks/result" => return self.tasks.result(&task_id()?).await.map(CustomResult),
+            "tasks/list" => return self.tasks.list().await.map(CustomResult),
+            _ => {}
+        }
         if !KNOWN_METHODS.contains(&method.as_str()) {
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None));
         }
@@ -665,6 +783,11 @@ impl Offers {
 /// The `_meta` key of a listed tool's [contract hash](crate::digest).
 pub const CONTRACT_META_KEY: &str = "dsh-sdk/contract";
 
+/// The `_meta` key of a listed tool's task support (`optional` or
+/// `required`; MCP 2025-11-25's `execution.taskSupport`), left out for a
+/// tool whose calls never run as tasks.
+pub const TASK_SUPPORT_META_KEY: &str = "dsh-sdk/taskSupport";
+
 /// The dialect of every schema dsh makes.
 const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -677,11 +800,19 @@ const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema"
 fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
     let hash = crate::digest::contract_hash(&exported);
     if let Value::Object(tool) = &mut exported {
+        // rmcp's `Tool` follows the tasks extension, which has no
+        // `execution`: the 2025-11-25 field travels in `_meta`.
+        let tasks = tool
+            .remove("execution")
+            .and_then(|mut execution| execution.get_mut("taskSupport").map(Value::take));
         let meta = tool
             .entry("_meta")
             .or_insert_with(|| Value::Object(serde_json::Map::new()));
         if let Value::Object(meta) = meta {
             meta.insert(CONTRACT_META_KEY.to_owned(), Value::String(hash));
+            if let Some(tasks) = tasks {
+                meta.insert(TASK_SUPPORT_META_KEY.to_owned(), tasks);
+            }
         }
     }
     if let Some(Value::Object(input)) = exported.get_mut("inputSchema") {
@@ -739,6 +870,26 @@ fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolRes
     }
     let mut call = CallToolResult::success(content);
     call.structured_content = structured;
+    call
+}
+
+/// What the client gets for a call's result, with the card a presenting
+/// tool's MCP Apps view draws.
+fn complete(
+    registry: &Registry,
+    tool: &str,
+    result: ToolResult,
+    object_output_only: bool,
+) -> CallToolResult {
+    // The card view of a tool that presents one draws the card from `_meta`.
+    let card = match &result.card {
+        Some(card) if registry.get(tool).is_some_and(|tool| tool.presents()) => Some(card.clone()),
+        _ => None,
+    };
+    let mut call = call_tool_result(result, object_output_only);
+    if let Some(card) = card {
+        apps::attach_card(&mut call, &card);
+    }
     call
 }
 
