@@ -555,8 +555,9 @@ fn options(args: &[String]) -> Result<Options, String> {
     })
 }
 
+/// Serves the conformance tools over streamable HTTP until killed.
 #[tokio::main]
-async fn main() -> ExitCode {
+pub async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let options = match options(&args) {
         Ok(options) => options,
