@@ -12,7 +12,9 @@ use rmcp::model::{
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
     SubscriptionFilter, TASKS_EXTENSION_ID, Tool,
 };
-use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
+use rmcp::model::{
+    CancelTaskParams, GetTaskParams, GetTaskResult, InputRequiredResult, UpdateTaskParams,
+};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -35,7 +37,7 @@ use super::content::to_mcp;
 use super::http::{Guard, HttpSettings};
 use super::prompts::{Prompt, Prompts};
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
-use super::session::Session;
+use super::session::{RoundTrip, Session};
 use super::task::{Finish, MemoryTaskStore, Tasks};
 use super::task_store::TaskStore;
 
@@ -488,17 +490,47 @@ impl ServerHandler for McpServer {
                 ));
             }
         }
+        // MCP 2026-07-28 has no requests from server to client: what a tool
+        // asks of the client goes back in an `InputRequiredResult`, and the
+        // retry brings the answers and the state given here.
+        let round_trip = (!object_output_only).then(|| RoundTrip::new(request.input_responses));
+        let state = request_state(&request.name, &args);
+        if let Some(echoed) = &request.request_state
+            && *echoed != state
+        {
+            return Err(ErrorData::invalid_params(
+                "`requestState` is not the one this server gave for this tool and these arguments",
+                None,
+            ));
+        }
         let call = ToolCall::new(request.name.as_ref(), args)
             .cancel_on(context.ct.clone())
-            .client(
-                self.session
-                    .client(&context.peer, context.protocol_version()),
-            );
+            .client(self.session.client(
+                &context.peer,
+                context.protocol_version(),
+                context.client_capabilities(),
+                round_trip.clone(),
+            ));
         let progress = context
             .meta
             .get_progress_token()
             .map(|token| ProgressForward::start(&self.registry, call.id(), token, &context.peer));
-        let result = self.registry.call_with(call).await;
+        let result = match &round_trip {
+            None => self.registry.call_with(call).await,
+            Some(round_trip) => tokio::select! {
+                result = self.registry.call_with(call) => result,
+                // The call is dropped, and runs again with the answer.
+                needed = round_trip.needed() => {
+                    if let Some(progress) = progress {
+                        progress.finish().await;
+                    }
+                    return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                        Some(needed),
+                        Some(state),
+                    )));
+                }
+            },
+        };
         if let Some(progress) = progress {
             progress.finish().await;
         }
@@ -871,6 +903,22 @@ fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolRes
     let mut call = CallToolResult::success(content);
     call.structured_content = structured;
     call
+}
+
+/// The `requestState` of a call that needs input: the tool and its
+/// arguments, hashed, so a retry is checked to be the same call.
+fn request_state(tool: &str, args: &Value) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(tool.as_bytes());
+    hash.update([0]);
+    hash.update(args.to_string().as_bytes());
+    let digest = hash.finalize();
+    let hex: String = digest[..16]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("dsh1:{hex}")
 }
 
 /// What the client gets for a call's result, with the card a presenting
