@@ -9,13 +9,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Scratch, run_python};
+use common::{Scratch, run_python, spawn_server};
 
 use dsh_examples::greet;
 use dsh_sdk::Registry;
@@ -513,27 +512,13 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(events: &Path) -> Self {
-        let mut child = Command::new(SERVER)
+        let mut command = Command::new(SERVER);
+        command
             .args(["--http", "127.0.0.1:0"])
             .args(ALLOW)
             .arg("--events")
-            .arg(events)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the server starts");
-        let stdout = child.stdout.take().unwrap();
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = sender.send(line);
-        });
-        let Ok(line) = receiver.recv_timeout(STEP) else {
-            let _ = child.kill();
-            panic!("the server printed no URL in {STEP:?}");
-        };
-        let url = line.trim().to_owned();
-        assert!(url.starts_with("http://127.0.0.1:"), "not a URL: {url:?}");
+            .arg(events);
+        let (child, url) = spawn_server(command, STEP);
         HttpServer { child, url }
     }
 

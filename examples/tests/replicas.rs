@@ -13,13 +13,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Scratch, run, run_python};
+use common::{Scratch, run, run_python, spawn_server};
 use dsh_sdk::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
     DetailedTask, GetTaskParams, Implementation, ProtocolVersion, TaskPayload, TaskStatus,
@@ -77,25 +76,12 @@ struct Replica {
 
 impl Replica {
     fn start(binary: &str, args: &[&str]) -> Self {
-        let mut child = Command::new(binary)
+        let mut command = Command::new(binary);
+        command
             .args(["--http", "127.0.0.1:0"])
             .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the replica starts");
-        let stdout = child.stdout.take().unwrap();
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = sender.send(line);
-        });
-        let Ok(line) = receiver.recv_timeout(STEP) else {
-            let _ = child.kill();
-            panic!("the replica printed no URL in {STEP:?}");
-        };
-        let url = line.trim().to_owned();
+            .stderr(Stdio::null());
+        let (child, url) = spawn_server(command, STEP);
         let addr = url
             .trim_start_matches("http://")
             .trim_end_matches("/mcp")
@@ -202,13 +188,21 @@ http {{
         nginx
     }
 
-    /// The upstream of each request nginx passed on, in order.
-    fn upstreams(&self) -> Vec<String> {
-        std::fs::read_to_string(self.scratch.file("access.log"))
+    /// Asserts that nginx passed requests to every one of `replicas`.
+    fn served_by_all(&self, replicas: &[&Replica]) {
+        // The access log's fourth field is the upstream of each request.
+        let upstreams: Vec<String> = std::fs::read_to_string(self.scratch.file("access.log"))
             .unwrap_or_default()
             .lines()
             .filter_map(|line| line.split(' ').nth(3).map(str::to_owned))
-            .collect()
+            .collect();
+        for replica in replicas {
+            assert!(
+                upstreams.contains(&replica.addr.to_string()),
+                "nginx never passed a request to {}: {upstreams:?}",
+                replica.addr
+            );
+        }
     }
 }
 
@@ -250,14 +244,7 @@ fn the_python_sdk_probe_runs_through_nginx_over_two_replicas() {
         &["--url", &balancer.url, "--events"].map(String::from),
         &events,
     );
-    let upstreams = balancer.upstreams();
-    for replica in [&one, &other] {
-        assert!(
-            upstreams.contains(&replica.addr.to_string()),
-            "nginx never passed a request to {}: {upstreams:?}",
-            replica.addr
-        );
-    }
+    balancer.served_by_all(&[&one, &other]);
 }
 
 /// An rmcp client that takes tasks.
@@ -364,14 +351,7 @@ async fn a_task_started_through_one_replica_is_fetched_and_cancelled_through_the
     let cancelled = until_done(runner, &id).await;
     assert_eq!(cancelled.status(), TaskStatus::Cancelled);
 
-    let upstreams = balancer.upstreams();
-    for replica in [&one, &other] {
-        assert!(
-            upstreams.contains(&replica.addr.to_string()),
-            "nginx never passed a request to {}: {upstreams:?}",
-            replica.addr
-        );
-    }
+    balancer.served_by_all(&[&one, &other]);
 }
 
 #[test]
@@ -406,8 +386,5 @@ fn conformance_scenarios_pass_through_nginx_over_two_replicas() {
         }
     }
     assert!(failed.is_empty(), "through nginx:\n{}", failed.join("\n"));
-    let upstreams = balancer.upstreams();
-    for replica in [&one, &other] {
-        assert!(upstreams.contains(&replica.addr.to_string()));
-    }
+    balancer.served_by_all(&[&one, &other]);
 }

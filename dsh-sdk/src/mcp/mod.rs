@@ -34,6 +34,9 @@
 //!   present a card are one resource provider among them.
 //! - A tool reaches the client of its call through [`Exec`](crate::Exec):
 //!   log messages, elicitation, sampling (see [`crate::client`]).
+//! - Long-running tools run as MCP tasks, kept in a [`TaskStore`] (in memory,
+//!   or a [`FileTaskStore`] that replicas share); [`McpServer::stateless`]
+//!   serves HTTP with no sessions, for replicas behind a load balancer.
 //! - [`McpProxy`] connects to another MCP server (a child process's stdio, or
 //!   streamable HTTP) and registers its tools as [dynamic
 //!   tools](crate::DynamicTool) that forward each call there.

@@ -101,6 +101,17 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   card in `_meta["dsh-sdk/card"]`. Hosts without MCP Apps still get
 ///   `content` and `structuredContent`.
 /// - `notifications/cancelled` from the client cancels the call.
+/// - Tasks: a tool flagged `task` (or `task_required`) answers a client that
+///   declared the tasks extension with a task at once and runs the call in
+///   the background; `tasks/get`, `tasks/cancel`, and MCP 2025-11-25's
+///   `tasks/result` and `tasks/list` follow it in the
+///   [task store](Self::task_store). Its task support is in `tools/list`
+///   `_meta` under [`TASK_SUPPORT_META_KEY`], and in the registry's MCP export
+///   as `execution.taskSupport`.
+/// - On 2026-07-28, a tool's elicitation and sampling are multi-round-trip
+///   input: the client gets an `InputRequiredResult`, answers, and retries
+///   with a `requestState` checked to be this call's; the tool runs again
+///   from the start and finds its answers.
 /// - A call whose request carries a `progressToken` gets each `progress`
 ///   chunk the tool sends through [`Exec::progress`](crate::Exec::progress)
 ///   as `notifications/progress`, with the chunk as its message.

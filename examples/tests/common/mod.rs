@@ -3,8 +3,9 @@
 //! directories, and running a command with a time limit.
 #![allow(dead_code, reason = "each test file uses a part")]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -155,4 +156,28 @@ pub fn run(mut command: Command, limit: Duration) -> Ran {
         success: status.is_some_and(|status| status.success()),
         text,
     }
+}
+
+/// Starts `command`, a server that prints its URL as the first line of its
+/// standard output, and waits up to `limit` for it: the child and the URL.
+pub fn spawn_server(mut command: Command, limit: Duration) -> (Child, String) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = sender.send(line);
+    });
+    let Ok(line) = receiver.recv_timeout(limit) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the server printed no URL in {limit:?}");
+    };
+    let url = line.trim().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "not a URL: {url:?}");
+    (child, url)
 }
