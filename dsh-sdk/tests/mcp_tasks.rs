@@ -198,6 +198,19 @@ async fn a_task_is_started_polled_and_its_result_fetched_on_both_protocol_eras()
             .await
             .expect("tasks/get answers");
         assert_eq!(first.task.task.task_id, id);
+        // While it works, the status message is the tool's last progress.
+        let message = tokio::time::timeout(STEP, async {
+            loop {
+                let got = client.get_task(GetTaskParams::new(&id)).await.unwrap();
+                if let Some(message) = got.task.task.status_message {
+                    return message;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("a progress message shows in time");
+        assert!(message.ends_with(" ms"), "{message}");
         let done = until_done(&client, &id).await;
         let TaskPayload::Completed { result } = &done.payload else {
             panic!("the task completed: {done:?}")

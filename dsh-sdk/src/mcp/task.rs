@@ -39,6 +39,13 @@ pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_millis(250);
 /// How many tasks one server process runs at once: 64.
 pub const DEFAULT_MAX_RUNNING_TASKS: usize = 64;
 
+/// The most tasks `tasks/list` answers with.
+const MAX_LISTED: usize = 1000;
+
+/// The most tasks a [`MemoryTaskStore`] keeps; past it, the oldest that
+/// ended are dropped.
+const MAX_KEPT_IN_MEMORY: usize = 10_000;
+
 /// The longest `tasks/result` waits for a task to end: 10 minutes.
 const MAX_RESULT_WAIT: Duration = Duration::from_secs(600);
 
@@ -332,7 +339,7 @@ impl Tasks {
     pub(super) async fn list(&self) -> Result<Value, ErrorData> {
         let records = self
             .store
-            .list(usize::MAX)
+            .list(MAX_LISTED)
             .await
             .map_err(|error| store_error(&error))?;
         let tasks: Vec<Value> = records.iter().map(legacy_task).collect();
@@ -406,22 +413,37 @@ pub struct MemoryTaskStore {
 
 impl MemoryTaskStore {
     fn records(&self) -> std::sync::MutexGuard<'_, HashMap<String, (TaskRecord, bool)>> {
-        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
-        records.retain(|_, (record, _)| !record.expired());
-        records
+        self.records.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 impl TaskStore for MemoryTaskStore {
     fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         let mut records = self.records();
+        records.retain(|_, (record, _)| !record.expired());
         let cancelled = records.get(&record.id).is_some_and(|(_, cancel)| *cancel);
         records.insert(record.id.clone(), (record, cancelled));
+        if records.len() > MAX_KEPT_IN_MEMORY {
+            let mut ended: Vec<(String, String)> = records
+                .values()
+                .filter(|(record, _)| record.status.is_terminal())
+                .map(|(record, _)| (record.updated_at.clone(), record.id.clone()))
+                .collect();
+            ended.sort();
+            let excess = records.len() - MAX_KEPT_IN_MEMORY;
+            for (_, id) in ended.into_iter().take(excess) {
+                records.remove(&id);
+            }
+        }
         Box::pin(std::future::ready(Ok(())))
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        let record = self.records().get(id).map(|(record, _)| record.clone());
+        let record = self
+            .records()
+            .get(id)
+            .map(|(record, _)| record.clone())
+            .filter(|record| !record.expired());
         Box::pin(std::future::ready(Ok(record)))
     }
 
@@ -429,6 +451,7 @@ impl TaskStore for MemoryTaskStore {
         let mut records: Vec<TaskRecord> = self
             .records()
             .values()
+            .filter(|(record, _)| !record.expired())
             .map(|(record, _)| record.clone())
             .collect();
         records.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
@@ -446,5 +469,32 @@ impl TaskStore for MemoryTaskStore {
     fn cancel_requested<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         let cancelled = self.records().get(id).is_some_and(|(_, cancel)| *cancel);
         Box::pin(std::future::ready(Ok(cancelled)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_memory_store_keeps_a_cancel_across_writes_and_forgets_expired_tasks() {
+        let store = MemoryTaskStore::default();
+        let task = TaskRecord::new(
+            "slow",
+            Duration::from_secs(60),
+            Duration::from_millis(10),
+            "a",
+        );
+        store.put(task.clone()).await.unwrap();
+        store.request_cancel(&task.id).await.unwrap();
+        store.put(task.clone()).await.unwrap();
+        assert!(store.cancel_requested(&task.id).await.unwrap());
+        assert_eq!(store.list(10).await.unwrap(), vec![task.clone()]);
+
+        let mut old = TaskRecord::new("slow", Duration::ZERO, Duration::from_millis(10), "a");
+        old.created_at = "2020-01-01T00:00:00.000Z".to_owned();
+        store.put(old.clone()).await.unwrap();
+        assert_eq!(store.get(&old.id).await.unwrap(), None);
+        assert_eq!(store.list(10).await.unwrap(), vec![task]);
     }
 }
