@@ -52,22 +52,25 @@ mod server;
 mod session;
 mod task;
 mod task_store;
+mod wire;
 
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
 };
+pub use http::{McpHttpServer, ServeError};
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 pub use prompts::Prompt;
 pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
 pub use resources::{
     ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
 };
-pub use server::{CONTRACT_META_KEY, McpHttpServer, McpServer, ServeError, TASK_SUPPORT_META_KEY};
+pub use server::McpServer;
 pub use task::{
     DEFAULT_MAX_RUNNING_TASKS, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore,
 };
 pub use task_store::{FileTaskStore, TaskRecord, TaskStore, TaskStoreError};
+pub use wire::{CONTRACT_META_KEY, TASK_SUPPORT_META_KEY};
 
 /// The rmcp crate this module is built on, for its transports and types.
 pub use rmcp;

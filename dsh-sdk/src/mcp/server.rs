@@ -1,4 +1,9 @@
 //! [`McpServer`]: a registry served to MCP clients.
+//!
+//! About 800 lines in one file because most of it is one trait impl, rmcp's
+//! `ServerHandler`, one method per MCP request; the wire shapes are in
+//! `wire`, the socket side in `http`, a call's client side in `session`,
+//! and tasks in `task`.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -6,11 +11,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as McpBlock,
-    CustomRequest, CustomResult, ErrorCode, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, TASKS_EXTENSION_ID, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    TASKS_EXTENSION_ID, Tool,
 };
 use rmcp::model::{
     CancelTaskParams, GetTaskParams, GetTaskResult, InputRequiredResult, UpdateTaskParams,
@@ -18,28 +22,24 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
+use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
-use uuid::Uuid;
 
 use crate::definition::TaskSupport;
-use crate::event::{Event, StreamType};
-use crate::export::{Format, META_FAILURE, export_tool};
+use crate::export::{Format, export_tool};
 use crate::pipeline::ToolCall;
-use crate::registry::{Registry, Subscription};
-use crate::result::ToolResult;
+use crate::registry::Registry;
 
 use super::apps;
-use super::content::to_mcp;
-use super::http::{Guard, HttpSettings};
+use super::http::{Guard, HTTP_PATH, HttpSettings, McpHttpServer, ServeError};
 use super::prompts::{Prompt, Prompts};
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
-use super::session::{RoundTrip, Session};
+use super::session::{ProgressForward, RoundTrip, Session};
 use super::task::{Finish, MemoryTaskStore, Tasks};
 use super::task_store::TaskStore;
+use super::wire::{complete, mcp_tool, request_state};
 
 /// The methods MCP defines for a client to call: a request for one that
 /// rmcp could not read has invalid params.
@@ -60,12 +60,6 @@ const KNOWN_METHODS: &[&str] = &[
     "subscriptions/listen",
     "server/discover",
 ];
-
-/// The path [`McpServer::serve_http`] serves MCP on.
-const HTTP_PATH: &str = "/mcp";
-
-/// How long a finished call waits for its last progress notifications to go out.
-const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 
 /// A [`Registry`] as an MCP server: an rmcp [`ServerHandler`], with
 /// [`serve_stdio`](Self::serve_stdio) and [`serve_http`](Self::serve_http)
@@ -91,7 +85,7 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   model to act on; only an unknown tool is a protocol error (`-32602`), as
 ///   the MCP spec asks, and its message names the closest tools.
 /// - Each tool's `_meta` carries its [contract hash](crate::digest) under
-///   [`CONTRACT_META_KEY`]: SHA-256 of its canonical definition, for a client
+///   [`CONTRACT_META_KEY`](super::CONTRACT_META_KEY): SHA-256 of its canonical definition, for a client
 ///   to pin. [`McpProxy`](super::McpProxy) checks it.
 /// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
 ///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
@@ -106,7 +100,7 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   the background; `tasks/get`, `tasks/cancel`, and MCP 2025-11-25's
 ///   `tasks/result` and `tasks/list` follow it in the
 ///   [task store](Self::task_store). Its task support is in `tools/list`
-///   `_meta` under [`TASK_SUPPORT_META_KEY`], and in the registry's MCP export
+///   `_meta` under [`TASK_SUPPORT_META_KEY`](super::TASK_SUPPORT_META_KEY), and in the registry's MCP export
 ///   as `execution.taskSupport`.
 /// - On 2026-07-28, a tool's elicitation and sampling are multi-round-trip
 ///   input: the client gets an `InputRequiredResult`, answers, and retries
@@ -821,270 +815,4 @@ impl Offers {
             resources.subscribe = Some(true);
         }
     }
-}
-
-/// The `_meta` key of a listed tool's [contract hash](crate::digest).
-pub const CONTRACT_META_KEY: &str = "dsh-sdk/contract";
-
-/// The `_meta` key of a listed tool's task support (`optional` or
-/// `required`; MCP 2025-11-25's `execution.taskSupport`), left out for a
-/// tool whose calls never run as tasks.
-pub const TASK_SUPPORT_META_KEY: &str = "dsh-sdk/taskSupport";
-
-/// The dialect of every schema dsh makes.
-const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
-
-/// An MCP tool definition from its [`Format::Mcp`] export, its input schema
-/// declaring its dialect: MCP clients from before 2025-11-25 assumed
-/// draft-07, and the `$defs` and `$ref`s of a dsh schema are 2020-12's.
-///
-/// Its `_meta` carries the definition's contract hash under
-/// [`CONTRACT_META_KEY`], for a client to pin.
-fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
-    let hash = crate::digest::contract_hash(&exported);
-    if let Value::Object(tool) = &mut exported {
-        // rmcp's `Tool` follows the tasks extension, which has no
-        // `execution`: the 2025-11-25 field travels in `_meta`.
-        let tasks = tool
-            .remove("execution")
-            .and_then(|mut execution| execution.get_mut("taskSupport").map(Value::take));
-        let meta = tool
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.insert(CONTRACT_META_KEY.to_owned(), Value::String(hash));
-            if let Some(tasks) = tasks {
-                meta.insert(TASK_SUPPORT_META_KEY.to_owned(), tasks);
-            }
-        }
-    }
-    if let Some(Value::Object(input)) = exported.get_mut("inputSchema") {
-        input
-            .entry("$schema")
-            .or_insert_with(|| Value::from(JSON_SCHEMA_2020_12));
-    }
-    serde_json::from_value(exported).map_err(|error| {
-        ErrorData::internal_error(
-            format!("a tool definition does not fit MCP's `Tool`: {error}"),
-            None,
-        )
-    })
-}
-
-/// What the client gets for a call's result.
-///
-/// `object_output_only`: the client's protocol predates 2026-07-28, where
-/// `structuredContent` must be an object.
-fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolResult {
-    let mut content: Vec<McpBlock> = result.content.iter().map(to_mcp).collect();
-    let says_nothing = content.iter().all(|block| {
-        block
-            .as_text()
-            .is_some_and(|text| text.text.trim().is_empty())
-    });
-    if says_nothing {
-        content = vec![McpBlock::text(format!(
-            "`{}` finished with no output",
-            result.tool_name
-        ))];
-    }
-    if result.is_error {
-        let mut call = CallToolResult::error(content);
-        // Typed, for clients that switch on why the call failed.
-        if let Some(failure) = &result.failure
-            && let Ok(failure) = serde_json::to_value(failure)
-        {
-            let mut meta = serde_json::Map::new();
-            meta.insert(META_FAILURE.to_owned(), failure);
-            call.meta = Some(MetaObject(meta));
-        }
-        return call;
-    }
-    let structured = result
-        .value
-        .filter(|value| !object_output_only || value.is_object());
-    // Clients that read only `content` still get the value: when a custom
-    // render's text does not already carry it, its JSON follows the render's
-    // blocks, as MCP recommends.
-    if let Some(value) = &structured
-        && !carries(&content, value)
-    {
-        content.push(McpBlock::text(value.to_string()));
-    }
-    let mut call = CallToolResult::success(content);
-    call.structured_content = structured;
-    call
-}
-
-/// The `requestState` of a call that needs input: the tool and its
-/// arguments, hashed, so a retry is checked to be the same call.
-fn request_state(tool: &str, args: &Value) -> String {
-    use sha2::{Digest, Sha256};
-    let mut hash = Sha256::new();
-    hash.update(tool.as_bytes());
-    hash.update([0]);
-    hash.update(args.to_string().as_bytes());
-    let digest = hash.finalize();
-    let hex: String = digest[..16]
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
-    format!("dsh1:{hex}")
-}
-
-/// What the client gets for a call's result, with the card a presenting
-/// tool's MCP Apps view draws.
-fn complete(
-    registry: &Registry,
-    tool: &str,
-    result: ToolResult,
-    object_output_only: bool,
-) -> CallToolResult {
-    // The card view of a tool that presents one draws the card from `_meta`.
-    let card = match &result.card {
-        Some(card) if registry.get(tool).is_some_and(|tool| tool.presents()) => Some(card.clone()),
-        _ => None,
-    };
-    let mut call = call_tool_result(result, object_output_only);
-    if let Some(card) = card {
-        apps::attach_card(&mut call, &card);
-    }
-    call
-}
-
-/// Whether the text of `content` is `value` already: its JSON, or the string itself.
-fn carries(content: &[McpBlock], value: &Value) -> bool {
-    let text: Vec<&str> = content
-        .iter()
-        .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
-        .collect();
-    let text = text.join("\n");
-    let json = value.to_string();
-    text == json || value.as_str() == Some(text.as_str())
-}
-
-/// Sends one call's `progress` chunks to the client as `notifications/progress`.
-struct ProgressForward {
-    subscription: Subscription,
-    task: JoinHandle<()>,
-}
-
-impl ProgressForward {
-    fn start(
-        registry: &Registry,
-        call: Uuid,
-        token: ProgressToken,
-        peer: &Peer<RoleServer>,
-    ) -> Self {
-        let (sender, mut chunks) = mpsc::unbounded_channel();
-        let subscription = registry.subscribe(move |event| {
-            if let Event::Stream(chunk) = event
-                && chunk.invocation_id == call
-                && chunk.stream_type == StreamType::Progress
-            {
-                let _ = sender.send((chunk.sequence, chunk.chunk.clone()));
-            }
-        });
-        let peer = peer.clone();
-        let task = tokio::spawn(async move {
-            while let Some((sequence, message)) = chunks.recv().await {
-                // `progress` must grow with every notification; the chunk's
-                // 0-based sequence number does.
-                let progress = ProgressNotificationParam::new(token.clone(), (sequence + 1) as f64)
-                    .with_message(message);
-                if peer.notify_progress(progress).await.is_err() {
-                    break;
-                }
-            }
-        });
-        ProgressForward { subscription, task }
-    }
-
-    /// Waits, briefly, for the notifications still queued to go out before
-    /// the result does.
-    async fn finish(self) {
-        drop(self.subscription);
-        let _ = tokio::time::timeout(PROGRESS_DRAIN, self.task).await;
-    }
-}
-
-/// A running streamable-HTTP MCP server; dropping it shuts the server down.
-#[must_use = "dropping the handle shuts the server down at once"]
-pub struct McpHttpServer {
-    local_addr: SocketAddr,
-    stop: DropGuard,
-    task: JoinHandle<std::io::Result<()>>,
-}
-
-impl McpHttpServer {
-    /// The address the server listens on.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
-    }
-
-    /// The URL an MCP client connects to: `http://127.0.0.1:PORT/mcp`.
-    pub fn url(&self) -> String {
-        format!("http://{}{HTTP_PATH}", self.local_addr)
-    }
-
-    /// Runs until the server fails (or is shut down from elsewhere).
-    pub async fn wait(self) -> Result<(), ServeError> {
-        let McpHttpServer { stop, task, .. } = self;
-        let result = task.await;
-        drop(stop);
-        flatten(result)
-    }
-
-    /// Stops accepting connections, ends every session, and waits for the
-    /// server to finish.
-    pub async fn shutdown(self) -> Result<(), ServeError> {
-        let McpHttpServer { stop, task, .. } = self;
-        drop(stop);
-        flatten(task.await)
-    }
-}
-
-fn flatten(result: Result<std::io::Result<()>, tokio::task::JoinError>) -> Result<(), ServeError> {
-    match result {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(error)) => Err(ServeError::Stopped(error.to_string())),
-        Err(error) => Err(ServeError::Stopped(error.to_string())),
-    }
-}
-
-impl fmt::Debug for McpHttpServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("McpHttpServer")
-            .field("url", &self.url())
-            .finish_non_exhaustive()
-    }
-}
-
-/// Why an [`McpServer`] could not serve.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ServeError {
-    /// [`McpServer::serve_http`] was given an address that is not loopback.
-    #[error(
-        "cannot serve MCP over HTTP on {addr}: only loopback addresses (127.0.0.1, [::1]) are served; put a reverse proxy in front to expose the server"
-    )]
-    NotLoopback {
-        /// The address given.
-        addr: SocketAddr,
-    },
-    /// The HTTP socket could not be bound.
-    #[error("cannot serve MCP over HTTP on {addr}")]
-    Bind {
-        /// The address given.
-        addr: SocketAddr,
-        /// Why binding failed.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The session with the client could not start.
-    #[error("the MCP session could not start: {0}")]
-    Start(String),
-    /// The server stopped on an error.
-    #[error("the MCP server stopped on an error: {0}")]
-    Stopped(String),
 }

@@ -11,24 +11,30 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
     InputRequest, InputRequests, InputResponses, LoggingLevel, LoggingMessageNotificationParam,
-    ProtocolVersion, ResourceUpdatedNotificationParam, ServerRequest,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ResourceUpdatedNotificationParam,
+    ServerRequest,
 };
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
+use uuid::Uuid;
 
 use crate::client::{
     Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, LogLevel, LogMessage,
     Sample, SampleRequest,
 };
+use crate::event::{Event, StreamType};
+use crate::registry::{Registry, Subscription};
 
 /// What one session remembers between requests.
 #[derive(Default)]
@@ -368,5 +374,53 @@ impl Client for McpClient {
                 stop_reason: answer["stopReason"].as_str().map(str::to_owned),
             })
         })
+    }
+}
+
+/// How long a finished call waits for its last progress notifications to go out.
+const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
+
+/// Sends one call's `progress` chunks to the client as `notifications/progress`.
+pub(super) struct ProgressForward {
+    subscription: Subscription,
+    task: JoinHandle<()>,
+}
+
+impl ProgressForward {
+    pub(super) fn start(
+        registry: &Registry,
+        call: Uuid,
+        token: ProgressToken,
+        peer: &Peer<RoleServer>,
+    ) -> Self {
+        let (sender, mut chunks) = mpsc::unbounded_channel();
+        let subscription = registry.subscribe(move |event| {
+            if let Event::Stream(chunk) = event
+                && chunk.invocation_id == call
+                && chunk.stream_type == StreamType::Progress
+            {
+                let _ = sender.send((chunk.sequence, chunk.chunk.clone()));
+            }
+        });
+        let peer = peer.clone();
+        let task = tokio::spawn(async move {
+            while let Some((sequence, message)) = chunks.recv().await {
+                // `progress` must grow with every notification; the chunk's
+                // 0-based sequence number does.
+                let progress = ProgressNotificationParam::new(token.clone(), (sequence + 1) as f64)
+                    .with_message(message);
+                if peer.notify_progress(progress).await.is_err() {
+                    break;
+                }
+            }
+        });
+        ProgressForward { subscription, task }
+    }
+
+    /// Waits, briefly, for the notifications still queued to go out before
+    /// the result does.
+    pub(super) async fn finish(self) {
+        drop(self.subscription);
+        let _ = tokio::time::timeout(PROGRESS_DRAIN, self.task).await;
     }
 }
