@@ -18,8 +18,8 @@ mod doc;
 mod fallback;
 mod naming;
 mod projection;
+mod shared;
 mod span;
-mod suggest;
 mod tool;
 mod types;
 
@@ -558,4 +558,12 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(ToolOutput, attributes(serde, schemars))]
 pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     derive::expand(derive::Derive::Output, input.into()).into()
+}
+
+/// This crate's copy of the rules dsh-sdk holds too, as literals, for
+/// dsh-sdk's tests to compare with its own. Not part of the API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __shared_rules(input: TokenStream) -> TokenStream {
+    shared::expand(input.into()).into()
 }
