@@ -8,6 +8,13 @@
 //! ```
 //!
 //! The first line on standard output is the URL to connect to.
+//!
+//! Replicas behind a load balancer: serve with no sessions, and keep tasks
+//! in a directory every replica sees.
+//!
+//! ```sh
+//! cargo run --example conformance_server -- --http 127.0.0.1:0 --stateless --task-store /tmp/tasks
+//! ```
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -18,12 +25,14 @@ use dsh_sdk::client::{Elicited, LogLevel, SampleRequest};
 use dsh_sdk::mcp::rmcp::model::{
     ContentBlock as McpContent, PromptMessage, ResourceContents, Role,
 };
-use dsh_sdk::mcp::{McpServer, Prompt, ResourceTemplate, StaticResource};
+use dsh_sdk::mcp::{FileTaskStore, McpServer, Prompt, ResourceTemplate, StaticResource};
 use dsh_sdk::prelude::*;
 
-const USAGE: &str = "usage: conformance_server --http ADDR
+const USAGE: &str = "usage: conformance_server --http ADDR [--stateless] [--task-store DIR]
 
-  --http ADDR   serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL";
+  --http ADDR        serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL
+  --stateless        no sessions: any replica answers any request (behind a load balancer)
+  --task-store DIR   keep tasks in DIR, shared by the replicas (default: in memory)";
 
 /// A 1×1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -317,6 +326,47 @@ async fn json_schema_2020_12_tool(args: SchemaArgs) -> String {
     format!("Hello, {}!", args.name.as_deref().unwrap_or("anonymous"))
 }
 
+/// How long [`slow_task`] works.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SlowArgs {
+    /// Milliseconds to work, at most a minute
+    #[schemars(range(max = 60000))]
+    ms: u32,
+}
+
+/// What [`slow_task`] did, and which replica did it.
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct SlowDone {
+    /// Milliseconds worked
+    worked_ms: u32,
+    /// The process id of the replica that ran the call
+    replica: u32,
+}
+
+/// Works for a while, reporting progress, as a task a client can poll,
+/// fetch and cancel.
+#[tool(read_only, task)]
+async fn slow_task(args: SlowArgs, exec: &Exec) -> Result<SlowDone, ToolError> {
+    let ms = args.ms.min(60_000);
+    let mut worked = 0;
+    while worked < ms {
+        let step = (ms - worked).min(100);
+        tokio::select! {
+            () = exec.cancellation().cancelled() => {
+                return Err(ToolError::new("the work was cancelled"));
+            }
+            () = tokio::time::sleep(Duration::from_millis(u64::from(step))) => {}
+        }
+        worked += step;
+        exec.progress(format!("{worked}/{ms} ms"));
+    }
+    Ok(SlowDone {
+        worked_ms: worked,
+        replica: std::process::id(),
+    })
+}
+
 /// Closes its response stream mid-call, so the client reconnects.
 #[tool(read_only)]
 async fn test_reconnection(_args: NoArgs) -> String {
@@ -464,22 +514,55 @@ fn register(registry: &Registry) -> Result<(), RegisterError> {
         .keep();
     registry.register::<json_schema_2020_12_tool>()?.keep();
     registry.register::<test_reconnection>()?.keep();
+    registry.register::<slow_task>()?.keep();
     Ok(())
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let addr = match args.as_slice() {
-        [flag, addr] if flag == "--http" => match addr.parse::<SocketAddr>() {
-            Ok(addr) => addr,
-            Err(error) => {
-                eprintln!("conformance_server: `{addr}` is not an address: {error}\n{USAGE}");
-                return ExitCode::from(2);
+/// What the command line asked for.
+struct Options {
+    addr: SocketAddr,
+    stateless: bool,
+    task_store: Option<std::path::PathBuf>,
+}
+
+fn options(args: &[String]) -> Result<Options, String> {
+    let mut addr = None;
+    let mut stateless = false;
+    let mut task_store = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => {
+                let value = args.next().ok_or("`--http` needs an address")?;
+                let parsed = value
+                    .parse::<SocketAddr>()
+                    .map_err(|error| format!("`{value}` is not an address: {error}"))?;
+                addr = Some(parsed);
             }
-        },
-        _ => {
-            eprintln!("{USAGE}");
+            "--stateless" => stateless = true,
+            "--task-store" => {
+                let dir = args.next().ok_or("`--task-store` needs a directory")?;
+                task_store = Some(dir.into());
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    let addr = addr.ok_or("`--http ADDR` is required")?;
+    Ok(Options {
+        addr,
+        stateless,
+        task_store,
+    })
+}
+
+/// Serves the conformance tools over streamable HTTP until killed.
+#[tokio::main]
+pub async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = match options(&args) {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("conformance_server: {error}\n{USAGE}");
             return ExitCode::from(2);
         }
     };
@@ -488,7 +571,17 @@ async fn main() -> ExitCode {
         eprintln!("conformance_server: {error}");
         return ExitCode::FAILURE;
     }
-    let http = match server(registry).serve_http(addr).await {
+    let mut server = server(registry).stateless(options.stateless);
+    if let Some(dir) = &options.task_store {
+        match FileTaskStore::new(dir) {
+            Ok(store) => server = server.task_store(store),
+            Err(error) => {
+                eprintln!("conformance_server: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let http = match server.serve_http(options.addr).await {
         Ok(http) => http,
         Err(error) => {
             eprintln!("conformance_server: {error}");

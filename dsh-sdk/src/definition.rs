@@ -178,6 +178,7 @@ pub struct ToolDef {
     pub(crate) timeout: Option<Duration>,
     pub(crate) version: Option<Cow<'static, str>>,
     pub(crate) allow_unknown_args: bool,
+    pub(crate) task_support: TaskSupport,
 }
 
 impl ToolDef {
@@ -201,6 +202,7 @@ impl ToolDef {
             timeout: None,
             version: None,
             allow_unknown_args: false,
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -259,6 +261,39 @@ impl ToolDef {
     pub fn with_version(mut self, version: impl Into<String>) -> Self {
         self.version = Some(Cow::Owned(version.into()));
         self
+    }
+
+    /// Calls may run as MCP tasks: started, then polled, fetched or
+    /// cancelled later (`execution.taskSupport: "optional"`).
+    pub const fn task(mut self, yes: bool) -> Self {
+        if yes {
+            self.task_support = TaskSupport::Optional;
+        } else if matches!(self.task_support, TaskSupport::Optional) {
+            self.task_support = TaskSupport::Forbidden;
+        }
+        self
+    }
+
+    /// Calls must run as MCP tasks (`execution.taskSupport: "required"`): an
+    /// MCP client that cannot take a task is refused.
+    pub const fn task_required(mut self, yes: bool) -> Self {
+        if yes {
+            self.task_support = TaskSupport::Required;
+        } else if matches!(self.task_support, TaskSupport::Required) {
+            self.task_support = TaskSupport::Forbidden;
+        }
+        self
+    }
+
+    /// Whether calls may, or must, run as MCP tasks.
+    pub const fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// Whether calls may, or must, run as MCP tasks.
+    pub fn tasks(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// The name the model calls.
@@ -395,6 +430,32 @@ settings! {
         timeout: Duration;
         /// The declared timeout, if any.
         call_timeout;
+    }
+}
+
+/// Whether a tool's calls run as MCP tasks (MCP `execution.taskSupport`): a
+/// long-running tool is started, answered with a task at once, then polled,
+/// fetched and cancelled by task id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskSupport {
+    /// Every call answers with its result (the default).
+    #[default]
+    Forbidden,
+    /// A client that takes tasks gets one; others get the result.
+    Optional,
+    /// Every call must run as a task.
+    Required,
+}
+
+impl TaskSupport {
+    /// The MCP spelling: `forbidden`, `optional` or `required`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
     }
 }
 

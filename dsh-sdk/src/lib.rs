@@ -93,7 +93,7 @@ pub mod __private;
 pub use card::Card;
 pub use catalog::CatalogError;
 pub use content::{ContentBlock, EmbeddedResource, joined_text, render_default};
-pub use definition::{Category, OutputType, Tool, ToolDef, Validation};
+pub use definition::{Category, OutputType, TaskSupport, Tool, ToolDef, Validation};
 pub use dynamic::DynamicTool;
 pub use error::{RegisterError, ToolError};
 pub use exec::{Exec, ExecBuilder, MissingState, State, StreamChunk};

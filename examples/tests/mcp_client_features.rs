@@ -16,9 +16,9 @@ use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::mcp::McpServer;
 use dsh_sdk::mcp::rmcp::model::ProtocolVersion;
 use dsh_sdk::mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    Implementation, LoggingMessageNotificationParam, ProgressNotificationParam,
+    Implementation, LoggingMessageNotificationParam, ProgressNotificationParam, ResultType,
     SetLevelRequestParams,
 };
 use dsh_sdk::mcp::rmcp::service::{NotificationContext, RequestContext, RunningService};
@@ -465,8 +465,12 @@ async fn a_custom_render_s_text_is_followed_by_the_value_s_json() {
     assert_eq!(plain.content.len(), 1);
 }
 
+/// On 2026-07-28 there are no requests from server to client: a tool's
+/// elicitation, sampling and approval come back to the client as
+/// multi-round-trip input (`InputRequiredResult`), which rmcp's client
+/// answers through the same handler and retries.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_2026_session_gets_an_error_for_elicitation_not_a_hang() {
+async fn a_2026_session_elicits_samples_and_approves_by_multi_round_trip_input() {
     let setup = setup_with(ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     })
@@ -475,13 +479,57 @@ async fn a_2026_session_gets_an_error_for_elicitation_not_a_hang() {
         .handler
         .answer(Answer::Accept(json!({ "name": "Ada" })));
     let result = call(&setup, "who_are_you", json!({ "reason": "to greet you" })).await;
-    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    assert_eq!(text(&result), "hello Ada (None)");
+    assert_eq!(result.result_type, Some(ResultType::COMPLETE));
+    let asked = setup.handler.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["message"], "to greet you");
+
+    setup.handler.answer(Answer::Decline);
+    let declined = call(&setup, "who_are_you", json!({ "reason": "again" })).await;
+    assert_eq!(text(&declined), "declined");
+
+    let sampled = call(&setup, "ask_model", json!({ "question": "the answer?" })).await;
+    assert_eq!(text(&sampled), "test-model said: forty-two");
+
+    setup
+        .handler
+        .answer(Answer::Accept(json!({ "approve": true })));
+    let approved = call(&setup, "wipe", json!({ "target": "cache" })).await;
+    assert_eq!(text(&approved), "wiped cache");
     assert!(
-        text(&result).contains(
-            "the session speaks MCP 2026-07-28, which has no requests from server to client"
-        ),
-        "{}",
-        text(&result)
+        setup
+            .chunks
+            .lock()
+            .unwrap()
+            .contains(&"approval: approved by the user through elicitation".to_owned())
     );
-    assert!(setup.handler.asked.lock().unwrap().is_empty());
+}
+
+/// A retry whose `requestState` is not the server's is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_request_state_is_refused() {
+    let setup = setup_with(ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    })
+    .await;
+    let Value::Object(args) = json!({ "reason": "to greet you" }) else {
+        unreachable!("an object literal")
+    };
+    let mut request = CallToolRequestParams::new("who_are_you").with_arguments(args);
+    let first = setup.client.call_tool_once(request.clone()).await.unwrap();
+    let CallToolResponse::InputRequired(needed) = first else {
+        panic!("an elicitation needs input first: {first:?}")
+    };
+    assert!(needed.request_state.is_some());
+    let keys: Vec<_> = needed.input_requests.unwrap().into_keys().collect();
+    assert_eq!(keys, ["elicitation-0"]);
+    request.request_state = Some("forged".to_owned());
+    let refused = setup.client.call_tool_once(request).await;
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|error| error.to_string().contains("requestState")),
+        "{refused:?}"
+    );
 }

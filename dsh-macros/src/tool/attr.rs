@@ -19,6 +19,8 @@ const FLAGS: &[&str] = &[
     "defer",
     "always_load",
     "allow_unknown_args",
+    "task",
+    "task_required",
 ];
 
 /// The keys before the flags, in the order the docs list them.

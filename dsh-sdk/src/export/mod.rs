@@ -191,6 +191,13 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
             annotations.insert("destructiveHint".into(), def.is_destructive().into());
             annotations.insert("idempotentHint".into(), def.is_idempotent().into());
             object.insert("annotations".into(), Value::Object(annotations));
+            // MCP 2025-11-25: whether calls may, or must, run as tasks.
+            if def.tasks() != crate::definition::TaskSupport::Forbidden {
+                object.insert(
+                    "execution".into(),
+                    serde_json::json!({ "taskSupport": def.tasks().as_str() }),
+                );
+            }
             let mut meta = Map::new();
             if let Some(version) = def.version_text() {
                 meta.insert(META_VERSION.into(), version.into());

@@ -2,6 +2,8 @@
 //! HTTP/1 connections with header and body read timeouts, the `Origin`
 //! allow-list, and a cap on sessions, in front of rmcp's streamable-HTTP service.
 
+use std::fmt;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,8 +16,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::net::TcpListener;
-use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 /// How long a client may take to send a request's headers, and how long an
 /// idle kept-alive connection stays open: 10 seconds.
@@ -33,6 +35,9 @@ pub const DEFAULT_MAX_SESSIONS: usize = 64;
 
 /// How long a session with no traffic is kept: 2 minutes.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The path [`McpServer::serve_http`](super::McpServer::serve_http) serves MCP on.
+pub(super) const HTTP_PATH: &str = "/mcp";
 
 /// How long shutting down waits for open connections to finish: 5 seconds.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -219,4 +224,85 @@ async fn connection(
             let _ = connection.await;
         }
     }
+}
+
+/// A running streamable-HTTP MCP server; dropping it shuts the server down.
+#[must_use = "dropping the handle shuts the server down at once"]
+pub struct McpHttpServer {
+    pub(super) local_addr: SocketAddr,
+    pub(super) stop: DropGuard,
+    pub(super) task: JoinHandle<std::io::Result<()>>,
+}
+
+impl McpHttpServer {
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The URL an MCP client connects to: `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{HTTP_PATH}", self.local_addr)
+    }
+
+    /// Runs until the server fails (or is shut down from elsewhere).
+    pub async fn wait(self) -> Result<(), ServeError> {
+        let McpHttpServer { stop, task, .. } = self;
+        let result = task.await;
+        drop(stop);
+        flatten(result)
+    }
+
+    /// Stops accepting connections, ends every session, and waits for the
+    /// server to finish.
+    pub async fn shutdown(self) -> Result<(), ServeError> {
+        let McpHttpServer { stop, task, .. } = self;
+        drop(stop);
+        flatten(task.await)
+    }
+}
+
+fn flatten(result: Result<std::io::Result<()>, tokio::task::JoinError>) -> Result<(), ServeError> {
+    match result {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(error)) => Err(ServeError::Stopped(error.to_string())),
+        Err(error) => Err(ServeError::Stopped(error.to_string())),
+    }
+}
+
+impl fmt::Debug for McpHttpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpHttpServer")
+            .field("url", &self.url())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why an [`McpServer`](super::McpServer) could not serve.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// [`McpServer::serve_http`](super::McpServer::serve_http) was given an address that is not loopback.
+    #[error(
+        "cannot serve MCP over HTTP on {addr}: only loopback addresses (127.0.0.1, [::1]) are served; put a reverse proxy in front to expose the server"
+    )]
+    NotLoopback {
+        /// The address given.
+        addr: SocketAddr,
+    },
+    /// The HTTP socket could not be bound.
+    #[error("cannot serve MCP over HTTP on {addr}")]
+    Bind {
+        /// The address given.
+        addr: SocketAddr,
+        /// Why binding failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The session with the client could not start.
+    #[error("the MCP session could not start: {0}")]
+    Start(String),
+    /// The server stopped on an error.
+    #[error("the MCP server stopped on an error: {0}")]
+    Stopped(String),
 }

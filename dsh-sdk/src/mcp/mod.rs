@@ -34,6 +34,9 @@
 //!   present a card are one resource provider among them.
 //! - A tool reaches the client of its call through [`Exec`](crate::Exec):
 //!   log messages, elicitation, sampling (see [`crate::client`]).
+//! - Long-running tools run as MCP tasks, kept in a [`TaskStore`] (in memory,
+//!   or a [`FileTaskStore`] that replicas share); [`McpServer::stateless`]
+//!   serves HTTP with no sessions, for replicas behind a load balancer.
 //! - [`McpProxy`] connects to another MCP server (a child process's stdio, or
 //!   streamable HTTP, `https://` over rustls) and registers its tools as
 //!   [dynamic tools](crate::DynamicTool) that forward each call there. When
@@ -54,12 +57,16 @@ mod resources;
 mod server;
 mod session;
 mod status;
+mod task;
+mod task_store;
+mod wire;
 
 pub use cache::LIST_VERSION_META_KEY;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
 };
+pub use http::{McpHttpServer, ServeError};
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 pub use prompts::Prompt;
 pub use proxy::{
@@ -69,8 +76,13 @@ pub use proxy::{
 pub use resources::{
     ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
 };
-pub use server::{CONTRACT_META_KEY, McpHttpServer, McpServer, ServeError};
+pub use server::McpServer;
 pub use status::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
+pub use task::{
+    DEFAULT_MAX_RUNNING_TASKS, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore,
+};
+pub use task_store::{FileTaskStore, TaskRecord, TaskStore, TaskStoreError};
+pub use wire::{CONTRACT_META_KEY, TASK_SUPPORT_META_KEY};
 
 /// The rmcp crate this module is built on, for its transports and types.
 pub use rmcp;

@@ -1,4 +1,9 @@
 //! [`McpServer`]: a registry served to MCP clients.
+//!
+//! About 800 lines in one file because most of it is one trait impl, rmcp's
+//! `ServerHandler`, one method per MCP request; the wire shapes are in
+//! `wire`, the socket side in `http`, a call's client side in `session`,
+//! and tasks in `task`.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -6,34 +11,35 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as McpBlock,
-    CustomRequest, CustomResult, ErrorCode, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    TASKS_EXTENSION_ID, Tool,
+};
+use rmcp::model::{
+    CancelTaskParams, GetTaskParams, GetTaskResult, InputRequiredResult, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
+use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
-use uuid::Uuid;
 
-use crate::event::{Event, StreamType};
-use crate::export::{Format, META_FAILURE, export_tool};
+use crate::definition::TaskSupport;
+use crate::export::{Format, export_tool};
 use crate::pipeline::ToolCall;
-use crate::registry::{Registry, Subscription};
-use crate::result::ToolResult;
+use crate::registry::Registry;
 
 use super::apps;
-use super::content::to_mcp;
-use super::http::{Guard, HttpSettings};
+use super::http::{Guard, HTTP_PATH, HttpSettings, McpHttpServer, ServeError};
 use super::prompts::{Prompt, Prompts};
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
-use super::session::Session;
+use super::session::{ProgressForward, RoundTrip, Session};
+use super::task::{Finish, MemoryTaskStore, Tasks};
+use super::task_store::TaskStore;
+use super::wire::{complete, mcp_tool, request_state};
 
 /// The methods MCP defines for a client to call: a request for one that
 /// rmcp could not read has invalid params.
@@ -54,12 +60,6 @@ const KNOWN_METHODS: &[&str] = &[
     "subscriptions/listen",
     "server/discover",
 ];
-
-/// The path [`McpServer::serve_http`] serves MCP on.
-const HTTP_PATH: &str = "/mcp";
-
-/// How long a finished call waits for its last progress notifications to go out.
-const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 
 /// A [`Registry`] as an MCP server: an rmcp [`ServerHandler`], with
 /// [`serve_stdio`](Self::serve_stdio) and [`serve_http`](Self::serve_http)
@@ -85,7 +85,7 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   model to act on; only an unknown tool is a protocol error (`-32602`), as
 ///   the MCP spec asks, and its message names the closest tools.
 /// - Each tool's `_meta` carries its [contract hash](crate::digest) under
-///   [`CONTRACT_META_KEY`]: SHA-256 of its canonical definition, for a client
+///   [`CONTRACT_META_KEY`](super::CONTRACT_META_KEY): SHA-256 of its canonical definition, for a client
 ///   to pin. [`McpProxy`](super::McpProxy) checks it.
 /// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
 ///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
@@ -95,6 +95,17 @@ const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
 ///   card in `_meta["dsh-sdk/card"]`. Hosts without MCP Apps still get
 ///   `content` and `structuredContent`.
 /// - `notifications/cancelled` from the client cancels the call.
+/// - Tasks: a tool flagged `task` (or `task_required`) answers a client that
+///   declared the tasks extension with a task at once and runs the call in
+///   the background; `tasks/get`, `tasks/cancel`, and MCP 2025-11-25's
+///   `tasks/result` and `tasks/list` follow it in the
+///   [task store](Self::task_store). Its task support is in `tools/list`
+///   `_meta` under [`TASK_SUPPORT_META_KEY`](super::TASK_SUPPORT_META_KEY), and in the registry's MCP export
+///   as `execution.taskSupport`.
+/// - On 2026-07-28, a tool's elicitation and sampling are multi-round-trip
+///   input: the client gets an `InputRequiredResult`, answers, and retries
+///   with a `requestState` checked to be this call's; the tool runs again
+///   from the start and finds its answers.
 /// - A call whose request carries a `progressToken` gets each `progress`
 ///   chunk the tool sends through [`Exec::progress`](crate::Exec::progress)
 ///   as `notifications/progress`, with the chunk as its message.
@@ -118,6 +129,10 @@ pub struct McpServer {
     offers: Arc<Offers>,
     /// This session's log level and resource subscriptions.
     session: Session,
+    /// Tasks: their store, and the calls this process runs.
+    tasks: Arc<Tasks>,
+    /// Serve HTTP with no session: any replica answers any request.
+    stateless: bool,
 }
 
 /// What a server offers beside its tools.
@@ -158,7 +173,48 @@ impl McpServer {
                 prompts: Prompts::default(),
             }),
             session: Session::default(),
+            tasks: Arc::new(Tasks::new(Arc::new(MemoryTaskStore::default()))),
+            stateless: false,
         }
+    }
+
+    /// Where tasks are kept (see [`TaskStore`]). The default keeps them in
+    /// this process's memory; replicas of a server behind a load balancer
+    /// share one store, such as a [`FileTaskStore`](super::FileTaskStore)
+    /// on a directory they all see, so a task started through one replica
+    /// is polled, fetched and cancelled through any.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks = Arc::new(self.tasks.with_store(Arc::new(store)));
+        self
+    }
+
+    /// How long a task is kept after it starts; defaults to
+    /// [`DEFAULT_TASK_TTL`](super::DEFAULT_TASK_TTL), 1 hour.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        let store = Arc::clone(self.tasks.store());
+        self.tasks = Arc::new(self.tasks.with_store(store).with_ttl(ttl));
+        self
+    }
+
+    /// How often clients are asked to poll a task, and how often a task's
+    /// runner looks for a cancel asked for on another replica; defaults to
+    /// [`DEFAULT_TASK_POLL_INTERVAL`](super::DEFAULT_TASK_POLL_INTERVAL), 250 ms.
+    pub fn task_poll_interval(mut self, poll: Duration) -> Self {
+        let store = Arc::clone(self.tasks.store());
+        self.tasks = Arc::new(self.tasks.with_store(store).with_poll_interval(poll));
+        self
+    }
+
+    /// Serves streamable HTTP with no sessions (`false` by default): every
+    /// request stands alone, so N replicas of the server sit behind a plain
+    /// round-robin load balancer. Clients on the 2026-07-28 protocol are
+    /// served this way in any case; clients on the 2025 protocols get no
+    /// `Mcp-Session-Id`, no stream for notifications outside a request, and
+    /// no requests from the server between their own. Put tasks in a shared
+    /// [`task_store`](Self::task_store).
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
     }
 
     /// Serves a resource, or a family of them: a [`StaticResource`](super::StaticResource),
@@ -293,7 +349,7 @@ impl McpServer {
         let stop = CancellationToken::new();
         let settings = self.http.clone();
         let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(true)
+            .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop.child_token())
             .with_allowed_origins(settings.origins())
             .with_max_request_body_bytes(settings.max_body_bytes);
@@ -349,6 +405,8 @@ impl Clone for McpServer {
             http: self.http.clone(),
             offers: Arc::clone(&self.offers),
             session: Session::default(),
+            tasks: Arc::clone(&self.tasks),
+            stateless: self.stateless,
         }
     }
 }
@@ -368,6 +426,7 @@ impl ServerHandler for McpServer {
             .enable_tools()
             .enable_tool_list_changed()
             .enable_resources()
+            .enable_tasks()
             .build();
         self.offers.extend_capabilities(&mut capabilities);
         let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
@@ -402,17 +461,82 @@ impl ServerHandler for McpServer {
             .protocol_version()
             .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
         let args = Value::Object(request.arguments.unwrap_or_default());
+        let tasks = self
+            .registry
+            .get(&request.name)
+            .map_or(TaskSupport::Forbidden, |tool| tool.definition().tasks());
+        if tasks != TaskSupport::Forbidden {
+            let takes_tasks = context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks());
+            if takes_tasks {
+                // A task outlives its request: no client to reach, no cancel
+                // but `tasks/cancel`.
+                let call = ToolCall::new(request.name.as_ref(), args);
+                let registry = self.registry.clone();
+                let name = request.name.to_string();
+                let finish: Finish = Box::new(move |result| {
+                    let call = complete(&registry, &name, result, object_output_only);
+                    serde_json::to_value(call).unwrap_or_default()
+                });
+                let task = self
+                    .tasks
+                    .start(&self.registry, &request.name, call, finish)
+                    .await?;
+                return Ok(CallToolResponse::Task(task));
+            }
+            if tasks == TaskSupport::Required {
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!(
+                        "`{}` runs only as a task, and this client did not declare the `{TASKS_EXTENSION_ID}` extension",
+                        request.name
+                    ),
+                    None,
+                ));
+            }
+        }
+        // MCP 2026-07-28 has no requests from server to client: what a tool
+        // asks of the client goes back in an `InputRequiredResult`, and the
+        // retry brings the answers and the state given here.
+        let round_trip = (!object_output_only).then(|| RoundTrip::new(request.input_responses));
+        let state = request_state(&request.name, &args);
+        if let Some(echoed) = &request.request_state
+            && *echoed != state
+        {
+            return Err(ErrorData::invalid_params(
+                "`requestState` is not the one this server gave for this tool and these arguments",
+                None,
+            ));
+        }
         let call = ToolCall::new(request.name.as_ref(), args)
             .cancel_on(context.ct.clone())
-            .client(
-                self.session
-                    .client(&context.peer, context.protocol_version()),
-            );
+            .client(self.session.client(
+                &context.peer,
+                context.protocol_version(),
+                context.client_capabilities(),
+                round_trip.clone(),
+            ));
         let progress = context
             .meta
             .get_progress_token()
             .map(|token| ProgressForward::start(&self.registry, call.id(), token, &context.peer));
-        let result = self.registry.call_with(call).await;
+        let result = match &round_trip {
+            None => self.registry.call_with(call).await,
+            Some(round_trip) => tokio::select! {
+                result = self.registry.call_with(call) => result,
+                // The call is dropped, and runs again with the answer.
+                needed = round_trip.needed() => {
+                    if let Some(progress) = progress {
+                        progress.finish().await;
+                    }
+                    return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                        Some(needed),
+                        Some(state),
+                    )));
+                }
+            },
+        };
         if let Some(progress) = progress {
             progress.finish().await;
         }
@@ -420,23 +544,38 @@ impl ServerHandler for McpServer {
             // The pipeline's message names the closest tools.
             return Err(ErrorData::invalid_params(result.text(), None));
         }
-        // The card view of a tool that presents one draws the card from `_meta`.
-        let card = match &result.card {
-            Some(card)
-                if self
-                    .registry
-                    .get(&request.name)
-                    .is_some_and(|tool| tool.presents()) =>
-            {
-                Some(card.clone())
-            }
-            _ => None,
-        };
-        let mut call = call_tool_result(result, object_output_only);
-        if let Some(card) = card {
-            apps::attach_card(&mut call, &card);
-        }
-        Ok(CallToolResponse::Complete(call))
+        Ok(CallToolResponse::Complete(complete(
+            &self.registry,
+            &request.name,
+            result,
+            object_output_only,
+        )))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get(&request.task_id).await?))
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id).await.map(drop)
+    }
+
+    /// No task of this server asks for input: responses are acknowledged
+    /// and ignored, as the extension says of unknown keys.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.record(&request.task_id).await.map(drop)
     }
 
     /// Every provider's resources: first the MCP Apps card views, one `ui://`
@@ -595,6 +734,22 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let CustomRequest { method, params, .. } = request;
+        let task_id = || {
+            params
+                .as_ref()
+                .and_then(|params| params.get("taskId"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(format!("`{method}` needs a `taskId`"), None)
+                })
+        };
+        // MCP 2025-11-25's task methods that the tasks extension dropped.
+        match method.as_str() {
+            "tasks/result" => return self.tasks.result(&task_id()?).await.map(CustomResult),
+            "tasks/list" => return self.tasks.list().await.map(CustomResult),
+            _ => {}
+        }
         if !KNOWN_METHODS.contains(&method.as_str()) {
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None));
         }
@@ -661,221 +816,4 @@ impl Offers {
             resources.subscribe = Some(true);
         }
     }
-}
-
-/// The `_meta` key of a listed tool's [contract hash](crate::digest).
-pub const CONTRACT_META_KEY: &str = "dsh-sdk/contract";
-
-/// The dialect of every schema dsh makes.
-const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
-
-/// An MCP tool definition from its [`Format::Mcp`] export, its input schema
-/// declaring its dialect: MCP clients from before 2025-11-25 assumed
-/// draft-07, and the `$defs` and `$ref`s of a dsh schema are 2020-12's.
-///
-/// Its `_meta` carries the definition's contract hash under
-/// [`CONTRACT_META_KEY`], for a client to pin.
-fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
-    let hash = crate::digest::contract_hash(&exported);
-    if let Value::Object(tool) = &mut exported {
-        let meta = tool
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.insert(CONTRACT_META_KEY.to_owned(), Value::String(hash));
-        }
-    }
-    if let Some(Value::Object(input)) = exported.get_mut("inputSchema") {
-        input
-            .entry("$schema")
-            .or_insert_with(|| Value::from(JSON_SCHEMA_2020_12));
-    }
-    serde_json::from_value(exported).map_err(|error| {
-        ErrorData::internal_error(
-            format!("a tool definition does not fit MCP's `Tool`: {error}"),
-            None,
-        )
-    })
-}
-
-/// What the client gets for a call's result.
-///
-/// `object_output_only`: the client's protocol predates 2026-07-28, where
-/// `structuredContent` must be an object.
-fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolResult {
-    let mut content: Vec<McpBlock> = result.content.iter().map(to_mcp).collect();
-    let says_nothing = content.iter().all(|block| {
-        block
-            .as_text()
-            .is_some_and(|text| text.text.trim().is_empty())
-    });
-    if says_nothing {
-        content = vec![McpBlock::text(format!(
-            "`{}` finished with no output",
-            result.tool_name
-        ))];
-    }
-    if result.is_error {
-        let mut call = CallToolResult::error(content);
-        // Typed, for clients that switch on why the call failed.
-        if let Some(failure) = &result.failure
-            && let Ok(failure) = serde_json::to_value(failure)
-        {
-            let mut meta = serde_json::Map::new();
-            meta.insert(META_FAILURE.to_owned(), failure);
-            call.meta = Some(MetaObject(meta));
-        }
-        return call;
-    }
-    let structured = result
-        .value
-        .filter(|value| !object_output_only || value.is_object());
-    // Clients that read only `content` still get the value: when a custom
-    // render's text does not already carry it, its JSON follows the render's
-    // blocks, as MCP recommends.
-    if let Some(value) = &structured
-        && !carries(&content, value)
-    {
-        content.push(McpBlock::text(value.to_string()));
-    }
-    let mut call = CallToolResult::success(content);
-    call.structured_content = structured;
-    call
-}
-
-/// Whether the text of `content` is `value` already: its JSON, or the string itself.
-fn carries(content: &[McpBlock], value: &Value) -> bool {
-    let text: Vec<&str> = content
-        .iter()
-        .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
-        .collect();
-    let text = text.join("\n");
-    let json = value.to_string();
-    text == json || value.as_str() == Some(text.as_str())
-}
-
-/// Sends one call's `progress` chunks to the client as `notifications/progress`.
-struct ProgressForward {
-    subscription: Subscription,
-    task: JoinHandle<()>,
-}
-
-impl ProgressForward {
-    fn start(
-        registry: &Registry,
-        call: Uuid,
-        token: ProgressToken,
-        peer: &Peer<RoleServer>,
-    ) -> Self {
-        let (sender, mut chunks) = mpsc::unbounded_channel();
-        let subscription = registry.subscribe(move |event| {
-            if let Event::Stream(chunk) = event
-                && chunk.invocation_id == call
-                && chunk.stream_type == StreamType::Progress
-            {
-                let _ = sender.send((chunk.sequence, chunk.chunk.clone()));
-            }
-        });
-        let peer = peer.clone();
-        let task = tokio::spawn(async move {
-            while let Some((sequence, message)) = chunks.recv().await {
-                // `progress` must grow with every notification; the chunk's
-                // 0-based sequence number does.
-                let progress = ProgressNotificationParam::new(token.clone(), (sequence + 1) as f64)
-                    .with_message(message);
-                if peer.notify_progress(progress).await.is_err() {
-                    break;
-                }
-            }
-        });
-        ProgressForward { subscription, task }
-    }
-
-    /// Waits, briefly, for the notifications still queued to go out before
-    /// the result does.
-    async fn finish(self) {
-        drop(self.subscription);
-        let _ = tokio::time::timeout(PROGRESS_DRAIN, self.task).await;
-    }
-}
-
-/// A running streamable-HTTP MCP server; dropping it shuts the server down.
-#[must_use = "dropping the handle shuts the server down at once"]
-pub struct McpHttpServer {
-    local_addr: SocketAddr,
-    stop: DropGuard,
-    task: JoinHandle<std::io::Result<()>>,
-}
-
-impl McpHttpServer {
-    /// The address the server listens on.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
-    }
-
-    /// The URL an MCP client connects to: `http://127.0.0.1:PORT/mcp`.
-    pub fn url(&self) -> String {
-        format!("http://{}{HTTP_PATH}", self.local_addr)
-    }
-
-    /// Runs until the server fails (or is shut down from elsewhere).
-    pub async fn wait(self) -> Result<(), ServeError> {
-        let McpHttpServer { stop, task, .. } = self;
-        let result = task.await;
-        drop(stop);
-        flatten(result)
-    }
-
-    /// Stops accepting connections, ends every session, and waits for the
-    /// server to finish.
-    pub async fn shutdown(self) -> Result<(), ServeError> {
-        let McpHttpServer { stop, task, .. } = self;
-        drop(stop);
-        flatten(task.await)
-    }
-}
-
-fn flatten(result: Result<std::io::Result<()>, tokio::task::JoinError>) -> Result<(), ServeError> {
-    match result {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(error)) => Err(ServeError::Stopped(error.to_string())),
-        Err(error) => Err(ServeError::Stopped(error.to_string())),
-    }
-}
-
-impl fmt::Debug for McpHttpServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("McpHttpServer")
-            .field("url", &self.url())
-            .finish_non_exhaustive()
-    }
-}
-
-/// Why an [`McpServer`] could not serve.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ServeError {
-    /// [`McpServer::serve_http`] was given an address that is not loopback.
-    #[error(
-        "cannot serve MCP over HTTP on {addr}: only loopback addresses (127.0.0.1, [::1]) are served; put a reverse proxy in front to expose the server"
-    )]
-    NotLoopback {
-        /// The address given.
-        addr: SocketAddr,
-    },
-    /// The HTTP socket could not be bound.
-    #[error("cannot serve MCP over HTTP on {addr}")]
-    Bind {
-        /// The address given.
-        addr: SocketAddr,
-        /// Why binding failed.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The session with the client could not start.
-    #[error("the MCP session could not start: {0}")]
-    Start(String),
-    /// The server stopped on an error.
-    #[error("the MCP server stopped on an error: {0}")]
-    Stopped(String),
 }

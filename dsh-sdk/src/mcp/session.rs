@@ -4,28 +4,37 @@
 //!
 //! rmcp marks logging and sampling deprecated: the 2026-07-28 protocol drops
 //! server-to-client requests. Clients on the 2025 protocols, most of them
-//! today, still use them, so this module does too.
+//! today, still use them, so this module does too. On 2026-07-28, a tool's
+//! elicitation or sampling becomes multi-round-trip input ([`RoundTrip`]).
 #![allow(deprecated)]
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use rmcp::model::{
-    ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, LoggingLevel, LoggingMessageNotificationParam,
-    ProtocolVersion, ResourceUpdatedNotificationParam, ServerRequest,
+    ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    InputRequest, InputRequests, InputResponses, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ResourceUpdatedNotificationParam,
+    ServerRequest,
 };
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
+use uuid::Uuid;
 
 use crate::client::{
     Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, LogLevel, LogMessage,
     Sample, SampleRequest,
 };
+use crate::event::{Event, StreamType};
+use crate::registry::{Registry, Subscription};
 
 /// What one session remembers between requests.
 #[derive(Default)]
@@ -47,15 +56,21 @@ impl Session {
         *lock(&self.log_level) = Some(level);
     }
 
-    /// The [`Client`] of a call on this session, made on `protocol`.
+    /// The [`Client`] of a call on this session, made on `protocol` by a
+    /// client with `capabilities`; `round_trip` carries elicitation and
+    /// sampling on 2026-07-28.
     pub(super) fn client(
         &self,
         peer: &Peer<RoleServer>,
         protocol: Option<ProtocolVersion>,
+        capabilities: Option<ClientCapabilities>,
+        round_trip: Option<Arc<RoundTrip>>,
     ) -> Arc<dyn Client> {
         Arc::new(McpClient {
             peer: peer.clone(),
             protocol,
+            capabilities,
+            round_trip,
             log_level: Arc::clone(&self.log_level),
         })
     }
@@ -110,29 +125,94 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The multi-round-trip input of one `tools/call` on MCP 2026-07-28, where
+/// the server sends no requests of its own: a tool that elicits or samples
+/// for an answer the client has not sent yet stops the round, and the client
+/// gets the request in an `InputRequiredResult`; it retries the call with
+/// the answer, and the tool runs again from the start, this time getting
+/// the answer. Requests are keyed by kind and order (`elicitation-0`,
+/// `sampling-1`), so a tool that asks the same questions in the same order
+/// finds each answer under its key.
+#[derive(Default)]
+pub(super) struct RoundTrip {
+    /// The answers the client sent with this round.
+    answers: InputResponses,
+    /// How many requests the tool made so far in this round.
+    asked: AtomicUsize,
+    /// The first request with no answer yet.
+    needed: Mutex<Option<(String, InputRequest)>>,
+    wake: tokio::sync::Notify,
+}
+
+impl RoundTrip {
+    pub(super) fn new(answers: Option<InputResponses>) -> Arc<Self> {
+        Arc::new(RoundTrip {
+            answers: answers.unwrap_or_default(),
+            ..RoundTrip::default()
+        })
+    }
+
+    /// Waits for a request the client must answer before the call goes on.
+    pub(super) async fn needed(&self) -> InputRequests {
+        loop {
+            if let Some((key, request)) = lock(&self.needed).take() {
+                return BTreeMap::from([(key, request)]);
+            }
+            self.wake.notified().await;
+        }
+    }
+
+    /// The client's answer to the next request of `kind`, or, when it has
+    /// none, the request handed to the server and a wait that never ends
+    /// (the server drops the call and answers with the request).
+    async fn ask(&self, kind: &str, request: InputRequest) -> Result<Value, ClientError> {
+        let key = format!("{kind}-{}", self.asked.fetch_add(1, Ordering::SeqCst));
+        if let Some(answer) = self.answers.get(&key) {
+            // A client that could not fulfil a request answers with an error.
+            if answer.get("code").is_some() && answer.get("message").is_some() {
+                return Err(ClientError::Failed(format!(
+                    "the client could not answer the {kind} request: {}",
+                    answer["message"]
+                )));
+            }
+            return Ok(answer.clone());
+        }
+        lock(&self.needed).get_or_insert((key, request));
+        self.wake.notify_one();
+        std::future::pending().await
+    }
+}
+
 /// The MCP client of one session, as a tool sees it.
 struct McpClient {
     peer: Peer<RoleServer>,
     /// The protocol of the call's request.
     protocol: Option<ProtocolVersion>,
+    /// What the client declared: on the request (2026-07-28) or at `initialize`.
+    capabilities: Option<ClientCapabilities>,
+    /// Elicitation and sampling as multi-round-trip input (2026-07-28).
+    round_trip: Option<Arc<RoundTrip>>,
     log_level: Arc<Mutex<Option<LogLevel>>>,
 }
 
 impl McpClient {
-    /// Fails unless the client declared `capability` when it connected.
+    /// Fails unless the client declared `capability`.
     fn require(&self, capability: &'static str) -> Result<(), ClientError> {
         if let Some(version) = &self.protocol
             && version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+            && self.round_trip.is_none()
         {
             return Err(ClientError::Failed(format!(
-                "the session speaks MCP {version}, which has no requests from server to client; {capability} there takes multi-round-trip input, which this server does not offer yet"
+                "the session speaks MCP {version}, which has no requests from server to client, and this call cannot take multi-round-trip input"
             )));
         }
-        let info = self.peer.peer_info();
-        let declared = info.as_ref().is_some_and(|info| match capability {
-            "elicitation" => info.capabilities.elicitation.is_some(),
-            _ => info.capabilities.sampling.is_some(),
-        });
+        let declared = self
+            .capabilities
+            .as_ref()
+            .is_some_and(|capabilities| match capability {
+                "elicitation" => capabilities.elicitation.is_some(),
+                _ => capabilities.sampling.is_some(),
+            });
         if declared {
             Ok(())
         } else {
@@ -142,6 +222,43 @@ impl McpClient {
 
     async fn request(&self, request: ServerRequest) -> Result<ClientResult, ClientError> {
         self.peer.send_request(request).await.map_err(failed)
+    }
+
+    /// Asks the client: a request from the server on the 2025 protocols,
+    /// multi-round-trip input on 2026-07-28.
+    async fn ask(&self, request: InputRequest) -> Result<ClientResult, ClientError> {
+        let Some(round_trip) = &self.round_trip else {
+            let request = match request {
+                InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
+                InputRequest::CreateMessage(request) => {
+                    ServerRequest::CreateMessageRequest(request)
+                }
+                other => {
+                    return Err(ClientError::Failed(format!(
+                        "no tool asks the client for {other:?}"
+                    )));
+                }
+            };
+            return self.request(request).await;
+        };
+        Ok(match request {
+            InputRequest::Elicitation(request) => {
+                let answer = round_trip
+                    .ask("elicitation", InputRequest::Elicitation(request))
+                    .await?;
+                ClientResult::ElicitResult(from_json::<ElicitResult>(
+                    answer,
+                    "the elicitation answer",
+                )?)
+            }
+            request => {
+                let answer = round_trip.ask("sampling", request).await?;
+                ClientResult::CreateMessageResult(Box::new(from_json::<CreateMessageResult>(
+                    answer,
+                    "the sampling answer",
+                )?))
+            }
+        })
     }
 }
 
@@ -184,7 +301,7 @@ impl Client for McpClient {
                 "the elicitation form",
             )?;
             let answer = self
-                .request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+                .ask(InputRequest::Elicitation(ElicitRequest::new(params)))
                 .await?;
             let ClientResult::ElicitResult(answer) = answer else {
                 return Err(ClientError::Failed(
@@ -231,9 +348,9 @@ impl Client for McpClient {
             }
             let params: CreateMessageRequestParams = from_json(params, "the sampling request")?;
             let answer = self
-                .request(ServerRequest::CreateMessageRequest(
-                    CreateMessageRequest::new(params),
-                ))
+                .ask(InputRequest::CreateMessage(CreateMessageRequest::new(
+                    params,
+                )))
                 .await?;
             let ClientResult::CreateMessageResult(answer) = answer else {
                 return Err(ClientError::Failed(
@@ -257,5 +374,53 @@ impl Client for McpClient {
                 stop_reason: answer["stopReason"].as_str().map(str::to_owned),
             })
         })
+    }
+}
+
+/// How long a finished call waits for its last progress notifications to go out.
+const PROGRESS_DRAIN: Duration = Duration::from_secs(2);
+
+/// Sends one call's `progress` chunks to the client as `notifications/progress`.
+pub(super) struct ProgressForward {
+    subscription: Subscription,
+    task: JoinHandle<()>,
+}
+
+impl ProgressForward {
+    pub(super) fn start(
+        registry: &Registry,
+        call: Uuid,
+        token: ProgressToken,
+        peer: &Peer<RoleServer>,
+    ) -> Self {
+        let (sender, mut chunks) = mpsc::unbounded_channel();
+        let subscription = registry.subscribe(move |event| {
+            if let Event::Stream(chunk) = event
+                && chunk.invocation_id == call
+                && chunk.stream_type == StreamType::Progress
+            {
+                let _ = sender.send((chunk.sequence, chunk.chunk.clone()));
+            }
+        });
+        let peer = peer.clone();
+        let task = tokio::spawn(async move {
+            while let Some((sequence, message)) = chunks.recv().await {
+                // `progress` must grow with every notification; the chunk's
+                // 0-based sequence number does.
+                let progress = ProgressNotificationParam::new(token.clone(), (sequence + 1) as f64)
+                    .with_message(message);
+                if peer.notify_progress(progress).await.is_err() {
+                    break;
+                }
+            }
+        });
+        ProgressForward { subscription, task }
+    }
+
+    /// Waits, briefly, for the notifications still queued to go out before
+    /// the result does.
+    pub(super) async fn finish(self) {
+        drop(self.subscription);
+        let _ = tokio::time::timeout(PROGRESS_DRAIN, self.task).await;
     }
 }

@@ -1,0 +1,410 @@
+//! Where MCP tasks live between requests: the [`TaskStore`] trait, and
+//! [`FileTaskStore`], a directory that replicas of a server share.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use rmcp::model::TaskStatus;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+/// The largest task record a [`FileTaskStore`] reads back: 64 MiB (a result
+/// is at most the 16 MiB output limit, as JSON with its content copy).
+const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The most records [`FileTaskStore::list`] reads at once.
+const MAX_LISTED: usize = 1000;
+
+/// One MCP task, as a [`TaskStore`] keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TaskRecord {
+    /// The task id the client polls with: a random UUID.
+    pub id: String,
+    /// The tool the task calls.
+    pub tool: String,
+    /// Where the task is.
+    pub status: TaskStatus,
+    /// What the task is doing, for people (the tool's last progress message).
+    pub status_message: Option<String>,
+    /// When the task was made (RFC 3339).
+    pub created_at: String,
+    /// When the task last changed (RFC 3339).
+    pub updated_at: String,
+    /// How long after `created_at` the task is kept, in milliseconds.
+    pub ttl_ms: u64,
+    /// How often a client should poll, in milliseconds.
+    pub poll_interval_ms: u64,
+    /// The `tools/call` result, once `completed`.
+    pub result: Option<Value>,
+    /// The JSON-RPC error, once `failed`.
+    pub error: Option<Value>,
+    /// The server process that runs the task (its replica id).
+    pub runner: String,
+}
+
+impl TaskRecord {
+    /// A task that starts `working` now, run by `runner`.
+    pub fn new(tool: impl Into<String>, ttl: Duration, poll: Duration, runner: &str) -> Self {
+        let now = now();
+        TaskRecord {
+            id: Uuid::new_v4().to_string(),
+            tool: tool.into(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now.clone(),
+            updated_at: now,
+            ttl_ms: millis(ttl),
+            poll_interval_ms: millis(poll),
+            result: None,
+            error: None,
+            runner: runner.to_owned(),
+        }
+    }
+
+    /// Whether the task's time to live has passed.
+    pub fn expired(&self) -> bool {
+        let Ok(created) = chrono::DateTime::parse_from_rfc3339(&self.created_at) else {
+            return true;
+        };
+        let age = chrono::Utc::now().signed_duration_since(created);
+        age.num_milliseconds() > i64::try_from(self.ttl_ms).unwrap_or(i64::MAX)
+    }
+
+    /// Marks the record changed now.
+    pub(super) fn touch(&mut self) {
+        self.updated_at = now();
+    }
+}
+
+/// The current time, as MCP's task timestamps spell it.
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Why a [`TaskStore`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// The store could not be read or written.
+    #[error("the task store failed at {path}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What failed.
+        #[source]
+        source: io::Error,
+    },
+    /// A record in the store is not a task record.
+    #[error("the task record {path} is unreadable")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// Why it does not parse.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A record is larger than the store reads.
+    #[error("the task record {path} is larger than {MAX_RECORD_BYTES} bytes")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Another store failed (for stores outside this crate).
+    #[error("the task store failed")]
+    Other(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Where an [`McpServer`](super::McpServer) keeps its tasks: shared by every
+/// replica of a server, so a task started through one is polled, fetched or
+/// cancelled through another.
+///
+/// Object-safe: a server holds an `Arc<dyn TaskStore>`. The default is a
+/// [`FileTaskStore`]; a database fits behind the same five methods. A
+/// store must make each [`put`](Self::put) atomic (a reader sees the old
+/// record or the new one), and keep the cancellation mark apart from the
+/// record, so a runner's write never erases a cancel asked for elsewhere.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores `record`, replacing the one with its id.
+    fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The task `id`, if the store has it and it has not expired.
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Every task not expired, at most `limit`, oldest first; expired ones
+    /// may be removed on the way.
+    fn list(&self, limit: usize) -> BoxFuture<'_, Result<Vec<TaskRecord>, TaskStoreError>>;
+
+    /// Marks task `id` to be cancelled: whichever replica runs it stops it.
+    fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>>;
+
+    /// Whether cancelling task `id` was asked for.
+    fn cancel_requested<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+}
+
+/// A [`TaskStore`] in a directory: one JSON file per task, written to a
+/// temporary file then renamed into place (atomic on one file system), and
+/// an empty `ID.cancel` file per cancelled task. Replicas on one host, or on
+/// hosts that share the directory over a file system with atomic rename,
+/// share it.
+#[derive(Clone, Debug)]
+pub struct FileTaskStore {
+    dir: PathBuf,
+}
+
+impl FileTaskStore {
+    /// A store in `dir`, made if missing.
+    pub fn new(dir: impl Into<PathBuf>) -> Result<Self, TaskStoreError> {
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir).map_err(|source| TaskStoreError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        Ok(FileTaskStore { dir })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The record's file; `None` for an id that is not a UUID (so no id
+    /// names a path outside the directory).
+    fn path(&self, id: &str, extension: &str) -> Option<PathBuf> {
+        let id = Uuid::parse_str(id).ok()?;
+        Some(self.dir.join(format!("{}.{extension}", id.hyphenated())))
+    }
+
+    fn read(&self, path: &Path) -> Result<Option<TaskRecord>, TaskStoreError> {
+        let io = |source| TaskStoreError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let file = match std::fs::File::open(path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(io(error)),
+        };
+        if file.metadata().map_err(io)?.len() > MAX_RECORD_BYTES {
+            return Err(TaskStoreError::TooLarge {
+                path: path.to_owned(),
+            });
+        }
+        let record: TaskRecord =
+            serde_json::from_reader(io::BufReader::new(file)).map_err(|source| {
+                TaskStoreError::Corrupt {
+                    path: path.to_owned(),
+                    source,
+                }
+            })?;
+        if record.expired() {
+            self.remove(&record.id);
+            return Ok(None);
+        }
+        Ok(Some(record))
+    }
+
+    fn write(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
+        let Some(path) = self.path(&record.id, "json") else {
+            return Err(TaskStoreError::Io {
+                path: self.dir.join(&record.id),
+                source: io::Error::new(io::ErrorKind::InvalidInput, "a task id is a UUID"),
+            });
+        };
+        let io = |source| TaskStoreError::Io {
+            path: path.clone(),
+            source,
+        };
+        let staging = self
+            .dir
+            .join(format!(".{}.{}.tmp", record.id, Uuid::new_v4().simple()));
+        let written = (|| {
+            let mut file = std::fs::File::create(&staging)?;
+            serde_json::to_writer(&mut file, record)?;
+            file.flush()?;
+            file.sync_data()?;
+            std::fs::rename(&staging, &path)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&staging);
+        }
+        written.map_err(io)
+    }
+
+    fn remove(&self, id: &str) {
+        for extension in ["json", "cancel"] {
+            if let Some(path) = self.path(id, extension) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+
+    fn list_now(&self, limit: usize) -> Result<Vec<TaskRecord>, TaskStoreError> {
+        let io = |source| TaskStoreError::Io {
+            path: self.dir.clone(),
+            source,
+        };
+        let mut records = Vec::new();
+        for entry in std::fs::read_dir(&self.dir).map_err(io)? {
+            let path = entry.map_err(io)?.path();
+            let is_record = path
+                .extension()
+                .is_some_and(|extension| extension == "json")
+                && path
+                    .file_stem()
+                    .and_then(|stem| stem.to_str())
+                    .is_some_and(|stem| Uuid::parse_str(stem).is_ok());
+            if !is_record {
+                continue;
+            }
+            // A record removed or half-read by another replica is skipped.
+            if let Ok(Some(record)) = self.read(&path) {
+                records.push(record);
+            }
+            if records.len() >= limit.min(MAX_LISTED) {
+                break;
+            }
+        }
+        records.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        Ok(records)
+    }
+}
+
+/// Runs blocking file work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, TaskStoreError> + Send + 'static,
+) -> Result<T, TaskStoreError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| TaskStoreError::Other(Box::new(error)))?
+}
+
+impl TaskStore for FileTaskStore {
+    fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        let store = self.clone();
+        Box::pin(blocking(move || store.write(&record)))
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let store = self.clone();
+        let path = self.path(id, "json");
+        Box::pin(async move {
+            match path {
+                Some(path) => blocking(move || store.read(&path)).await,
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn list(&self, limit: usize) -> BoxFuture<'_, Result<Vec<TaskRecord>, TaskStoreError>> {
+        let store = self.clone();
+        Box::pin(blocking(move || store.list_now(limit)))
+    }
+
+    fn request_cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let path = self.path(id, "cancel");
+        Box::pin(async move {
+            let Some(path) = path else { return Ok(()) };
+            blocking(move || {
+                std::fs::File::create(&path)
+                    .map(drop)
+                    .map_err(|source| TaskStoreError::Io { path, source })
+            })
+            .await
+        })
+    }
+
+    fn cancel_requested<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let path = self.path(id, "cancel");
+        Box::pin(async move {
+            let Some(path) = path else { return Ok(false) };
+            blocking(move || Ok(path.exists())).await
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> TaskRecord {
+        TaskRecord::new(
+            "slow",
+            Duration::from_secs(60),
+            Duration::from_millis(100),
+            "a",
+        )
+    }
+
+    #[tokio::test]
+    async fn a_record_written_by_one_store_is_read_by_another_on_the_same_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = FileTaskStore::new(dir.path()).unwrap();
+        let other = FileTaskStore::new(dir.path()).unwrap();
+        let mut task = record();
+        one.put(task.clone()).await.unwrap();
+        assert_eq!(other.get(&task.id).await.unwrap(), Some(task.clone()));
+        task.status = TaskStatus::Completed;
+        task.result = Some(serde_json::json!({"content": []}));
+        other.put(task.clone()).await.unwrap();
+        assert_eq!(one.get(&task.id).await.unwrap(), Some(task.clone()));
+        assert_eq!(one.list(10).await.unwrap(), vec![task]);
+        // No staging file is left behind.
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_cancel_is_kept_apart_from_the_record_so_a_later_write_keeps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileTaskStore::new(dir.path()).unwrap();
+        let task = record();
+        store.put(task.clone()).await.unwrap();
+        assert!(!store.cancel_requested(&task.id).await.unwrap());
+        store.request_cancel(&task.id).await.unwrap();
+        store.put(task.clone()).await.unwrap();
+        assert!(store.cancel_requested(&task.id).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn ids_that_are_not_uuids_name_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileTaskStore::new(dir.path()).unwrap();
+        assert_eq!(store.get("../../etc/passwd").await.unwrap(), None);
+        store.request_cancel("../escape").await.unwrap();
+        assert!(!store.cancel_requested("../escape").await.unwrap());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_expired_task_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileTaskStore::new(dir.path()).unwrap();
+        let mut task = record();
+        task.ttl_ms = 0;
+        task.created_at = "2020-01-01T00:00:00.000Z".to_owned();
+        store.put(task.clone()).await.unwrap();
+        assert_eq!(store.get(&task.id).await.unwrap(), None);
+        assert!(store.list(10).await.unwrap().is_empty());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_corrupt_record_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileTaskStore::new(dir.path()).unwrap();
+        let id = Uuid::new_v4().to_string();
+        std::fs::write(dir.path().join(format!("{id}.json")), b"{not json").unwrap();
+        assert!(matches!(
+            store.get(&id).await,
+            Err(TaskStoreError::Corrupt { .. })
+        ));
+    }
+}

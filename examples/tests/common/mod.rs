@@ -1,0 +1,183 @@
+//! What the tests that drive servers with outside clients share: the
+//! virtualenv of the official MCP Python SDK and its probe script, scratch
+//! directories, and running a command with a time limit.
+#![allow(dead_code, reason = "each test file uses a part")]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Runs `mcp_client.py` with `args` and the events file, and fails with its output if it fails.
+pub fn run_python(args: &[String], events: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
+    let mut command = Command::new(python());
+    command.arg(&script).args(args).arg(events);
+    let output = run(command, Duration::from_secs(120));
+    assert!(
+        output.success,
+        "mcp_client.py {} failed:\n{}",
+        args.join(" "),
+        output.text
+    );
+}
+
+/// The interpreter of a virtualenv with the pinned `mcp` and `jsonschema`,
+/// made under `target/` on first use and kept for later runs.
+pub fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(make_virtualenv)
+}
+
+fn make_virtualenv() -> PathBuf {
+    let requirements = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_requirements.txt");
+    let pinned = std::fs::read(&requirements).expect("tests/mcp_requirements.txt is readable");
+    // A new pin makes a new virtualenv.
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mcp-venv-{:016x}", fnv1a(&pinned)));
+    let python = dir.join("bin/python");
+    if dir.join("ready").exists() {
+        return python;
+    }
+    // Made aside and renamed into place, so a run that is killed halfway, or
+    // another test process making the same one, leaves nothing half-made.
+    let staging = dir.with_extension(format!("partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    let mut venv = Command::new("python3");
+    venv.args(["-m", "venv"]).arg(&staging);
+    let made = run(venv, Duration::from_secs(120));
+    assert!(
+        made.success,
+        "`python3 -m venv` failed; the MCP tests need Python 3.10 or newer with `venv` (Debian: `apt install python3-venv`):\n{}",
+        made.text
+    );
+    let mut pip = Command::new(staging.join("bin/python"));
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--quiet",
+        "-r",
+    ])
+    .arg(&requirements);
+    let installed = run(pip, Duration::from_secs(300));
+    assert!(
+        installed.success,
+        "installing the MCP Python SDK from PyPI failed:\n{}",
+        installed.text
+    );
+    std::fs::write(staging.join("ready"), "").expect("the virtualenv is writable");
+    if dir.exists() && !dir.join("ready").exists() {
+        // Not made by this code (only whole virtualenvs are renamed into place).
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    if std::fs::rename(&staging, &dir).is_err() {
+        // Another process got there first: use its virtualenv.
+        let _ = std::fs::remove_dir_all(&staging);
+        assert!(
+            dir.join("ready").exists(),
+            "cannot put the virtualenv at {}",
+            dir.display()
+        );
+    }
+    python
+}
+
+/// FNV-1a: a hash that stays the same from one Rust release to the next.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A directory for one test's files, under `target/tmp`.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("mcp-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// How a command ended, and what it printed.
+pub struct Ran {
+    pub success: bool,
+    pub text: String,
+}
+
+/// Runs `command` to the end, killing it after `limit`.
+pub fn run(mut command: Command, limit: Duration) -> Ran {
+    let scratch = Scratch::new("run");
+    let out_path = scratch.file("output");
+    let out = std::fs::File::create(&out_path).unwrap();
+    let err = out.try_clone().unwrap();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap_or_else(|error| panic!("cannot run {command:?}: {error}"));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut text = std::fs::read_to_string(&out_path).unwrap_or_default();
+    if status.is_none() {
+        text.push_str(&format!("\n(killed after {limit:?})"));
+    }
+    Ran {
+        success: status.is_some_and(|status| status.success()),
+        text,
+    }
+}
+
+/// Starts `command`, a server that prints its URL as the first line of its
+/// standard output, and waits up to `limit` for it: the child and the URL.
+pub fn spawn_server(mut command: Command, limit: Duration) -> (Child, String) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = sender.send(line);
+    });
+    let Ok(line) = receiver.recv_timeout(limit) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the server printed no URL in {limit:?}");
+    };
+    let url = line.trim().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "not a URL: {url:?}");
+    (child, url)
+}
