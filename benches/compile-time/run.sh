@@ -59,6 +59,18 @@ pub struct Args$1 {
 RS
 }
 
+# One tool fn, the same in every crate but for its attribute.
+tool_fn() { # index, attribute line (may be empty)
+    echo "/// Repeat a text, tool $1."
+    [ -n "$2" ] && echo "$2"
+    cat <<RS
+pub async fn tool_$1(args: Args$1) -> String {
+    args.text.repeat(args.count.unwrap_or(1) as usize)
+}
+
+RS
+}
+
 write_dsh() {
     local dir=$out/dsh_tools
     mkdir -p "$dir/src"
@@ -74,14 +86,7 @@ schemars = \"1\"" >"$dir/Cargo.toml"
         echo
         for ((i = 0; i < tools; i++)); do
             args_struct "$i" "serde::Deserialize, schemars::JsonSchema"
-            cat <<RS
-/// Repeat a text, tool $i.
-#[tool(read_only)]
-pub async fn tool_$i(args: Args$i) -> String {
-    args.text.repeat(args.count.unwrap_or(1) as usize)
-}
-
-RS
+            tool_fn "$i" "#[tool(read_only)]"
         done
         echo "/// A registry holding every tool."
         echo "pub fn registry() -> Registry {"
@@ -153,13 +158,7 @@ serde_json = \"1\"" >"$dir/Cargo.toml"
         echo
         for ((i = 0; i < tools; i++)); do
             args_struct "$i" "serde::Deserialize, schemars::JsonSchema"
-            cat <<RS
-/// Repeat a text, tool $i.
-pub async fn tool_$i(args: Args$i) -> String {
-    args.text.repeat(args.count.unwrap_or(1) as usize)
-}
-
-RS
+            tool_fn "$i" ""
         done
         echo "/// Every tool's name and input schema."
         echo "pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {"
