@@ -19,8 +19,8 @@ mod elicit;
 mod fallback;
 mod naming;
 mod projection;
+mod shared;
 mod span;
-mod suggest;
 mod tool;
 mod types;
 
@@ -596,4 +596,12 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Elicit, attributes(serde, schemars))]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::expand(input.into()).into()
+}
+
+/// This crate's copy of the rules dsh-sdk holds too, as literals, for
+/// dsh-sdk's tests to compare with its own. Not part of the API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __shared_rules(input: TokenStream) -> TokenStream {
+    shared::expand(input.into()).into()
 }

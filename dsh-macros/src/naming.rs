@@ -1,15 +1,6 @@
-//! Names: what a tool may be called, and the name of a generated args struct.
-
-/// The rule a tool name or alias follows, for messages.
-pub(crate) const TOOL_NAME_RULE: &str = "1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`";
-
-/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every model provider accepts.
-pub(crate) fn is_valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
+//! Names the macros make: a generated args struct's, and the hidden item
+//! that keeps two tools of one name apart. What a tool may be called is in
+//! `shared::names`.
 
 /// `read_file` → `ReadFile`: each `_`-separated word capitalized and joined.
 pub(crate) fn pascal_case(snake: &str) -> String {
@@ -40,21 +31,7 @@ pub(crate) fn name_item(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_valid_tool_name, pascal_case};
-
-    #[test]
-    fn accepts_names_of_the_allowed_characters() {
-        for name in ["read_file", "Read-File-2", "x", "_", "-", &"a".repeat(64)] {
-            assert!(is_valid_tool_name(name), "{name}");
-        }
-    }
-
-    #[test]
-    fn rejects_empty_long_and_foreign_names() {
-        for name in ["", &"a".repeat(65), "read file", "read.file", "café", "a/b"] {
-            assert!(!is_valid_tool_name(name), "{name}");
-        }
-    }
+    use super::pascal_case;
 
     #[test]
     fn pascal_cases_snake_case() {

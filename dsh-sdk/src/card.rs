@@ -21,53 +21,76 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What a UI shows of a call, as a `card`-tagged union.
-///
-/// ```
-/// use dsh_sdk::card::{Card, ReadCard};
-///
-/// let card = Card::from(ReadCard::new("/etc/hostname", "example\n").lines(1, 1));
-/// assert_eq!(
-///     serde_json::to_value(&card).unwrap(),
-///     serde_json::json!({
-///         "card": "read",
-///         "path": "/etc/hostname",
-///         "start_line": 1,
-///         "end_line": 1,
-///         "content": "example\n",
-///     })
-/// );
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "card", rename_all = "snake_case")]
-pub enum Card {
-    /// Any tool: its name, its input and its output.
-    Generic(GenericCard),
-    /// A command that ran in a terminal.
-    Terminal(TerminalCard),
-    /// A change to a file.
-    Diff(DiffCard),
-    /// A file, or part of one, that was read.
-    Read(ReadCard),
-    /// Search results.
-    Search(SearchCard),
-    /// A web page.
-    Web(WebCard),
+/// Declares [`Card`] from its variants, each with the tag a client switches
+/// on, so the variant list is written once: the enum, [`Card::kind`] and a
+/// `From` per card all come from it. serde's `snake_case` tag is the same
+/// text as the kind, as a test holds.
+macro_rules! cards {
+    (
+        $(#[$meta:meta])*
+        pub enum Card {
+            $($(#[$doc:meta])* $variant:ident($card:ty) = $kind:literal,)*
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum Card {
+            $($(#[$doc])* $variant($card),)*
+        }
+
+        impl Card {
+            /// The tag a client switches on: `generic`, `terminal`, `diff`, `read`, `search` or `web`.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(Card::$variant(_) => $kind,)*
+                }
+            }
+        }
+
+        $(impl From<$card> for Card {
+            fn from(card: $card) -> Self {
+                Card::$variant(card)
+            }
+        })*
+    };
+}
+
+cards! {
+    /// What a UI shows of a call, as a `card`-tagged union.
+    ///
+    /// ```
+    /// use dsh_sdk::card::{Card, ReadCard};
+    ///
+    /// let card = Card::from(ReadCard::new("/etc/hostname", "example\n").lines(1, 1));
+    /// assert_eq!(
+    ///     serde_json::to_value(&card).unwrap(),
+    ///     serde_json::json!({
+    ///         "card": "read",
+    ///         "path": "/etc/hostname",
+    ///         "start_line": 1,
+    ///         "end_line": 1,
+    ///         "content": "example\n",
+    ///     })
+    /// );
+    /// ```
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[serde(tag = "card", rename_all = "snake_case")]
+    pub enum Card {
+        /// Any tool: its name, its input and its output.
+        Generic(GenericCard) = "generic",
+        /// A command that ran in a terminal.
+        Terminal(TerminalCard) = "terminal",
+        /// A change to a file.
+        Diff(DiffCard) = "diff",
+        /// A file, or part of one, that was read.
+        Read(ReadCard) = "read",
+        /// Search results.
+        Search(SearchCard) = "search",
+        /// A web page.
+        Web(WebCard) = "web",
+    }
 }
 
 impl Card {
-    /// The tag a client switches on: `generic`, `terminal`, `diff`, `read`, `search` or `web`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Card::Generic(_) => "generic",
-            Card::Terminal(_) => "terminal",
-            Card::Diff(_) => "diff",
-            Card::Read(_) => "read",
-            Card::Search(_) => "search",
-            Card::Web(_) => "web",
-        }
-    }
-
     /// The card of a tool that presents nothing: title = tool name, input = raw args.
     pub fn generic(title: impl Into<String>, input: Value, output: Option<Value>) -> Self {
         Card::Generic(GenericCard {
@@ -77,25 +100,6 @@ impl Card {
         })
     }
 }
-
-macro_rules! from_card {
-    ($($variant:ident($card:ty)),* $(,)?) => {$(
-        impl From<$card> for Card {
-            fn from(card: $card) -> Self {
-                Card::$variant(card)
-            }
-        }
-    )*};
-}
-
-from_card!(
-    Generic(GenericCard),
-    Terminal(TerminalCard),
-    Diff(DiffCard),
-    Read(ReadCard),
-    Search(SearchCard),
-    Web(WebCard),
-);
 
 /// The fallback card.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -331,5 +335,32 @@ impl WebCard {
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn each_kind_is_the_tag_serde_writes() {
+        let cards = [
+            Card::generic("greet", json!({}), None),
+            TerminalCard::new("ls").into(),
+            DiffCard::new("a.rs", "", Vec::new()).into(),
+            ReadCard::new("a.rs", "").into(),
+            SearchCard::new("q", Vec::new()).into(),
+            WebCard::new("https://example.com", "").into(),
+        ];
+        let mut kinds = Vec::new();
+        for card in &cards {
+            let value = serde_json::to_value(card).expect("a card is JSON");
+            assert_eq!(value["card"], card.kind(), "{card:?}");
+            kinds.push(card.kind());
+        }
+        kinds.dedup();
+        assert_eq!(kinds.len(), cards.len(), "one card of each kind");
     }
 }

@@ -49,7 +49,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::{PoisonError, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 use crate::event::Event;
 use crate::rawp::{CatalogPublish, CatalogTool, Diagnostic, Severity, ToolStatus};
@@ -74,20 +74,13 @@ pub(crate) struct CatalogState {
 #[non_exhaustive]
 pub enum CatalogError {
     /// No tool of that name or alias is registered.
-    #[error("cannot set the status of `{name}`: no tool of that name is registered{}", suggestion(.closest))]
+    #[error("cannot set the status of `{name}`: no tool of that name is registered{}", crate::suggest::hint(.closest))]
     UnknownTool {
         /// The name given.
         name: String,
         /// The registered names closest to it, best first.
         closest: Vec<String>,
     },
-}
-
-fn suggestion(closest: &[String]) -> String {
-    match closest.first() {
-        Some(name) => format!("; did you mean `{name}`?"),
-        None => String::new(),
-    }
 }
 
 impl Registry {
@@ -260,17 +253,11 @@ impl Registry {
     }
 
     fn catalog_state(&self) -> RwLockReadGuard<'_, CatalogState> {
-        self.inner
-            .catalog
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
+        crate::sync::read(&self.inner.catalog)
     }
 
     fn catalog_state_mut(&self) -> RwLockWriteGuard<'_, CatalogState> {
-        self.inner
-            .catalog
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
+        crate::sync::write(&self.inner.catalog)
     }
 }
 

@@ -518,21 +518,18 @@ mod tests {
         struct Tags {
             tags: Vec<String>,
         }
-        let error = elicitation_schema::<Nested>().unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .contains("property `signup` has type `object`"),
-            "{error}"
-        );
-        let error = elicitation_schema::<Tags>().unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .contains("property `tags` is an array of free values"),
-            "{error}"
-        );
-        let error = elicitation_schema::<String>().unwrap_err();
-        assert!(error.to_string().contains("not an object"), "{error}");
+        for (error, expected) in [
+            (
+                elicitation_schema::<Nested>().unwrap_err(),
+                "property `signup` has type `object`",
+            ),
+            (
+                elicitation_schema::<Tags>().unwrap_err(),
+                "property `tags` is an array of free values",
+            ),
+            (elicitation_schema::<String>().unwrap_err(), "not an object"),
+        ] {
+            assert!(error.to_string().contains(expected), "{error}");
+        }
     }
 }

@@ -247,72 +247,6 @@ impl ToolDef {
         self
     }
 
-    /// The tool changes nothing.
-    pub const fn read_only(mut self, yes: bool) -> Self {
-        self.read_only = yes;
-        self
-    }
-
-    /// Calls may run beside other calls of the same batch.
-    pub const fn concurrency_safe(mut self, yes: bool) -> Self {
-        self.concurrency_safe = yes;
-        self
-    }
-
-    /// The tool may destroy data; it asks for approval by default.
-    pub const fn destructive(mut self, yes: bool) -> Self {
-        self.destructive = yes;
-        self
-    }
-
-    /// Calling twice with the same arguments has the effect of calling once.
-    pub const fn idempotent(mut self, yes: bool) -> Self {
-        self.idempotent = yes;
-        self
-    }
-
-    /// Every call asks the host's approver first.
-    pub const fn requires_approval(mut self, yes: bool) -> Self {
-        self.requires_approval = yes;
-        self
-    }
-
-    /// Left out of the exported tool list until found through tool search.
-    pub const fn defer(mut self, yes: bool) -> Self {
-        self.defer = yes;
-        self
-    }
-
-    /// Kept in the exported tool list even when deferred.
-    pub const fn always_load(mut self, yes: bool) -> Self {
-        self.always_load = yes;
-        self
-    }
-
-    /// The RAWP-DPS category.
-    pub const fn category(mut self, category: Category) -> Self {
-        self.category = Some(category);
-        self
-    }
-
-    /// The declared RAWP-DPS `output_type`.
-    pub const fn output_type(mut self, output_type: OutputType) -> Self {
-        self.output_type = Some(output_type);
-        self
-    }
-
-    /// Content longer than this many characters spills to a file.
-    pub const fn max_result_chars(mut self, chars: usize) -> Self {
-        self.max_result_chars = Some(chars);
-        self
-    }
-
-    /// How long one call may run.
-    pub const fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
     /// The tool's version (`"1.2.0"`), recorded in its definition, the
     /// catalog and each request event.
     pub const fn version(mut self, version: &'static str) -> Self {
@@ -324,13 +258,6 @@ impl ToolDef {
     /// A version given at run time, for dynamic tools.
     pub fn with_version(mut self, version: impl Into<String>) -> Self {
         self.version = Some(Cow::Owned(version.into()));
-        self
-    }
-
-    /// Accept argument properties the input schema does not name (they are
-    /// ignored). By default an unknown property is a violation.
-    pub const fn allow_unknown_args(mut self, yes: bool) -> Self {
-        self.allow_unknown_args = yes;
         self
     }
 
@@ -361,69 +288,113 @@ impl ToolDef {
             .chain(owned.iter().map(String::as_str))
     }
 
-    /// Whether the tool changes nothing.
-    pub fn is_read_only(&self) -> bool {
-        self.read_only
-    }
-
-    /// Whether calls may run beside others.
-    pub fn is_concurrency_safe(&self) -> bool {
-        self.concurrency_safe
-    }
-
-    /// Whether the tool may destroy data.
-    pub fn is_destructive(&self) -> bool {
-        self.destructive
-    }
-
-    /// Whether repeating a call has no further effect.
-    pub fn is_idempotent(&self) -> bool {
-        self.idempotent
-    }
-
-    /// Whether every call asks for approval.
-    pub fn is_approval_required(&self) -> bool {
-        self.requires_approval
-    }
-
-    /// Whether the tool is left out of the exported list.
-    pub fn is_deferred(&self) -> bool {
-        self.defer
-    }
-
-    /// Whether a deferred tool stays in the exported list.
-    pub fn is_always_loaded(&self) -> bool {
-        self.always_load
-    }
-
-    /// The RAWP-DPS category, if declared.
-    pub fn category_kind(&self) -> Option<Category> {
-        self.category
-    }
-
-    /// The declared `output_type`, if any.
-    pub fn declared_output_type(&self) -> Option<OutputType> {
-        self.output_type
-    }
-
-    /// The declared content limit, if any.
-    pub fn result_char_limit(&self) -> Option<usize> {
-        self.max_result_chars
-    }
-
-    /// The declared timeout, if any.
-    pub fn call_timeout(&self) -> Option<Duration> {
-        self.timeout
-    }
-
     /// The declared version, if any.
     pub fn version_text(&self) -> Option<&str> {
         self.version.as_deref()
     }
+}
 
-    /// Whether argument properties the schema does not name are accepted.
-    pub fn accepts_unknown_args(&self) -> bool {
-        self.allow_unknown_args
+/// Writes the builder setter of each flag (`const fn read_only(self, yes)`)
+/// and of each optional setting (`const fn timeout(self, value)`), and the
+/// reader of each (`is_read_only`, `call_timeout`): the same few lines a
+/// dozen times, written once.
+macro_rules! settings {
+    (
+        flags { $($(#[doc = $set:literal])* $flag:ident; $(#[doc = $get:literal])* $is:ident;)* }
+        options { $($(#[doc = $oset:literal])* $option:ident: $ty:ty; $(#[doc = $oget:literal])* $read:ident;)* }
+    ) => {
+        impl ToolDef {
+            $(
+                $(#[doc = $set])*
+                pub const fn $flag(mut self, yes: bool) -> Self {
+                    self.$flag = yes;
+                    self
+                }
+
+                $(#[doc = $get])*
+                pub fn $is(&self) -> bool {
+                    self.$flag
+                }
+            )*
+            $(
+                $(#[doc = $oset])*
+                pub const fn $option(mut self, value: $ty) -> Self {
+                    self.$option = Some(value);
+                    self
+                }
+
+                $(#[doc = $oget])*
+                pub fn $read(&self) -> Option<$ty> {
+                    self.$option
+                }
+            )*
+        }
+    };
+}
+
+settings! {
+    flags {
+        /// The tool changes nothing.
+        read_only;
+        /// Whether the tool changes nothing.
+        is_read_only;
+
+        /// Calls may run beside other calls of the same batch.
+        concurrency_safe;
+        /// Whether calls may run beside others.
+        is_concurrency_safe;
+
+        /// The tool may destroy data; it asks for approval by default.
+        destructive;
+        /// Whether the tool may destroy data.
+        is_destructive;
+
+        /// Calling twice with the same arguments has the effect of calling once.
+        idempotent;
+        /// Whether repeating a call has no further effect.
+        is_idempotent;
+
+        /// Every call asks the host's approver first.
+        requires_approval;
+        /// Whether every call asks for approval.
+        is_approval_required;
+
+        /// Left out of the exported tool list until found through tool search.
+        defer;
+        /// Whether the tool is left out of the exported list.
+        is_deferred;
+
+        /// Kept in the exported tool list even when deferred.
+        always_load;
+        /// Whether a deferred tool stays in the exported list.
+        is_always_loaded;
+
+        /// Accept argument properties the input schema does not name (they are
+        /// ignored). By default an unknown property is a violation.
+        allow_unknown_args;
+        /// Whether argument properties the schema does not name are accepted.
+        accepts_unknown_args;
+    }
+    options {
+        /// The RAWP-DPS category.
+        category: Category;
+        /// The RAWP-DPS category, if declared.
+        category_kind;
+
+        /// The declared RAWP-DPS `output_type`.
+        output_type: OutputType;
+        /// The declared `output_type`, if any.
+        declared_output_type;
+
+        /// Content longer than this many characters spills to a file.
+        max_result_chars: usize;
+        /// The declared content limit, if any.
+        result_char_limit;
+
+        /// How long one call may run.
+        timeout: Duration;
+        /// The declared timeout, if any.
+        call_timeout;
     }
 }
 

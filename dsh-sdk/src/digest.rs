@@ -85,7 +85,12 @@ pub fn contract_hash(definition: &Value) -> String {
             }
         }
     }
-    let digest = Sha256::digest(canonical_json(&Value::Object(contract)).as_bytes());
+    canonical_hash(&Value::Object(contract))
+}
+
+/// SHA-256 of the canonical JSON of `value`, as `sha256:HEX`.
+pub(crate) fn canonical_hash(value: &Value) -> String {
+    let digest = Sha256::digest(canonical_json(value).as_bytes());
     let mut hash = String::with_capacity(7 + 64);
     hash.push_str("sha256:");
     for byte in digest {

@@ -139,7 +139,8 @@ pub enum RegisterError {
     },
     /// The name is outside `^[a-zA-Z0-9_-]{1,64}$`.
     #[error(
-        "cannot register `{name}`: a tool name must be 1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`"
+        "cannot register `{name}`: a tool name must be {}",
+        crate::names::TOOL_NAME_RULE
     )]
     InvalidName {
         /// The rejected name.

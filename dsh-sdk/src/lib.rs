@@ -64,13 +64,14 @@ pub mod export;
 pub mod layer;
 pub mod limits;
 pub mod log;
-pub mod lower;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod names;
 pub mod permission;
 mod pipeline;
 #[cfg(feature = "playground")]
 pub mod playground;
+mod pointer;
 pub mod post_execute;
 mod project;
 pub mod provider;
@@ -82,6 +83,7 @@ mod schema;
 pub mod search;
 mod spill;
 mod suggest;
+mod sync;
 pub mod testing;
 pub mod web;
 

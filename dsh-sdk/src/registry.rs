@@ -376,7 +376,7 @@ impl Registry {
     ) -> Result<ToolHandle, RegisterError> {
         let name = def.name().to_owned();
         for candidate in std::iter::once(def.name()).chain(def.alias_names()) {
-            if !is_valid_name(candidate) {
+            if !crate::names::is_valid_tool_name(candidate) {
                 return Err(RegisterError::InvalidName {
                     name: candidate.to_owned(),
                 });
@@ -1121,14 +1121,6 @@ fn shadowed_diagnostic(dynamic: &str, builtin: &str) -> Diagnostic {
         ),
     )
     .tool(dynamic)
-}
-
-/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every provider accepts.
-pub(crate) fn is_valid_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
 }
 
 /// A name the arguments' `Deserialize` accepts at the top level that the

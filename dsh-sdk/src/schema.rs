@@ -119,11 +119,13 @@ impl Violation {
                     .iter()
                     .map(|name| Violation {
                         pointer: format!("{path}/{}", pointer_token(&Value::from(name.as_str()))),
-                        message: match crate::suggest::closest(name, known.iter().copied()).first()
-                        {
-                            Some(near) => format!("unknown property; did you mean `{near}`?"),
-                            None => "unknown property".to_owned(),
-                        },
+                        message: format!(
+                            "unknown property{}",
+                            crate::suggest::hint(&crate::suggest::closest(
+                                name,
+                                known.iter().copied()
+                            ))
+                        ),
                     })
                     .collect()
             }
@@ -209,11 +211,10 @@ fn pointer_or_root(pointer: &str) -> &str {
 
 /// Escapes a property name as one JSON-pointer token (RFC 6901).
 fn pointer_token(property: &Value) -> String {
-    let name = match property {
-        Value::String(name) => name.clone(),
-        other => other.to_string(),
-    };
-    name.replace('~', "~0").replace('/', "~1")
+    match property {
+        Value::String(name) => crate::pointer::escape(name).into_owned(),
+        other => crate::pointer::escape(&other.to_string()).into_owned(),
+    }
 }
 
 /// What the root of a schema is, for messages: `an object`, `"type": "string"`.

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, NaiveDate, Utc};
 use dsh_sdk::ToolInfo;
 use dsh_sdk::export::Format;
-use dsh_sdk::lower::{self, Lowered, NoteKind};
+use dsh_sdk::export::lower::{self, Lowered, NoteKind};
 use dsh_sdk::prelude::*;
 use serde_json::Value;
 
@@ -1315,99 +1315,8 @@ fn lowered_schemas_match_the_reviewed_snapshots() {
 }
 
 // ---------------------------------------------------------------------------
-// Passes, one at a time
+// Limits
 // ---------------------------------------------------------------------------
-
-#[test]
-fn a_flattened_enum_at_the_root_merges_into_the_root() {
-    let original = json!({
-        "type": "object",
-        "properties": { "path": { "type": "string" } },
-        "required": ["path"],
-        "oneOf": [
-            { "properties": { "mode": { "type": "string", "const": "read" } }, "required": ["mode"] },
-            {
-                "properties": { "mode": { "type": "string", "const": "write" }, "text": { "type": "string" } },
-                "required": ["mode", "text"]
-            }
-        ],
-        "unevaluatedProperties": false
-    });
-    let mut schema = original.clone();
-    let mut notes = Vec::new();
-    lower::hoist_root_combinators(&mut schema, &mut notes);
-    assert_eq!(
-        schema,
-        json!({
-            "type": "object",
-            "properties": {
-                "path": { "type": "string" },
-                "mode": { "type": "string", "enum": ["read", "write"] },
-                "text": { "type": "string" }
-            },
-            "required": ["path", "mode"],
-            "additionalProperties": false,
-            "description": "exactly one of: mode = read | mode = write, requires text"
-        })
-    );
-    assert_eq!(notes.len(), 1);
-    assert_eq!(notes[0].kind, NoteKind::Described);
-    // In OpenAI strict mode, `text` must then always be sent, which the
-    // `read` alternative refuses: strict mode is off for such a tool.
-    let strict = lower::openai_strict(&original);
-    has(
-        &strict,
-        "Narrowed /properties/text: optional, with no default and no `null`: strict mode makes the model send a value where leaving it out was valid",
-    );
-    // Anthropic (plain) takes the schema as it is but for this.
-    assert_eq!(
-        lower::anthropic(
-            &json!({ "type": "object", "anyOf": [{ "required": ["a"] }, { "required": ["b"] }] })
-        )
-        .notes
-        .len(),
-        1
-    );
-}
-
-#[test]
-fn one_of_with_overlapping_alternatives_is_noted() {
-    let mut schema = json!({
-        "type": "object",
-        "properties": { "n": { "oneOf": [{ "type": "integer" }, { "type": "number", "multipleOf": 0.5 }] } }
-    });
-    let mut notes = Vec::new();
-    lower::one_of_to_any_of(&mut schema, &mut notes);
-    assert_eq!(
-        schema["properties"]["n"],
-        json!({
-            "anyOf": [{ "type": "integer" }, { "type": "number", "multipleOf": 0.5 }],
-            "description": "exactly one of the alternatives must match"
-        })
-    );
-    assert_eq!(notes[0].pointer, "/properties/n/oneOf");
-}
-
-#[test]
-fn null_leaves_enums_and_becomes_nullable() {
-    let mut schema =
-        json!({ "type": ["string", "null"], "enum": ["a", "b", null], "description": "Pick" });
-    let mut notes = Vec::new();
-    lower::split_null_enums(&mut schema, &mut notes);
-    assert_eq!(
-        schema,
-        json!({
-            "description": "Pick",
-            "anyOf": [{ "type": "string", "enum": ["a", "b"] }, { "type": "null" }]
-        })
-    );
-    lower::nullable(&mut schema, &mut notes);
-    assert_eq!(
-        schema,
-        json!({ "description": "Pick", "type": "string", "enum": ["a", "b"], "nullable": true })
-    );
-    assert!(notes.is_empty());
-}
 
 #[test]
 fn limits_are_diagnosed() {

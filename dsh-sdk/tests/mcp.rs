@@ -645,3 +645,102 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
         ))
     );
 }
+
+#[tokio::test]
+async fn tools_list_is_sorted_with_cache_hints_and_a_version_the_same_tools_share() {
+    use dsh_sdk::mcp::LIST_VERSION_META_KEY;
+    use dsh_sdk::mcp::rmcp::model::CacheScope;
+
+    let one = Registry::new();
+    let _silent = one.register::<silent>().unwrap();
+    let _greet = one.register::<greet>().unwrap();
+    let other = Registry::new();
+    let _greet_too = other.register::<greet>().unwrap();
+    let _silent_too = other.register::<silent>().unwrap();
+
+    let mut versions = Vec::new();
+    for (registry, lifecycle) in [(&one, modern()), (&other, modern()), (&one, legacy())] {
+        let (client, _serving) = connect(registry, lifecycle).await;
+        let listed = client.peer().list_tools(None).await.unwrap();
+        let names: Vec<&str> = listed.tools.iter().map(|tool| &*tool.name).collect();
+        assert_eq!(names, ["greet", "silent"]);
+        assert_eq!(listed.ttl_ms, Some(0));
+        assert_eq!(listed.cache_scope, Some(CacheScope::Private));
+        let version = listed
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.0.get(LIST_VERSION_META_KEY))
+            .and_then(Value::as_str)
+            .expect("tools/list carries its version")
+            .to_owned();
+        assert!(
+            version.starts_with("sha256:") && version.len() == 7 + 64,
+            "{version}"
+        );
+        versions.push(version);
+    }
+    assert_eq!(
+        versions[0], versions[1],
+        "same tools, any order: one version"
+    );
+    assert_eq!(
+        versions[0], versions[2],
+        "same tools, any protocol: one version"
+    );
+
+    let _lookup = one.register::<lookup>().unwrap();
+    one.load_deferred(["lookup"]);
+    let (client, _serving) = connect(&one, modern()).await;
+    let listed = client.peer().list_tools(None).await.unwrap();
+    let version = listed
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.0.get(LIST_VERSION_META_KEY));
+    assert_ne!(version.and_then(Value::as_str), Some(versions[0].as_str()));
+}
+
+#[tokio::test]
+async fn tools_list_says_which_tools_are_unavailable_and_why() {
+    use dsh_sdk::mcp::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
+    use dsh_sdk::rawp::ToolStatus;
+
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    let _silent = registry.register::<silent>().unwrap();
+    registry
+        .set_status("greet", ToolStatus::Unavailable, Some("the server is gone"))
+        .unwrap();
+    let (client, _serving) = connect(&registry, modern()).await;
+    let listed = client.peer().list_tools(None).await.unwrap();
+    let meta = |name: &str, key: &str| {
+        listed
+            .tools
+            .iter()
+            .find(|tool| tool.name == name)
+            .and_then(|tool| tool.meta.as_ref())
+            .and_then(|meta| meta.0.get(key))
+            .cloned()
+    };
+    assert_eq!(meta("greet", STATUS_META_KEY), Some("unavailable".into()));
+    assert_eq!(
+        meta("greet", STATUS_DESCRIPTION_META_KEY),
+        Some("the server is gone".into())
+    );
+    assert_eq!(meta("silent", STATUS_META_KEY), None);
+
+    registry
+        .set_status("greet", ToolStatus::Available, None)
+        .unwrap();
+    let listed = client.peer().list_tools(None).await.unwrap();
+    let greet = listed
+        .tools
+        .iter()
+        .find(|tool| tool.name == "greet")
+        .unwrap();
+    assert!(
+        greet
+            .meta
+            .as_ref()
+            .is_none_or(|meta| !meta.0.contains_key(STATUS_META_KEY))
+    );
+}

@@ -5,8 +5,8 @@ mod support;
 
 use dsh_sdk::export::{Deferred, Format};
 use dsh_sdk::prelude::*;
-use dsh_sdk::provider::CallError;
 use dsh_sdk::provider::anthropic::{ResultContent, Turn};
+use dsh_sdk::provider::{CallError, ModelTurn};
 use support::{SCENARIOS, fixture, registry, snapshot};
 
 const FORMAT: &str = "anthropic";

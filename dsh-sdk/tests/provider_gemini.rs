@@ -4,8 +4,8 @@
 mod support;
 
 use dsh_sdk::prelude::*;
-use dsh_sdk::provider::CallError;
 use dsh_sdk::provider::gemini::{FunctionResult, Turn};
+use dsh_sdk::provider::{CallError, ModelTurn};
 use support::{SCENARIOS, fixture, registry, snapshot};
 
 const FORMAT: &str = "gemini";

@@ -4,7 +4,7 @@
 mod support;
 
 use dsh_sdk::provider::openai_chat::Turn;
-use dsh_sdk::provider::{CallError, ResponseError};
+use dsh_sdk::provider::{CallError, ModelTurn, ResponseError};
 use serde_json::json;
 use support::{SCENARIOS, fixture, registry, snapshot};
 

@@ -5,8 +5,8 @@ mod support;
 
 use dsh_sdk::export::Deferred;
 use dsh_sdk::prelude::*;
-use dsh_sdk::provider::CallError;
 use dsh_sdk::provider::openai_responses::{InputContent, Output, Turn, tools};
+use dsh_sdk::provider::{CallError, ModelTurn};
 use support::{SCENARIOS, fixture, registry, snapshot};
 
 const FORMAT: &str = "openai_responses";

@@ -14,6 +14,7 @@ use std::time::Duration;
 use dsh_sdk::Registry;
 use dsh_sdk::export::Format;
 use dsh_sdk::permission::Rule;
+use dsh_sdk::provider::ModelTurn;
 use dsh_sdk::provider::openai_chat::{AssistantMessage, ToolMessage, Turn};
 use serde::Serialize;
 use serde_json::Value;

@@ -6,7 +6,8 @@ use syn::parse::{ParseStream, Parser};
 use syn::{Expr, ExprArray, ExprLit, ExprPath, Ident, Lit, LitInt, LitStr, Path, Token, token};
 
 use crate::ctxt::Ctxt;
-use crate::suggest::{did_you_mean, one_of};
+use crate::shared::names::{CATEGORIES, OUTPUT_TYPES};
+use crate::shared::suggest::{did_you_mean, one_of};
 
 /// The bare flags, each a `ToolDef` builder method of the same name.
 const FLAGS: &[&str] = &[
@@ -20,21 +21,11 @@ const FLAGS: &[&str] = &[
     "allow_unknown_args",
 ];
 
-/// Every key, in the order the docs list them.
-const KEYS: &[&str] = &[
-    "name",
-    "description",
-    "title",
-    "version",
-    "aliases",
-    "read_only",
-    "concurrency_safe",
-    "destructive",
-    "idempotent",
-    "requires_approval",
-    "defer",
-    "always_load",
-    "allow_unknown_args",
+/// The keys before the flags, in the order the docs list them.
+const NAMING_KEYS: &[&str] = &["name", "description", "title", "version", "aliases"];
+
+/// The keys after the flags, in the order the docs list them.
+const OTHER_KEYS: &[&str] = &[
     "category",
     "output_type",
     "max_result_chars",
@@ -45,32 +36,8 @@ const KEYS: &[&str] = &[
     "present_call",
 ];
 
-/// `category = "…"`: the attribute's spelling and the `Category` variant.
-const CATEGORIES: &[(&str, &str)] = &[
-    ("filesystem", "Filesystem"),
-    ("shell", "Shell"),
-    ("search", "Search"),
-    ("web", "Web"),
-    ("notebook", "Notebook"),
-    ("task_management", "TaskManagement"),
-    ("agent", "Agent"),
-    ("planning", "Planning"),
-    ("mcp", "Mcp"),
-    ("custom", "Custom"),
-];
-
-/// `output_type = "…"`: the attribute's spelling and the `OutputType` variant.
-const OUTPUT_TYPES: &[(&str, &str)] = &[
-    ("text", "Text"),
-    ("structured", "Structured"),
-    ("file_content", "FileContent"),
-    ("file_list", "FileList"),
-    ("diff", "Diff"),
-    ("web_content", "WebContent"),
-    ("empty", "Empty"),
-    ("binary_ref", "BinaryRef"),
-    ("agent_result", "AgentResult"),
-];
+/// Every key, in the order the docs list them.
+const KEYS: [&[&str]; 3] = [NAMING_KEYS, FLAGS, OTHER_KEYS];
 
 /// What `#[tool(…)]` said; a key it did not give is `None`.
 #[derive(Default)]
@@ -159,15 +126,16 @@ impl Attr {
         let Some(key) = path.get_ident() else {
             cx.error_spanned_by(
                 path,
-                format!("unknown key: `#[tool]` takes {}", one_of(KEYS)),
+                format!("unknown key: `#[tool]` takes {}", one_of(&KEYS.concat())),
             );
             return;
         };
         let name = key.to_string();
-        if !KEYS.contains(&name.as_str()) {
-            let message = match did_you_mean(&name, KEYS.iter().copied()) {
+        if !KEYS.iter().any(|keys| keys.contains(&name.as_str())) {
+            let keys = KEYS.concat();
+            let message = match did_you_mean(&name, keys.iter().copied()) {
                 Some(close) => format!("unknown key `{name}`: did you mean `{close}`?"),
-                None => format!("unknown key `{name}`: `#[tool]` takes {}", one_of(KEYS)),
+                None => format!("unknown key `{name}`: `#[tool]` takes {}", one_of(&keys)),
             };
             cx.error_spanned_by(key, message);
             return;

@@ -6,7 +6,7 @@ use syn::{Pat, Safety, Type};
 
 use super::ast::{Input, Output, Tool};
 use crate::ctxt::Ctxt;
-use crate::naming::{TOOL_NAME_RULE, is_valid_tool_name};
+use crate::shared::names::{TOOL_NAME_RULE, is_valid_tool_name};
 use crate::types::{is_never_object, peel};
 
 /// How a tool fn's parameters are read, for the errors about them.

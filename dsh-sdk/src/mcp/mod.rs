@@ -35,10 +35,16 @@
 //! - A tool reaches the client of its call through [`Exec`](crate::Exec):
 //!   log messages, elicitation, sampling (see [`crate::client`]).
 //! - [`McpProxy`] connects to another MCP server (a child process's stdio, or
-//!   streamable HTTP) and registers its tools as [dynamic
-//!   tools](crate::DynamicTool) that forward each call there.
+//!   streamable HTTP, `https://` over rustls) and registers its tools as
+//!   [dynamic tools](crate::DynamicTool) that forward each call there. When
+//!   the server drops, its tools turn `unavailable` until the proxy reaches
+//!   it again ([`Backoff`]); the re-read list is diffed ([`ProxyEvent`]).
+//! - Every list result carries the 2026-07-28 cache hints; `tools/list` has
+//!   a version ([`LIST_VERSION_META_KEY`]) and marks each tool that is not
+//!   `available` with its status ([`STATUS_META_KEY`]).
 
 mod apps;
+mod cache;
 mod content;
 mod http;
 mod pins;
@@ -47,18 +53,24 @@ mod proxy;
 mod resources;
 mod server;
 mod session;
+mod status;
 
+pub use cache::LIST_VERSION_META_KEY;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
 };
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 pub use prompts::Prompt;
-pub use proxy::{ConnectError, McpProxy, McpProxyBuilder, TOOL_SKIPPED};
+pub use proxy::{
+    Backoff, ConnectError, DEFAULT_HEARTBEAT, McpProxy, McpProxyBuilder, ProxyEvent, TOOL_SKIPPED,
+    TlsError, ToolListDiff,
+};
 pub use resources::{
     ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
 };
 pub use server::{CONTRACT_META_KEY, McpHttpServer, McpServer, ServeError};
+pub use status::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
 
 /// The rmcp crate this module is built on, for its transports and types.
 pub use rmcp;

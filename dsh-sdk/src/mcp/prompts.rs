@@ -14,6 +14,8 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::cache;
+
 type GetFn = dyn Fn(Map<String, Value>) -> Result<Vec<PromptMessage>, String> + Send + Sync;
 
 /// A prompt: a name, a description, its arguments, and the messages it makes.
@@ -170,6 +172,8 @@ impl Prompts {
     /// `prompts/list`, sorted by name.
     pub(super) fn list(&self) -> ListPromptsResult {
         ListPromptsResult::with_all_items(self.0.values().map(|p| p.prompt.clone()).collect())
+            .with_ttl_ms(cache::TTL_MS)
+            .with_cache_scope(cache::SCOPE)
     }
 
     /// `prompts/get`.

@@ -15,6 +15,8 @@ use rmcp::model::{
 use serde_json::json;
 use tokio::sync::broadcast;
 
+use super::cache;
+
 /// A source of resources: what it lists, the templates it answers, and what
 /// it reads. [`McpServer::resource`](super::McpServer::resource) adds one;
 /// the server asks each in turn, in the order they were added.
@@ -333,6 +335,8 @@ impl Resources {
                 .flat_map(|provider| provider.resources())
                 .collect(),
         )
+        .with_ttl_ms(cache::TTL_MS)
+        .with_cache_scope(cache::SCOPE)
     }
 
     pub(super) fn templates(&self) -> ListResourceTemplatesResult {
@@ -342,12 +346,18 @@ impl Resources {
                 .flat_map(|provider| provider.templates())
                 .collect(),
         )
+        .with_ttl_ms(cache::TTL_MS)
+        .with_cache_scope(cache::SCOPE)
     }
 
     pub(super) async fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
         for provider in &self.providers {
             if let Some(contents) = provider.read(uri).await {
-                return contents.map(ReadResourceResult::new);
+                return contents.map(|contents| {
+                    ReadResourceResult::new(contents)
+                        .with_ttl_ms(cache::TTL_MS)
+                        .with_cache_scope(cache::SCOPE)
+                });
             }
         }
         Err(ErrorData::resource_not_found(

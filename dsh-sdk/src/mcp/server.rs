@@ -382,7 +382,8 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.mcp_tools()?))
+        let tools = super::status::marked(&self.registry, self.mcp_tools()?);
+        Ok(super::cache::tools_list(tools))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

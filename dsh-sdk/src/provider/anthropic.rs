@@ -15,9 +15,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError, Step};
+use super::{Call, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
-use crate::registry::Registry;
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Anthropic Messages";
@@ -37,9 +36,13 @@ pub struct Turn {
     pub stop_reason: Option<String>,
 }
 
-impl Turn {
+impl ModelTurn for Turn {
+    type Reply = UserMessage;
+
+    const FORMAT: &'static str = FORMAT;
+
     /// Reads a Messages response.
-    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let response: wire::Response = super::from_value(FORMAT, response)?;
         let mut texts = Vec::new();
         let mut calls = Vec::new();
@@ -49,26 +52,12 @@ impl Turn {
                 Some("tool_use") => {
                     // A block of the wrong shape is still a call: answered with an error.
                     let wire: wire::ToolUse = super::from_value(FORMAT, &block).unwrap_or_default();
-                    let name = wire.name.unwrap_or_default();
-                    let mut call = Call::from_value(
-                        String::new(),
-                        name.clone(),
-                        wire.input.unwrap_or(Value::Null),
-                    );
-                    if name.is_empty() {
-                        call = call.fail(CallError::MissingName);
+                    let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
+                    let (call, made_up) =
+                        call.identified(wire.id, format!("toolu_missing_id_{index}"));
+                    if made_up && let Some(object) = block.as_object_mut() {
+                        object.insert("id".into(), Value::String(call.id.clone()));
                     }
-                    call.id = match wire.id.filter(|id| !id.is_empty()) {
-                        Some(id) => id,
-                        None => {
-                            call = call.fail(CallError::MissingId { name });
-                            let id = format!("toolu_missing_id_{index}");
-                            if let Some(object) = block.as_object_mut() {
-                                object.insert("id".into(), Value::String(id.clone()));
-                            }
-                            id
-                        }
-                    };
                     calls.push(call);
                 }
                 Some("text") => {
@@ -88,26 +77,13 @@ impl Turn {
         })
     }
 
-    /// Reads a response body.
-    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
-        Turn::parse(&super::parse_body(FORMAT, body)?)
-    }
-
-    /// Whether the model is done: it called no tool.
-    pub fn is_final(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Runs the calls as one batch and builds the `user` message of results.
-    pub async fn run(&self, registry: &Registry) -> Step<UserMessage> {
-        let results = super::run(registry, &self.calls).await;
-        let reply = self.reply(&results);
-        Step { results, reply }
-    }
-
     /// The `user` message answering every call, one `tool_result` block per
     /// call, in call order.
-    pub fn reply(&self, results: &[ToolResult]) -> UserMessage {
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    fn reply(&self, results: &[ToolResult]) -> UserMessage {
         UserMessage {
             content: super::paired(&self.calls, results)
                 .map(|(call, result)| ToolResultBlock {

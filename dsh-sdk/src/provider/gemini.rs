@@ -18,9 +18,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError, Step};
+use super::{Call, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
-use crate::registry::Registry;
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Gemini generateContent";
@@ -42,9 +41,13 @@ pub struct Turn {
     pub finish_reason: Option<String>,
 }
 
-impl Turn {
+impl ModelTurn for Turn {
+    type Reply = FunctionResponses;
+
+    const FORMAT: &'static str = FORMAT;
+
     /// Reads the first candidate of a `generateContent` response.
-    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let response: wire::Response = super::from_value(FORMAT, response)?;
         let candidate = response
             .candidates
@@ -68,17 +71,14 @@ impl Turn {
                 // A call of the wrong shape is still a call: answered with an error.
                 let wire: wire::FunctionCall =
                     super::from_value(FORMAT, &function_call).unwrap_or_default();
-                let name = wire.name.unwrap_or_default();
                 let id = wire.id.filter(|id| !id.is_empty());
-                let own_id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
                 // A call without arguments may leave `args` out.
                 let args = wire
                     .args
                     .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-                let mut call = Call::from_value(own_id, name.clone(), args);
-                if name.is_empty() {
-                    call = call.fail(CallError::MissingName);
-                }
+                // Gemini's ids are optional: one made up here fails nothing.
+                let mut call = Call::from_value(wire.name, args);
+                call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
                 calls.push(call);
                 gemini_ids.push(id);
             } else if let Some(text) = part.text
@@ -96,26 +96,13 @@ impl Turn {
         })
     }
 
-    /// Reads a response body.
-    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
-        Turn::parse(&super::parse_body(FORMAT, body)?)
-    }
-
-    /// Whether the model is done: it called no function.
-    pub fn is_final(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Runs the calls as one batch and builds the content of results.
-    pub async fn run(&self, registry: &Registry) -> Step<FunctionResponses> {
-        let results = super::run(registry, &self.calls).await;
-        let reply = self.reply(&results);
-        Step { results, reply }
-    }
-
     /// The `user` content answering every call, one `functionResponse` part
     /// per call, in call order.
-    pub fn reply(&self, results: &[ToolResult]) -> FunctionResponses {
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    fn reply(&self, results: &[ToolResult]) -> FunctionResponses {
         FunctionResponses {
             parts: super::paired(&self.calls, results)
                 .enumerate()

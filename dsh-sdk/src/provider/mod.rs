@@ -3,10 +3,10 @@
 //!
 //! One module per wire format, each with the same three steps:
 //!
-//! 1. `Turn::parse` reads a response body as the provider documents it: the
-//!    text the model wrote, its tool calls as [`Call`]s, and the message (or
-//!    items) to append to the conversation as the model's own turn.
-//! 2. [`Turn::run`](openai_chat::Turn::run) runs the calls as one batch
+//! 1. [`ModelTurn::parse`] reads a response body as the provider documents
+//!    it: the text the model wrote, its tool calls as [`Call`]s, and the
+//!    message (or items) to append to the conversation as the model's own turn.
+//! 2. [`ModelTurn::run`] runs the calls as one batch
 //!    ([`Registry::call_batch`]: concurrency-safe tools in parallel, the rest
 //!    in order, results in request order).
 //! 3. The step's `reply` is the results, built the provider's way from the
@@ -23,6 +23,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::provider::ModelTurn;
 //! use dsh_sdk::provider::openai_chat::Turn;
 //!
 //! /// Greet someone by name.
@@ -78,6 +79,48 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 
+/// One wire format's model turn: what every format's `Turn` shares, so an
+/// agent loop can be written once for any of them. A format gives
+/// [`parse`](ModelTurn::parse), [`calls`](ModelTurn::calls) and
+/// [`reply`](ModelTurn::reply); reading a body, telling the last turn and
+/// running the calls follow from those.
+pub trait ModelTurn: Sized + Sync {
+    /// The results of a turn as the next request carries them.
+    type Reply;
+
+    /// The wire format's name, as errors give it (`Chat Completions`).
+    const FORMAT: &'static str;
+
+    /// Reads a response already parsed as JSON.
+    fn parse(response: &Value) -> Result<Self, ResponseError>;
+
+    /// The tool calls, in the order the model made them.
+    fn calls(&self) -> &[Call];
+
+    /// The reply answering every call, in call order; a call with no result
+    /// in `results` is answered as not run.
+    fn reply(&self, results: &[ToolResult]) -> Self::Reply;
+
+    /// Reads a response body.
+    fn parse_str(body: &str) -> Result<Self, ResponseError> {
+        Self::parse(&parse_body(Self::FORMAT, body)?)
+    }
+
+    /// Whether the model is done: it called no tool.
+    fn is_final(&self) -> bool {
+        self.calls().is_empty()
+    }
+
+    /// Runs the calls as one batch ([`run`]) and builds the reply.
+    fn run(&self, registry: &Registry) -> impl Future<Output = Step<Self::Reply>> + Send {
+        async move {
+            let results = run(registry, self.calls()).await;
+            let reply = self.reply(&results);
+            Step { results, reply }
+        }
+    }
+}
+
 /// One turn's calls run: each result, and the reply to send back.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step<R> {
@@ -102,17 +145,51 @@ pub struct Call {
 }
 
 impl Call {
-    /// A call whose arguments arrived as JSON text (OpenAI's `arguments`).
-    pub(crate) fn from_text(id: String, name: String, arguments: &str) -> Self {
-        let args = args_from_text(&name, arguments);
-        Call { id, name, args }
+    /// A call whose arguments arrived as JSON text (OpenAI's `arguments`:
+    /// a string of JSON, or from some endpoints the object itself), with no
+    /// id yet; failed when it names no tool.
+    pub(crate) fn from_text(name: Option<String>, arguments: &str) -> Self {
+        Call::named(name, |name| args_from_text(name, arguments))
     }
 
     /// A call whose arguments arrived as a JSON value (Anthropic's `input`,
-    /// Gemini's `args`), which must be an object.
-    pub(crate) fn from_value(id: String, name: String, arguments: Value) -> Self {
-        let args = args_from_value(&name, arguments);
-        Call { id, name, args }
+    /// Gemini's `args`), which must be an object, with no id yet; failed
+    /// when it names no tool.
+    pub(crate) fn from_value(name: Option<String>, arguments: Value) -> Self {
+        Call::named(name, |name| args_from_value(name, arguments))
+    }
+
+    fn named(name: Option<String>, args: impl FnOnce(&str) -> Result<Value, CallError>) -> Self {
+        let name = name.unwrap_or_default();
+        let call = Call {
+            id: String::new(),
+            args: args(&name),
+            name,
+        };
+        if call.name.is_empty() {
+            call.fail(CallError::MissingName)
+        } else {
+            call
+        }
+    }
+
+    /// Gives the call the `id` the model sent. Without one (or an empty one)
+    /// the call fails with [`CallError::MissingId`] and takes `made_up`, so
+    /// its result can still refer to it; the second value says so, for the
+    /// caller to write the made-up id back into the model's own turn.
+    pub(crate) fn identified(mut self, id: Option<String>, made_up: String) -> (Self, bool) {
+        match id.filter(|id| !id.is_empty()) {
+            Some(id) => {
+                self.id = id;
+                (self, false)
+            }
+            None => {
+                let name = self.name.clone();
+                let mut call = self.fail(CallError::MissingId { name });
+                call.id = made_up;
+                (call, true)
+            }
+        }
     }
 
     /// Replaces the arguments with `error` (the first error wins).
@@ -276,6 +353,16 @@ pub(crate) fn paired<'a>(
         };
         (call, result)
     })
+}
+
+/// OpenAI's `arguments` as text: a string of JSON as it is, the object some
+/// endpoints send in its place as JSON, nothing as empty.
+pub(crate) fn arguments_text(arguments: Option<Value>) -> String {
+    match arguments {
+        Some(Value::String(text)) => text,
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
 }
 
 fn args_from_text(name: &str, text: &str) -> Result<Value, CallError> {

@@ -8,6 +8,7 @@
 //! it has no error flag, so a failed result's text starts with `Error: `.
 //!
 //! ```
+//! use dsh_sdk::provider::ModelTurn;
 //! use dsh_sdk::provider::openai_chat::Turn;
 //! use serde_json::json;
 //!
@@ -21,8 +22,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError, Step};
-use crate::registry::Registry;
+use super::{Call, CallError, ModelTurn, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Chat Completions";
@@ -43,9 +43,13 @@ pub struct Turn {
     pub finish_reason: Option<String>,
 }
 
-impl Turn {
+impl ModelTurn for Turn {
+    type Reply = Vec<ToolMessage>;
+
+    const FORMAT: &'static str = FORMAT;
+
     /// Reads the first choice of a Chat Completions response.
-    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let completion: wire::Completion = super::from_value(FORMAT, response)?;
         let choice = completion
             .choices
@@ -63,32 +67,19 @@ impl Turn {
         let mut tool_calls = Vec::new();
         for (index, wire) in choice.message.tool_calls.into_iter().enumerate() {
             let function = wire.function.unwrap_or_default();
-            let name = function.name.unwrap_or_default();
-            let arguments = match function.arguments {
-                Some(Value::String(text)) => text,
-                Some(other) => other.to_string(),
-                None => String::new(),
-            };
-            let mut call = Call::from_text(String::new(), name.clone(), &arguments);
-            if name.is_empty() {
-                call = call.fail(CallError::MissingName);
-            }
+            let arguments = super::arguments_text(function.arguments);
+            let mut call = Call::from_text(function.name, &arguments);
             if let Some(kind) = wire.kind.filter(|kind| kind != "function") {
-                call = call.fail(CallError::UnsupportedKind {
-                    name: name.clone(),
-                    kind,
-                });
+                let name = call.name.clone();
+                call = call.fail(CallError::UnsupportedKind { name, kind });
             }
-            call.id = match wire.id.filter(|id| !id.is_empty()) {
-                Some(id) => id,
-                None => {
-                    call = call.fail(CallError::MissingId { name: name.clone() });
-                    format!("call_missing_id_{index}")
-                }
-            };
+            let (call, _) = call.identified(wire.id, format!("call_missing_id_{index}"));
             tool_calls.push(ToolCallMessage {
                 id: call.id.clone(),
-                function: FunctionCall { name, arguments },
+                function: FunctionCall {
+                    name: call.name.clone(),
+                    arguments,
+                },
             });
             calls.push(call);
         }
@@ -103,25 +94,12 @@ impl Turn {
         })
     }
 
-    /// Reads a response body.
-    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
-        Turn::parse(&super::parse_body(FORMAT, body)?)
-    }
-
-    /// Whether the model is done: it called no tool.
-    pub fn is_final(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Runs the calls as one batch and builds the tool messages.
-    pub async fn run(&self, registry: &Registry) -> Step<Vec<ToolMessage>> {
-        let results = super::run(registry, &self.calls).await;
-        let reply = self.reply(&results);
-        Step { results, reply }
-    }
-
     /// The tool messages for `results`, one per call, in call order.
-    pub fn reply(&self, results: &[ToolResult]) -> Vec<ToolMessage> {
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    fn reply(&self, results: &[ToolResult]) -> Vec<ToolMessage> {
         super::paired(&self.calls, results)
             .map(|(call, result)| ToolMessage {
                 tool_call_id: call.id.clone(),

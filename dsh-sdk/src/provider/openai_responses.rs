@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError, Step};
+use super::{Call, ModelTurn, ResponseError};
 use crate::content::ContentBlock;
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
@@ -44,9 +44,13 @@ pub struct Turn {
     pub items: Vec<Value>,
 }
 
-impl Turn {
+impl ModelTurn for Turn {
+    type Reply = Vec<FunctionCallOutput>;
+
+    const FORMAT: &'static str = FORMAT;
+
     /// Reads a Responses response.
-    pub fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let response: wire::Response = super::from_value(FORMAT, response)?;
         let mut texts = Vec::new();
         let mut calls = Vec::new();
@@ -57,27 +61,12 @@ impl Turn {
                     // A call of the wrong shape is still a call: answered with an error.
                     let wire: wire::FunctionCall =
                         super::from_value(FORMAT, &item).unwrap_or_default();
-                    let name = wire.name.unwrap_or_default();
-                    let arguments = match wire.arguments {
-                        Some(Value::String(text)) => text,
-                        Some(other) => other.to_string(),
-                        None => String::new(),
-                    };
-                    let mut call = Call::from_text(String::new(), name.clone(), &arguments);
-                    if name.is_empty() {
-                        call = call.fail(CallError::MissingName);
+                    let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
+                    let (call, made_up) =
+                        call.identified(wire.call_id, format!("call_missing_id_{index}"));
+                    if made_up && let Some(object) = item.as_object_mut() {
+                        object.insert("call_id".into(), Value::String(call.id.clone()));
                     }
-                    call.id = match wire.call_id.filter(|id| !id.is_empty()) {
-                        Some(id) => id,
-                        None => {
-                            call = call.fail(CallError::MissingId { name });
-                            let id = format!("call_missing_id_{index}");
-                            if let Some(object) = item.as_object_mut() {
-                                object.insert("call_id".into(), Value::String(id.clone()));
-                            }
-                            id
-                        }
-                    };
                     calls.push(call);
                 }
                 Some("message") => {
@@ -102,25 +91,12 @@ impl Turn {
         })
     }
 
-    /// Reads a response body.
-    pub fn parse_str(body: &str) -> Result<Turn, ResponseError> {
-        Turn::parse(&super::parse_body(FORMAT, body)?)
-    }
-
-    /// Whether the model is done: it called no function.
-    pub fn is_final(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Runs the calls as one batch and builds the output items.
-    pub async fn run(&self, registry: &Registry) -> Step<Vec<FunctionCallOutput>> {
-        let results = super::run(registry, &self.calls).await;
-        let reply = self.reply(&results);
-        Step { results, reply }
-    }
-
     /// The `function_call_output` items for `results`, one per call, in call order.
-    pub fn reply(&self, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    fn reply(&self, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
         super::paired(&self.calls, results)
             .map(|(call, result)| FunctionCallOutput {
                 call_id: call.id.clone(),

@@ -1,26 +1,40 @@
 //! "did you mean `read_only`?" for misspelt keys and values.
 
-/// The candidate closest to `input`, if one is close enough to be a likely typo.
+/// How alike two names must be (Jaro-Winkler) to be offered as a correction.
+const THRESHOLD: f64 = 0.85;
+
+/// The `candidates` close enough to `name` to be a likely typo, best first
+/// (ties by name), each once.
 ///
 /// Jaro-Winkler similarity over lowercase text, as clap uses for its
 /// suggestions: it rewards a shared prefix, which is how keys get misspelt
-/// (`readonly`, `read_onyl`, `Filesystem`).
+/// (`readonly`, `read_onyl`, `Filesystem`). dsh-sdk suggests tool and
+/// property names by the same rule, and its tests hold the two equal.
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Vec<&'a str> {
+    let name = name.to_lowercase();
+    let mut scored: Vec<(f64, &str)> = candidates
+        .into_iter()
+        .map(|candidate| {
+            let score = strsim::jaro_winkler(&name, &candidate.to_lowercase());
+            (score, candidate)
+        })
+        .filter(|(score, _)| *score >= THRESHOLD)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let mut names: Vec<&str> = scored.into_iter().map(|(_, candidate)| candidate).collect();
+    names.dedup();
+    names
+}
+
+/// The candidate closest to `input`, if one is close enough to be a likely typo.
 pub(crate) fn did_you_mean<'a>(
     input: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let input = input.to_lowercase();
-    candidates
-        .into_iter()
-        .map(|candidate| {
-            (
-                strsim::jaro_winkler(&input, &candidate.to_lowercase()),
-                candidate,
-            )
-        })
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|(a, _), (b, _)| a.total_cmp(b))
-        .map(|(_, candidate)| candidate)
+    closest(input, candidates).first().copied()
 }
 
 /// `` `a`, `b` or `c` ``, for messages that list what is accepted.

@@ -6,8 +6,12 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::lower;
+mod compat;
+pub mod lower;
+
 use crate::registry::{Registry, ToolInfo};
+pub use compat::Compatibility;
+use compat::formats_for;
 
 /// A provider's tool-list format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,7 +81,7 @@ impl Registry {
         Value::Array(
             tools
                 .iter()
-                .zip(lower::formats_for(&tools, format))
+                .zip(formats_for(&tools, format))
                 .map(|(tool, format)| export_tool(tool, format))
                 .collect(),
         )
@@ -263,7 +267,7 @@ impl Registry {
         let (listed, deferred) = split_deferred(self);
         let mut tools: Vec<Value> = listed
             .iter()
-            .zip(lower::formats_for(&listed, format))
+            .zip(formats_for(&listed, format))
             .map(|(tool, format)| export_tool(tool, format))
             .collect();
         if !deferred.is_empty() {

@@ -1,0 +1,62 @@
+//! What a tool may be called, and how `#[tool(category = "…", output_type =
+//! "…")]` spells the runtime's `Category` and `OutputType` variants.
+//!
+//! dsh-sdk holds the same rules (its `names` module and the two enums' serde
+//! names); its tests compare them with these through `__shared_rules!`.
+
+/// The rule a tool name or alias follows, for messages.
+pub(crate) const TOOL_NAME_RULE: &str = "1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`";
+
+/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every model provider accepts.
+pub(crate) fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// `category = "…"`: the attribute's spelling and the `Category` variant.
+pub(crate) const CATEGORIES: &[(&str, &str)] = &[
+    ("filesystem", "Filesystem"),
+    ("shell", "Shell"),
+    ("search", "Search"),
+    ("web", "Web"),
+    ("notebook", "Notebook"),
+    ("task_management", "TaskManagement"),
+    ("agent", "Agent"),
+    ("planning", "Planning"),
+    ("mcp", "Mcp"),
+    ("custom", "Custom"),
+];
+
+/// `output_type = "…"`: the attribute's spelling and the `OutputType` variant.
+pub(crate) const OUTPUT_TYPES: &[(&str, &str)] = &[
+    ("text", "Text"),
+    ("structured", "Structured"),
+    ("file_content", "FileContent"),
+    ("file_list", "FileList"),
+    ("diff", "Diff"),
+    ("web_content", "WebContent"),
+    ("empty", "Empty"),
+    ("binary_ref", "BinaryRef"),
+    ("agent_result", "AgentResult"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_tool_name;
+
+    #[test]
+    fn accepts_names_of_the_allowed_characters() {
+        for name in ["read_file", "Read-File-2", "x", "_", "-", &"a".repeat(64)] {
+            assert!(is_valid_tool_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn rejects_empty_long_and_foreign_names() {
+        for name in ["", &"a".repeat(65), "read file", "read.file", "café", "a/b"] {
+            assert!(!is_valid_tool_name(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The compatibility report: what each tool's schema loses in a format, and
+//! which tools an Anthropic strict export can keep strict within its
+//! per-request budget.
+
+use super::Format;
+use super::lower::limits::{
+    ANTHROPIC_OPTIONAL_BUDGET, ANTHROPIC_STRICT_TOOLS, ANTHROPIC_UNION_BUDGET, anthropic_costs,
+};
+use super::lower::{Note, NoteKind, anthropic_strict, lower};
+use crate::registry::{Registry, ToolInfo};
+
+/// What one tool's schema loses in one export format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compatibility {
+    /// The tool's name.
+    pub tool: String,
+    /// What its lowered schema says less than, or refuses beyond, the
+    /// canonical one; empty when nothing is lost.
+    pub notes: Vec<Note>,
+}
+
+impl Compatibility {
+    /// Whether nothing is lost: strict decoding alone guarantees arguments
+    /// that pass the canonical schema.
+    pub fn is_compatible(&self) -> bool {
+        self.notes.is_empty()
+    }
+
+    /// Whether a strict format exports this tool with `strict: true` (the
+    /// per-request budget of Anthropic strict aside).
+    pub fn strict_usable(&self) -> bool {
+        !self.notes.iter().any(Note::blocks_strict)
+    }
+}
+
+impl Registry {
+    /// What each registered tool (deferred ones too) loses in `format`, tool
+    /// by tool, sorted by name: the notes of its [`lower`]ed input schema,
+    /// and for the Gemini formats a name Gemini refuses.
+    ///
+    /// ```
+    /// use dsh_sdk::export::Format;
+    /// use dsh_sdk::prelude::*;
+    ///
+    /// /// Look a word up.
+    /// #[tool]
+    /// async fn define(
+    ///     /// The word, in lower case
+    ///     #[schemars(length(min = 1))]
+    ///     word: String,
+    /// ) -> String {
+    ///     word
+    /// }
+    ///
+    /// let registry = Registry::new();
+    /// registry.register::<define>().unwrap();
+    /// let report = registry.compatibility(Format::AnthropicStrict);
+    /// assert_eq!(report[0].tool, "define");
+    /// assert!(!report[0].is_compatible());
+    /// assert_eq!(
+    ///     report[0].notes[0].to_string(),
+    ///     "/properties/word: `minLength` is not supported: moved into the description"
+    /// );
+    /// // Canonical validation still enforces it; strict decoding stays on.
+    /// assert!(report[0].strict_usable());
+    /// ```
+    pub fn compatibility(&self, format: Format) -> Vec<Compatibility> {
+        self.tools()
+            .iter()
+            .map(|tool| {
+                let mut notes = lower(tool.input_schema(), format).notes;
+                if matches!(format, Format::Gemini | Format::GeminiOpenApi)
+                    && !tool
+                        .name()
+                        .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                {
+                    notes.insert(
+                        0,
+                        Note::new(
+                            "",
+                            NoteKind::Refused,
+                            format!("the name `{}` must start with a letter or an underscore for Gemini", tool.name()),
+                        ),
+                    );
+                }
+                Compatibility {
+                    tool: tool.name().to_owned(),
+                    notes,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The format each tool of an exported list goes out in: as asked, except
+/// that Anthropic strict keeps to its per-request budget (20 strict tools, 24
+/// optional and 16 union-typed parameters across them), in list order; a
+/// tool past it, or one whose lowering blocks strict mode, goes out plain.
+pub(crate) fn formats_for(tools: &[ToolInfo], format: Format) -> Vec<Format> {
+    if format != Format::AnthropicStrict {
+        return vec![format; tools.len()];
+    }
+    let (mut strict, mut optional, mut unions) = (0, 0, 0);
+    tools
+        .iter()
+        .map(|tool| {
+            let lowered = anthropic_strict(tool.input_schema());
+            let (o, u) = anthropic_costs(&lowered.schema);
+            let fits = lowered.strict_usable()
+                && strict < ANTHROPIC_STRICT_TOOLS
+                && optional + o <= ANTHROPIC_OPTIONAL_BUDGET
+                && unions + u <= ANTHROPIC_UNION_BUDGET;
+            if fits {
+                strict += 1;
+                optional += o;
+                unions += u;
+                Format::AnthropicStrict
+            } else {
+                Format::Anthropic
+            }
+        })
+        .collect()
+}

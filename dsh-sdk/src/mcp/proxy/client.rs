@@ -1,0 +1,50 @@
+//! The client side of the connection.
+
+use std::sync::{Arc, PoisonError};
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam};
+use rmcp::service::NotificationContext;
+use rmcp::{ClientHandler, RoleClient};
+use tokio::sync::Notify;
+
+use super::forward::Progress;
+
+/// The client side of the connection: receives progress and list changes.
+#[derive(Clone)]
+pub(super) struct ProxyClient {
+    pub(super) progress: Progress,
+    pub(super) list_changed: Arc<Notify>,
+}
+
+impl ClientHandler for ProxyClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("dsh-sdk", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let exec = self
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&params.progress_token)
+            .cloned();
+        if let Some(exec) = exec {
+            exec.progress(match (params.message, params.total) {
+                (Some(message), _) => message,
+                (None, Some(total)) => format!("{} of {total}", params.progress),
+                (None, None) => params.progress.to_string(),
+            });
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+}

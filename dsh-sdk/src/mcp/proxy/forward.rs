@@ -1,0 +1,200 @@
+//! A call of a proxied tool, forwarded to its server.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+
+use rmcp::model::{
+    CallToolRequestParams, CancelledNotificationParam, ClientRequest, ProgressToken, Request,
+    RequestId, ServerResult,
+};
+use rmcp::service::PeerRequestOptions;
+use rmcp::{Peer, RoleClient};
+
+use crate::content::{ContentBlock, joined_text};
+use crate::error::ToolError;
+use crate::exec::Exec;
+
+use super::super::content::from_mcp;
+use super::gone::{root_cause, unreachable};
+use super::link::Link;
+
+/// One remote tool's call, forwarded.
+#[derive(Clone)]
+pub(super) struct Forward {
+    pub(super) link: Arc<Link>,
+    pub(super) remote: String,
+    /// Whether the tool declares an output schema, so its value is the
+    /// `structuredContent`.
+    pub(super) structured: bool,
+}
+
+impl Forward {
+    pub(super) async fn call(self, args: Value, exec: Exec) -> Result<Value, ToolError> {
+        let server = &self.link.server;
+        let remote = &self.remote;
+        if let Some(reason) = self.link.gone() {
+            return Err(ToolError::new(format!(
+                "the MCP server `{server}` is gone: {reason}"
+            )));
+        }
+        let Value::Object(arguments) = args else {
+            return Err(ToolError::new("internal: the arguments are not an object"));
+        };
+        let failed = |error: rmcp::ServiceError| {
+            if let Some(reason) = unreachable(&error) {
+                self.link.mark_gone(reason);
+            }
+            ToolError::new(match self.link.gone() {
+                Some(reason) => format!("the MCP server `{server}` is gone: {reason}"),
+                None => format!(
+                    "the MCP server `{server}` could not run `{remote}`: {}",
+                    root_cause(&error)
+                ),
+            })
+        };
+        let params = CallToolRequestParams::new(remote.clone()).with_arguments(arguments);
+        let peer = &self.link.peer();
+        let handle = peer
+            .send_request_with_option(
+                ClientRequest::CallToolRequest(Request::new(params)),
+                PeerRequestOptions::no_options(),
+            )
+            .await
+            .map_err(failed)?;
+        // rmcp gives every request a progress token of its own.
+        let _reporting =
+            Reporting::start(&self.link.progress, handle.progress_token.clone(), &exec);
+        // Dropped before the answer (the call cancelled, or timed out here):
+        // the server is told to stop.
+        let abandon = Abandon {
+            peer: peer.clone(),
+            request: Some(handle.id.clone()),
+        };
+        let response = tokio::select! {
+            response = handle.await_response() => response,
+            () = exec.cancellation().cancelled() => {
+                return Err(ToolError::new(format!("the call of `{remote}` was cancelled")));
+            }
+        };
+        abandon.disarm();
+        // rmcp hands each notification to a task of its own: give those that
+        // came before the answer a turn to reach the call while it still runs.
+        tokio::task::yield_now().await;
+        let result = match response.map_err(failed)? {
+            ServerResult::CallToolResult(result) => result,
+            other => {
+                return Err(ToolError::new(format!(
+                    "the MCP server `{server}` answered a call of `{remote}` with something else than a tool result: {other:?}"
+                )));
+            }
+        };
+        let blocks: Vec<ContentBlock> = result.content.iter().map(from_mcp).collect();
+        if result.is_error == Some(true) {
+            let text = joined_text(&blocks);
+            let mut error = ToolError::new(if text.is_empty() {
+                format!("`{remote}` on the MCP server `{server}` failed and said nothing more")
+            } else {
+                text
+            });
+            // A dsh server's typed failure: the tool's kind and value carry over.
+            let failure = result
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.0.get(crate::export::META_FAILURE))
+                .and_then(|failure| {
+                    serde_json::from_value::<crate::result::Failure>(failure.clone()).ok()
+                });
+            if let Some(failure) = failure {
+                if let Some(kind) = failure.kind {
+                    error = error.with_kind(kind);
+                }
+                if let Some(data) = failure.data {
+                    error = error.with_data(data);
+                }
+            }
+            return Err(error);
+        }
+        if self.structured {
+            // A server that declares an output schema must send
+            // `structuredContent`; older ones put the JSON in a text block.
+            return result
+                .structured_content
+                .or_else(|| {
+                    blocks
+                        .first()
+                        .and_then(ContentBlock::as_text)
+                        .and_then(|text| serde_json::from_str(text).ok())
+                })
+                .ok_or_else(|| {
+                    ToolError::new(format!(
+                        "`{remote}` on the MCP server `{server}` declares an output schema but sent no structured content"
+                    ))
+                });
+        }
+        serde_json::to_value(blocks)
+            .map_err(|error| ToolError::new(format!("the content could not be kept: {error}")))
+    }
+}
+
+/// Tells the server to stop a call this side no longer waits for.
+pub(super) struct Abandon {
+    peer: Peer<RoleClient>,
+    request: Option<RequestId>,
+}
+
+impl Abandon {
+    fn disarm(mut self) {
+        self.request = None;
+    }
+}
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        let Some(request) = self.request.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let reason = "the caller cancelled the call".to_owned();
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(request), Some(reason)))
+                .await;
+        });
+    }
+}
+
+/// Progress token → the call whose progress it reports.
+pub(super) type Progress = Arc<Mutex<HashMap<ProgressToken, Exec>>>;
+
+/// Routes a call's progress notifications to its [`Exec`] while it runs.
+pub(super) struct Reporting {
+    calls: Progress,
+    token: ProgressToken,
+}
+
+impl Reporting {
+    fn start(calls: &Progress, token: ProgressToken, exec: &Exec) -> Self {
+        calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(token.clone(), exec.clone());
+        Reporting {
+            calls: Arc::clone(calls),
+            token,
+        }
+    }
+}
+
+impl Drop for Reporting {
+    fn drop(&mut self) {
+        self.calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.token);
+    }
+}

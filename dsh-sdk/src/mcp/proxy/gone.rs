@@ -1,0 +1,75 @@
+//! Telling a server that went away from one that failed a request.
+
+use rmcp::transport::streamable_http_client::StreamableHttpError;
+
+/// Why the server is gone, when `error` says it is: the connection closed,
+/// or nothing answers at its address.
+pub(super) fn unreachable(error: &rmcp::ServiceError) -> Option<String> {
+    use std::io::ErrorKind;
+    match error {
+        rmcp::ServiceError::TransportClosed => Some("its connection closed".to_owned()),
+        rmcp::ServiceError::TransportSend(_) => {
+            let refused = causes(error).any(|cause| {
+                let http_connect = cause
+                    .downcast_ref::<reqwest::Error>()
+                    .is_some_and(reqwest::Error::is_connect);
+                let io_refused = cause.downcast_ref::<std::io::Error>().is_some_and(|io| {
+                    matches!(
+                        io.kind(),
+                        ErrorKind::ConnectionRefused
+                            | ErrorKind::ConnectionReset
+                            | ErrorKind::ConnectionAborted
+                            | ErrorKind::BrokenPipe
+                            | ErrorKind::NotConnected
+                    )
+                });
+                http_connect || io_refused
+            });
+            let lost_session = causes(error).any(|cause| {
+                matches!(
+                    cause.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+                    Some(StreamableHttpError::SessionExpired)
+                )
+            });
+            if lost_session {
+                return Some("it no longer knows the session (it restarted)".to_owned());
+            }
+            refused.then(|| format!("nothing answers at its address ({})", root_cause(error)))
+        }
+        _ => None,
+    }
+}
+
+/// An error and its sources, looking inside rmcp's HTTP client errors, which
+/// do not name their cause as a source.
+fn causes<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(error), |current| {
+        match current.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::Client(http)) => {
+                Some(http as &(dyn std::error::Error + 'static))
+            }
+            _ => current.source(),
+        }
+    })
+}
+
+/// The innermost error of a chain: what went wrong, without the layers
+/// (transport types and all) it was wrapped in.
+pub(super) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    causes(error)
+        .last()
+        .map_or_else(|| error.to_string(), ToString::to_string)
+}
+
+/// A person's words for rmcp's `QuitReason`.
+pub(super) fn describe_quit(reason: &str) -> String {
+    if reason.starts_with("Closed") {
+        "its connection closed".to_owned()
+    } else if reason.starts_with("Cancelled") {
+        "the connection was ended".to_owned()
+    } else {
+        format!("the connection failed ({reason})")
+    }
+}

@@ -1,0 +1,210 @@
+//! The task that follows a connection for as long as the proxy lives: it
+//! re-reads the tools when the server says they changed, sees the server
+//! go, and reaches it again when the proxy knows how.
+
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientRequest, PingRequest, ProtocolVersion, ServerNotification, SubscriptionFilter,
+};
+use rmcp::service::{RunningService, Subscription};
+use rmcp::{Peer, RoleClient};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::CLOSE_TIMEOUT;
+use super::backoff::Backoff;
+use super::client::ProxyClient;
+use super::events::ProxyEvent;
+use super::gone::{describe_quit, root_cause, unreachable};
+use super::link::Link;
+
+/// A connection to the server, as the proxy's handler serves it.
+pub(super) type Running = RunningService<RoleClient, ProxyClient>;
+
+/// Opens a new connection to the server: what makes a proxy able to reconnect.
+pub(super) type Dial =
+    Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<Running, String>> + Send>> + Send + Sync>;
+
+/// How the watcher follows the server.
+pub(super) struct Watch {
+    pub(super) link: Arc<Link>,
+    pub(super) stop: CancellationToken,
+    pub(super) list_changed: Arc<Notify>,
+    /// `None`: the connection cannot be opened again (a transport given as is).
+    pub(super) dial: Option<Dial>,
+    pub(super) backoff: Backoff,
+    /// How often the server is pinged while nothing else is heard.
+    pub(super) heartbeat: Option<Duration>,
+}
+
+impl Watch {
+    /// Follows `running`, and each connection after it, until the proxy is
+    /// dropped or the server cannot be reached again.
+    pub(super) async fn run(self, mut running: Running, mut gone: CancellationToken) {
+        loop {
+            let Some(reason) = self.follow(running, &gone).await else {
+                return;
+            };
+            self.link.mark_gone(reason);
+            let Some(dial) = &self.dial else {
+                return;
+            };
+            match self.reconnect(dial).await {
+                Some((next, token)) => (running, gone) = (next, token),
+                None => return,
+            }
+        }
+    }
+
+    /// Follows one connection: `None` when the proxy was dropped, otherwise
+    /// why the server is gone.
+    async fn follow(&self, running: Running, gone: &CancellationToken) -> Option<String> {
+        let link = &self.link;
+        // From 2026-07-28 on, `list_changed` comes on a `subscriptions/listen`
+        // stream; before, as a plain notification (`ProxyClient`).
+        let mut subscription = listen(running.peer()).await;
+        let peer = running.peer().clone();
+        let cancel = running.cancellation_token();
+        let mut waiting = pin!(running.waiting());
+        let mut heartbeat = self.heartbeat.map(|every| {
+            let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            (interval, every)
+        });
+        let reason = loop {
+            let next_change = async {
+                match subscription.as_mut() {
+                    Some(subscription) => subscription.next().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let beat = async {
+                match heartbeat.as_mut() {
+                    Some((interval, every)) => {
+                        interval.tick().await;
+                        *every
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                change = next_change => match change {
+                    Ok(Some(ServerNotification::ToolListChangedNotification(_))) => self.list_changed.notify_one(),
+                    Ok(Some(_)) => {}
+                    Ok(None) | Err(_) => subscription = None,
+                },
+                () = self.stop.cancelled() => {
+                    cancel.cancel();
+                    let _ = tokio::time::timeout(CLOSE_TIMEOUT, waiting).await;
+                    return None;
+                }
+                () = self.list_changed.notified() => match link.sync().await {
+                    Ok(diff) if !diff.is_empty() => link.emit(ProxyEvent::ToolsChanged { diff }),
+                    Ok(_) => {}
+                    Err(reason) => {
+                        tracing::warn!(server = %link.server, "cannot re-read the tools of an MCP server: {reason}");
+                    }
+                },
+                quit = &mut waiting => {
+                    let reason = match quit {
+                        Ok(reason) => format!("{reason:?}"),
+                        Err(error) => error.to_string(),
+                    };
+                    return Some(describe_quit(&reason));
+                }
+                // A call found nothing answering.
+                () = gone.cancelled() => break link.gone().unwrap_or_default(),
+                every = beat => {
+                    if let Err(reason) = ping(&peer, every).await {
+                        break reason;
+                    }
+                }
+            }
+        };
+        cancel.cancel();
+        let _ = tokio::time::timeout(CLOSE_TIMEOUT, waiting).await;
+        Some(reason)
+    }
+
+    /// Tries to reach the server again, waiting [`Backoff`] between attempts;
+    /// `None` when the proxy was dropped or every attempt failed.
+    async fn reconnect(&self, dial: &Dial) -> Option<(Running, CancellationToken)> {
+        let link = &self.link;
+        let attempts = self.backoff.attempts();
+        let mut wait = self.backoff.delay(0);
+        let mut error = String::new();
+        for attempt in 1..=attempts {
+            tokio::select! {
+                () = self.stop.cancelled() => return None,
+                () = tokio::time::sleep(wait) => {}
+            }
+            let dialed = tokio::select! {
+                () = self.stop.cancelled() => return None,
+                dialed = dial() => dialed,
+            };
+            wait = self.backoff.delay(attempt);
+            error = match dialed {
+                Ok(running) => {
+                    let gone = link.attach(running.peer().clone());
+                    match link.sync().await {
+                        Ok(diff) => {
+                            link.mark_back();
+                            link.emit(ProxyEvent::Reconnected { attempt, diff });
+                            return Some((running, gone));
+                        }
+                        Err(reason) => format!("the tools could not be listed: {reason}"),
+                    }
+                }
+                Err(error) => error,
+            };
+            if attempt < attempts {
+                link.emit(ProxyEvent::ReconnectFailed {
+                    attempt,
+                    error: error.clone(),
+                    retry_in: wait,
+                });
+            }
+        }
+        if attempts > 0 {
+            link.mark_given_up(attempts, &error);
+            link.emit(ProxyEvent::GaveUp { attempts, error });
+        }
+        None
+    }
+}
+
+/// Checks the server still answers: `Err(why not)` when it does not within
+/// `every` (at least a second), or when nothing is there.
+async fn ping(peer: &Peer<RoleClient>, every: Duration) -> Result<(), String> {
+    let wait = every.max(Duration::from_secs(1));
+    let request = ClientRequest::PingRequest(PingRequest::default());
+    match tokio::time::timeout(wait, peer.send_request(request)).await {
+        Err(_) => Err(format!("it did not answer a ping within {wait:?}")),
+        // An error answer is an answer: something is there.
+        Ok(Ok(_) | Err(rmcp::ServiceError::McpError(_))) => Ok(()),
+        Ok(Err(error)) => Err(unreachable(&error)
+            .unwrap_or_else(|| format!("a ping failed ({})", root_cause(&error)))),
+    }
+}
+
+/// A `list_changed` subscription, when the server is on 2026-07-28 or later
+/// and says its tool list changes.
+async fn listen(peer: &Peer<RoleClient>) -> Option<Subscription> {
+    let info = peer.peer_info()?;
+    let modern = info.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str();
+    let changes = info
+        .capabilities
+        .tools
+        .as_ref()
+        .and_then(|tools| tools.list_changed)
+        == Some(true);
+    if !(modern && changes) {
+        return None;
+    }
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    peer.listen(filter).await.ok()
+}

@@ -1,0 +1,190 @@
+//! Whether a tool call may run: permission rules, pre-execute gates, monotone
+//! guards, and the approver that settles an ask.
+//!
+//! ```
+//! use dsh_sdk::permission::{CallInfo, Decision, PatternError, Permissions, PlanMode, Rule};
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), PatternError> {
+//! let permissions = Permissions::new()
+//!     .rule(Rule::allow("bash"))
+//!     .rule(Rule::deny("bash").when("command", "rm *")?);
+//!
+//! let args = json!({ "command": "rm -rf /" });
+//! let call = CallInfo {
+//!     tool: "bash",
+//!     aliases: &[],
+//!     args: &args,
+//!     read_only: false,
+//!     destructive: true,
+//!     requires_approval: false,
+//! };
+//! assert_eq!(
+//!     permissions.decide(&call),
+//!     Decision::Deny { reason: "denied by rule `deny bash(command: rm *)`".into() },
+//! );
+//!
+//! // A guard only ever tightens: in plan mode even the allowed call is denied.
+//! let args = json!({ "command": "ls" });
+//! let call = CallInfo { args: &args, ..call };
+//! assert_eq!(permissions.decide(&call), Decision::Allow);
+//! assert!(matches!(permissions.guard(PlanMode).decide(&call), Decision::Deny { .. }));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Permissions::decide`] settles a call in a fixed order:
+//!
+//! 1. [`default_decision`]: destructive tools and tools that require approval
+//!    ask, every other tool is allowed;
+//! 2. [`Rules`]: when any rule matches, the strictest matching rule replaces
+//!    the default, so an allow rule can waive the default ask;
+//! 3. [`PreExecute`] gates in order: the strictest decision wins, so a gate
+//!    can add an ask or a deny but never waive one;
+//! 4. [`Guard`]s: they return a [`Tighten`], which has no way to say allow.
+//!
+//! An ask is then settled by the host's [`Approver`]; that is the pipeline's
+//! job, not this module's. Arguments the approver substitutes
+//! ([`Approval::ApproveWith`]) are what will run, so the pipeline checks them
+//! against the input schema and decides them again, rules, gates and guards;
+//! an ask on them goes to the approver once more, and a second change of
+//! arguments is refused, so the exchange always ends.
+//!
+//! Rules and gates see arguments by the names the input schema gives. A
+//! `#[serde(alias = "…")]` would let a value reach the tool under a name no
+//! rule matches, so [`Registry::register`](crate::Registry::register) refuses
+//! args types whose `Deserialize` accepts a name the schema lacks
+//! ([`RegisterError::UnnamedField`](crate::RegisterError::UnnamedField)).
+
+mod approver;
+mod decision;
+mod hook;
+mod rule;
+#[cfg(test)]
+mod tests;
+
+use std::any::Any;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+pub use approver::{Approval, ApprovalRequest, Approver, FnApprover};
+pub use decision::{CallInfo, Decision, Strictness, Tighten, default_decision};
+/// The error of an invalid glob in [`Rule::when`].
+pub use glob::PatternError;
+pub use hook::{Guard, PlanMode, PreExecute};
+pub use rule::{Rule, Rules};
+
+/// Rules, gates and guards, combined by [`Permissions::decide`].
+#[derive(Clone, Default)]
+pub struct Permissions {
+    rules: Rules,
+    gates: Vec<Arc<dyn PreExecute>>,
+    guards: Vec<Arc<dyn Guard>>,
+}
+
+impl Permissions {
+    /// No rules, gates or guards: every call gets its [`default_decision`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a rule.
+    #[must_use]
+    pub fn rule(mut self, rule: Rule) -> Self {
+        self.rules.push(rule);
+        self
+    }
+
+    /// Adds every rule of a set.
+    #[must_use]
+    pub fn rules(mut self, rules: Rules) -> Self {
+        self.rules.extend(rules.rules);
+        self
+    }
+
+    /// Adds a gate after the ones already added.
+    #[must_use]
+    pub fn gate(mut self, gate: impl PreExecute) -> Self {
+        self.gates.push(Arc::new(gate));
+        self
+    }
+
+    /// Adds a guard.
+    #[must_use]
+    pub fn guard(mut self, guard: impl Guard) -> Self {
+        self.guards.push(Arc::new(guard));
+        self
+    }
+
+    /// The decision for a call:
+    ///
+    /// 1. start from [`default_decision`];
+    /// 2. if any rule matches, the strictest matching rule replaces it (an
+    ///    allow rule waives the default ask of a destructive tool);
+    /// 3. each gate in order combines by strictness, the stricter wins (on a
+    ///    tie the earlier text stays), so no gate loosens what came before;
+    /// 4. each guard tightens.
+    ///
+    /// Once the decision is a deny nothing can change it, so the remaining
+    /// gates and guards are not consulted.
+    ///
+    /// A gate or guard that panics denies the call, with a reason naming it
+    /// ("the pre-execute gate #2 panicked: …"): the panic goes no further.
+    #[must_use]
+    pub fn decide(&self, call: &CallInfo<'_>) -> Decision {
+        let mut decision = match self.rules.evaluate(call) {
+            Some(ruled) => ruled,
+            None => default_decision(call),
+        };
+        let gates = (self.gates.iter().enumerate()).map(|(index, gate)| Hook::Gate(index, &**gate));
+        let guards =
+            (self.guards.iter().enumerate()).map(|(index, guard)| Hook::Guard(index, &**guard));
+        for hook in gates.chain(guards) {
+            if decision.strictness() == Strictness::Deny {
+                break;
+            }
+            let checked = catch_unwind(AssertUnwindSafe(|| hook.check(call)));
+            decision = decision.stricter(checked.unwrap_or_else(|panic| Decision::Deny {
+                reason: hook.panicked(panic),
+            }));
+        }
+        decision
+    }
+}
+
+/// A gate or a guard, with its place among its kind (from 0).
+enum Hook<'a> {
+    Gate(usize, &'a dyn PreExecute),
+    Guard(usize, &'a dyn Guard),
+}
+
+impl Hook<'_> {
+    /// The hook's decision. A guard's [`Tighten::Keep`] is an allow, which
+    /// [`Decision::stricter`] never lets loosen anything.
+    fn check(&self, call: &CallInfo<'_>) -> Decision {
+        match self {
+            Hook::Gate(_, gate) => gate.check(call),
+            Hook::Guard(_, guard) => guard.check(call).into_decision().unwrap_or(Decision::Allow),
+        }
+    }
+
+    /// "the guard #1 panicked: …".
+    fn panicked(&self, panic: Box<dyn Any + Send>) -> String {
+        let hook = match self {
+            Hook::Gate(index, _) => format!("the pre-execute gate #{}", index + 1),
+            Hook::Guard(index, _) => format!("the guard #{}", index + 1),
+        };
+        crate::pipeline::hook_panicked(&hook, panic)
+    }
+}
+
+impl fmt::Debug for Permissions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permissions")
+            .field("rules", &self.rules)
+            .field("gates", &self.gates.len())
+            .field("guards", &self.guards.len())
+            .finish()
+    }
+}

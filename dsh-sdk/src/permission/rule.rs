@@ -1,0 +1,192 @@
+//! Permission rules: a tool name and glob conditions on its arguments.
+
+use std::fmt;
+
+use glob::Pattern;
+use serde_json::Value;
+
+use super::{CallInfo, Decision, PatternError, Strictness};
+
+/// A permission rule, as in Claude Code's `allow`, `ask` and `deny` lists.
+///
+/// A rule names a tool, by its name or any alias, and optionally constrains
+/// top-level arguments with glob patterns ([`glob::Pattern`]: `*` matches any
+/// run of characters, `/` included). A string argument is matched as is; any
+/// other value by its compact JSON text (`42`, `true`, `["a","b"]`); a
+/// missing argument never matches. With several conditions, all must hold.
+///
+/// ```
+/// use dsh_sdk::permission::{PatternError, Rule};
+///
+/// # fn main() -> Result<(), PatternError> {
+/// let rule = Rule::deny("bash").when("command", "rm *")?;
+/// assert_eq!(rule.to_string(), "deny bash(command: rm *)");
+/// assert!(Rule::ask("bash").when("command", "[").is_err());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    effect: Strictness,
+    tool: String,
+    conditions: Vec<Condition>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Condition {
+    arg: String,
+    pattern: Pattern,
+}
+
+impl Rule {
+    /// A rule that lets matching calls run without asking.
+    pub fn allow(tool: impl Into<String>) -> Self {
+        Self::new(Strictness::Allow, tool)
+    }
+
+    /// A rule that asks before matching calls run.
+    pub fn ask(tool: impl Into<String>) -> Self {
+        Self::new(Strictness::Ask, tool)
+    }
+
+    /// A rule that stops matching calls.
+    pub fn deny(tool: impl Into<String>) -> Self {
+        Self::new(Strictness::Deny, tool)
+    }
+
+    pub(super) fn new(effect: Strictness, tool: impl Into<String>) -> Self {
+        Self {
+            effect,
+            tool: tool.into(),
+            conditions: Vec::new(),
+        }
+    }
+
+    /// Narrows the rule to calls whose top-level argument `arg` matches the
+    /// glob `pattern`. Call it again to add conditions that must all hold.
+    ///
+    /// # Errors
+    ///
+    /// An invalid glob (`[`, `***`) is an error here, never at match time.
+    pub fn when(mut self, arg: impl Into<String>, pattern: &str) -> Result<Self, PatternError> {
+        self.conditions.push(Condition {
+            arg: arg.into(),
+            pattern: Pattern::new(pattern)?,
+        });
+        Ok(self)
+    }
+
+    /// Whether this rule applies to the call.
+    pub fn matches(&self, call: &CallInfo<'_>) -> bool {
+        call.is_named(&self.tool)
+            && self.conditions.iter().all(|c| match call.args.get(&c.arg) {
+                Some(Value::String(text)) => c.pattern.matches(text),
+                Some(other) => c.pattern.matches(&other.to_string()),
+                None => false,
+            })
+    }
+
+    fn decision(&self, call: &CallInfo<'_>) -> Decision {
+        match self.effect {
+            Strictness::Allow => Decision::Allow,
+            Strictness::Ask => Decision::Ask {
+                prompt: format!("`{}` needs approval by rule `{self}`: allow it?", call.tool),
+            },
+            Strictness::Deny => Decision::Deny {
+                reason: format!("denied by rule `{self}`"),
+            },
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    /// `deny bash(command: rm *)`, `allow read_file`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let effect = match self.effect {
+            Strictness::Allow => "allow",
+            Strictness::Ask => "ask",
+            Strictness::Deny => "deny",
+        };
+        write!(f, "{effect} {}", self.tool)?;
+        for (i, c) in self.conditions.iter().enumerate() {
+            let open = if i == 0 { "(" } else { ", " };
+            write!(f, "{open}{}: {}", c.arg, c.pattern)?;
+        }
+        if !self.conditions.is_empty() {
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+/// A set of [`Rule`]s: among the rules that match a call, deny beats ask
+/// beats allow.
+///
+/// ```
+/// use dsh_sdk::permission::{CallInfo, Decision, PatternError, Rule, Rules};
+/// use serde_json::json;
+///
+/// # fn main() -> Result<(), PatternError> {
+/// let rules = Rules::default()
+///     .with(Rule::allow("bash"))
+///     .with(Rule::ask("bash").when("command", "git push*")?);
+///
+/// let args = json!({ "command": "git push origin main" });
+/// let call = CallInfo {
+///     tool: "bash",
+///     aliases: &[],
+///     args: &args,
+///     read_only: false,
+///     destructive: false,
+///     requires_approval: false,
+/// };
+/// assert!(matches!(rules.evaluate(&call), Some(Decision::Ask { .. })));
+/// assert_eq!(rules.evaluate(&CallInfo { tool: "grep", ..call }), None);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rules {
+    pub(super) rules: Vec<Rule>,
+}
+
+impl Rules {
+    /// Adds a rule.
+    pub fn push(&mut self, rule: Rule) {
+        self.rules.push(rule);
+    }
+
+    /// Adds a rule, builder style.
+    #[must_use]
+    pub fn with(mut self, rule: Rule) -> Self {
+        self.push(rule);
+        self
+    }
+
+    /// The decision of the strictest matching rule (the first of equally
+    /// strict ones names itself), or `None` when no rule matches.
+    #[must_use]
+    pub fn evaluate(&self, call: &CallInfo<'_>) -> Option<Decision> {
+        let mut strictest: Option<&Rule> = None;
+        for rule in self.rules.iter().filter(|rule| rule.matches(call)) {
+            if strictest.is_none_or(|best| rule.effect > best.effect) {
+                strictest = Some(rule);
+            }
+        }
+        strictest.map(|rule| rule.decision(call))
+    }
+}
+
+impl FromIterator<Rule> for Rules {
+    fn from_iter<I: IntoIterator<Item = Rule>>(iter: I) -> Self {
+        Self {
+            rules: iter.into_iter().collect(),
+        }
+    }
+}
+
+impl Extend<Rule> for Rules {
+    fn extend<I: IntoIterator<Item = Rule>>(&mut self, iter: I) {
+        self.rules.extend(iter);
+    }
+}
