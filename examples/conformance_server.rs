@@ -165,7 +165,7 @@ async fn test_sampling(
 }
 
 /// Who the user is.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct UserInfo {
     /// User's response
     username: String,
@@ -191,7 +191,7 @@ async fn test_elicitation(
 }
 
 /// A status, for the defaults form.
-#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Status {
     #[default]
@@ -201,7 +201,7 @@ enum Status {
 }
 
 /// A form whose every field has a default.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(default)]
 struct WithDefaults {
     /// User name
@@ -241,7 +241,7 @@ async fn test_elicitation_sep1034_defaults(
 }
 
 /// Options without titles.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Untitled {
     Option1,
@@ -250,7 +250,7 @@ enum Untitled {
 }
 
 /// Options with titles (their doc comments).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Titled {
     /// First Option
@@ -262,7 +262,7 @@ enum Titled {
 }
 
 /// Options with titles, for a multi-select.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum TitledChoice {
     /// First Choice
@@ -274,7 +274,7 @@ enum TitledChoice {
 }
 
 /// Options titled the legacy way (`enumNames`).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 #[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
 enum Legacy {
@@ -284,7 +284,7 @@ enum Legacy {
 }
 
 /// Every kind of enum a form can hold.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[allow(dead_code, reason = "the answer is shown through `Debug`")]
 #[serde(rename_all = "camelCase")]
 struct Enums {

@@ -15,6 +15,7 @@
 mod ctxt;
 mod derive;
 mod doc;
+mod elicit;
 mod fallback;
 mod naming;
 mod projection;
@@ -558,6 +559,45 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(ToolOutput, attributes(serde, schemars))]
 pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     derive::expand(derive::Derive::Output, input.into()).into()
+}
+
+/// Derives `dsh_sdk::Elicitable` on a struct, a form a tool can ask the
+/// user to fill in with `exec.elicit::<T>()`, or `ElicitChoice` on an enum
+/// of unit variants, a choice in one. Goes beside `Deserialize` and
+/// `JsonSchema`, whose attributes (renames, defaults, doc comments as
+/// descriptions) it leaves to them.
+///
+/// MCP elicitation asks for a flat object of primitive values, and the
+/// derive checks each field's type: `String`, `bool`, the integer and float
+/// types, an `Elicit` enum, a `Vec` of one (a multi-select), or an `Option`
+/// of any of these. Any other type is an error at the field, as is a tuple
+/// struct, a `#[serde(flatten)]` field or an enum variant with data. A type
+/// of your own whose schema is a primitive (a newtype over `String`) can
+/// implement `dsh_sdk::elicit::ElicitField` by hand.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema, Elicit)]
+/// enum Size {
+///     Small,
+///     Large,
+/// }
+///
+/// #[derive(Deserialize, JsonSchema, Elicit)]
+/// struct Order {
+///     /// How many
+///     count: u32,
+///     /// Which size
+///     size: Size,
+///     /// Gift wrap it?
+///     #[serde(default)]
+///     wrap: Option<bool>,
+/// }
+/// ```
+#[proc_macro_derive(Elicit, attributes(serde, schemars))]
+pub fn derive_elicit(input: TokenStream) -> TokenStream {
+    elicit::expand(input.into()).into()
 }
 
 /// This crate's copy of the rules dsh-sdk holds too, as literals, for

@@ -403,7 +403,7 @@ fn titled_choices(choices: &mut [Value]) -> Result<(), String> {
 pub struct ElicitApprover;
 
 /// The form [`ElicitApprover`] asks the user to fill in.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, crate::Elicit)]
 struct ApprovalForm {
     /// Let this call run?
     approve: bool,

@@ -10,13 +10,11 @@ use std::sync::{Arc, OnceLock, Weak};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-
 use crate::client::{
     Client, ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, LogMessage, Sample,
     SampleRequest, elicitation_schema, no_client,
 };
+use crate::elicit::Elicitable;
 use crate::error::ToolError;
 use crate::event::StreamType;
 use crate::registry::{Inner, Registry};
@@ -224,16 +222,18 @@ impl Exec {
     /// Asks the user for a `T` through the client (MCP elicitation), with
     /// `message` saying what and why.
     ///
-    /// `T`'s schema must be what elicitation allows, a flat object of
-    /// strings, numbers, integers, booleans and enums
-    /// ([`elicitation_schema`]); anything else is an error naming the
-    /// property. The answer is checked against `T` as it is deserialized.
+    /// `T` is a form, checked at compile time: `#[derive(Elicit)]` refuses a
+    /// field that is not a string, number, integer, boolean or choice
+    /// ([`Elicitable`]). Its schema is checked again here, for forms
+    /// implemented by hand ([`elicitation_schema`]): anything else is an
+    /// error naming the property. The answer is checked against `T` as it
+    /// is deserialized.
     ///
     /// ```
     /// use dsh_sdk::client::Elicited;
     /// use dsh_sdk::prelude::*;
     ///
-    /// #[derive(Deserialize, JsonSchema)]
+    /// #[derive(Deserialize, JsonSchema, Elicit)]
     /// struct Confirm {
     ///     /// Type the branch name to confirm
     ///     branch: String,
@@ -253,7 +253,7 @@ impl Exec {
     ///     }
     /// }
     /// ```
-    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
+    pub async fn elicit<T: Elicitable>(
         &self,
         message: impl Into<String>,
     ) -> Result<Elicited<T>, ToolError> {

@@ -56,6 +56,7 @@ mod contract;
 mod definition;
 pub mod digest;
 pub mod dynamic;
+pub mod elicit;
 mod error;
 pub mod event;
 mod exec;
@@ -116,6 +117,7 @@ pub use contract::{
     IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
 pub use dsh_macros::{ToolArgs, ToolOutput};
+pub use elicit::{Elicit, Elicitable};
 
 /// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing
 /// but `dsh-sdk` in its Cargo.toml.
@@ -131,7 +133,7 @@ pub mod prelude {
         CancellationToken, Category, ContentBlock, Exec, Failure, OutputType, Registry, Status,
         Tool, ToolCall, ToolDef, ToolError, ToolResult, Validation, present, render, tool,
     };
-    pub use crate::{ToolArgs, ToolOutput};
+    pub use crate::{Elicit, Elicitable, ToolArgs, ToolOutput};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::json;

@@ -224,3 +224,8 @@ pub trait UntypedSchema {
     }
 }
 impl<E> UntypedSchema for Failure<E> {}
+
+// `__private` is `private.rs` by a `#[path]`, so its children need one too.
+#[path = "private/call.rs"]
+mod call;
+pub use call::{Fallible, Returns, fallible, returns};

@@ -172,67 +172,46 @@ pub(crate) struct Projection {
 
 struct Typed<T>(PhantomData<fn() -> T>);
 
+// The code here is compiled once per registered tool, in the tool's own
+// crate: a crate of a hundred tools builds it a hundred times. It stays
+// small: each method does only what needs `T`, and hands the rest to
+// helpers that are generic over one type only (compiled once per args or
+// output type; a hundred tools returning `String` share one) or not at all.
 impl<T: Tool> Handler for Typed<T> {
     fn prepare(&self, args: &Value) -> Result<Prepared, String> {
-        // The schema caught every shape error it can; what serde still refuses
-        // (a custom `Deserialize`, say) is reported with its path too. Paths
-        // are tracked only on the way to that error: most arguments pass.
+        // The schema caught every shape error it can; what serde still
+        // refuses (a custom `Deserialize`, say) is reported in its words.
         match T::Args::deserialize(args) {
             Ok(args) => Ok(Box::new(args)),
-            // Again, tracking the path, to say where it failed.
-            Err(_) => serde_path_to_error::deserialize(args)
-                .map(|args: T::Args| -> Prepared { Box::new(args) })
-                .map_err(|error| format!("{}: {}", json_pointer(error.path()), error.into_inner())),
+            Err(error) => Err(error.to_string()),
         }
     }
 
     fn validate(&self, args: &Prepared, exec: &Exec) -> Validation {
         match args.downcast_ref::<T::Args>() {
             Some(args) => T::validate_input(args, exec),
-            None => Validation::invalid("internal: arguments of the wrong type", -1),
+            None => Validation::invalid(WRONG_ARGS, -1),
         }
     }
 
     fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>> {
-        Box::pin(async move {
-            let args = args
-                .downcast::<T::Args>()
-                .map_err(|_| ToolError::new("internal: arguments of the wrong type"))?;
-            let mut output = T::execute(*args, &exec).await?;
-            // A `Value` is its own canonical value: taken as is, it reaches
-            // the output limits unwalked, however deep (serializing would
-            // recurse once per level).
-            if let Some(value) = (&mut output as &mut dyn Any).downcast_mut::<Value>() {
-                return Ok(std::mem::take(value));
-            }
-            serde_json::to_value(&output).map_err(|error| {
-                ToolError::new(format!("the output could not be serialized: {error}"))
-            })
-        })
+        match args.downcast::<T::Args>() {
+            Ok(args) => Box::pin(async move { canonical(T::execute(*args, &exec).await?) }),
+            Err(_) => Box::pin(std::future::ready(Err(ToolError::new(WRONG_ARGS)))),
+        }
     }
 
     fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, String> {
         if T::DEFAULT_PROJECTIONS {
-            let value = T::Output::deserialize(value)
-                .map_err(|error| format!("the output does not deserialize: {error}"))?;
-            return Ok(Projection {
-                content: crate::content::render_default(&value),
-                card: None,
-            });
+            return project_default::<T::Output>(value);
         }
-        let args = T::Args::deserialize(args)
-            .map_err(|error| format!("the arguments no longer deserialize: {error}"))?;
-        let value = T::Output::deserialize(value)
-            .map_err(|error| format!("the output does not deserialize: {error}"))?;
+        let args = args_again::<T::Args>(args, "no longer deserialize")?;
+        let value = output_again::<T::Output>(value)?;
         let content = T::render(&args, &value);
         let card = if present {
             // Told apart from a panic in render by its payload.
-            std::panic::catch_unwind(AssertUnwindSafe(|| T::present(&args, &value))).unwrap_or_else(
-                |panic| {
-                    let message = crate::pipeline::panic_message(panic.as_ref());
-                    std::panic::resume_unwind(Box::new(crate::pipeline::PresentPanic(message)))
-                },
-            )
+            std::panic::catch_unwind(AssertUnwindSafe(|| T::present(&args, &value)))
+                .unwrap_or_else(|panic| resume_present_panic(panic))
         } else {
             None
         };
@@ -251,10 +230,53 @@ impl<T: Tool> Handler for Typed<T> {
         if T::DEFAULT_PROJECTIONS {
             return Ok(None);
         }
-        let args = T::Args::deserialize(args)
-            .map_err(|error| format!("the arguments do not deserialize: {error}"))?;
+        let args = args_again::<T::Args>(args, "do not deserialize")?;
         Ok(T::present_call(&args))
     }
+}
+
+/// What a typed tool says when the pipeline hands it another tool's arguments.
+const WRONG_ARGS: &str = "internal: arguments of the wrong type";
+
+/// A tool's output as its canonical value. A `Value` is its own canonical
+/// value: taken as is, it reaches the output limits unwalked, however deep
+/// (serializing would recurse once per level).
+fn canonical<O: serde::Serialize + 'static>(mut output: O) -> Result<Value, ToolError> {
+    if let Some(value) = (&mut output as &mut dyn Any).downcast_mut::<Value>() {
+        return Ok(std::mem::take(value));
+    }
+    serde_json::to_value(&output).map_err(unserializable)
+}
+
+fn unserializable(error: serde_json::Error) -> ToolError {
+    ToolError::new(format!("the output could not be serialized: {error}"))
+}
+
+/// The default projection of a canonical value: no card, the default render.
+fn project_default<O: serde::de::DeserializeOwned + serde::Serialize>(
+    value: &Value,
+) -> Result<Projection, String> {
+    let value = output_again::<O>(value)?;
+    Ok(Projection {
+        content: crate::content::render_default(&value),
+        card: None,
+    })
+}
+
+/// The arguments again, from their raw value, for a projection.
+fn args_again<A: serde::de::DeserializeOwned>(args: &Value, failed: &str) -> Result<A, String> {
+    A::deserialize(args).map_err(|error| format!("the arguments {failed}: {error}"))
+}
+
+/// The output again, from its canonical value, for a projection.
+fn output_again<O: serde::de::DeserializeOwned>(value: &Value) -> Result<O, String> {
+    O::deserialize(value).map_err(|error| format!("the output does not deserialize: {error}"))
+}
+
+/// Unwinds again with a panic in `present` marked as one.
+fn resume_present_panic(panic: Box<dyn Any + Send>) -> ! {
+    let message = crate::pipeline::panic_message(panic.as_ref());
+    std::panic::resume_unwind(Box::new(crate::pipeline::PresentPanic(message)))
 }
 
 impl Registry {
@@ -317,16 +339,32 @@ impl Registry {
     /// tool stays registered until [`ToolHandle::unregister`] (or the drop of
     /// its [`scoped`](ToolHandle::scoped) guard).
     pub fn register<T: Tool>(&self) -> Result<ToolHandle, RegisterError> {
-        let def = T::DEFINITION;
-        let input = schema::input_schema::<T::Args>();
-        let output = schema::output_schema::<T::Output>();
-        if let Some(name) = unnamed_field::<T::Args>(&input) {
+        // Only what needs `T` is here: this fn is compiled once per tool.
+        self.register_typed(
+            T::DEFINITION,
+            schema::input_schema::<T::Args>(),
+            schema::output_schema::<T::Output>(),
+            probe_fields::<T::Args>,
+            Box::new(Typed::<T>(PhantomData)),
+        )
+    }
+
+    /// [`register`](Self::register) past what needs the tool's type.
+    fn register_typed(
+        &self,
+        def: ToolDef,
+        input: Value,
+        output: Value,
+        probe: fn(FieldProbe<'_>),
+        handler: Box<dyn Handler>,
+    ) -> Result<ToolHandle, RegisterError> {
+        if let Some(name) = unnamed_field(&input, probe) {
             return Err(RegisterError::UnnamedField {
                 tool: def.name().to_owned(),
                 name,
             });
         }
-        self.insert(def, input, output, Box::new(Typed::<T>(PhantomData)))
+        self.insert(def, input, output, handler)
     }
 
     pub(crate) fn insert(
@@ -1073,25 +1111,6 @@ impl fmt::Debug for ToolInfo {
     }
 }
 
-/// A serde path as a JSON pointer, `/` for the root.
-fn json_pointer(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut pointer = String::new();
-    for segment in path.iter() {
-        pointer.push('/');
-        match segment {
-            Segment::Seq { index } => pointer.push_str(&index.to_string()),
-            Segment::Map { key } => pointer.push_str(&crate::pointer::escape(key)),
-            Segment::Enum { variant } => pointer.push_str(variant),
-            Segment::Unknown => pointer.push('?'),
-        }
-    }
-    if pointer.is_empty() {
-        pointer.push('/');
-    }
-    pointer
-}
-
 /// Says that the dynamic tool `dynamic` is out of the pool because the built-in `builtin` won.
 fn shadowed_diagnostic(dynamic: &str, builtin: &str) -> Diagnostic {
     Diagnostic::new(
@@ -1115,11 +1134,13 @@ fn shadowed_diagnostic(dynamic: &str, builtin: &str) -> Diagnostic {
 /// `deserialize_struct`: a deserializer that only records them finds them
 /// without deserializing anything. Structs with `#[serde(flatten)]`, enums
 /// and hand-written impls do not list their fields and are not checked.
-fn unnamed_field<A: serde::de::DeserializeOwned>(schema: &Value) -> Option<String> {
+///
+/// `probe` runs the arguments' `Deserialize` on the probe ([`probe_fields`]).
+fn unnamed_field(schema: &Value, probe: fn(FieldProbe<'_>)) -> Option<String> {
     let properties = schema.get("properties")?.as_object()?;
     let fields = std::cell::Cell::new(None);
     let probed = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let _ = A::deserialize(FieldProbe { fields: &fields });
+        probe(FieldProbe { fields: &fields });
     }));
     if probed.is_err() {
         return None;
@@ -1129,6 +1150,12 @@ fn unnamed_field<A: serde::de::DeserializeOwned>(schema: &Value) -> Option<Strin
         .iter()
         .find(|field| !properties.contains_key(**field))
         .map(|field| (*field).to_owned())
+}
+
+/// Runs `A`'s `Deserialize` on `probe`: the one part of [`unnamed_field`]
+/// that needs the type.
+fn probe_fields<A: serde::de::DeserializeOwned>(probe: FieldProbe<'_>) {
+    let _ = A::deserialize(probe);
 }
 
 /// Records the fields `deserialize_struct` is given, and fails.

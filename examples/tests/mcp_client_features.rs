@@ -59,7 +59,7 @@ async fn chatty(
 }
 
 /// A person's details.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Person {
     /// Your name
     name: String,

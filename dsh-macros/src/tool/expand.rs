@@ -94,15 +94,6 @@ impl Types {
             expr
         }
     }
-
-    fn output_value(&self, expr: TokenStream) -> TokenStream {
-        let output = &self.output;
-        if self.has_output {
-            quote!(<#output as ::dsh_sdk::__private::ToolOutput>::into_checked(#expr))
-        } else {
-            expr
-        }
-    }
 }
 
 pub(crate) fn expand(tool: &Tool) -> TokenStream {
@@ -185,7 +176,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<Self::Output, ::dsh_sdk::__private::ToolError>,
             > + ::core::marker::Send {
-                async move { #body }
+                #body
             }
 
             #failure_schema
@@ -291,8 +282,9 @@ fn bounds(tool: &Tool) -> TokenStream {
     quote!(where #(#predicates),*)
 }
 
-/// Calls the fn with each parameter in its place, and makes its return
-/// value a `Result<Output, ToolError>`.
+/// Calls the fn with each parameter in its place, and maps its future's
+/// value to a `Result<Output, ToolError>` through `__private`'s generic
+/// futures (`returns`, `fallible`): no `async` block per tool.
 fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
     let Locals { args, exec, .. } = locals;
     let whole_args = types.args_value(quote!(#args));
@@ -310,10 +302,9 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
         }),
         Input::Receiver(_) => None,
     });
-    let call = quote!(#ident(#(#call_args),*).await);
+    let call = quote!(#ident(#(#call_args),*));
     let Output::Typed { ty, err } = &tool.output else {
-        let ok = types.output_value(call);
-        return quote!(::core::result::Result::Ok(#ok));
+        return quote!(::dsh_sdk::__private::returns(#call));
     };
     // The error converts into `ToolError` by its type (see `__private`'s
     // `Failure`), placed at the error type as written, or at the whole return
@@ -323,14 +314,7 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
         None => ty,
     };
     let at_span = span::ends(&at).1;
-    let local = |name| Ident::new(name, Span::mixed_site().located_at(at_span));
-    let (result, value, error) = (local("result"), local("value"), local("error"));
-    let into_result = around(
-        quote!(<),
-        ty,
-        quote!(as ::dsh_sdk::__private::ToolReturn>::into_result),
-    );
-    let ok = types.output_value(quote!(#value));
+    let error = Ident::new("error", Span::mixed_site().located_at(at_span));
     let convert = span::relocate(
         quote! {
             (&&&&&&&::dsh_sdk::__private::Failure::of(&#error)).failure_kind().convert(#error)
@@ -338,18 +322,14 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
         at_span,
     );
     quote! {
-        let #result = #call;
-        match #into_result(#result) {
-            ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(#ok),
-            ::core::result::Result::Err(#error) => {
-                #[allow(unused_imports)]
-                use ::dsh_sdk::__private::{
-                    DynErrorKind as _, ErrorKind as _, LocalDynErrorKind as _, MessageKind as _,
-                    SameKind as _, TypedDisplayKind as _, TypedErrorKind as _,
-                };
-                ::core::result::Result::Err(#convert)
-            }
-        }
+        ::dsh_sdk::__private::fallible(#call, |#error| {
+            #[allow(unused_imports)]
+            use ::dsh_sdk::__private::{
+                DynErrorKind as _, ErrorKind as _, LocalDynErrorKind as _, MessageKind as _,
+                SameKind as _, TypedDisplayKind as _, TypedErrorKind as _,
+            };
+            #convert
+        })
     }
 }
 
