@@ -262,6 +262,7 @@ use crate::projection::Kind;
 /// | `title = "Read file"` | a title for UIs | `.title("Read file")` |
 /// | `version = "1.2.0"` | the tool's version, in its definition, the catalog and the request event | `.version("1.2.0")` |
 /// | `aliases = ["cat", "read"]` | other names it answers to | `.aliases(&["cat", "read"])` |
+/// | `icons = ["https://example.com/read.svg"]` | icons a host may show (MCP `icons`), each an `https:` or `data:` URI | `.icons(&[Icon::new("https://example.com/read.svg")])` |
 /// | `read_only` | it changes nothing | `.read_only(true)` |
 /// | `concurrency_safe` | it may run beside other calls | `.concurrency_safe(true)` |
 /// | `destructive` | it may destroy data | `.destructive(true)` |

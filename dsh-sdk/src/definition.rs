@@ -12,6 +12,7 @@ use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::error::ToolError;
 use crate::exec::Exec;
+use crate::icon::Icon;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
 ///
@@ -165,6 +166,7 @@ pub struct ToolDef {
     pub(crate) description: Cow<'static, str>,
     pub(crate) title: Option<Cow<'static, str>>,
     pub(crate) aliases: Aliases,
+    pub(crate) icons: Icons,
     pub(crate) read_only: bool,
     pub(crate) concurrency_safe: bool,
     pub(crate) destructive: bool,
@@ -189,6 +191,7 @@ impl ToolDef {
             description: Cow::Borrowed(description),
             title: None,
             aliases: Aliases::Static(&[]),
+            icons: Icons::Static(&[]),
             read_only: false,
             concurrency_safe: false,
             destructive: false,
@@ -247,6 +250,28 @@ impl ToolDef {
     {
         self.aliases = Aliases::Owned(aliases.into_iter().map(Into::into).collect());
         self
+    }
+
+    /// Icons a host may show beside the tool (MCP `icons`). They are
+    /// presentation only: no part of the contract hash.
+    pub const fn icons(mut self, icons: &'static [Icon]) -> Self {
+        // As in `title`: the old value is static in const-built definitions.
+        std::mem::forget(std::mem::replace(&mut self.icons, Icons::Static(icons)));
+        self
+    }
+
+    /// Icons given at run time, for dynamic tools.
+    pub fn with_icons(mut self, icons: impl IntoIterator<Item = Icon>) -> Self {
+        self.icons = Icons::Owned(icons.into_iter().collect());
+        self
+    }
+
+    /// The tool's icons, in the order given.
+    pub fn icon_list(&self) -> &[Icon] {
+        match &self.icons {
+            Icons::Static(icons) => icons,
+            Icons::Owned(icons) => icons,
+        }
     }
 
     /// The tool's version (`"1.2.0"`), recorded in its definition, the
@@ -457,6 +482,13 @@ impl TaskSupport {
             TaskSupport::Required => "required",
         }
     }
+}
+
+/// A tool's icons: fixed at compile time, or given at run time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Icons {
+    Static(&'static [Icon]),
+    Owned(Vec<Icon>),
 }
 
 /// A tool's other names: fixed at compile time, or given at run time.

@@ -61,6 +61,7 @@ mod error;
 pub mod event;
 mod exec;
 pub mod export;
+mod icon;
 pub mod layer;
 pub mod limits;
 pub mod log;
@@ -98,6 +99,7 @@ pub use definition::{Category, OutputType, TaskSupport, Tool, ToolDef, Validatio
 pub use dynamic::DynamicTool;
 pub use error::{RegisterError, ToolError};
 pub use exec::{Exec, ExecBuilder, MissingState, State, StreamChunk};
+pub use icon::{Icon, IconError, IconTheme};
 pub use pipeline::ToolCall;
 pub use project::{PresentCallFn, PresentFn, RenderFn};
 pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle, ToolInfo};

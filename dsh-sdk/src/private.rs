@@ -13,6 +13,7 @@ pub use crate::contract::{
 pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
 pub use crate::error::ToolError;
 pub use crate::exec::Exec;
+pub use crate::icon::Icon;
 pub use crate::project::{PresentCallFn, PresentFn, RenderFn};
 
 use std::error::Error as StdError;

@@ -24,7 +24,14 @@ const FLAGS: &[&str] = &[
 ];
 
 /// The keys before the flags, in the order the docs list them.
-const NAMING_KEYS: &[&str] = &["name", "description", "title", "version", "aliases"];
+const NAMING_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "title",
+    "version",
+    "aliases",
+    "icons",
+];
 
 /// The keys after the flags, in the order the docs list them.
 const OTHER_KEYS: &[&str] = &[
@@ -49,6 +56,8 @@ pub(crate) struct Attr {
     pub(crate) title: Option<LitStr>,
     pub(crate) version: Option<LitStr>,
     pub(crate) aliases: Vec<LitStr>,
+    /// Icon URIs, `https:` or `data:`.
+    pub(crate) icons: Vec<LitStr>,
     /// The flags that were set, with their values.
     pub(crate) flags: Vec<Flag>,
     pub(crate) category: Option<Choice>,
@@ -168,6 +177,8 @@ impl Attr {
             "version" => self.version = key.string(value),
             // #[tool(aliases = ["cat", "read"])]
             "aliases" => self.aliases = key.strings(value),
+            // #[tool(icons = ["https://example.com/read.svg"])]
+            "icons" => self.icons = key.strings(value),
             // #[tool(category = "filesystem")]
             "category" => self.category = key.choice(value, "a category", CATEGORIES),
             // #[tool(output_type = "file_content")]
@@ -347,6 +358,7 @@ fn example(key: &str) -> String {
         "title" => "\"Read file\"",
         "version" => "\"1.2.0\"",
         "aliases" => "[\"cat\", \"read\"]",
+        "icons" => "[\"https://example.com/read.svg\"]",
         "category" => "\"filesystem\"",
         "output_type" => "\"file_content\"",
         "max_result_chars" => "30000",

@@ -539,6 +539,17 @@ fn definition(tool: &Tool) -> TokenStream {
         let aliases = &attr.aliases;
         quote!(.aliases(&[#(#aliases),*]))
     });
+    // A `const` block makes the array `'static` wherever the definition is built.
+    let icons = (!attr.icons.is_empty()).then(|| {
+        let icons = &attr.icons;
+        quote! {
+            .icons({
+                const ICONS: &[::dsh_sdk::__private::Icon] =
+                    &[#(::dsh_sdk::__private::Icon::new(#icons)),*];
+                ICONS
+            })
+        }
+    });
     let flags = attr.flags.iter().filter(|flag| flag.value).map(|flag| {
         let key = &flag.key;
         quote!(.#key(true))
@@ -561,7 +572,7 @@ fn definition(tool: &Tool) -> TokenStream {
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     quote! {
         ::dsh_sdk::__private::ToolDef::new(#name, #description)
-            #(#title)* #(#version)* #aliases #(#flags)* #(#category)* #(#output_type)*
+            #(#title)* #(#version)* #aliases #icons #(#flags)* #(#category)* #(#output_type)*
             #(#max_result_chars)* #(#timeout)*
     }
 }

@@ -20,6 +20,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
     check_output(cx, tool);
     check_flags(cx, tool);
     check_names(cx, tool);
+    check_icons(cx, tool);
     check_description(cx, tool);
 }
 
@@ -199,6 +200,28 @@ fn check_names(cx: &Ctxt, tool: &Tool) {
                 alias,
                 format!("the alias `{text}` is given twice: keep one"),
             );
+        }
+    }
+}
+
+/// An icon is fetched or shown by the host: only `https:` and `data:` URIs,
+/// the rule `dsh_sdk::Icon::owned` applies at run time.
+fn check_icons(cx: &Ctxt, tool: &Tool) {
+    for (i, icon) in tool.attr.icons.iter().enumerate() {
+        let src = icon.value();
+        let scheme = src
+            .split_once(':')
+            .map(|(scheme, _)| scheme.to_ascii_lowercase());
+        if !matches!(scheme.as_deref(), Some("https" | "data")) {
+            cx.error_spanned_by(
+                icon,
+                format!("icon `{src}` must be an `https:` or a `data:` URI, like `\"https://example.com/icon.svg\"`"),
+            );
+        } else if tool.attr.icons[..i]
+            .iter()
+            .any(|other| other.value() == src)
+        {
+            cx.error_spanned_by(icon, format!("the icon `{src}` is given twice: keep one"));
         }
     }
 }

@@ -171,6 +171,9 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
                 object.insert("title".into(), title.into());
             }
             object.insert("description".into(), description.into());
+            if !def.icon_list().is_empty() {
+                object.insert("icons".into(), json!(def.icon_list()));
+            }
             object.insert("inputSchema".into(), input);
             // MCP 2026-07-28 takes any JSON Schema 2020-12 as `outputSchema`
             // and any JSON value as `structuredContent`, so a string or an

@@ -6,6 +6,7 @@ use dsh_sdk::prelude::*;
     description = "Read a file from disk.",
     title = "Read file",
     aliases = ["cat", "read"],
+    icons = ["https://example.com/read.svg", "data:image/png;base64,iVBORw0KGgo="],
     read_only,
     concurrency_safe = true,
     destructive = false,
