@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -19,7 +19,7 @@ use crate::client::{
 };
 use crate::error::ToolError;
 use crate::event::StreamType;
-use crate::registry::{Inner, Registry};
+use crate::registry::{Registry, WeakRegistry};
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.
@@ -56,7 +56,7 @@ struct ExecInner {
     cancel: OnceLock<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
-    registry: Option<Weak<Inner>>,
+    registry: Option<WeakRegistry>,
     sequence: AtomicU64,
     client: Option<Arc<dyn Client>>,
 }
@@ -112,9 +112,9 @@ impl Exec {
                 invocation_id,
                 tool_name,
                 cancel: cancel.map_or_else(OnceLock::new, OnceLock::from),
-                state: registry.inner.state.clone(),
+                state: registry.state().clone(),
                 sink: Some(sink),
-                registry: Some(Arc::downgrade(&registry.inner)),
+                registry: Some(registry.downgrade()),
                 sequence: AtomicU64::new(0),
                 client,
             }),
@@ -183,8 +183,7 @@ impl Exec {
     /// The registry this call runs in, for tools that call other tools or
     /// look at the pool (tool search). `None` outside a registry.
     pub fn registry(&self) -> Option<Registry> {
-        let inner = self.inner.registry.as_ref()?.upgrade()?;
-        Some(Registry { inner })
+        self.inner.registry.as_ref()?.upgrade()
     }
 
     /// Sends a progress message.
@@ -318,7 +317,7 @@ pub struct ExecBuilder {
     cancel: Option<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
-    registry: Option<Weak<Inner>>,
+    registry: Option<WeakRegistry>,
     client: Option<Arc<dyn Client>>,
 }
 
@@ -349,7 +348,7 @@ impl ExecBuilder {
 
     /// Lets the tool reach the registry it runs in.
     pub fn registry(mut self, registry: &Registry) -> Self {
-        self.registry = Some(Arc::downgrade(&registry.inner));
+        self.registry = Some(registry.downgrade());
         self
     }
 

@@ -82,6 +82,7 @@ pub mod search;
 mod spill;
 mod suggest;
 pub mod testing;
+mod tool;
 pub mod web;
 
 #[doc(hidden)]
@@ -97,10 +98,11 @@ pub use error::{RegisterError, ToolError};
 pub use exec::{Exec, ExecBuilder, MissingState, State, StreamChunk};
 pub use pipeline::ToolCall;
 pub use project::{PresentCallFn, PresentFn, RenderFn};
-pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle, ToolInfo};
+pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle};
 pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::Violation;
 pub use spill::DEFAULT_MAX_RESULT_CHARS;
+pub use tool::ToolInfo;
 
 pub use dsh_macros::{present, render, tool};
 

@@ -681,7 +681,7 @@ impl Permissions {
 
 /// "the guard #1 panicked: …".
 fn panicked(hook: &str, panic: Box<dyn std::any::Any + Send>) -> String {
-    crate::pipeline::hook_panicked(&format!("the {hook}"), panic)
+    crate::error::hook_panicked(&format!("the {hook}"), panic)
 }
 
 impl fmt::Debug for Permissions {

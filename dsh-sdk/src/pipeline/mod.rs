@@ -1,0 +1,279 @@
+//! The one path every call takes, from a name and raw arguments to a [`ToolResult`].
+//!
+//! 0. bounds: arguments over the size or depth [limits](crate::limits) are
+//!    refused before anything, the session log included, walks them;
+//! 1. resolve the name or alias; a tool the catalog marks `unavailable`, or
+//!    with a `fatal` diagnostic, is refused;
+//! 2. input: the raw arguments against the input schema (every violation at
+//!    once), serde, then the tool's own `validate_input`;
+//! 3. pre-execute: the default decision (`requires_approval` and `destructive`
+//!    tools ask), permission rules, then the gates in order;
+//! 4. monotone guards, which can only tighten that decision; `ask` goes to the
+//!    host's approver, within the approval timeout, which may override the
+//!    arguments: those are validated and decided again;
+//! 5. execute inside the layers (host layers, metrics, retry, timeout), with
+//!    cancellation and panics caught; just before, a top-level call's running
+//!    card goes to subscribers, and the catalog's warnings about the tool
+//!    stream as `progress` chunks;
+//! 6. the output gate: the canonical value against the output limits and
+//!    schema;
+//! 7. post-execute hooks;
+//! 8. render, and present for top-level calls;
+//! 9. finalize: oversized content spills to a file;
+//! 10. every subscriber observes the result, also of a call whose future was
+//!     dropped before it finished.
+//!
+//! A panic in any host hook on the way (gate, guard, approver, post-execute
+//! hook, `validate_input`, a `Deserialize` impl, render, present, an execute
+//! layer) ends the call with an error result that names the hook.
+//!
+//! Each stage is a module of its own, in that order; this spine calls them.
+//! A stage that stops the call returns a [`Stop`](stop::Stop), and the one
+//! place results are built ([`stop::Head`]) turns it into the call's error
+//! result.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures_util::FutureExt;
+use futures_util::future::join_all;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::definition::OutputType;
+use crate::error::panic_message;
+use crate::exec::Exec;
+use crate::limits::drop_deep;
+use crate::registry::Registry;
+use crate::result::{Status, ToolResult};
+use crate::tool::Entry;
+use resolve::shown_name;
+use stop::InputError;
+
+mod call;
+mod execute;
+mod finalize;
+mod input;
+mod notify;
+mod output;
+mod permission;
+mod post_execute;
+mod resolve;
+mod stop;
+
+pub use call::ToolCall;
+pub(crate) use finalize::{Settled, finish, is_unsaved};
+pub(crate) use input::normalize_args;
+pub(crate) use stop::{Head, Stop, Success};
+
+impl Registry {
+    /// Calls the tool `name` (or alias) with the raw arguments a model sent.
+    ///
+    /// Never fails and never panics: an unknown tool, arguments that break the
+    /// schema, a refusal, the tool's own error, a panic, a timeout or an
+    /// output that breaks its schema all come back as a result with
+    /// `is_error` set and a message the model can act on.
+    pub async fn call(&self, name: &str, args: Value) -> ToolResult {
+        self.call_with(ToolCall::new(name, args)).await
+    }
+
+    /// Calls with every option of [`ToolCall`].
+    pub async fn call_with(&self, mut call: ToolCall) -> ToolResult {
+        // Bounds first, before the log or anything else walks the arguments.
+        let refused = input::over_limits(&self.config().limits, &call.args);
+        notify::request(self, &call, refused);
+        let started = Instant::now();
+        // Until disarmed, dropping this future still records a result.
+        let mut pending = notify::Pending {
+            registry: self,
+            invocation_id: call.invocation_id,
+            name: std::mem::take(&mut call.name),
+            parallel_group_id: call.parallel_group_id,
+            started,
+            armed: true,
+        };
+        let name = pending.name.as_str();
+        let mut result = match refused {
+            Some(exceeded) => {
+                drop_deep(std::mem::take(&mut call.args));
+                let tool = resolve::tool_name(self, name);
+                Head::of(&call, tool.clone()).failed(Stop::InvalidArguments {
+                    tool,
+                    error: InputError::Exceeded(exceeded),
+                    approved: false,
+                })
+            }
+            None => self.run_cancellable(name, call).await,
+        };
+        pending.armed = false;
+        result.duration = started.elapsed();
+        if result.status == Status::Cancelled
+            && let Some(entry) = self.entry(&result.tool_name)
+        {
+            result.output_type = OutputType::resolve(&entry.def, None);
+        }
+        notify::result(self, result)
+    }
+
+    /// Runs the stages, ending the call early when its token, or its batch's,
+    /// is cancelled, and containing any panic the stages did not.
+    async fn run_cancellable(&self, name: &str, mut call: ToolCall) -> ToolResult {
+        let batch_cancel = call.batch_cancel.take();
+        let cancel = call.cancel.clone();
+        let shown = Head::of(&call, shown_name(name).into_owned());
+        let run = AssertUnwindSafe(self.stages(name, call))
+            .catch_unwind()
+            .map(|outcome| {
+                outcome.unwrap_or_else(|panic| {
+                    shown.failed(Stop::CallPanicked {
+                        tool: shown.tool.clone(),
+                        message: panic_message(panic.as_ref()),
+                    })
+                })
+            });
+        let cancelled = || {
+            shown.failed(Stop::Cancelled {
+                tool: shown.tool.clone(),
+                dropped: false,
+            })
+        };
+        match (cancel, batch_cancel) {
+            // No token was handed in: nothing outside can cancel the call.
+            (None, None) => run.await,
+            (cancel, batch_cancel) => {
+                let token_cancelled = until_cancelled(cancel.as_ref());
+                let batch_cancelled = until_cancelled(batch_cancel.as_ref());
+                // Dropping `run` drops the tool's future, so a tool that never
+                // looks at its token stops all the same.
+                tokio::select! {
+                    biased;
+                    () = token_cancelled => cancelled(),
+                    () = batch_cancelled => {
+                        if let Some(cancel) = &cancel {
+                            cancel.cancel();
+                        }
+                        cancelled()
+                    }
+                    result = run => result,
+                }
+            }
+        }
+    }
+
+    /// Resolves the tool, then runs the other stages on it.
+    async fn stages(&self, name: &str, call: ToolCall) -> ToolResult {
+        let entry = match resolve::entry(self, name) {
+            Ok(entry) => entry,
+            Err(stop) => return Head::of(&call, shown_name(name).into_owned()).failed(stop),
+        };
+        let mut head = Head::of(&call, entry.def.name().to_owned());
+        head.output_type = OutputType::resolve(&entry.def, None);
+        match self.spine(&entry, call).await {
+            Ok(success) => head.succeeded(success),
+            Err(stop) => head.failed(stop),
+        }
+    }
+
+    /// The stages after resolve, in order; see the [module docs](self).
+    async fn spine(&self, entry: &Arc<Entry>, mut call: ToolCall) -> Result<Success, Stop> {
+        let config = self.config();
+        let warnings = resolve::warnings(self, entry)?;
+        let exec = self.exec_for(entry, &mut call);
+        let args = std::mem::take(&mut call.args);
+        let (args, prepared) = input::read(&config.limits, entry, args, &exec)?;
+        let (args, prepared) = permission::settle(config, entry, args, prepared, &exec).await?;
+        notify::running(self, &call, entry, &args);
+        for warning in warnings {
+            exec.progress(format!("warning: {}: {}", warning.code, warning.message));
+        }
+        let args = Arc::new(args);
+        let value = execute::run(config, entry, &args, prepared, exec).await?;
+        let value =
+            output::gate(&config.limits, entry, value).map_err(|error| Stop::InvalidOutput {
+                tool: entry.def.name().to_owned(),
+                error,
+                replaced: false,
+            })?;
+        let hooked = post_execute::run(config, entry, &args, value)?;
+        notify::executed(self, &call, entry, &args, &hooked);
+        let settled = Settled {
+            invocation_id: call.invocation_id,
+            args: &args,
+            value: &hooked.value,
+            top_level: call.top_level,
+            replaced_content: hooked.replaced_content,
+            context: hooked.context,
+        };
+        let mut finished = finish(config, entry, settled)?;
+        finalize::write(config, entry.def.name(), call.invocation_id, &mut finished).await;
+        Ok(Success::new(entry, hooked.value, finished))
+    }
+
+    /// The context of one call of `entry`.
+    fn exec_for(&self, entry: &Entry, call: &mut ToolCall) -> Exec {
+        Exec::for_call(
+            entry.def.name.clone(),
+            call.invocation_id,
+            call.cancel.take(),
+            self,
+            self.stream_sink(),
+            call.client.take().map(|client| client.0),
+        )
+    }
+
+    /// Calls the tools of one model turn. Runs of consecutive
+    /// concurrency-safe calls run in parallel; every other call runs alone,
+    /// in request order. Results come back in request order, sharing one
+    /// `parallel_group_id`.
+    pub async fn call_batch(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+        self.call_batch_with(calls, CancellationToken::new()).await
+    }
+
+    /// [`call_batch`](Self::call_batch), cancelling every call still running
+    /// when `cancel` is cancelled.
+    pub async fn call_batch_with(
+        &self,
+        calls: Vec<ToolCall>,
+        cancel: CancellationToken,
+    ) -> Vec<ToolResult> {
+        let group = Uuid::new_v4();
+        let calls: Vec<ToolCall> = calls
+            .into_iter()
+            .map(|mut call| {
+                call.parallel_group_id = Some(group);
+                // A child token is cancelled with the batch; a call with a
+                // token of its own watches both.
+                match &call.cancel {
+                    None => call.cancel = Some(cancel.child_token()),
+                    Some(_) => call.batch_cancel = Some(cancel.clone()),
+                }
+                call
+            })
+            .collect();
+        let mut results = Vec::with_capacity(calls.len());
+        let mut parallel: Vec<ToolCall> = Vec::new();
+        for call in calls {
+            let safe = self
+                .entry(&call.name)
+                .is_none_or(|entry| entry.def.is_concurrency_safe());
+            if safe {
+                parallel.push(call);
+                continue;
+            }
+            results.extend(join_all(parallel.drain(..).map(|call| self.call_with(call))).await);
+            results.push(self.call_with(call).await);
+        }
+        results.extend(join_all(parallel.into_iter().map(|call| self.call_with(call))).await);
+        results
+    }
+}
+
+/// Resolves when `token` is cancelled; never without one.
+async fn until_cancelled(token: Option<&CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
