@@ -217,7 +217,8 @@ impl Registry {
             entry.def.name.clone(),
             call.invocation_id,
             call.cancel.take(),
-            self,
+            self.state().clone(),
+            self.host(),
             self.stream_sink(),
             call.client.take().map(|client| client.0),
         )

@@ -5,13 +5,14 @@
 //! (`handle.rs`) and the subscribers that observe calls (`subscribe.rs`).
 //! What a tool is at run time lives in `tool/`, what a call does in `pipeline/`.
 
+use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::catalog::CatalogState;
-use crate::exec::{State, StreamSink};
+use crate::exec::{Exec, ExecBuilder, Host, State, StreamSink};
 use crate::tool::Entry;
 // Where hosts and the export formats have always found it.
 pub use crate::tool::ToolInfo;
@@ -250,20 +251,33 @@ impl Registry {
         &self.inner.config
     }
 
-    /// A handle that does not keep the registry alive.
-    pub(crate) fn downgrade(&self) -> WeakRegistry {
-        WeakRegistry(Arc::downgrade(&self.inner))
+    /// The registry as a call's context holds it: not kept alive.
+    pub(crate) fn host(&self) -> Host {
+        let inner: Arc<dyn Any + Send + Sync> = Arc::clone(&self.inner) as _;
+        Arc::downgrade(&inner)
+    }
+
+    /// The registry `host` stands for, while it lives.
+    fn from_host(host: &Host) -> Option<Registry> {
+        let inner = host.upgrade()?.downcast::<Inner>().ok()?;
+        Some(Registry { inner })
     }
 }
 
-/// A [`Registry`] not kept alive: what a call's context holds.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct WeakRegistry(Weak<Inner>);
+// A call's context reaches the registry it runs in; written here, so that
+// the context (`exec.rs`) depends on nothing of the pool's.
+impl Exec {
+    /// The registry this call runs in, for tools that call other tools or
+    /// look at the pool (tool search). `None` outside a registry.
+    pub fn registry(&self) -> Option<Registry> {
+        Registry::from_host(self.host()?)
+    }
+}
 
-impl WeakRegistry {
-    /// The registry, while it lives.
-    pub(crate) fn upgrade(&self) -> Option<Registry> {
-        self.0.upgrade().map(|inner| Registry { inner })
+impl ExecBuilder {
+    /// Lets the tool reach the registry it runs in.
+    pub fn registry(self, registry: &Registry) -> Self {
+        self.host(registry.host())
     }
 }
 

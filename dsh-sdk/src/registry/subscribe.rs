@@ -58,9 +58,9 @@ impl Registry {
     /// the registry alive; made once, on first use.
     pub(crate) fn stream_sink(&self) -> StreamSink {
         let sink = self.inner.sink.get_or_init(|| {
-            let registry = self.downgrade();
+            let host = self.host();
             Arc::new(move |chunk| {
-                if let Some(registry) = registry.upgrade() {
+                if let Some(registry) = Registry::from_host(&host) {
                     registry.emit(&Event::Stream(chunk));
                 }
             })
