@@ -42,7 +42,8 @@ pub(super) fn over_limits(limits: &Limits, args: &Value) -> Option<limits::Excee
     limits::check(args, limits.max_arg_depth, limits.max_arg_bytes).err()
 }
 
-/// The arguments bounded, then checked: what the tool will read.
+/// Arguments within the limits, parsed when sent as a string, then
+/// checked: what the tool will read.
 pub(super) fn read(
     limits: &Limits,
     entry: &Entry,
@@ -54,7 +55,13 @@ pub(super) fn read(
         error,
         approved: false,
     };
-    let args = bounded(limits, args).map_err(invalid)?;
+    // Within the limits already (the spine checked them first): only a
+    // string the model sent in place of an object is parsed and checked.
+    let args = if args.is_string() {
+        bounded(limits, args).map_err(invalid)?
+    } else {
+        args
+    };
     let prepared = check(entry, &args, exec).map_err(invalid)?;
     Ok((args, prepared))
 }

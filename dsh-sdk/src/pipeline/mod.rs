@@ -1,43 +1,44 @@
 //! The one path every call takes, from a name and raw arguments to a [`ToolResult`].
 //!
-//! 0. bounds: arguments over the size or depth [limits](crate::limits) are
-//!    refused before anything, the session log included, walks them;
-//! 1. resolve the name or alias; a tool the catalog marks `unavailable`, or
-//!    with a `fatal` diagnostic, is refused;
-//! 2. input: the raw arguments against the input schema (every violation at
-//!    once), serde, then the tool's own `validate_input`;
-//! 3. pre-execute: the default decision (`requires_approval` and `destructive`
-//!    tools ask), permission rules, then the gates in order;
-//! 4. monotone guards, which can only tighten that decision; `ask` goes to the
-//!    host's approver, within the approval timeout, which may override the
-//!    arguments: those are validated and decided again;
-//! 5. execute inside the layers (host layers, metrics, retry, timeout), with
-//!    cancellation and panics caught; just before, a top-level call's running
-//!    card goes to subscribers, and the catalog's warnings about the tool
-//!    stream as `progress` chunks;
-//! 6. the output gate: the canonical value against the output limits and
+//! 0. bounds (`input`): arguments over the size or depth
+//!    [limits](crate::limits) are refused before anything, the session log
+//!    included, walks them;
+//! 1. `resolve` the name or alias; a tool the catalog marks `unavailable`,
+//!    or with a `fatal` diagnostic, is refused;
+//! 2. `input`: the raw arguments against the input schema (every violation
+//!    at once), serde, then the tool's own `validate_input`;
+//! 3. `permission`: the default decision (`requires_approval` and
+//!    `destructive` tools ask), permission rules, then the gates in order;
+//! 4. `permission`: monotone guards, which can only tighten that decision;
+//!    `ask` goes to the host's approver, within the approval timeout, which
+//!    may override the arguments: those are validated and decided again;
+//! 5. `execute` inside the [layers](crate::layer) (host layers, metrics,
+//!    retry, timeout), with cancellation and panics caught; just before, a
+//!    top-level call's running card goes to subscribers, and the catalog's
+//!    warnings about the tool stream as `progress` chunks;
+//! 6. the `output` gate: the canonical value against the output limits and
 //!    schema;
-//! 7. post-execute hooks;
-//! 8. render, and present for top-level calls;
-//! 9. finalize: oversized content spills to a file;
-//! 10. every subscriber observes the result, also of a call whose future was
-//!     dropped before it finished.
+//! 7. `post_execute` hooks;
+//! 8. project: render, and present for top-level calls (`finalize`, through
+//!    the tool's projections);
+//! 9. `finalize`: oversized content spills to a file;
+//! 10. `notify`: every subscriber observes the result, also of a call whose
+//!     future was dropped before it finished.
 //!
 //! A panic in any host hook on the way (gate, guard, approver, post-execute
 //! hook, `validate_input`, a `Deserialize` impl, render, present, an execute
 //! layer) ends the call with an error result that names the hook.
 //!
-//! Each stage is a module of its own, in that order; this spine calls them.
-//! A stage that stops the call returns a [`Stop`](stop::Stop), and the one
-//! place results are built ([`stop::Head`]) turns it into the call's error
-//! result.
+//! Each stage is a module of its own; this spine calls them in that order.
+//! A stage that stops the call returns a `Stop` (`stop`), which the one place
+//! results are built (`Head`, beside it) turns into the call's error result.
+//! `batch` runs the calls of one model turn.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Instant;
 
 use futures_util::FutureExt;
-use futures_util::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -49,9 +50,11 @@ use crate::limits::drop_deep;
 use crate::registry::Registry;
 use crate::result::{Status, ToolResult};
 use crate::tool::Entry;
+use permission::Verdict;
 use resolve::shown_name;
 use stop::InputError;
 
+mod batch;
 mod call;
 mod execute;
 mod finalize;
@@ -122,20 +125,19 @@ impl Registry {
     async fn run_cancellable(&self, name: &str, mut call: ToolCall) -> ToolResult {
         let batch_cancel = call.batch_cancel.take();
         let cancel = call.cancel.clone();
-        let shown = Head::of(&call, shown_name(name).into_owned());
+        // Built only when the call does not end by itself.
+        let ids = (call.invocation_id, call.parallel_group_id);
         let run = AssertUnwindSafe(self.stages(name, call))
             .catch_unwind()
             .map(|outcome| {
                 outcome.unwrap_or_else(|panic| {
-                    shown.failed(Stop::CallPanicked {
-                        tool: shown.tool.clone(),
-                        message: panic_message(panic.as_ref()),
-                    })
+                    let message = panic_message(panic.as_ref());
+                    stopped(name, ids, |tool| Stop::CallPanicked { tool, message })
                 })
             });
         let cancelled = || {
-            shown.failed(Stop::Cancelled {
-                tool: shown.tool.clone(),
+            stopped(name, ids, |tool| Stop::Cancelled {
+                tool,
                 dropped: false,
             })
         };
@@ -183,7 +185,16 @@ impl Registry {
         let exec = self.exec_for(entry, &mut call);
         let args = std::mem::take(&mut call.args);
         let (args, prepared) = input::read(&config.limits, entry, args, &exec)?;
-        let (args, prepared) = permission::settle(config, entry, args, prepared, &exec).await?;
+        let (args, prepared) = match permission::decide_first(config, entry, &args)? {
+            Verdict::Allowed => (args, prepared),
+            // Boxed: the rare ask must not grow every call's future.
+            Verdict::Ask(prompt) => {
+                Box::pin(permission::settle(
+                    config, entry, args, prepared, prompt, &exec,
+                ))
+                .await?
+            }
+        };
         notify::running(self, &call, entry, &args);
         for warning in warnings {
             exec.progress(format!("warning: {}: {}", warning.code, warning.message));
@@ -223,52 +234,6 @@ impl Registry {
             call.client.take().map(|client| client.0),
         )
     }
-
-    /// Calls the tools of one model turn. Runs of consecutive
-    /// concurrency-safe calls run in parallel; every other call runs alone,
-    /// in request order. Results come back in request order, sharing one
-    /// `parallel_group_id`.
-    pub async fn call_batch(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
-        self.call_batch_with(calls, CancellationToken::new()).await
-    }
-
-    /// [`call_batch`](Self::call_batch), cancelling every call still running
-    /// when `cancel` is cancelled.
-    pub async fn call_batch_with(
-        &self,
-        calls: Vec<ToolCall>,
-        cancel: CancellationToken,
-    ) -> Vec<ToolResult> {
-        let group = Uuid::new_v4();
-        let calls: Vec<ToolCall> = calls
-            .into_iter()
-            .map(|mut call| {
-                call.parallel_group_id = Some(group);
-                // A child token is cancelled with the batch; a call with a
-                // token of its own watches both.
-                match &call.cancel {
-                    None => call.cancel = Some(cancel.child_token()),
-                    Some(_) => call.batch_cancel = Some(cancel.clone()),
-                }
-                call
-            })
-            .collect();
-        let mut results = Vec::with_capacity(calls.len());
-        let mut parallel: Vec<ToolCall> = Vec::new();
-        for call in calls {
-            let safe = self
-                .entry(&call.name)
-                .is_none_or(|entry| entry.def.is_concurrency_safe());
-            if safe {
-                parallel.push(call);
-                continue;
-            }
-            results.extend(join_all(parallel.drain(..).map(|call| self.call_with(call))).await);
-            results.push(self.call_with(call).await);
-        }
-        results.extend(join_all(parallel.into_iter().map(|call| self.call_with(call))).await);
-        results
-    }
 }
 
 /// Resolves when `token` is cancelled; never without one.
@@ -276,5 +241,33 @@ async fn until_cancelled(token: Option<&CancellationToken>) {
     match token {
         Some(token) => token.cancelled().await,
         None => std::future::pending().await,
+    }
+}
+
+/// The error result of the call `ids` of `name`, as the name was asked for.
+fn stopped(
+    name: &str,
+    (invocation_id, parallel_group_id): (Uuid, Option<Uuid>),
+    stop: impl FnOnce(String) -> Stop,
+) -> ToolResult {
+    let tool = shown_name(name).into_owned();
+    Head::new(invocation_id, parallel_group_id, tool.clone()).failed(stop(tool))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The call future is moved as it is built and polled: its size is paid
+    /// on every call, so the rare paths (approval, spill) are boxed.
+    #[test]
+    fn a_call_future_stays_small() {
+        let registry = Registry::new();
+        let call = registry.call("greet", json!({}));
+        let size = std::mem::size_of_val(&call);
+        println!("call future: {size} bytes");
+        assert!(size < 4096, "the call future is {size} bytes");
     }
 }

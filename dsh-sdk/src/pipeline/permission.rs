@@ -18,27 +18,39 @@ use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision}
 use crate::registry::Config;
 use crate::tool::{Entry, Prepared};
 
-/// The arguments and their deserialized form that run, once every rule,
-/// gate, guard and the approver let the call through.
+/// What the permission stage made of the arguments the model sent.
+pub(super) enum Verdict {
+    /// They run as they are.
+    Allowed,
+    /// They run only if the approver says so: [`settle`] asks.
+    Ask(String),
+}
+
+/// The decision for the arguments the model sent, made without waiting:
+/// a call that is allowed (most) never builds the approval's future.
+pub(super) fn decide_first(config: &Config, entry: &Entry, args: &Value) -> Result<Verdict, Stop> {
+    match decide(config, entry, args) {
+        Decision::Allow => Ok(Verdict::Allowed),
+        Decision::Deny { reason } => Err(Stop::Denied {
+            tool: entry.def.name().to_owned(),
+            reason,
+            approved: false,
+        }),
+        Decision::Ask { prompt } => Ok(Verdict::Ask(prompt)),
+    }
+}
+
+/// The arguments and their deserialized form that run, once the approver
+/// settled the ask `prompt` about `args`.
 pub(super) async fn settle(
     config: &Config,
     entry: &Entry,
     args: Value,
     prepared: Prepared,
+    prompt: String,
     exec: &Exec,
 ) -> Result<(Value, Prepared), Stop> {
     let tool = entry.def.name();
-    let prompt = match decide(config, entry, &args) {
-        Decision::Allow => return Ok((args, prepared)),
-        Decision::Deny { reason } => {
-            return Err(Stop::Denied {
-                tool: tool.to_owned(),
-                reason,
-                approved: false,
-            });
-        }
-        Decision::Ask { prompt } => prompt,
-    };
     let Some(approver) = &config.approver else {
         return Err(Stop::Unapproved {
             tool: tool.to_owned(),

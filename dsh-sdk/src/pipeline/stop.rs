@@ -219,14 +219,19 @@ pub(crate) struct Head {
 }
 
 impl Head {
-    /// The head of `call`'s results, as `tool`, until the tool is known.
-    pub(crate) fn of(call: &super::ToolCall, tool: String) -> Self {
+    /// The head of one call's results, as `tool`, until the tool is known.
+    pub(crate) fn new(invocation_id: Uuid, parallel_group_id: Option<Uuid>, tool: String) -> Self {
         Head {
-            invocation_id: call.invocation_id,
+            invocation_id,
             tool,
-            parallel_group_id: call.parallel_group_id,
+            parallel_group_id,
             output_type: OutputType::Text,
         }
+    }
+
+    /// The head of `call`'s results, as `tool`, until the tool is known.
+    pub(crate) fn of(call: &super::ToolCall, tool: String) -> Self {
+        Head::new(call.invocation_id, call.parallel_group_id, tool)
     }
 
     /// The error result of a call that stopped this way.
