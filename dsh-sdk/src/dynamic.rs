@@ -63,7 +63,8 @@ type RenderJsonFn = dyn Fn(&Value, &Value) -> Vec<ContentBlock> + Send + Sync;
 
 /// A tool made at run time: a [`ToolDef`] (name, description, flags), a raw
 /// input JSON Schema, optionally an output schema and a render, and an async
-/// handler over JSON values. Register it with [`Registry::register_dynamic`].
+/// handler over JSON values. Register it with
+/// [`Registry::register_dynamic`](crate::Registry::register_dynamic).
 ///
 /// See [the module docs](crate::dynamic) for an example.
 #[derive(Clone)]

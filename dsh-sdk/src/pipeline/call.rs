@@ -61,7 +61,7 @@ impl ToolCall {
     }
 
     /// The client the call came from, for the tool to log to, ask its user
-    /// (elicitation) or its model (sampling) through [`Exec`].
+    /// (elicitation) or its model (sampling) through [`Exec`](crate::Exec).
     pub fn client(mut self, client: Arc<dyn Client>) -> Self {
         self.client = Some(CallClient(client));
         self

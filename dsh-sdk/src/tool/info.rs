@@ -67,7 +67,7 @@ impl ToolInfo {
     }
 
     /// The JSON Schema of the tool's declared failure shapes
-    /// ([`Tool::failure_schema`]), if it has one.
+    /// ([`Tool::failure_schema`](crate::Tool::failure_schema)), if it has one.
     pub fn failure_schema(&self) -> Option<&Value> {
         self.entry.failure.as_ref()
     }
