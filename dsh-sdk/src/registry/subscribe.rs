@@ -9,11 +9,26 @@ use std::sync::{Arc, PoisonError, Weak};
 use super::{Inner, Registry};
 use crate::event::Event;
 use crate::exec::StreamSink;
+use crate::rawp::RawpEvent;
 
 /// One subscriber's callback.
 pub(super) type Subscriber = Arc<dyn Fn(&Event) + Send + Sync>;
 
 impl Registry {
+    /// Calls `subscriber` with the RAWP-DPS form of every event from now on:
+    /// `tool.invoke.request`, `tool.invoke.stream`, `tool.invoke.result` and
+    /// `tool.catalog.publish`. Dropping the [`Subscription`] stops it.
+    pub fn subscribe_rawp(
+        &self,
+        subscriber: impl Fn(&RawpEvent) + Send + Sync + 'static,
+    ) -> Subscription {
+        self.subscribe(move |event| {
+            if let Some(event) = event.to_rawp() {
+                subscriber(&event);
+            }
+        })
+    }
+
     /// Calls `subscriber` with every event from now on: requests, stream
     /// chunks and results, errors included. Dropping the [`Subscription`]
     /// stops it.
