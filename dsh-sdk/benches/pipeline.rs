@@ -1,21 +1,32 @@
 //! The full pipeline against its floor, measured in the same run.
 //!
-//! - floor: the direct fn call plus `serde_json::from_value` of the args and
-//!   `to_value` of the output, the least any tool runtime must do;
-//! - pipeline: `registry.call` with every stage on: resolve, input schema,
-//!   serde, `validate_input`, rules, a gate, a guard, the layer stack
-//!   (metrics, retry, timeout), the output gate, a post-execute hook, render,
-//!   present, the finalize check, and a subscriber.
+//! - `floor`: the direct fn call plus `serde_json::from_value` of the args
+//!   and `to_value` of the output, the least any tool runtime must do;
+//! - `floor_validated`: the floor plus the tool's compiled input and output
+//!   schemas checked (`jsonschema`'s `is_valid`), the least a runtime that
+//!   validates both ways must do;
+//! - `pipeline_bare`: `registry.call` on a registry with nothing hooked in;
+//! - `pipeline`: `registry.call` with every hook on: rules, a gate, a guard,
+//!   a timeout, a post-execute hook and a subscriber.
 //!
-//! - pipeline_bare: the same stages with nothing hooked in.
+//! After criterion's report, the four are timed again in alternating
+//! batches, and the medians and their ratios are printed, with the goals;
+//! then a batch of 100 concurrency-safe calls on one worker thread against
+//! as many as the machine has.
 //!
-//! Run with `cargo bench -p dsh-sdk --bench pipeline`; the ratio of
-//! `pipeline` to `floor` is what to watch.
+//! Run with `cargo bench -p dsh-sdk --bench pipeline -- --warm-up-time 1
+//! --measurement-time 2`.
+
+#[path = "common/timing.rs"]
+mod timing;
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use timing::{BATCH, BATCHES, median, per_call, time_batch};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
 use dsh_sdk::permission::{Decision, PlanMode, Rule};
 use dsh_sdk::post_execute::PostOutcome;
 use dsh_sdk::prelude::*;
@@ -32,6 +43,43 @@ async fn greet(args: GreetArgs) -> String {
     format!("Hello, {}!", args.name)
 }
 
+/// The floor: deserialize, call, serialize.
+async fn floor(args: &serde_json::Value) -> serde_json::Value {
+    let parsed: GreetArgs = serde_json::from_value(black_box(args.clone())).unwrap();
+    let output = greet(parsed).await;
+    serde_json::to_value(output).unwrap()
+}
+
+/// Both compiled schemas of a registered tool.
+struct Validators {
+    input: jsonschema::Validator,
+    output: jsonschema::Validator,
+}
+
+impl Validators {
+    fn of(registry: &Registry, name: &str) -> Self {
+        let tool = registry.get(name).expect("the tool is registered");
+        let compile = |schema| {
+            jsonschema::draft202012::options()
+                .should_validate_formats(true)
+                .build(schema)
+                .expect("the schema compiles")
+        };
+        Validators {
+            input: compile(tool.input_schema()),
+            output: compile(tool.output_schema()),
+        }
+    }
+
+    /// The floor with both schemas checked.
+    async fn floor(&self, args: &serde_json::Value) -> serde_json::Value {
+        assert!(self.input.is_valid(black_box(args)));
+        let value = floor(args).await;
+        assert!(self.output.is_valid(&value));
+        value
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -39,47 +87,114 @@ fn bench(c: &mut Criterion) {
         .expect("a tokio runtime");
     let args = json!({ "name": "Ada" });
 
-    let registry = Registry::builder()
+    let hooked = Registry::builder()
         .timeout(Duration::from_secs(30))
         .rule(Rule::allow("greet"))
         .gate(|_: &dsh_sdk::permission::CallInfo<'_>| Decision::Allow)
         .guard(PlanMode)
         .post_execute(|_: &dsh_sdk::post_execute::PostCall<'_>| PostOutcome::pass())
         .build();
-    registry.register::<greet>().expect("greet registers");
-    let _subscription = registry.subscribe(|event| {
+    hooked.register::<greet>().expect("greet registers");
+    let _subscription = hooked.subscribe(|event| {
         black_box(event);
     });
 
     let bare = Registry::new();
     bare.register::<greet>().expect("greet registers");
+    let validators = Validators::of(&bare, "greet");
+
+    let floor_call = || async {
+        black_box(floor(&args).await);
+    };
+    let validated_call = || async {
+        black_box(validators.floor(&args).await);
+    };
+    let bare_call = || async {
+        let result = bare.call("greet", black_box(args.clone())).await;
+        debug_assert!(!result.is_error);
+        black_box(result);
+    };
+    let hooked_call = || async {
+        let result = hooked.call("greet", black_box(args.clone())).await;
+        debug_assert!(!result.is_error);
+        black_box(result);
+    };
+    runtime.block_on(async {
+        assert_eq!(bare.call("greet", args.clone()).await.text(), "Hello, Ada!");
+        assert_eq!(
+            hooked.call("greet", args.clone()).await.text(),
+            "Hello, Ada!"
+        );
+    });
 
     let mut group = c.benchmark_group("greet");
-    group.bench_function("floor", |b| {
-        b.to_async(&runtime).iter(|| async {
-            let parsed: GreetArgs = serde_json::from_value(black_box(args.clone())).unwrap();
-            let output = greet(parsed).await;
-            black_box(serde_json::to_value(output).unwrap())
-        });
+    group.bench_function("floor", |b| b.to_async(&runtime).iter(floor_call));
+    group.bench_function("floor_validated", |b| {
+        b.to_async(&runtime).iter(validated_call)
     });
-    group.bench_function("pipeline", |b| {
-        b.to_async(&runtime).iter(|| async {
-            let result = registry.call("greet", black_box(args.clone())).await;
-            assert!(!result.is_error);
-            black_box(result)
-        });
-    });
-    // The same stages with nothing hooked in: no rules, gates, guards,
-    // post-execute hooks or subscribers. The gap to `pipeline` is what the
-    // hooks and the events cost.
-    group.bench_function("pipeline_bare", |b| {
-        b.to_async(&runtime).iter(|| async {
-            let result = bare.call("greet", black_box(args.clone())).await;
-            assert!(!result.is_error);
-            black_box(result)
-        });
-    });
+    group.bench_function("pipeline_bare", |b| b.to_async(&runtime).iter(bare_call));
+    group.bench_function("pipeline", |b| b.to_async(&runtime).iter(hooked_call));
     group.finish();
+
+    // Medians of alternating batches, so all four see the same machine.
+    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    runtime.block_on(async {
+        for _ in 0..BATCHES {
+            samples[0].push(time_batch(floor_call).await);
+            samples[1].push(time_batch(validated_call).await);
+            samples[2].push(time_batch(bare_call).await);
+            samples[3].push(time_batch(hooked_call).await);
+        }
+    });
+    let [floor, validated, bare_ns, hooked_ns] = samples.map(|batch| per_call(median(batch)));
+    println!("\ngreet, median of {BATCHES} alternating batches of {BATCH} calls:");
+    println!("  floor:           {floor:>8.0} ns/call");
+    println!("  floor_validated: {validated:>8.0} ns/call");
+    println!("  pipeline_bare:   {bare_ns:>8.0} ns/call");
+    println!("  pipeline (hooks):{hooked_ns:>8.0} ns/call");
+    println!("ratio bare/floor: {:.2} (goal <= 2)", bare_ns / floor);
+    println!(
+        "ratio bare/floor_validated: {:.2} (goal <= 1.5)",
+        bare_ns / validated
+    );
+    println!("ratio hooked/floor: {:.2} (goal <= 3)", hooked_ns / floor);
+
+    batch_scaling(&bare, &args);
+}
+
+/// A batch of 100 concurrency-safe calls on one worker thread, then on as
+/// many as the machine has: the speed-up is what the batch gains from cores.
+fn batch_scaling(registry: &Registry, args: &serde_json::Value) {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let time_on = |workers: usize| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .enable_time()
+            .build()
+            .expect("a tokio runtime");
+        let batch = || {
+            (0..100)
+                .map(|_| ToolCall::new("greet", args.clone()))
+                .collect::<Vec<_>>()
+        };
+        let mut samples = Vec::new();
+        runtime.block_on(async {
+            for _ in 0..BATCHES {
+                let calls = batch();
+                let started = Instant::now();
+                let results = registry.call_batch(calls).await;
+                samples.push(started.elapsed());
+                assert!(results.iter().all(|result| !result.is_error));
+            }
+        });
+        median(samples).as_secs_f64() * 1e6
+    };
+    let one = time_on(1);
+    let all = time_on(cores);
+    println!(
+        "batch of 100 calls: {one:.0} µs on 1 worker, {all:.0} µs on {cores} workers; speed-up {:.2} on {cores} cores",
+        one / all
+    );
 }
 
 criterion_group!(benches, bench);

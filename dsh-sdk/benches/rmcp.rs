@@ -18,10 +18,14 @@
 //!
 //! Run with `cargo bench -p dsh-sdk --features mcp --bench rmcp`.
 
+#[path = "common/timing.rs"]
+mod timing;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use timing::{BATCH, BATCHES, median, per_call, time_batch};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
 use dsh_sdk::prelude::*;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -135,31 +139,11 @@ fn bench(c: &mut Criterion) {
     let (ours, theirs) = (median(ours), median(theirs));
     println!(
         "\ngreet in process, median of {BATCHES} alternating batches of {BATCH} calls:\n  \
-         dsh pipeline: {:>8.0} ns/call\n  rmcp router:   {:>8.0} ns/call\n  ratio dsh/rmcp: {:.2}",
-        ours.as_nanos() as f64 / BATCH as f64,
-        theirs.as_nanos() as f64 / BATCH as f64,
+         dsh pipeline: {:>8.0} ns/call\n  rmcp router:   {:>8.0} ns/call\n  ratio dsh/rmcp: {:.2} (goal <= 0.8)",
+        per_call(ours),
+        per_call(theirs),
         ours.as_secs_f64() / theirs.as_secs_f64()
     );
-}
-
-const BATCHES: usize = 31;
-const BATCH: usize = 2_000;
-
-async fn time_batch<F, Fut>(call: F) -> Duration
-where
-    F: Fn() -> Fut,
-    Fut: Future<Output = ()>,
-{
-    let started = Instant::now();
-    for _ in 0..BATCH {
-        call().await;
-    }
-    started.elapsed()
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
 }
 
 /// One `tools/call` through rmcp's router, as its `#[tool_handler]` makes it.

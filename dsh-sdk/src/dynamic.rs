@@ -47,9 +47,9 @@ use serde_json::Value;
 
 use crate::content::{ContentBlock, render_default};
 use crate::definition::{ToolDef, Validation};
-use crate::error::{RegisterError, ToolError};
+use crate::error::ToolError;
 use crate::exec::Exec;
-use crate::registry::{Handler, Prepared, Projection, Registry, ToolHandle};
+use crate::tool::{Handler, PrepareError, Prepared, Projection, ReadError};
 
 /// The code of the warning diagnostic that says a dynamic tool was left out
 /// of the pool because a built-in tool has its name.
@@ -63,7 +63,8 @@ type RenderJsonFn = dyn Fn(&Value, &Value) -> Vec<ContentBlock> + Send + Sync;
 
 /// A tool made at run time: a [`ToolDef`] (name, description, flags), a raw
 /// input JSON Schema, optionally an output schema and a render, and an async
-/// handler over JSON values. Register it with [`Registry::register_dynamic`].
+/// handler over JSON values. Register it with
+/// [`Registry::register_dynamic`](crate::Registry::register_dynamic).
 ///
 /// See [the module docs](crate::dynamic) for an example.
 #[derive(Clone)]
@@ -137,6 +138,20 @@ impl DynamicTool {
     }
 }
 
+impl DynamicTool {
+    /// Its definition, input schema, output schema (`true`, which every
+    /// value passes, when none was given) and handler, for the pool.
+    pub(crate) fn into_parts(self) -> (ToolDef, Value, Value, Dynamic) {
+        let output = self.output_schema.unwrap_or(Value::Bool(true));
+        let handler = Dynamic {
+            call: self.call,
+            render: self.render,
+            failure: self.failure_schema,
+        };
+        (self.def, self.input_schema, output, handler)
+    }
+}
+
 impl fmt::Debug for DynamicTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DynamicTool")
@@ -148,39 +163,15 @@ impl fmt::Debug for DynamicTool {
     }
 }
 
-impl Registry {
-    /// Registers a tool made at run time, the dynamic counterpart of
-    /// [`register`](Self::register).
-    ///
-    /// Checks both schemas against the JSON Schema 2020-12 meta-schema and
-    /// compiles them once, here. Refused, with an error naming the tool and
-    /// saying what is wrong, when a schema is malformed, the arguments' schema
-    /// is not an object, or the name or an alias is taken. A built-in
-    /// (typed) tool always keeps its name: a dynamic tool that asks for it is
-    /// refused, a dynamic tool that held it first steps aside when the
-    /// built-in one arrives, and either way a `TOOL_SHADOWED` warning
-    /// diagnostic in the [catalog](crate::catalog) says so.
-    pub fn register_dynamic(&self, tool: DynamicTool) -> Result<ToolHandle, RegisterError> {
-        // No output schema: the schema `true`, which every value passes.
-        let output = tool.output_schema.unwrap_or(Value::Bool(true));
-        let handler = Dynamic {
-            call: tool.call,
-            render: tool.render,
-            failure: tool.failure_schema,
-        };
-        self.insert(tool.def, tool.input_schema, output, Box::new(handler))
-    }
-}
-
 /// The [`Handler`] of a dynamic tool: its arguments stay JSON all the way.
-struct Dynamic {
+pub(crate) struct Dynamic {
     call: Arc<CallFn>,
     render: Option<Arc<RenderJsonFn>>,
     failure: Option<Value>,
 }
 
 impl Handler for Dynamic {
-    fn prepare(&self, args: &Value) -> Result<Prepared, String> {
+    fn prepare(&self, args: &Value) -> Result<Prepared, PrepareError> {
         Ok(Box::new(args.clone()))
     }
 
@@ -197,7 +188,12 @@ impl Handler for Dynamic {
         }
     }
 
-    fn project(&self, args: &Value, value: &Value, _present: bool) -> Result<Projection, String> {
+    fn project(
+        &self,
+        args: &Value,
+        value: &Value,
+        _present: bool,
+    ) -> Result<Projection, ReadError> {
         let content = match &self.render {
             Some(render) => render(args, value),
             None => render_default(value),

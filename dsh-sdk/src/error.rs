@@ -180,3 +180,19 @@ pub enum RegisterError {
         name: String,
     },
 }
+
+/// The message a panic carried, or "(no message)".
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(message) = panic.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "(no message)".to_owned()
+    }
+}
+
+/// "the approver panicked: …", what a panic in a host hook becomes.
+pub(crate) fn hook_panicked(hook: &str, panic: Box<dyn std::any::Any + Send>) -> String {
+    format!("{hook} panicked: {}", panic_message(panic.as_ref()))
+}

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -17,7 +17,6 @@ use crate::client::{
 use crate::elicit::Elicitable;
 use crate::error::ToolError;
 use crate::event::StreamType;
-use crate::registry::{Inner, Registry};
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.
@@ -54,10 +53,15 @@ struct ExecInner {
     cancel: OnceLock<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
-    registry: Option<Weak<Inner>>,
+    /// The registry the call runs in, opaque here: `registry/` reads it
+    /// back ([`Exec::registry`]), so the call context need not know the pool.
+    registry: Option<Host>,
     sequence: AtomicU64,
     client: Option<Arc<dyn Client>>,
 }
+
+/// The registry a call runs in, not kept alive, as `registry/` hands it in.
+pub(crate) type Host = std::sync::Weak<dyn Any + Send + Sync>;
 
 /// Receives the stream chunks a tool sends through [`Exec`].
 pub(crate) type StreamSink = Arc<dyn Fn(StreamChunk) + Send + Sync>;
@@ -101,7 +105,8 @@ impl Exec {
         tool_name: Cow<'static, str>,
         invocation_id: Uuid,
         cancel: Option<CancellationToken>,
-        registry: &Registry,
+        state: State,
+        registry: Host,
         sink: StreamSink,
         client: Option<Arc<dyn Client>>,
     ) -> Exec {
@@ -110,9 +115,9 @@ impl Exec {
                 invocation_id,
                 tool_name,
                 cancel: cancel.map_or_else(OnceLock::new, OnceLock::from),
-                state: registry.inner.state.clone(),
+                state,
                 sink: Some(sink),
-                registry: Some(Arc::downgrade(&registry.inner)),
+                registry: Some(registry),
                 sequence: AtomicU64::new(0),
                 client,
             }),
@@ -178,11 +183,9 @@ impl Exec {
         })
     }
 
-    /// The registry this call runs in, for tools that call other tools or
-    /// look at the pool (tool search). `None` outside a registry.
-    pub fn registry(&self) -> Option<Registry> {
-        let inner = self.inner.registry.as_ref()?.upgrade()?;
-        Some(Registry { inner })
+    /// The registry the call runs in, as handed in.
+    pub(crate) fn host(&self) -> Option<&Host> {
+        self.inner.registry.as_ref()
     }
 
     /// Sends a progress message.
@@ -318,7 +321,7 @@ pub struct ExecBuilder {
     cancel: Option<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
-    registry: Option<Weak<Inner>>,
+    registry: Option<Host>,
     client: Option<Arc<dyn Client>>,
 }
 
@@ -347,9 +350,9 @@ impl ExecBuilder {
         self
     }
 
-    /// Lets the tool reach the registry it runs in.
-    pub fn registry(mut self, registry: &Registry) -> Self {
-        self.registry = Some(Arc::downgrade(&registry.inner));
+    /// Lets the tool reach the registry it runs in (`registry/` sets it).
+    pub(crate) fn host(mut self, host: Host) -> Self {
+        self.registry = Some(host);
         self
     }
 

@@ -37,9 +37,9 @@ use tower::{Layer, Service};
 
 use crate::definition::ToolDef;
 use crate::error::ToolError;
+use crate::error::panic_message;
 use crate::exec::Exec;
-use crate::pipeline::panic_message;
-use crate::registry::{Entry, Prepared};
+use crate::tool::{Entry, Prepared};
 
 /// The execute stage with its layers, type-erased.
 pub type ExecService = BoxCloneSyncService<ExecRequest, Value, ExecError>;
@@ -165,7 +165,9 @@ impl Service<ExecRequest> for Execute {
             None => match handler.prepare(&request.args) {
                 Ok(prepared) => prepared,
                 Err(error) => {
-                    return ExecuteFuture::Failed(Some(ExecError::Tool(ToolError::new(error))));
+                    return ExecuteFuture::Failed(Some(ExecError::Tool(ToolError::new(
+                        error.to_string(),
+                    ))));
                 }
             },
         };

@@ -86,6 +86,7 @@ mod spill;
 mod suggest;
 mod sync;
 pub mod testing;
+mod tool;
 pub mod web;
 
 #[doc(hidden)]
@@ -102,10 +103,11 @@ pub use exec::{Exec, ExecBuilder, MissingState, State, StreamChunk};
 pub use icon::{Icon, IconError, IconTheme};
 pub use pipeline::ToolCall;
 pub use project::{PresentCallFn, PresentFn, RenderFn};
-pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle, ToolInfo};
+pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle};
 pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::Violation;
 pub use spill::DEFAULT_MAX_RESULT_CHARS;
+pub use tool::ToolInfo;
 
 pub use dsh_macros::{present, render, tool};
 

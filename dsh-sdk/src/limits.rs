@@ -23,7 +23,7 @@
 //! first, which recurses once per level of the data: a type that holds a
 //! `Value` nested thousands deep inside it can still exhaust the stack there.
 
-use std::io;
+use std::io::{self, Write};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -94,9 +94,15 @@ impl Exceeded {
 /// Checks `value` against a depth and a size limit: the depth first, without
 /// recursion, so the size, measured by serializing, never recurses deeper
 /// than `max_depth`. Stops at the first limit broken.
+///
+/// The walk that measures the depth also adds up the compact JSON size, an
+/// upper bound of it at worst: a value within the size limit by that count,
+/// which is most, is never serialized.
 pub(crate) fn check(value: &Value, max_depth: usize, max_bytes: usize) -> Result<(), Exceeded> {
-    if depth_exceeds(value, max_depth) {
-        return Err(Exceeded::Depth { limit: max_depth });
+    match measure(value, max_depth) {
+        None => return Err(Exceeded::Depth { limit: max_depth }),
+        Some(bytes) if bytes <= max_bytes => return Ok(()),
+        Some(_) => {}
     }
     let mut counter = Counter {
         left: max_bytes,
@@ -109,23 +115,82 @@ pub(crate) fn check(value: &Value, max_depth: usize, max_bytes: usize) -> Result
     Ok(())
 }
 
-/// Whether `value` nests more than `max` arrays and objects, found without
-/// recursion and without looking further than `max + 1` levels.
-pub(crate) fn depth_exceeds(value: &Value, max: usize) -> bool {
-    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
-    while let Some((value, above)) = stack.pop() {
-        let children: &mut dyn Iterator<Item = &Value> = match value {
-            Value::Array(items) => &mut items.iter(),
-            Value::Object(map) => &mut map.values(),
-            _ => continue,
+/// The size of `value` as compact JSON, or more, without recursion; `None`
+/// when it nests more than `max` arrays and objects. Scalars inside a
+/// container are counted in place, so a flat value allocates nothing.
+fn measure(value: &Value, max: usize) -> Option<usize> {
+    let mut bytes = 0usize;
+    let mut stack: Vec<(&Value, usize)> = Vec::new();
+    let mut next = Some((value, 0));
+    while let Some((value, above)) = next.take().or_else(|| stack.pop()) {
+        let children: &mut dyn Iterator<Item = (Option<&String>, &Value)> = match value {
+            Value::Array(items) => &mut items.iter().map(|item| (None, item)),
+            Value::Object(map) => &mut map.iter().map(|(key, item)| (Some(key), item)),
+            scalar => {
+                bytes = bytes.saturating_add(scalar_len(scalar));
+                continue;
+            }
         };
         let depth = above + 1;
         if depth > max {
-            return true;
+            return None;
         }
-        stack.extend(children.map(|child| (child, depth)));
+        // The brackets, and a comma between two items.
+        let mut count = 0usize;
+        for (key, child) in children {
+            count += 1;
+            if let Some(key) = key {
+                // The key and its colon.
+                bytes = bytes.saturating_add(string_len(key) + 1);
+            }
+            match child {
+                Value::Array(_) | Value::Object(_) => stack.push((child, depth)),
+                scalar => bytes = bytes.saturating_add(scalar_len(scalar)),
+            }
+        }
+        bytes = bytes.saturating_add(2 + count.saturating_sub(1));
     }
-    false
+    Some(bytes)
+}
+
+/// The compact JSON size of a scalar (an array or object counts nothing).
+fn scalar_len(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(number) => {
+            let mut counter = Counter {
+                left: usize::MAX,
+                over: false,
+            };
+            // Writing to the counter cannot fail below `usize::MAX` bytes.
+            let _ = write!(counter, "{number}");
+            usize::MAX - counter.left
+        }
+        Value::String(text) => string_len(text),
+        Value::Array(_) | Value::Object(_) => 0,
+    }
+}
+
+/// The size of `text` as a JSON string: its quotes, and each byte that
+/// needs it escaped, `\"` or `\n` in two bytes, other control characters
+/// in six (`\u001f`).
+fn string_len(text: &str) -> usize {
+    let escapes: usize = text
+        .bytes()
+        .map(|byte| match byte {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0..0x20 => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len().saturating_add(escapes).saturating_add(2)
+}
+
+/// Whether `value` nests more than `max` arrays and objects.
+#[cfg(test)]
+fn depth_exceeds(value: &Value, max: usize) -> bool {
+    measure(value, max).is_none()
 }
 
 /// Drops `value` without recursion: serde_json's own drop recurses once per
@@ -188,6 +253,28 @@ mod tests {
         assert!(depth_exceeds(&json!({ "a": [[1]] }), 2));
         assert!(!depth_exceeds(&nested(64), 64));
         assert!(depth_exceeds(&nested(65), 64));
+    }
+
+    #[test]
+    fn the_measured_size_is_the_compact_json_size() {
+        for value in [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(-12),
+            json!(1.5e300),
+            json!(0.1),
+            json!(u64::MAX),
+            json!("plain"),
+            json!("quote \" backslash \\ newline \n tab \t bell \u{7} é 😀"),
+            json!([]),
+            json!({}),
+            json!([1, [2, [3, {}]], "x"]),
+            json!({ "a\"b": [null, { "c": "d\u{1}" }], "e": 1 }),
+        ] {
+            let len = serde_json::to_string(&value).unwrap().len();
+            assert_eq!(measure(&value, 64), Some(len), "{value}");
+        }
     }
 
     #[test]

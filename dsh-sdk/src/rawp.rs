@@ -53,7 +53,6 @@ use crate::definition::{Category, OutputType, ToolDef};
 use crate::event::Event;
 pub use crate::event::StreamType;
 use crate::exec::StreamChunk;
-use crate::registry::{Registry, Subscription};
 pub use crate::result::Status;
 use crate::result::{Failure, ToolResult};
 
@@ -424,22 +423,6 @@ impl From<&ToolResult> for InvokeResult {
             truncated: Some(result.truncated),
             failure: result.failure.clone(),
         }
-    }
-}
-
-impl Registry {
-    /// Calls `subscriber` with the RAWP-DPS form of every event from now on:
-    /// `tool.invoke.request`, `tool.invoke.stream`, `tool.invoke.result` and
-    /// `tool.catalog.publish`. Dropping the [`Subscription`] stops it.
-    pub fn subscribe_rawp(
-        &self,
-        subscriber: impl Fn(&RawpEvent) + Send + Sync + 'static,
-    ) -> Subscription {
-        self.subscribe(move |event| {
-            if let Some(event) = event.to_rawp() {
-                subscriber(&event);
-            }
-        })
     }
 }
 

@@ -75,9 +75,10 @@ use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::definition::OutputType;
 use crate::log::{ExecutedRecord, Log, LoggedCall};
-use crate::pipeline::{Settled, finish};
-use crate::registry::{Entry, Registry, ToolInfo};
-use crate::result::{Cause, Failure, Status, ToolResult};
+use crate::pipeline::{Head, Settled, Success, finish, is_unsaved};
+use crate::registry::Registry;
+use crate::result::{Failure, Status, ToolResult};
+use crate::tool::{self, Entry};
 
 /// Replays every call of `log` against `registry`; see the [module docs](self).
 ///
@@ -117,38 +118,29 @@ fn replay_call(
     let Some(entry) = registry.entry(&executed.tool_name) else {
         return Outcome::UnknownTool;
     };
-    let tool = entry.def.name();
-    let config = &registry.inner.config;
-    let (replayed, spill) = match finish(config, &entry, settled(call, executed)) {
-        Ok(finished) => (
-            Projected {
-                status: Status::Success,
-                is_error: false,
-                content: finished.content,
-                card: finished.card,
-                truncated: finished.spill.is_some(),
-                output_type: OutputType::resolve(&entry.def, Some(&executed.value)),
-                failure: None,
-            },
-            finished
-                .spill
-                .map(|overflow| (overflow.spilled.path, overflow.full)),
-        ),
-        // The very error result a live call builds from the same message.
-        Err(message) => {
-            let mut failure = ToolResult::failed(
-                call.invocation_id,
-                tool,
-                Status::Error,
-                Failure::new(Cause::RenderFailed),
-                message,
-                logged.duration,
-            );
-            failure.output_type = OutputType::resolve(&entry.def, None);
-            (Projected::of(&failure), None)
-        }
+    let config = registry.config();
+    let head = Head {
+        invocation_id: call.invocation_id,
+        tool: entry.def.name().to_owned(),
+        parallel_group_id: logged.parallel_group_id,
+        output_type: OutputType::resolve(&entry.def, None),
     };
-    if spill.is_some() && !logged.is_error && logged.truncated && spill_failed(logged) {
+    // The very result a live call builds from the same settled value.
+    let (replayed, spill) = match finish(config, &entry, settled(call, executed)) {
+        Ok(mut finished) => {
+            let spill = finished.spill.as_mut().map(|overflow| {
+                (
+                    overflow.spilled.path.clone(),
+                    std::mem::take(&mut overflow.full),
+                )
+            });
+            let success = Success::new(&entry, executed.value.clone(), finished);
+            (head.succeeded(success), spill)
+        }
+        Err(stop) => (head.failed(stop), None),
+    };
+    let replayed = Projected::of(&replayed);
+    if spill.is_some() && !logged.is_error && logged.truncated && is_unsaved(&logged.content) {
         return Outcome::Skipped(Skip::SpillFailed);
     }
 
@@ -176,10 +168,7 @@ fn running_card(
     executed: &ExecutedRecord,
 ) -> Option<Difference> {
     let logged = call.running.as_ref()?;
-    let card = ToolInfo {
-        entry: Arc::clone(entry),
-    }
-    .present_call(&executed.args);
+    let card = tool::running_card(entry, &executed.args);
     let (expected, actual) = (json_text(logged), json_text(&card));
     (expected != actual).then_some(Difference {
         field: Field::RunningCard,
@@ -237,18 +226,6 @@ fn settled<'a>(call: &LoggedCall, executed: &'a ExecutedRecord) -> Settled<'a> {
         replaced_content: executed.replaced_content.clone(),
         context: executed.context.clone(),
     }
-}
-
-/// Whether the logged result is finalize's "could not be saved".
-fn spill_failed(logged: &ToolResult) -> bool {
-    logged
-        .content
-        .first()
-        .and_then(ContentBlock::as_text)
-        .is_some_and(|text| {
-            text.starts_with("Output too large (")
-                && text.contains("), and the full output could not be saved: ")
-        })
 }
 
 /// Every field of `actual` that differs from `expected`, as JSON text.

@@ -70,7 +70,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::definition::Tool;
-use crate::pipeline::panic_message;
+use crate::error::panic_message;
 
 /// Asserts that `T`'s `render`, `present` and `present_call` give the same
 /// bytes on every run for `args` and `output`, under the perturbations of

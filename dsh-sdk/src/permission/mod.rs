@@ -175,7 +175,7 @@ impl Hook<'_> {
             Hook::Gate(index, _) => format!("the pre-execute gate #{}", index + 1),
             Hook::Guard(index, _) => format!("the guard #{}", index + 1),
         };
-        crate::pipeline::hook_panicked(&hook, panic)
+        crate::error::hook_panicked(&hook, panic)
     }
 }
 

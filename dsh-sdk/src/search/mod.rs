@@ -50,7 +50,8 @@ use crate as dsh_sdk;
 use crate::error::ToolError;
 use crate::exec::Exec;
 use crate::export::{Format, export_tool};
-use crate::registry::{Entry, Registry, ToolInfo};
+use crate::registry::{Registry, ToolInfo};
+use crate::tool::Entry;
 
 pub use index::ToolIndex;
 

@@ -1,0 +1,92 @@
+//! [`ToolCall`]: one call a model asked for, with the host's options.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::client::Client;
+
+/// One call a model asked for: a tool name and its raw arguments.
+///
+/// ```
+/// use dsh_sdk::ToolCall;
+/// use serde_json::json;
+/// use dsh_sdk::CancellationToken;
+///
+/// let cancel = CancellationToken::new();
+/// let call = ToolCall::new("read_file", json!({ "path": "/etc/hosts" })).cancel_on(cancel.clone());
+/// // later: cancel.cancel() ends the call with status `cancelled`.
+/// # drop(call);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ToolCall {
+    pub(super) name: String,
+    pub(super) args: Value,
+    pub(super) invocation_id: Uuid,
+    /// The host's token for this call, if it handed one in.
+    pub(super) cancel: Option<CancellationToken>,
+    /// The batch's token, when the call also has a token of its own.
+    pub(super) batch_cancel: Option<CancellationToken>,
+    pub(super) parallel_group_id: Option<Uuid>,
+    pub(super) top_level: bool,
+    /// The client the call came from, when it can be reached.
+    pub(super) client: Option<CallClient>,
+}
+
+/// A call's [`Client`], shown by name only in `Debug`.
+#[derive(Clone)]
+pub(super) struct CallClient(pub(super) Arc<dyn Client>);
+
+impl std::fmt::Debug for CallClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Client(..)")
+    }
+}
+
+impl ToolCall {
+    /// A top-level call of `name` with `args`, with a fresh invocation id.
+    pub fn new(name: impl Into<String>, args: Value) -> Self {
+        ToolCall {
+            name: name.into(),
+            args,
+            invocation_id: Uuid::new_v4(),
+            cancel: None,
+            batch_cancel: None,
+            parallel_group_id: None,
+            top_level: true,
+            client: None,
+        }
+    }
+
+    /// The client the call came from, for the tool to log to, ask its user
+    /// (elicitation) or its model (sampling) through [`Exec`](crate::Exec).
+    pub fn client(mut self, client: Arc<dyn Client>) -> Self {
+        self.client = Some(CallClient(client));
+        self
+    }
+
+    /// Cancels the call when `token` is cancelled.
+    pub fn cancel_on(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Uses this invocation id instead of a fresh one.
+    pub fn invocation_id(mut self, id: Uuid) -> Self {
+        self.invocation_id = id;
+        self
+    }
+
+    /// Marks a nested call (made by another tool): it gets no card.
+    pub fn nested(mut self) -> Self {
+        self.top_level = false;
+        self
+    }
+
+    /// The invocation id the call will carry.
+    pub fn id(&self) -> Uuid {
+        self.invocation_id
+    }
+}

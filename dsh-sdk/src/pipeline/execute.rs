@@ -1,0 +1,62 @@
+//! Stage 5, execute: the tool inside its layers (the host's layers, metrics,
+//! retry, timeout; see [`layer`](crate::layer)), with panics caught.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+use tower::{Layer, Service, ServiceExt};
+
+use super::stop::Stop;
+use crate::error::panic_message;
+use crate::exec::Exec;
+use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer};
+use crate::registry::Config;
+use crate::tool::{Entry, Prepared};
+
+/// Runs the tool on `prepared`, to its canonical value.
+pub(super) async fn run(
+    config: &Config,
+    entry: &Arc<Entry>,
+    args: &Arc<Value>,
+    prepared: Prepared,
+    exec: Exec,
+) -> Result<Value, Stop> {
+    let timeout = entry.def.call_timeout().or(config.timeout);
+    let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);
+    let executed = match &config.service {
+        // A host layer that panics is contained like a tool that does.
+        Some(service) => AssertUnwindSafe(service.clone().oneshot(request))
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|panic| {
+                Err(ExecError::Panicked(format!(
+                    "an execute layer panicked: {}",
+                    panic_message(panic.as_ref())
+                )))
+            }),
+        // The built-in stack is always ready: called without `oneshot`.
+        None => {
+            MetricsLayer
+                .layer(TimeoutLayer.layer(Execute))
+                .call(request)
+                .await
+        }
+    };
+    let tool = || entry.def.name().to_owned();
+    executed.map_err(|error| match error {
+        ExecError::Timeout(limit) => Stop::Timeout {
+            tool: tool(),
+            limit,
+        },
+        ExecError::Tool(error) => Stop::Tool {
+            tool: tool(),
+            error,
+        },
+        ExecError::Panicked(message) => Stop::Panicked {
+            tool: tool(),
+            message,
+        },
+    })
+}

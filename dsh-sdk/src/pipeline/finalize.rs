@@ -1,0 +1,199 @@
+//! Stages 8 and 9, project and finalize: render and present the settled
+//! value, then spill content over its tool's limit to a file. The one path
+//! from a settled value to content and card, for a live call and a replay
+//! alike: a replay plans the spill and writes nothing.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::stop::Stop;
+use crate::card::Card;
+use crate::content::ContentBlock;
+use crate::error::with_sources;
+use crate::registry::Config;
+use crate::spill::{SpillError, Spilled, plan, spill, spilled_message};
+use crate::tool::{Entry, project};
+
+/// What project and finalize start from: a value that passed the output gate
+/// and every post-execute hook. A live call builds it from the hooks'
+/// decisions; a replay reads it from the session log's `executed` record.
+pub(crate) struct Settled<'a> {
+    pub(crate) invocation_id: Uuid,
+    pub(crate) args: &'a Value,
+    pub(crate) value: &'a Value,
+    pub(crate) top_level: bool,
+    pub(crate) replaced_content: Option<Vec<ContentBlock>>,
+    pub(crate) context: Vec<ContentBlock>,
+}
+
+/// The content and card of a successful call, after finalize.
+pub(crate) struct Finished {
+    pub(crate) content: Vec<ContentBlock>,
+    pub(crate) card: Option<Card>,
+    /// Where the whole text goes, when it was over the limit.
+    pub(crate) spill: Option<Overflow>,
+}
+
+/// Content over its tool's limit: the file it spills to and what goes there.
+pub(crate) struct Overflow {
+    /// The planned file, the text's length and its preview.
+    pub(crate) spilled: Spilled,
+    /// The whole text.
+    pub(crate) full: String,
+    /// Its length in characters.
+    pub(crate) chars: usize,
+    /// The limit it broke.
+    pub(crate) limit: usize,
+}
+
+/// Render and present, then plan the spill of oversized content, which a
+/// live call then writes (see [`write`]).
+pub(crate) fn finish(
+    config: &Config,
+    entry: &Entry,
+    settled: Settled<'_>,
+) -> Result<Finished, Stop> {
+    let projected =
+        project(entry, settled.args, settled.value, settled.top_level).map_err(|error| {
+            Stop::RenderFailed {
+                tool: entry.def.name().to_owned(),
+                error,
+            }
+        })?;
+    let mut content = settled.replaced_content.unwrap_or(projected.content);
+
+    let limit = entry
+        .def
+        .result_char_limit()
+        .unwrap_or(config.max_result_chars);
+    // Counted only past the cheap bound: a text of n bytes has at most n characters.
+    let text_bytes: usize = content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .map(str::len)
+        .sum();
+    let mut spilled_to = None;
+    if text_bytes > limit {
+        let text_chars: usize = content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .map(|text| text.chars().count())
+            .sum();
+        if text_chars > limit {
+            let full = crate::content::joined_text(&content);
+            let spilled = plan(&config.spill, settled.invocation_id, &full);
+            content.retain(|block| block.as_text().is_none());
+            content.insert(0, ContentBlock::text(spilled_message(&spilled)));
+            spilled_to = Some(Overflow {
+                spilled,
+                full,
+                chars: text_chars,
+                limit,
+            });
+        }
+    }
+    content.extend(settled.context);
+    Ok(Finished {
+        content,
+        card: projected.card,
+        spill: spilled_to,
+    })
+}
+
+/// Why a planned spill file was not written.
+#[derive(Debug, thiserror::Error)]
+enum WriteError {
+    /// Writing failed.
+    #[error("{}", with_sources(.0))]
+    Spill(#[from] SpillError),
+    /// The blocking task that wrote stopped before it finished.
+    #[error("the write did not finish: {0}")]
+    Stopped(#[from] tokio::task::JoinError),
+}
+
+/// Writes the planned spill file of `finished`, if any, and points its
+/// message at the file written, or, when the write failed, says so and
+/// keeps the preview: the output stays the call's.
+pub(super) async fn write(
+    config: &Config,
+    tool: &str,
+    invocation_id: Uuid,
+    finished: &mut Finished,
+) {
+    let Some(overflow) = &mut finished.spill else {
+        return;
+    };
+    // Boxed: the rare spill must not grow every call's future.
+    let written = Box::pin(write_file(config, invocation_id, overflow)).await;
+    // The message is the first block (see `finish`).
+    let message = finished.content.first_mut();
+    match written {
+        // Another call with this invocation id took the planned name.
+        Ok(path) if path != overflow.spilled.path => {
+            overflow.spilled.path = path;
+            if let Some(message) = message {
+                *message = ContentBlock::text(spilled_message(&overflow.spilled));
+            }
+        }
+        Ok(_) => {}
+        Err(error) => {
+            tracing::warn!(tool, "{error}");
+            if let Some(message) = message {
+                *message = ContentBlock::text(unsaved_message(overflow, &error));
+            }
+        }
+    }
+}
+
+/// Writes a planned spill file, on tokio's blocking pool when there is a
+/// runtime: the write is synced to disk, which can take a while, and must
+/// not hold up the other calls on this thread. Gives the path written.
+async fn write_file(
+    config: &Config,
+    invocation_id: Uuid,
+    overflow: &Overflow,
+) -> Result<PathBuf, WriteError> {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return Ok(spill(&config.spill, invocation_id, &overflow.full)?);
+    };
+    let spill_config = config.spill.clone();
+    let full = overflow.full.clone();
+    let writing = runtime.spawn_blocking(move || spill(&spill_config, invocation_id, &full));
+    Ok(writing.await??)
+}
+
+/// What the model gets when oversized content could not be saved: the
+/// preview it would have had, and why the rest is missing.
+fn unsaved_message(overflow: &Overflow, error: &WriteError) -> String {
+    let Overflow {
+        spilled,
+        chars,
+        limit,
+        ..
+    } = overflow;
+    let mut message = format!(
+        "Output too large ({chars} characters, over the limit of {limit}), and the full output could not be saved: {error}."
+    );
+    if !spilled.preview.is_empty() {
+        message.push_str(&format!(
+            " Preview (first {} characters):\n{}",
+            spilled.preview.chars().count(),
+            spilled.preview
+        ));
+    }
+    message
+}
+
+/// Whether `logged` content is what [`write`] says when a spill could not be
+/// saved: the first block starts with the sentence [`unsaved_message`] writes.
+pub(crate) fn is_unsaved(content: &[ContentBlock]) -> bool {
+    content
+        .first()
+        .and_then(ContentBlock::as_text)
+        .is_some_and(|text| {
+            text.starts_with("Output too large (")
+                && text.contains("), and the full output could not be saved: ")
+        })
+}

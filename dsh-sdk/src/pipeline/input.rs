@@ -1,0 +1,95 @@
+//! Stage 2, input: the arguments within the limits, against the input
+//! schema (every violation at once), through serde, then the tool's own
+//! `validate_input`. A panic in the arguments' `Deserialize` or in
+//! `validate_input` refuses them too.
+
+use std::panic::AssertUnwindSafe;
+
+use serde_json::Value;
+
+use super::stop::{InputError, Stop};
+use crate::definition::Validation;
+use crate::error::panic_message;
+use crate::exec::Exec;
+use crate::limits::{self, Limits, drop_deep};
+use crate::tool::{Entry, Prepared};
+
+/// The arguments as a tool reads them, within the registry's limits: a
+/// JSON string holding an object is parsed (see [`normalize_args`]), and
+/// checked again, since parsing can nest deeper than the string was.
+pub(super) fn bounded(limits: &Limits, args: Value) -> Result<Value, InputError> {
+    let args = refuse_over(limits, args)?;
+    if !args.is_string() {
+        return Ok(args);
+    }
+    refuse_over(limits, normalize_args(args))
+}
+
+/// `args`, unless they break the argument limits: then they are dropped
+/// without recursion, however deep.
+pub(super) fn refuse_over(limits: &Limits, args: Value) -> Result<Value, InputError> {
+    match limits::check(&args, limits.max_arg_depth, limits.max_arg_bytes) {
+        Ok(()) => Ok(args),
+        Err(exceeded) => {
+            drop_deep(args);
+            Err(InputError::Exceeded(exceeded))
+        }
+    }
+}
+
+/// How `args` break the argument limits, if they do.
+pub(super) fn over_limits(limits: &Limits, args: &Value) -> Option<limits::Exceeded> {
+    limits::check(args, limits.max_arg_depth, limits.max_arg_bytes).err()
+}
+
+/// Arguments within the limits, parsed when sent as a string, then
+/// checked: what the tool will read.
+pub(super) fn read(
+    limits: &Limits,
+    entry: &Entry,
+    args: Value,
+    exec: &Exec,
+) -> Result<(Value, Prepared), Stop> {
+    let invalid = |error| Stop::InvalidArguments {
+        tool: entry.def.name().to_owned(),
+        error,
+        approved: false,
+    };
+    // Within the limits already (the spine checked them first): only a
+    // string the model sent in place of an object is parsed and checked.
+    let args = if args.is_string() {
+        bounded(limits, args).map_err(invalid)?
+    } else {
+        args
+    };
+    let prepared = check(entry, &args, exec).map_err(invalid)?;
+    Ok((args, prepared))
+}
+
+/// Schema, serde, then the tool's own check.
+pub(super) fn check(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared, InputError> {
+    let violations = entry.input.violations(args);
+    if !violations.is_empty() {
+        return Err(InputError::Schema(violations));
+    }
+    let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.prepare(args)))
+        .map_err(|panic| InputError::DeserializePanicked(panic_message(panic.as_ref())))?
+        .map_err(InputError::Deserialize)?;
+    let validated =
+        std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.validate(&prepared, exec)))
+            .map_err(|panic| InputError::ValidatePanicked(panic_message(panic.as_ref())))?;
+    match validated {
+        Validation::Ok => Ok(prepared),
+        Validation::Invalid { message, code } => Err(InputError::Invalid { message, code }),
+    }
+}
+
+/// Models sometimes send the arguments object as a JSON string; accept it.
+pub(crate) fn normalize_args(args: Value) -> Value {
+    if let Value::String(text) = &args
+        && let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+    {
+        return parsed;
+    }
+    args
+}

@@ -1,0 +1,115 @@
+//! Stage 10, notify: what subscribers observe of a call (its request, the
+//! card shown while it runs, the value it settled on, its result), built
+//! only when someone listens; and the result of a call whose future was
+//! dropped before it finished.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::call::ToolCall;
+use super::post_execute::Hooked;
+use super::resolve::{self, shown_name};
+use super::stop::{Head, Stop};
+use crate::event::Event;
+use crate::limits::Exceeded;
+use crate::registry::Registry;
+use crate::result::ToolResult;
+use crate::tool::{Entry, running_card};
+
+/// The request, as subscribers see it: the arguments, or why they are not
+/// recorded.
+pub(super) fn request(registry: &Registry, call: &ToolCall, refused: Option<Exceeded>) {
+    registry.emit_with(|| Event::Request {
+        invocation_id: call.invocation_id,
+        tool_name: shown_name(&call.name).into_owned(),
+        tool_version: registry
+            .entry(&call.name)
+            .and_then(|entry| entry.def.version_text().map(str::to_owned)),
+        input: match refused {
+            None => call.args.clone(),
+            Some(exceeded) => Value::String(format!(
+                "(not recorded: the arguments are {})",
+                exceeded.describe()
+            )),
+        },
+        parallel_group_id: call.parallel_group_id,
+    });
+}
+
+/// The card shown while a top-level call runs.
+pub(super) fn running(registry: &Registry, call: &ToolCall, entry: &Entry, args: &Value) {
+    if call.top_level {
+        registry.emit_with(|| Event::Running {
+            invocation_id: call.invocation_id,
+            tool_name: entry.def.name().to_owned(),
+            card: running_card(entry, args),
+        });
+    }
+}
+
+/// The value the call settled on, before it is projected: what a replay
+/// projects again.
+pub(super) fn executed(
+    registry: &Registry,
+    call: &ToolCall,
+    entry: &Entry,
+    args: &Arc<Value>,
+    hooked: &Hooked,
+) {
+    registry.emit_with(|| Event::Executed {
+        invocation_id: call.invocation_id,
+        tool_name: entry.def.name().to_owned(),
+        args: Arc::clone(args),
+        value: hooked.value.clone(),
+        source: hooked.source,
+        top_level: call.top_level,
+        replaced_content: hooked.replaced_content.clone(),
+        context: hooked.context.clone(),
+    });
+}
+
+/// The result, to every subscriber, taken back without a copy unless one
+/// of them kept it.
+pub(super) fn result(registry: &Registry, result: ToolResult) -> ToolResult {
+    if !registry.listening() {
+        return result;
+    }
+    let shared = Arc::new(result);
+    registry.emit(&Event::Result(Arc::clone(&shared)));
+    Arc::try_unwrap(shared).unwrap_or_else(|kept| ToolResult::clone(&kept))
+}
+
+/// Records a result for a call whose future was dropped before it finished
+/// (a host gave up on it, say), so the session log never ends with a
+/// request and no result.
+pub(super) struct Pending<'a> {
+    pub(super) registry: &'a Registry,
+    pub(super) invocation_id: Uuid,
+    pub(super) name: String,
+    pub(super) parallel_group_id: Option<Uuid>,
+    pub(super) started: std::time::Instant,
+    pub(super) armed: bool,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if !self.armed || !self.registry.listening() {
+            return;
+        }
+        let tool = resolve::tool_name(self.registry, &self.name);
+        let head = Head {
+            invocation_id: self.invocation_id,
+            tool: tool.clone(),
+            parallel_group_id: self.parallel_group_id,
+            output_type: crate::definition::OutputType::Text,
+        };
+        let mut result = head.failed(Stop::Cancelled {
+            tool,
+            dropped: true,
+        });
+        result.duration = self.started.elapsed();
+        self.registry.emit(&Event::Result(Arc::new(result)));
+    }
+}

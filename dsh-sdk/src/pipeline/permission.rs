@@ -1,0 +1,159 @@
+//! Stages 3 and 4, permission: the default decision (`requires_approval` and
+//! `destructive` tools ask), permission rules, the gates in order, then the
+//! monotone guards, which can only tighten it. `ask` goes to the host's
+//! approver, within the approval timeout; arguments it gives instead are
+//! read and decided again, as if the model had sent them.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::input;
+use super::stop::Stop;
+use crate::error::panic_message;
+use crate::exec::Exec;
+use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision};
+use crate::registry::Config;
+use crate::tool::{Entry, Prepared};
+
+/// What the permission stage made of the arguments the model sent.
+pub(super) enum Verdict {
+    /// They run as they are.
+    Allowed,
+    /// They run only if the approver says so: [`settle`] asks.
+    Ask(String),
+}
+
+/// The decision for the arguments the model sent, made without waiting:
+/// a call that is allowed (most) never builds the approval's future.
+pub(super) fn decide_first(config: &Config, entry: &Entry, args: &Value) -> Result<Verdict, Stop> {
+    match decide(config, entry, args) {
+        Decision::Allow => Ok(Verdict::Allowed),
+        Decision::Deny { reason } => Err(Stop::Denied {
+            tool: entry.def.name().to_owned(),
+            reason,
+            approved: false,
+        }),
+        Decision::Ask { prompt } => Ok(Verdict::Ask(prompt)),
+    }
+}
+
+/// The arguments and their deserialized form that run, once the approver
+/// settled the ask `prompt` about `args`.
+pub(super) async fn settle(
+    config: &Config,
+    entry: &Entry,
+    args: Value,
+    prepared: Prepared,
+    prompt: String,
+    exec: &Exec,
+) -> Result<(Value, Prepared), Stop> {
+    let tool = entry.def.name();
+    let Some(approver) = &config.approver else {
+        return Err(Stop::Unapproved {
+            tool: tool.to_owned(),
+            reason: prompt.strip_suffix(": allow it?").map(str::to_owned),
+        });
+    };
+    let approver = approver.as_ref();
+    let overridden = match ask(config, approver, tool, &args, &prompt, exec).await? {
+        Approval::Approve => return Ok((args, prepared)),
+        Approval::Reject { reason } => return Err(rejected(tool, reason)),
+        Approval::ApproveWith(overridden) => overridden,
+    };
+    // What runs is decided again, as if the model had sent it.
+    let invalid = |error| Stop::InvalidArguments {
+        tool: tool.to_owned(),
+        error,
+        approved: true,
+    };
+    let overridden = input::bounded(&config.limits, overridden).map_err(invalid)?;
+    let prepared = input::check(entry, &overridden, exec).map_err(invalid)?;
+    match decide(config, entry, &overridden) {
+        Decision::Allow => {}
+        Decision::Deny { reason } => {
+            return Err(Stop::Denied {
+                tool: tool.to_owned(),
+                reason,
+                approved: true,
+            });
+        }
+        // Asked once more, about what will run now; a second change of
+        // arguments is not taken.
+        Decision::Ask { prompt } => {
+            match ask(config, approver, tool, &overridden, &prompt, exec).await? {
+                Approval::Approve => {}
+                Approval::ApproveWith(_) => {
+                    return Err(Stop::ChangedTwice {
+                        tool: tool.to_owned(),
+                    });
+                }
+                Approval::Reject { reason } => return Err(rejected(tool, reason)),
+            }
+        }
+    }
+    Ok((overridden, prepared))
+}
+
+fn rejected(tool: &str, reason: String) -> Stop {
+    Stop::Rejected {
+        tool: tool.to_owned(),
+        reason,
+    }
+}
+
+/// Default, rules, gates, guards for `args`. A gate or guard that panics
+/// denies (see [`Permissions::decide`](crate::permission::Permissions::decide)).
+fn decide(config: &Config, entry: &Entry, args: &Value) -> Decision {
+    let aliases: Vec<&str> = entry.def.alias_names().collect();
+    let info = CallInfo {
+        tool: entry.def.name(),
+        aliases: &aliases,
+        args,
+        read_only: entry.def.is_read_only(),
+        destructive: entry.def.is_destructive(),
+        requires_approval: entry.def.is_approval_required(),
+    };
+    config.permissions.decide(&info)
+}
+
+/// Puts an ask to the approver, for at most the approval timeout. An
+/// approver that panics, or does not answer in time, stops the call.
+async fn ask(
+    config: &Config,
+    approver: &dyn Approver,
+    tool: &str,
+    args: &Value,
+    prompt: &str,
+    exec: &Exec,
+) -> Result<Approval, Stop> {
+    let invocation_id: Uuid = exec.invocation_id();
+    let request = ApprovalRequest {
+        tool,
+        args,
+        prompt,
+        invocation_id,
+        exec,
+    };
+    let panicked = |panic: Box<dyn std::any::Any + Send>| Stop::ApproverPanicked {
+        tool: tool.to_owned(),
+        message: panic_message(panic.as_ref()),
+    };
+    let answer = std::panic::catch_unwind(AssertUnwindSafe(|| approver.approve(request)))
+        .map_err(panicked)?;
+    let answer = AssertUnwindSafe(answer).catch_unwind();
+    let limit = config.limits.approval_timeout;
+    let answered = if tokio::runtime::Handle::try_current().is_ok() {
+        tokio::time::timeout(limit, answer)
+            .await
+            .map_err(|_| Stop::ApprovalTimeout {
+                tool: tool.to_owned(),
+                limit,
+            })?
+    } else {
+        answer.await
+    };
+    answered.map_err(panicked)
+}

@@ -1,0 +1,336 @@
+//! [`Stop`]: why a call ended before it succeeded, one variant per way, and
+//! the one place its result is built ([`Head::failed`]), for a live call and
+//! a replay alike.
+//!
+//! A stage returns a `Stop`; the spine turns it into the call's error result.
+//! Nothing matches on a message's text: the status, the [`Cause`] and the
+//! message all follow from the variant.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::finalize::Finished;
+use crate::content::ContentBlock;
+use crate::definition::OutputType;
+use crate::error::ToolError;
+use crate::limits::Exceeded;
+use crate::result::{Cause, Failure, Status, ToolResult};
+use crate::schema::{Violation, describe};
+use crate::tool::{Entry, PrepareError, ProjectError};
+
+/// Why a call stopped early.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Stop {
+    /// No tool has the name.
+    #[error("{}", unknown_tool(name, closest))]
+    UnknownTool {
+        /// The name asked for, cut to a readable length.
+        name: String,
+        /// The closest names, best first.
+        closest: Vec<String>,
+    },
+    /// The catalog refuses the tool; the refusal as the catalog words it.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The arguments (or the approver's replacement) are invalid.
+    #[error("{}{}", if *approved { "the approved arguments are invalid: " } else { "" }, error.message(tool))]
+    InvalidArguments {
+        tool: String,
+        error: InputError,
+        /// Whether they are the arguments an approver gave.
+        approved: bool,
+    },
+    /// A rule, gate or guard denied the call.
+    #[error("`{tool}` cannot run{}: {reason}", if *approved { " with the arguments its approver gave" } else { "" })]
+    Denied {
+        tool: String,
+        reason: String,
+        approved: bool,
+    },
+    /// The call needed approval and no approver is set up.
+    #[error("{}", unapproved(tool, reason.as_deref()))]
+    Unapproved {
+        tool: String,
+        /// Why it needs approval, when the decision said.
+        reason: Option<String>,
+    },
+    /// The approver rejected the call.
+    #[error("`{tool}` was rejected: {reason}")]
+    Rejected { tool: String, reason: String },
+    /// The approver changed the arguments a second time.
+    #[error(
+        "`{tool}` was not run: its approver changed the arguments, was asked again about the new ones, and changed them again; arguments are changed at most once per call"
+    )]
+    ChangedTwice { tool: String },
+    /// The approver panicked.
+    #[error("`{tool}` could not be approved: the approver panicked: {message}")]
+    ApproverPanicked { tool: String, message: String },
+    /// The approver gave no answer in time.
+    #[error("`{tool}` was not run: its approval got no answer within {}", human_duration(*limit))]
+    ApprovalTimeout { tool: String, limit: Duration },
+    /// An attempt of execute ran out of time.
+    #[error("`{tool}` timed out after {}", human_duration(*limit))]
+    Timeout { tool: String, limit: Duration },
+    /// The tool's body returned an error.
+    #[error("`{tool}` failed: {error}")]
+    Tool { tool: String, error: ToolError },
+    /// The tool, or an execute layer, panicked.
+    #[error("`{tool}` panicked: {message}")]
+    Panicked { tool: String, message: String },
+    /// A stage panicked outside every hook's own catch.
+    #[error("`{tool}` failed: the call panicked: {message}")]
+    CallPanicked { tool: String, message: String },
+    /// The output (or a post-execute hook's replacement) broke a limit or the schema.
+    #[error("{}{}", if *replaced { "a post-execute hook replaced the value: " } else { "" }, error.message(tool))]
+    InvalidOutput {
+        tool: String,
+        error: OutputError,
+        /// Whether a post-execute hook gave the value.
+        replaced: bool,
+    },
+    /// A post-execute hook panicked.
+    #[error(
+        "`{tool}` was stopped after it ran: the post-execute hook #{number} panicked: {message}"
+    )]
+    HookPanicked {
+        tool: String,
+        /// Its place among the hooks, from 1.
+        number: usize,
+        message: String,
+    },
+    /// A post-execute hook blocked the result.
+    #[error("`{tool}` was blocked: {feedback}")]
+    Blocked {
+        tool: String,
+        feedback: String,
+        /// The context the hooks before it added, kept after the message.
+        context: Vec<ContentBlock>,
+    },
+    /// Render or present failed.
+    #[error("`{tool}` {error}")]
+    RenderFailed { tool: String, error: ProjectError },
+    /// The host cancelled the call, or dropped its future.
+    #[error("`{tool}` was cancelled before it finished{}", if *dropped { ": the call was dropped" } else { "" })]
+    Cancelled { tool: String, dropped: bool },
+}
+
+/// Why arguments were refused.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum InputError {
+    /// Over the size or depth limit.
+    #[error("the arguments are {}", .0.describe())]
+    Exceeded(Exceeded),
+    /// They break the input schema.
+    #[error("{}", describe(.0))]
+    Schema(Vec<Violation>),
+    /// serde refused them.
+    #[error(transparent)]
+    Deserialize(PrepareError),
+    /// Their `Deserialize` impl panicked.
+    #[error("their `Deserialize` impl panicked: {0}")]
+    DeserializePanicked(String),
+    /// `validate_input` panicked.
+    #[error("its `validate_input` panicked: {0}")]
+    ValidatePanicked(String),
+    /// `validate_input` refused them.
+    #[error("{message}")]
+    Invalid { message: String, code: i32 },
+}
+
+impl InputError {
+    /// The whole sentence, for `tool`.
+    fn message(&self, tool: &str) -> String {
+        match self {
+            InputError::DeserializePanicked(_) => {
+                format!("`{tool}` could not read its arguments: {self}")
+            }
+            InputError::ValidatePanicked(_) => {
+                format!("`{tool}` could not check its arguments: {self}")
+            }
+            InputError::Invalid { code, .. } => {
+                format!("invalid arguments for `{tool}` (code {code}): {self}")
+            }
+            _ => format!("invalid arguments for `{tool}`: {self}"),
+        }
+    }
+}
+
+/// Why an output value never reaches the model.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum OutputError {
+    /// Over the output size or depth limit.
+    #[error("{}", .0.describe())]
+    Exceeded(Exceeded),
+    /// It breaks the output schema.
+    #[error("that breaks its schema: {}", describe(.0))]
+    Schema(Vec<Violation>),
+}
+
+impl OutputError {
+    /// The whole sentence, for `tool`.
+    fn message(&self, tool: &str) -> String {
+        format!("`{tool}` returned an output {self}")
+    }
+}
+
+impl Stop {
+    /// How a call that stopped this way ended.
+    fn status(&self) -> Status {
+        match self {
+            Stop::ApprovalTimeout { .. } | Stop::Timeout { .. } => Status::Timeout,
+            Stop::Cancelled { .. } => Status::Cancelled,
+            _ => Status::Error,
+        }
+    }
+
+    /// What stopped it, typed.
+    fn failure(&self) -> Failure {
+        let cause = match self {
+            Stop::UnknownTool { .. } => Cause::UnknownTool,
+            Stop::Unavailable(_) => Cause::Unavailable,
+            Stop::InvalidArguments { .. } => Cause::InvalidArguments,
+            Stop::Denied { .. } | Stop::Unapproved { .. } => Cause::Denied,
+            Stop::Rejected { .. } | Stop::ChangedTwice { .. } => Cause::Rejected,
+            Stop::ApproverPanicked { .. } | Stop::HookPanicked { .. } => Cause::HookPanicked,
+            Stop::ApprovalTimeout { .. } | Stop::Timeout { .. } => Cause::Timeout,
+            Stop::Tool { error, .. } => {
+                return Failure::tool(error.kind().map(str::to_owned), error.data().cloned());
+            }
+            Stop::Panicked { .. } | Stop::CallPanicked { .. } => Cause::Panicked,
+            Stop::InvalidOutput { .. } => Cause::InvalidOutput,
+            Stop::Blocked { .. } => Cause::Blocked,
+            Stop::RenderFailed { .. } => Cause::RenderFailed,
+            Stop::Cancelled { .. } => Cause::Cancelled,
+        };
+        Failure::new(cause)
+    }
+}
+
+/// What every result of one call shares, success or not.
+#[derive(Clone, Debug)]
+pub(crate) struct Head {
+    pub(crate) invocation_id: Uuid,
+    pub(crate) tool: String,
+    pub(crate) parallel_group_id: Option<Uuid>,
+    /// What a failure's `output_type` is, once the tool is known.
+    pub(crate) output_type: OutputType,
+}
+
+impl Head {
+    /// The head of one call's results, as `tool`, until the tool is known.
+    pub(crate) fn new(invocation_id: Uuid, parallel_group_id: Option<Uuid>, tool: String) -> Self {
+        Head {
+            invocation_id,
+            tool,
+            parallel_group_id,
+            output_type: OutputType::Text,
+        }
+    }
+
+    /// The head of `call`'s results, as `tool`, until the tool is known.
+    pub(crate) fn of(call: &super::ToolCall, tool: String) -> Self {
+        Head::new(call.invocation_id, call.parallel_group_id, tool)
+    }
+
+    /// The error result of a call that stopped this way.
+    pub(crate) fn failed(&self, stop: Stop) -> ToolResult {
+        let mut result = ToolResult::failed(
+            self.invocation_id,
+            self.tool.clone(),
+            stop.status(),
+            stop.failure(),
+            stop.to_string(),
+            // Measured once the result is whole.
+            Duration::ZERO,
+        );
+        if let Stop::Blocked { context, .. } = stop {
+            result.content.extend(context);
+        }
+        result.parallel_group_id = self.parallel_group_id;
+        result.output_type = self.output_type;
+        result
+    }
+
+    /// The result of a call that succeeded.
+    pub(crate) fn succeeded(self, success: Success) -> ToolResult {
+        let Success {
+            value,
+            finished,
+            output_type,
+        } = success;
+        ToolResult {
+            invocation_id: self.invocation_id,
+            tool_name: self.tool,
+            status: Status::Success,
+            content: finished.content,
+            value: Some(value),
+            card: finished.card,
+            is_error: false,
+            // Measured once the result is whole.
+            duration: Duration::ZERO,
+            truncated: finished.spill.is_some(),
+            output_type,
+            parallel_group_id: self.parallel_group_id,
+            failure: None,
+        }
+    }
+}
+
+/// What a call that succeeded produced: its value, projected and finalized.
+pub(crate) struct Success {
+    pub(crate) value: Value,
+    pub(crate) finished: Finished,
+    pub(crate) output_type: OutputType,
+}
+
+impl Success {
+    /// The success of `entry` with `value`, finished.
+    pub(crate) fn new(entry: &Entry, value: Value, finished: Finished) -> Self {
+        let output_type = OutputType::resolve(&entry.def, Some(&value));
+        Success {
+            value,
+            finished,
+            output_type,
+        }
+    }
+}
+
+/// "no tool named `x`; did you mean `y`?"
+fn unknown_tool(name: &str, closest: &[String]) -> String {
+    match closest {
+        [] => format!("no tool named `{name}`"),
+        [one] => format!("no tool named `{name}`; did you mean `{one}`?"),
+        many => format!(
+            "no tool named `{name}`; did you mean one of {}?",
+            many.iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The refusal of a call that asked for approval where no approver is set
+/// up: a statement of what happened, not the question the approver would
+/// have been asked.
+fn unapproved(tool: &str, reason: Option<&str>) -> String {
+    match reason {
+        Some(reason) => {
+            format!("`{tool}` was denied: {reason}, and no approver is set up to allow it")
+        }
+        None => {
+            format!("`{tool}` was denied: it needs approval, and no approver is set up to give it")
+        }
+    }
+}
+
+/// "30 s", "250 ms".
+fn human_duration(duration: Duration) -> String {
+    if duration.subsec_millis() == 0 && duration.as_secs() > 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
+}

@@ -1,0 +1,288 @@
+//! [`RegistryBuilder`] and [`Config`]: the settings every call reads, fixed
+//! when the registry is built.
+
+use std::any::Any;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::{Arc, OnceLock, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tower::retry::RetryLayer;
+use tower::{Layer, Service, ServiceBuilder};
+
+use super::{Inner, Registry};
+use crate::exec::State;
+use crate::layer::{
+    ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
+};
+use crate::limits::{Limits, MAX_DEPTH};
+use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
+use crate::post_execute::PostExecute;
+use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
+
+/// The settings every call reads, fixed when the registry is built.
+pub(crate) struct Config {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) max_result_chars: usize,
+    pub(crate) spill: SpillConfig,
+    pub(crate) permissions: Permissions,
+    pub(crate) approver: Option<Arc<dyn Approver>>,
+    pub(crate) post_execute: Vec<Arc<dyn PostExecute>>,
+    /// What a call may carry in and out (`limits.rs`).
+    pub(crate) limits: Limits,
+    /// The execute stack when it has retries or host layers; `None` runs
+    /// the built-in stack directly.
+    pub(crate) service: Option<ExecService>,
+}
+
+/// Builds a [`Registry`]: shared state, limits, permissions, hooks and layers.
+///
+/// ```
+/// use std::time::Duration;
+/// use dsh_sdk::Registry;
+/// use dsh_sdk::permission::{PlanMode, Rule};
+///
+/// let registry = Registry::builder()
+///     .state(String::from("a database pool, say"))
+///     .timeout(Duration::from_secs(60))
+///     .rule(Rule::deny("bash").when("command", "rm *").unwrap())
+///     .guard(PlanMode)
+///     .build();
+/// # drop(registry);
+/// ```
+pub struct RegistryBuilder {
+    state: State,
+    timeout: Option<Duration>,
+    max_result_chars: usize,
+    spill: SpillConfig,
+    permissions: Permissions,
+    approver: Option<Arc<dyn Approver>>,
+    post_execute: Vec<Arc<dyn PostExecute>>,
+    retry: RetryPolicy,
+    layers: Vec<Box<dyn FnOnce(ExecService) -> ExecService + Send>>,
+    limits: Limits,
+}
+
+impl Registry {
+    /// Starts a registry with shared state and settings.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder {
+            state: State::default(),
+            timeout: None,
+            max_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            spill: SpillConfig::default(),
+            permissions: Permissions::default(),
+            approver: None,
+            post_execute: Vec::new(),
+            retry: RetryPolicy::default(),
+            layers: Vec::new(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Registry::builder().into_inner()
+    }
+}
+
+impl RegistryBuilder {
+    /// Shares `value` with every tool, as `exec.state::<T>()`.
+    pub fn state<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.state = self.state.with(value);
+        self
+    }
+
+    /// How long a call may run when its tool sets no timeout of its own.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Content longer than this spills to a file when the tool sets no limit
+    /// of its own. Defaults to [`DEFAULT_MAX_RESULT_CHARS`].
+    pub fn max_result_chars(mut self, chars: usize) -> Self {
+        self.max_result_chars = chars;
+        self
+    }
+
+    /// Where oversized results are written.
+    pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.spill.dir = dir.into();
+        self
+    }
+
+    /// How many characters of a spilled result the model sees.
+    pub fn spill_preview_chars(mut self, chars: usize) -> Self {
+        self.spill.preview_chars = chars;
+        self
+    }
+
+    /// Replaces the permission rules, gates and guards.
+    pub fn permissions(mut self, permissions: Permissions) -> Self {
+        self.permissions = permissions;
+        self
+    }
+
+    /// Adds a permission rule.
+    pub fn rule(mut self, rule: Rule) -> Self {
+        self.permissions = self.permissions.rule(rule);
+        self
+    }
+
+    /// Adds a pre-execute gate; gates run in the order they are added.
+    pub fn gate(mut self, gate: impl PreExecute) -> Self {
+        self.permissions = self.permissions.gate(gate);
+        self
+    }
+
+    /// Adds a monotone guard: it can only tighten a decision.
+    pub fn guard(mut self, guard: impl Guard) -> Self {
+        self.permissions = self.permissions.guard(guard);
+        self
+    }
+
+    /// Settles `ask` decisions. Without one, `ask` means deny.
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Adds a post-execute hook; hooks run in the order they are added.
+    pub fn post_execute(mut self, hook: impl PostExecute) -> Self {
+        self.post_execute.push(Arc::new(hook));
+        self
+    }
+
+    /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
+    /// before anything else reads them, the session log included. Defaults
+    /// to [`DEFAULT_MAX_ARG_BYTES`](crate::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
+    pub fn max_arg_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_arg_bytes = bytes;
+        self
+    }
+
+    /// Refuses calls whose arguments nest more than `depth` arrays and
+    /// objects, before anything else reads them. Defaults to
+    /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it),
+    /// so the session log stays readable.
+    pub fn max_arg_depth(mut self, depth: usize) -> Self {
+        self.limits.max_arg_depth = depth.min(MAX_DEPTH);
+        self
+    }
+
+    /// Fails calls whose canonical output value is larger than `bytes` as
+    /// compact JSON. Defaults to
+    /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_output_bytes = bytes;
+        self
+    }
+
+    /// Fails calls whose canonical output value nests more than `depth`
+    /// arrays and objects. Defaults to
+    /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it).
+    pub fn max_output_depth(mut self, depth: usize) -> Self {
+        self.limits.max_output_depth = depth.min(MAX_DEPTH);
+        self
+    }
+
+    /// How long a call waits for the approver's answer before it ends with
+    /// status `timeout`, without running. Defaults to
+    /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::limits::DEFAULT_APPROVAL_TIMEOUT),
+    /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
+    /// once the tool runs.
+    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.approval_timeout = timeout;
+        self
+    }
+
+    /// Retries failed calls of idempotent and read-only tools.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Wraps the execute stage in a `tower` layer, outside the built-in ones;
+    /// the last layer added is the outermost.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<ExecService> + Send + 'static,
+        L::Service: Service<ExecRequest, Response = Value, Error = ExecError>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as Service<ExecRequest>>::Future: Send + 'static,
+    {
+        self.layers
+            .push(Box::new(move |inner| ExecService::new(layer.layer(inner))));
+        self
+    }
+
+    /// Builds the registry.
+    pub fn build(self) -> Registry {
+        Registry {
+            inner: Arc::new(self.into_inner()),
+        }
+    }
+
+    pub(super) fn into_inner(self) -> Inner {
+        // The built-in stack alone is called as a concrete type, with no
+        // boxing; retries or host layers need the type-erased stack.
+        let service = if self.retry.max_attempts() > 1 || !self.layers.is_empty() {
+            let retry = (self.retry.max_attempts() > 1).then(|| RetryLayer::new(self.retry));
+            let mut service = ExecService::new(
+                ServiceBuilder::new()
+                    .layer(MetricsLayer)
+                    .option_layer(retry)
+                    .layer(TimeoutLayer)
+                    .service(Execute),
+            );
+            for layer in self.layers {
+                service = layer(service);
+            }
+            Some(service)
+        } else {
+            None
+        };
+        Inner {
+            tools: RwLock::default(),
+            state: self.state,
+            config: Config {
+                timeout: self.timeout,
+                max_result_chars: self.max_result_chars,
+                spill: self.spill,
+                permissions: self.permissions,
+                approver: self.approver,
+                post_execute: self.post_execute,
+                limits: self.limits,
+                service,
+            },
+            subscribers: RwLock::default(),
+            listened: AtomicUsize::new(0),
+            sink: OnceLock::new(),
+            catalog: RwLock::default(),
+            loaded: RwLock::default(),
+            changed: tokio::sync::watch::Sender::new(()),
+            search: crate::search::Index::default(),
+            next_id: AtomicU64::new(0),
+        }
+    }
+}
+
+impl fmt::Debug for RegistryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegistryBuilder")
+            .field("state", &self.state)
+            .field("timeout", &self.timeout)
+            .field("max_result_chars", &self.max_result_chars)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,81 @@
+//! The projections of a canonical value: render (what the model sees) and
+//! present (the card a UI shows), pure functions of the arguments and the
+//! value, so a replay of a logged value goes through this same code.
+
+use std::panic::AssertUnwindSafe;
+
+use serde_json::Value;
+
+use super::{Entry, ReadError};
+use crate::card::Card;
+use crate::content::ContentBlock;
+use crate::error::panic_message;
+
+/// The payload a panic in `present` is resumed with, to tell it from a
+/// panic in render: its message.
+pub(crate) struct PresentPanic(pub(crate) String);
+
+/// Why a value could not be projected.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ProjectError {
+    /// The arguments or the value do not fit the tool's types.
+    #[error("could not render its output: {0}")]
+    Read(#[from] ReadError),
+    /// Render panicked.
+    #[error("could not render its output: the render panicked: {0}")]
+    RenderPanicked(String),
+    /// Present panicked.
+    #[error("could not present its output: the present panicked: {0}")]
+    PresentPanicked(String),
+}
+
+/// What render and present made of a value, the card settled.
+pub(crate) struct Projected {
+    pub(crate) content: Vec<ContentBlock>,
+    pub(crate) card: Option<Card>,
+}
+
+/// Render and present: a panic in either is an error; a top-level call of a
+/// tool that presents nothing gets the generic card, a nested call gets none.
+pub(crate) fn project(
+    entry: &Entry,
+    args: &Value,
+    value: &Value,
+    top_level: bool,
+) -> Result<Projected, ProjectError> {
+    let projected = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        entry.handler.project(args, value, top_level)
+    }));
+    match projected {
+        Ok(Ok(projection)) => {
+            let card = top_level.then(|| {
+                projection.card.unwrap_or_else(|| {
+                    Card::generic(
+                        entry.def.name().to_owned(),
+                        args.clone(),
+                        Some(value.clone()),
+                    )
+                })
+            });
+            Ok(Projected {
+                content: projection.content,
+                card,
+            })
+        }
+        Ok(Err(error)) => Err(ProjectError::Read(error)),
+        Err(panic) => match panic.downcast::<PresentPanic>() {
+            Ok(present) => Err(ProjectError::PresentPanicked(present.0)),
+            Err(panic) => Err(ProjectError::RenderPanicked(panic_message(panic.as_ref()))),
+        },
+    }
+}
+
+/// The card a UI shows while a call with `args` runs: the tool's
+/// `present_call`, else (unreadable arguments, a panic) the generic card.
+pub(crate) fn running_card(entry: &Entry, args: &Value) -> Card {
+    let presented = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.present_call(args)));
+    match presented {
+        Ok(Some(card)) => card,
+        _ => Card::generic(entry.def.name(), args.clone(), None),
+    }
+}

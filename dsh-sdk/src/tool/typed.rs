@@ -1,0 +1,188 @@
+//! [`Typed`]: the [`Handler`] of a tool defined by a type (`#[tool]`), and
+//! the registration-time probe of its arguments' field names.
+
+use std::any::Any;
+use std::marker::PhantomData;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::projection::PresentPanic;
+use super::{Handler, PrepareError, Prepared, Projection, ReadError};
+use crate::card::Card;
+use crate::definition::{Tool, Validation};
+use crate::error::{ToolError, panic_message};
+use crate::exec::Exec;
+
+/// The tool `T`, erased.
+pub(crate) struct Typed<T>(PhantomData<fn() -> T>);
+
+impl<T> Typed<T> {
+    /// The handler of `T`.
+    pub(crate) fn new() -> Self {
+        Typed(PhantomData)
+    }
+}
+
+// The code here is compiled once per registered tool, in the tool's own
+// crate: a crate of a hundred tools builds it a hundred times. It stays
+// small: each method does only what needs `T`, and hands the rest to
+// helpers that are generic over one type only (compiled once per args or
+// output type; a hundred tools returning `String` share one) or not at all.
+impl<T: Tool> Handler for Typed<T> {
+    fn prepare(&self, args: &Value) -> Result<Prepared, PrepareError> {
+        // The schema caught every shape error it can, with its pointer; what
+        // serde still refuses (a custom `Deserialize`, say) is reported in
+        // its words.
+        match T::Args::deserialize(args) {
+            Ok(args) => Ok(Box::new(args)),
+            Err(error) => Err(PrepareError(error)),
+        }
+    }
+
+    fn validate(&self, args: &Prepared, exec: &Exec) -> Validation {
+        match args.downcast_ref::<T::Args>() {
+            Some(args) => T::validate_input(args, exec),
+            None => Validation::invalid(WRONG_ARGS, -1),
+        }
+    }
+
+    fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>> {
+        match args.downcast::<T::Args>() {
+            Ok(args) => Box::pin(async move { canonical(T::execute(*args, &exec).await?) }),
+            Err(_) => Box::pin(std::future::ready(Err(ToolError::new(WRONG_ARGS)))),
+        }
+    }
+
+    fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, ReadError> {
+        if T::DEFAULT_PROJECTIONS {
+            return project_default::<T::Output>(value);
+        }
+        let args = T::Args::deserialize(args).map_err(ReadError::Args)?;
+        let value = T::Output::deserialize(value).map_err(ReadError::Output)?;
+        let content = T::render(&args, &value);
+        let card = if present {
+            // Told apart from a panic in render by its payload.
+            std::panic::catch_unwind(AssertUnwindSafe(|| T::present(&args, &value)))
+                .unwrap_or_else(|panic| resume_present_panic(panic))
+        } else {
+            None
+        };
+        Ok(Projection { content, card })
+    }
+
+    fn presents(&self) -> bool {
+        T::PRESENTS
+    }
+
+    fn failure_schema(&self) -> Option<Value> {
+        T::failure_schema()
+    }
+
+    fn present_call(&self, args: &Value) -> Option<Card> {
+        if T::DEFAULT_PROJECTIONS {
+            return None;
+        }
+        T::present_call(&T::Args::deserialize(args).ok()?)
+    }
+}
+
+/// What a typed tool says when the pipeline hands it another tool's arguments.
+const WRONG_ARGS: &str = "internal: arguments of the wrong type";
+
+/// A tool's output as its canonical value. A `Value` is its own canonical
+/// value: taken as is, it reaches the output limits unwalked, however deep
+/// (serializing would recurse once per level).
+fn canonical<O: serde::Serialize + 'static>(mut output: O) -> Result<Value, ToolError> {
+    if let Some(value) = (&mut output as &mut dyn Any).downcast_mut::<Value>() {
+        return Ok(std::mem::take(value));
+    }
+    serde_json::to_value(&output).map_err(unserializable)
+}
+
+fn unserializable(error: serde_json::Error) -> ToolError {
+    ToolError::new(format!("the output could not be serialized: {error}"))
+}
+
+/// The default projection of a canonical value: no card, the default render.
+fn project_default<O: serde::de::DeserializeOwned + serde::Serialize>(
+    value: &Value,
+) -> Result<Projection, ReadError> {
+    let value = O::deserialize(value).map_err(ReadError::Output)?;
+    Ok(Projection {
+        content: crate::content::render_default(&value),
+        card: None,
+    })
+}
+
+/// Unwinds again with a panic in `present` marked as one.
+fn resume_present_panic(panic: Box<dyn Any + Send>) -> ! {
+    let message = panic_message(panic.as_ref());
+    std::panic::resume_unwind(Box::new(PresentPanic(message)))
+}
+
+/// A name the arguments' `Deserialize` accepts at the top level that the
+/// input schema does not name: a `#[serde(alias = "…")]`, or a field the
+/// schema skips.
+///
+/// Permission rules, gates and guards read the arguments by the names the
+/// schema gives; a value under another name reaches the tool unseen, so such
+/// a tool is refused at registration. serde's derive lists every name a
+/// struct accepts, aliases included, in the `fields` it hands
+/// `deserialize_struct`: a deserializer that only records them finds them
+/// without deserializing anything. Structs with `#[serde(flatten)]`, enums
+/// and hand-written impls do not list their fields and are not checked.
+///
+/// `probe` runs the arguments' `Deserialize` on the probe ([`probe_fields`]).
+pub(crate) fn unnamed_field(schema: &Value, probe: fn(FieldProbe<'_>)) -> Option<String> {
+    let properties = schema.get("properties")?.as_object()?;
+    let fields = std::cell::Cell::new(None);
+    let probed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        probe(FieldProbe { fields: &fields });
+    }));
+    if probed.is_err() {
+        return None;
+    }
+    let fields: &[&str] = fields.get()?;
+    fields
+        .iter()
+        .find(|field| !properties.contains_key(**field))
+        .map(|field| (*field).to_owned())
+}
+
+/// Runs `A`'s `Deserialize` on `probe`: the one part of [`unnamed_field`]
+/// that needs the type.
+pub(crate) fn probe_fields<A: serde::de::DeserializeOwned>(probe: FieldProbe<'_>) {
+    let _ = A::deserialize(probe);
+}
+
+/// Records the fields `deserialize_struct` is given, and fails.
+pub(crate) struct FieldProbe<'a> {
+    fields: &'a std::cell::Cell<Option<&'static [&'static str]>>,
+}
+
+impl<'de> serde::Deserializer<'de> for FieldProbe<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("probing for field names"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.fields.set(Some(fields));
+        Err(serde::de::Error::custom("probing for field names"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
+}
