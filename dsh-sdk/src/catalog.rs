@@ -159,6 +159,8 @@ impl Registry {
             old != new
         };
         if changed {
+            // MCP `tools/list` shows each tool's status: its clients re-read it.
+            self.notify_changed();
             self.publish_catalog();
         }
         Ok(())

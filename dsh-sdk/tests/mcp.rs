@@ -137,6 +137,44 @@ async fn registering_or_dropping_a_tool_sends_list_changed_to_an_initialized_ses
     assert_eq!(client.list_all_tools().await.unwrap().len(), 1);
 }
 
+#[tokio::test]
+async fn a_tool_turning_unavailable_sends_list_changed_with_its_status() {
+    let registry = Registry::new();
+    let _greet = registry.register::<greet>().unwrap();
+    let (client, _serving) = connect(&registry, legacy()).await;
+    let changes = Arc::clone(&client.service().list_changed);
+
+    registry
+        .set_status(
+            "greet",
+            dsh_sdk::rawp::ToolStatus::Unavailable,
+            Some("its server is down"),
+        )
+        .unwrap();
+    eventually("a list_changed for the status", || {
+        changes.load(Ordering::SeqCst) >= 1
+    })
+    .await;
+    let tools = client.list_all_tools().await.unwrap();
+    let meta = tools[0].meta.as_ref().expect("the tool has _meta");
+    assert_eq!(
+        meta.get("dsh/status"),
+        Some(&serde_json::json!("unavailable"))
+    );
+
+    // Setting the same status again changes nothing and says nothing.
+    let seen = changes.load(Ordering::SeqCst);
+    registry
+        .set_status(
+            "greet",
+            dsh_sdk::rawp::ToolStatus::Unavailable,
+            Some("its server is down"),
+        )
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(changes.load(Ordering::SeqCst), seen);
+}
+
 /// Look something up in a large reference.
 #[tool(read_only, defer)]
 async fn lookup(

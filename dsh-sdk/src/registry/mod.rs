@@ -190,6 +190,12 @@ impl Registry {
         }
     }
 
+    /// Tells those watching the pool (the MCP server's `list_changed`) that
+    /// what it lists has changed.
+    pub(crate) fn notify_changed(&self) {
+        self.inner.changed.send_replace(());
+    }
+
     /// The names of the registered tools closest to `name`, best first.
     ///
     /// A name longer than 128 characters, far beyond any

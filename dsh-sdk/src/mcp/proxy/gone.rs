@@ -23,7 +23,13 @@ pub(super) fn unreachable(error: &rmcp::ServiceError) -> Option<String> {
                             | ErrorKind::NotConnected
                     )
                 });
-                http_connect || io_refused
+                // The server closed the connection while the request was on
+                // it: killed mid-call, or between calls on a kept-alive
+                // connection.
+                let cut_off = cause
+                    .downcast_ref::<hyper::Error>()
+                    .is_some_and(|hyper| hyper.is_incomplete_message() || hyper.is_closed());
+                http_connect || io_refused || cut_off
             });
             let lost_session = causes(error).any(|cause| {
                 matches!(
