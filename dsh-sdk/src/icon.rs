@@ -74,7 +74,7 @@ impl Icon {
     /// An icon given at run time; refused unless `src` is `https:` or `data:`.
     pub fn owned(src: impl Into<String>) -> Result<Self, IconError> {
         let src = src.into();
-        if !is_allowed_src(&src) {
+        if !crate::names::is_icon_src(&src) {
             return Err(IconError::Scheme(src));
         }
         Ok(Icon {
@@ -157,14 +157,6 @@ impl Serialize for Icon {
         }
         map.end()
     }
-}
-
-/// The schemes an icon may use: `https:` fetched by the host, or `data:`
-/// carried inline. The `#[tool(icon = …)]` attribute applies the same rule
-/// at compile time.
-pub(crate) fn is_allowed_src(src: &str) -> bool {
-    let scheme = src.split_once(':').map(|(scheme, _)| scheme);
-    matches!(scheme, Some(scheme) if scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("data"))
 }
 
 /// The media type a URI tells: a `data:` URI's, or the file extension's.

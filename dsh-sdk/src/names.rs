@@ -17,14 +17,48 @@ pub(crate) fn is_valid_tool_name(name: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
 }
 
+/// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
+/// the host, or `data:`, carried inline.
+pub(crate) fn is_icon_src(src: &str) -> bool {
+    src.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("data")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use schemars::JsonSchema;
     use serde::de::DeserializeOwned;
     use serde_json::Value;
 
-    use super::{TOOL_NAME_RULE, is_valid_tool_name};
+    use super::{TOOL_NAME_RULE, is_icon_src, is_valid_tool_name};
     use crate::{Category, OutputType};
+
+    #[test]
+    fn the_macros_accept_the_same_icon_uris() {
+        macro_rules! agree {
+            ($($src:literal),* $(,)?) => {{
+                let macros = dsh_macros::__shared_rules!(icon_srcs $($src),*);
+                let runtime = [$(is_icon_src($src)),*];
+                assert_eq!(macros, runtime, "{:?}", [$($src),*]);
+            }};
+        }
+        agree!(
+            "https://example.com/a.svg",
+            "HTTPS://example.com/a.png",
+            "data:image/png;base64,AA==",
+            "Data:,x",
+            "http://example.com/a.svg",
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "a.png",
+            "",
+            ":",
+        );
+        assert!(
+            is_icon_src("https://example.com/a.svg") && !is_icon_src("http://example.com/a.svg")
+        );
+    }
 
     #[test]
     fn the_macros_state_the_tool_name_rule_alike() {

@@ -25,6 +25,8 @@ enum Query {
     ToolNameRule,
     /// `valid_tool_names "a", "b c"`: `[true, false]`.
     ValidToolNames(Vec<LitStr>),
+    /// `icon_srcs "https://a", "http://b"`: `[true, false]`.
+    IconSrcs(Vec<LitStr>),
     /// `closest "limt" in "limit", "lime"`: the suggestions, best first.
     Closest(LitStr, Vec<LitStr>),
 }
@@ -37,6 +39,7 @@ impl Parse for Query {
             "output_types" => Ok(Query::OutputTypes),
             "tool_name_rule" => Ok(Query::ToolNameRule),
             "valid_tool_names" => Ok(Query::ValidToolNames(strings(input)?)),
+            "icon_srcs" => Ok(Query::IconSrcs(strings(input)?)),
             "closest" => {
                 let name = input.parse()?;
                 input.parse::<Token![in]>()?;
@@ -44,7 +47,7 @@ impl Parse for Query {
             }
             _ => Err(syn::Error::new(
                 query.span(),
-                "expected `categories`, `output_types`, `tool_name_rule`, `valid_tool_names` or `closest`",
+                "expected `categories`, `output_types`, `tool_name_rule`, `valid_tool_names`, `icon_srcs` or `closest`",
             )),
         }
     }
@@ -75,6 +78,10 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
                 .iter()
                 .map(|name| names::is_valid_tool_name(&name.value()));
             quote!([#(#valid),*])
+        }
+        Query::IconSrcs(srcs) => {
+            let allowed = srcs.iter().map(|src| names::is_icon_src(&src.value()));
+            quote!([#(#allowed),*])
         }
         Query::Closest(name, candidates) => {
             let candidates: Vec<String> = candidates.iter().map(LitStr::value).collect();

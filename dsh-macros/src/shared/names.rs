@@ -15,6 +15,14 @@ pub(crate) fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
+/// the host, or `data:`, carried inline.
+pub(crate) fn is_icon_src(src: &str) -> bool {
+    src.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("data")
+    })
+}
+
 /// `category = "…"`: the attribute's spelling and the `Category` variant.
 pub(crate) const CATEGORIES: &[(&str, &str)] = &[
     ("filesystem", "Filesystem"),

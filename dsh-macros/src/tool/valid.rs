@@ -6,7 +6,7 @@ use syn::{Pat, Safety, Type};
 
 use super::ast::{Input, Output, Tool};
 use crate::ctxt::Ctxt;
-use crate::shared::names::{TOOL_NAME_RULE, is_valid_tool_name};
+use crate::shared::names::{TOOL_NAME_RULE, is_icon_src, is_valid_tool_name};
 use crate::types::{is_never_object, peel};
 
 /// How a tool fn's parameters are read, for the errors about them.
@@ -209,10 +209,7 @@ fn check_names(cx: &Ctxt, tool: &Tool) {
 fn check_icons(cx: &Ctxt, tool: &Tool) {
     for (i, icon) in tool.attr.icons.iter().enumerate() {
         let src = icon.value();
-        let scheme = src
-            .split_once(':')
-            .map(|(scheme, _)| scheme.to_ascii_lowercase());
-        if !matches!(scheme.as_deref(), Some("https" | "data")) {
+        if !is_icon_src(&src) {
             cx.error_spanned_by(
                 icon,
                 format!("icon `{src}` must be an `https:` or a `data:` URI, like `\"https://example.com/icon.svg\"`"),
