@@ -169,7 +169,7 @@ async fn show(registry: &Registry, name: &str, args: serde_json::Value) {
     if let Some(value) = &result.value {
         println!("  value: {}", clip(&value.to_string()));
     }
-    if let Some(card) = &result.card {
+    if let Some(card) = result.card() {
         println!(
             "  card:  {}",
             clip(&serde_json::to_string(card).unwrap_or_default())

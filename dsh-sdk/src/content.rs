@@ -151,6 +151,15 @@ pub fn render_default<T: Serialize + ?Sized>(value: &T) -> Vec<ContentBlock> {
     vec![ContentBlock::text(text)]
 }
 
+/// [`render_default`] of the value `value` serializes to, from that value:
+/// no copy of it is made first.
+pub(crate) fn render_value(value: &serde_json::Value) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(match value {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    })]
+}
+
 /// The text of every text block, joined by newlines.
 pub fn joined_text(blocks: &[ContentBlock]) -> String {
     blocks

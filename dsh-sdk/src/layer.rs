@@ -238,7 +238,7 @@ where
         let running = self.inner.call(request);
         match limit {
             Some(limit) => TimeoutFuture::Limited {
-                running: tokio::time::timeout(limit, running),
+                running: Box::pin(tokio::time::timeout(limit, running)),
                 limit,
             },
             None => TimeoutFuture::Unlimited { running },
@@ -252,10 +252,10 @@ pin_project! {
     #[allow(missing_docs)]
     #[project = TimeoutProjection]
     pub enum TimeoutFuture<F> {
-        /// With a limit.
+        /// With a limit. Boxed, with its timer: a call with no limit does
+        /// not carry the timer's space in its future.
         Limited {
-            #[pin]
-            running: tokio::time::Timeout<F>,
+            running: Pin<Box<tokio::time::Timeout<F>>>,
             limit: Duration,
         },
         /// Without one.
@@ -274,7 +274,7 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
-            TimeoutProjection::Limited { running, limit } => match running.poll(cx) {
+            TimeoutProjection::Limited { running, limit } => match running.as_mut().poll(cx) {
                 Poll::Ready(Ok(result)) => Poll::Ready(result),
                 Poll::Ready(Err(_elapsed)) => Poll::Ready(Err(ExecError::Timeout(*limit))),
                 Poll::Pending => Poll::Pending,

@@ -126,7 +126,8 @@ fn replay_call(
         output_type: OutputType::resolve(&entry.def, None),
     };
     // The very result a live call builds from the same settled value.
-    let (replayed, spill) = match finish(config, &entry, settled(call, executed)) {
+    let args = Arc::new(executed.args.clone());
+    let (replayed, spill) = match finish(config, &entry, settled(call, executed, &args)) {
         Ok(mut finished) => {
             let spill = finished.spill.as_mut().map(|overflow| {
                 (
@@ -209,7 +210,7 @@ impl Projected {
             status: result.status,
             is_error: result.is_error,
             content: result.content.clone(),
-            card: result.card.clone(),
+            card: result.card().cloned(),
             truncated: result.truncated,
             output_type: result.output_type,
             failure: result.failure.clone(),
@@ -217,10 +218,14 @@ impl Projected {
     }
 }
 
-fn settled<'a>(call: &LoggedCall, executed: &'a ExecutedRecord) -> Settled<'a> {
+fn settled<'a>(
+    call: &LoggedCall,
+    executed: &'a ExecutedRecord,
+    args: &'a Arc<serde_json::Value>,
+) -> Settled<'a> {
     Settled {
         invocation_id: call.invocation_id,
-        args: &executed.args,
+        args,
         value: &executed.value,
         top_level: executed.top_level,
         replaced_content: executed.replaced_content.clone(),

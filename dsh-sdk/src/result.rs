@@ -1,5 +1,8 @@
 //! [`ToolResult`]: what one call produced.
 
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -25,7 +28,12 @@ pub enum Status {
 }
 
 /// The outcome of one call: what the model sees, the canonical value, and the card.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// The card is read with [`card`](ToolResult::card): the generic card of a
+/// tool that presents nothing is built from the arguments and the value only
+/// when someone reads it (a UI, the session log, a serializer), so a host
+/// that never shows cards never pays for one.
+#[derive(Clone, Deserialize)]
 pub struct ToolResult {
     /// The call's id (UUID v4).
     pub invocation_id: Uuid,
@@ -37,8 +45,9 @@ pub struct ToolResult {
     pub content: Vec<ContentBlock>,
     /// The canonical output, when the tool succeeded.
     pub value: Option<Value>,
-    /// What a UI shows.
-    pub card: Option<Card>,
+    /// What a UI shows: see [`card`](ToolResult::card).
+    #[serde(default)]
+    pub(crate) card: CardSlot,
     /// Whether the content reports a failure.
     pub is_error: bool,
     /// How long the call took.
@@ -155,6 +164,51 @@ impl ToolResult {
         joined_text(&self.content)
     }
 
+    /// What a UI shows for the call: the tool's own card, or the generic
+    /// card of a top-level call of a tool that presents nothing; `None` for
+    /// a nested call and for a failure.
+    ///
+    /// ```
+    /// use dsh_sdk::prelude::*;
+    ///
+    /// /// Echo the text back.
+    /// #[tool]
+    /// async fn echo(
+    ///     /// The text
+    ///     text: String,
+    /// ) -> String {
+    ///     text
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let registry = Registry::new();
+    /// registry.register::<echo>().unwrap();
+    /// let result = registry.call("echo", json!({ "text": "hi" })).await;
+    /// let card = serde_json::to_value(result.card().unwrap()).unwrap();
+    /// assert_eq!(card["card"], "generic");
+    /// assert_eq!(card["output"], "hi");
+    /// # }
+    /// ```
+    pub fn card(&self) -> Option<&Card> {
+        self.card
+            .shown
+            .get_or_init(|| {
+                let generic = self.card.generic.as_ref()?;
+                Some(Box::new(Card::generic(
+                    generic.tool.clone(),
+                    Value::clone(&generic.args),
+                    self.value.clone(),
+                )))
+            })
+            .as_deref()
+    }
+
+    /// Sets the card a UI shows, in place of any other.
+    pub fn set_card(&mut self, card: Option<Card>) {
+        self.card = CardSlot::ready(card);
+    }
+
     /// A failed call whose content is `message`.
     pub(crate) fn failed(
         invocation_id: Uuid,
@@ -170,7 +224,7 @@ impl ToolResult {
             status,
             content: vec![ContentBlock::text(message)],
             value: None,
-            card: None,
+            card: CardSlot::default(),
             is_error: true,
             duration,
             truncated: false,
@@ -178,6 +232,129 @@ impl ToolResult {
             parallel_group_id: None,
             failure: Some(failure),
         }
+    }
+}
+
+/// A result's card: settled, or the generic card, built on first read from
+/// the arguments kept here and the result's value.
+#[derive(Clone, Default)]
+pub(crate) struct CardSlot {
+    /// Boxed: a card is large, and most results are read for their content.
+    shown: OnceLock<Option<Box<Card>>>,
+    generic: Option<GenericSource>,
+}
+
+/// What the generic card is built from, besides the value.
+#[derive(Clone)]
+struct GenericSource {
+    tool: Cow<'static, str>,
+    args: Arc<Value>,
+}
+
+impl CardSlot {
+    /// A card known already (or none).
+    pub(crate) fn ready(card: Option<Card>) -> Self {
+        CardSlot {
+            shown: OnceLock::from(card.map(Box::new)),
+            generic: None,
+        }
+    }
+
+    /// The generic card of `tool` called with `args`, built when read.
+    pub(crate) fn generic(tool: Cow<'static, str>, args: Arc<Value>) -> Self {
+        CardSlot {
+            shown: OnceLock::new(),
+            generic: Some(GenericSource { tool, args }),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CardSlot {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Option::<Card>::deserialize(deserializer).map(CardSlot::ready)
+    }
+}
+
+/// A [`ToolResult`] as it serializes: its card read.
+#[derive(Serialize)]
+struct Shown<'a> {
+    invocation_id: Uuid,
+    tool_name: &'a str,
+    status: Status,
+    content: &'a [ContentBlock],
+    value: &'a Option<Value>,
+    card: Option<&'a Card>,
+    is_error: bool,
+    #[serde(with = "duration_ms")]
+    duration: Duration,
+    truncated: bool,
+    output_type: OutputType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parallel_group_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: &'a Option<Failure>,
+}
+
+impl ToolResult {
+    fn shown(&self) -> Shown<'_> {
+        Shown {
+            invocation_id: self.invocation_id,
+            tool_name: &self.tool_name,
+            status: self.status,
+            content: &self.content,
+            value: &self.value,
+            card: self.card(),
+            is_error: self.is_error,
+            duration: self.duration,
+            truncated: self.truncated,
+            output_type: self.output_type,
+            parallel_group_id: self.parallel_group_id,
+            failure: &self.failure,
+        }
+    }
+}
+
+impl Serialize for ToolResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.shown().serialize(serializer)
+    }
+}
+
+impl fmt::Debug for ToolResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = self.shown();
+        f.debug_struct("ToolResult")
+            .field("invocation_id", &shown.invocation_id)
+            .field("tool_name", &shown.tool_name)
+            .field("status", &shown.status)
+            .field("content", &shown.content)
+            .field("value", shown.value)
+            .field("card", &shown.card)
+            .field("is_error", &shown.is_error)
+            .field("duration", &shown.duration)
+            .field("truncated", &shown.truncated)
+            .field("output_type", &shown.output_type)
+            .field("parallel_group_id", &shown.parallel_group_id)
+            .field("failure", shown.failure)
+            .finish()
+    }
+}
+
+impl PartialEq for ToolResult {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.shown(), other.shown());
+        a.invocation_id == b.invocation_id
+            && a.tool_name == b.tool_name
+            && a.status == b.status
+            && a.content == b.content
+            && a.value == b.value
+            && a.card == b.card
+            && a.is_error == b.is_error
+            && a.duration == b.duration
+            && a.truncated == b.truncated
+            && a.output_type == b.output_type
+            && a.parallel_group_id == b.parallel_group_id
+            && a.failure == b.failure
     }
 }
 

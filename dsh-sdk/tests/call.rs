@@ -42,7 +42,7 @@ async fn a_good_call_returns_content_value_and_a_generic_card() {
     assert_eq!(result.content, [ContentBlock::text("/etc/hosts (Some(3))")]);
     assert_eq!(result.value, Some(json!("/etc/hosts (Some(3))")));
     assert_eq!(
-        serde_json::to_value(result.card.unwrap()).unwrap(),
+        serde_json::to_value(result.card().unwrap()).unwrap(),
         json!({
             "card": "generic",
             "title": "read_file",

@@ -81,8 +81,8 @@ async fn a_dynamic_tool_runs_through_the_pipeline() {
     assert_eq!(result.value, Some(json!("ababab")));
     // No `present`: the generic card, with the raw arguments.
     assert_eq!(
-        result.card,
-        Some(Card::generic(
+        result.card(),
+        Some(&Card::generic(
             "repeat",
             json!({ "text": "ab", "times": 3 }),
             Some(json!("ababab"))

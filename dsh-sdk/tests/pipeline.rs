@@ -478,7 +478,7 @@ async fn post_execute_decisions() {
         "render runs again on the new value"
     );
     assert_eq!(result.value, Some(json!({ "percent": 20 })));
-    let card = serde_json::to_value(result.card.unwrap()).unwrap();
+    let card = serde_json::to_value(result.card().unwrap()).unwrap();
     assert_eq!(
         card["output"],
         json!({ "percent": 20 }),

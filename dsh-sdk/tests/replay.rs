@@ -526,7 +526,7 @@ async fn a_nested_call_replays_without_a_card() {
         .call_with(ToolCall::new("greet", json!({ "name": "inner" })).nested())
         .await;
     drop(logging);
-    assert!(result.card.is_none());
+    assert!(result.card().is_none());
     let log = Log::read(&path).unwrap();
     assert!(!log.calls()[0].executed.as_ref().unwrap().top_level);
     assert_eq!(replay(&registry, &log).calls[0].outcome, Outcome::Identical);

@@ -185,7 +185,7 @@ pub async fn run(options: &Options, out: &mut dyn Write) -> Result<Summary, Stri
                 Ok(args) => say(out, format!("    {args}")),
                 Err(error) => say(out, format!("    (not run: {error})")),
             }
-            match (&result.card, result.is_error) {
+            match (result.card(), result.is_error) {
                 (Some(card), false) => {
                     let _ = write!(out, "{}", view::card(card, options.style));
                 }

@@ -354,9 +354,9 @@ pub fn call(
         let _ = writeln!(text, "  {} {chunks}", style.paint(Paint::Dim, "streamed"));
     }
     match &call.result {
-        Some(ToolResult {
-            card: Some(card), ..
-        }) => text.push_str(&card_indented(card, "  ", style)),
+        Some(result) if let Some(card) = result.card() => {
+            text.push_str(&card_indented(card, "  ", style));
+        }
         Some(result) => {
             let paint = if result.is_error {
                 Paint::Red

@@ -40,7 +40,7 @@ async fn call(registry: &Registry, name: &str, args: Value) -> (Option<Value>, T
 
 fn card(result: &ToolResult) -> Value {
     assert!(!result.is_error, "{}", result.text());
-    serde_json::to_value(result.card.as_ref().expect("a top-level call has a card")).unwrap()
+    serde_json::to_value(result.card().expect("a top-level call has a card")).unwrap()
 }
 
 #[tokio::test]

@@ -176,7 +176,7 @@ async fn every_example_tool_replays_byte_for_byte() {
     let kinds: BTreeSet<&str> = log
         .calls()
         .iter()
-        .filter_map(|call| call.result.as_ref()?.card.as_ref().map(Card::kind))
+        .filter_map(|call| call.result.as_ref()?.card().map(Card::kind))
         .collect::<Vec<_>>()
         .into_iter()
         .collect();

@@ -25,11 +25,11 @@ async fn read_file_numbers_lines_and_presents_a_read_card() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.text(), "     2\ttwo\n");
     assert_eq!(
-        result.value.unwrap(),
-        json!({ "path": path, "start_line": 2, "end_line": 2, "total_lines": 3, "content": "two\n" })
+        result.value.as_ref().unwrap(),
+        &json!({ "path": path, "start_line": 2, "end_line": 2, "total_lines": 3, "content": "two\n" })
     );
     assert_eq!(
-        serde_json::to_value(result.card.unwrap()).unwrap(),
+        serde_json::to_value(result.card().unwrap()).unwrap(),
         json!({ "card": "read", "path": path, "start_line": 2, "end_line": 2, "content": "two\n" })
     );
 }
@@ -124,7 +124,7 @@ async fn edit_file_reports_each_failure_shape() {
 
     let result = call("fn main", "fn start").await;
     assert!(!result.is_error, "{}", result.text());
-    let card = serde_json::to_value(result.card.unwrap()).unwrap();
+    let card = serde_json::to_value(result.card().unwrap()).unwrap();
     assert_eq!(card["card"], "diff");
     assert_eq!(card["hunks"][0]["lines"][0], Value::from("-fn main() {"));
     assert_eq!(card["hunks"][0]["lines"][1], Value::from("+fn start() {"));

@@ -131,7 +131,7 @@ pub(super) fn complete(
     object_output_only: bool,
 ) -> CallToolResult {
     // The card view of a tool that presents one draws the card from `_meta`.
-    let card = match &result.card {
+    let card = match result.card() {
         Some(card) if registry.get(tool).is_some_and(|tool| tool.presents()) => Some(card.clone()),
         _ => None,
     };

@@ -1,5 +1,7 @@
 //! Batches: the calls of one model turn, the concurrency-safe ones at once.
 
+use std::sync::Arc;
+
 use futures_util::future::join_all;
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::task::JoinHandle;
@@ -98,7 +100,7 @@ impl Registry {
 /// finished drops its calls, as a batch polled in place would.
 struct Task {
     running: JoinHandle<ToolResult>,
-    name: String,
+    name: Arc<str>,
     ids: (Uuid, Option<Uuid>),
 }
 

@@ -22,7 +22,7 @@ use crate::client::Client;
 /// ```
 #[derive(Clone, Debug)]
 pub struct ToolCall {
-    pub(super) name: String,
+    pub(super) name: Arc<str>,
     pub(super) args: Value,
     pub(super) invocation_id: Uuid,
     /// The host's token for this call, if it handed one in.
@@ -47,7 +47,7 @@ impl std::fmt::Debug for CallClient {
 
 impl ToolCall {
     /// A top-level call of `name` with `args`, with a fresh invocation id.
-    pub fn new(name: impl Into<String>, args: Value) -> Self {
+    pub fn new(name: impl Into<Arc<str>>, args: Value) -> Self {
         ToolCall {
             name: name.into(),
             args,

@@ -4,15 +4,16 @@
 //! alike: a replay plans the spill and writes nothing.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
 use uuid::Uuid;
 
 use super::stop::Stop;
-use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::error::with_sources;
 use crate::registry::Config;
+use crate::result::CardSlot;
 use crate::spill::{SpillError, Spilled, plan, spill, spilled_message};
 use crate::tool::{Entry, project};
 
@@ -21,7 +22,7 @@ use crate::tool::{Entry, project};
 /// decisions; a replay reads it from the session log's `executed` record.
 pub(crate) struct Settled<'a> {
     pub(crate) invocation_id: Uuid,
-    pub(crate) args: &'a Value,
+    pub(crate) args: &'a Arc<Value>,
     pub(crate) value: &'a Value,
     pub(crate) top_level: bool,
     pub(crate) replaced_content: Option<Vec<ContentBlock>>,
@@ -31,7 +32,7 @@ pub(crate) struct Settled<'a> {
 /// The content and card of a successful call, after finalize.
 pub(crate) struct Finished {
     pub(crate) content: Vec<ContentBlock>,
-    pub(crate) card: Option<Card>,
+    pub(crate) card: CardSlot,
     /// Where the whole text goes, when it was over the limit.
     pub(crate) spill: Option<Overflow>,
 }

@@ -34,30 +34,25 @@
 //! results are built (`Head`, beside it) turns into the call's error result.
 //! `batch` runs the calls of one model turn.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
 
-use futures_util::FutureExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::definition::OutputType;
-use crate::error::panic_message;
 use crate::exec::Exec;
-use crate::limits::drop_deep;
 use crate::registry::Registry;
-use crate::result::{Status, ToolResult};
+use crate::result::ToolResult;
 use crate::tool::Entry;
 use permission::Verdict;
 use resolve::shown_name;
-use stop::InputError;
 
 mod batch;
 mod call;
 mod execute;
 mod finalize;
+mod future;
 mod input;
 mod notify;
 mod output;
@@ -78,131 +73,125 @@ impl Registry {
     /// schema, a refusal, the tool's own error, a panic, a timeout or an
     /// output that breaks its schema all come back as a result with
     /// `is_error` set and a message the model can act on.
-    pub async fn call(&self, name: &str, args: Value) -> ToolResult {
-        self.call_with(ToolCall::new(name, args)).await
+    pub fn call<'a>(
+        &'a self,
+        name: &str,
+        args: Value,
+    ) -> impl Future<Output = ToolResult> + Send + use<'a> {
+        self.call_with(ToolCall::new(name, args))
     }
 
     /// Calls with every option of [`ToolCall`].
-    pub async fn call_with(&self, mut call: ToolCall) -> ToolResult {
-        // Bounds first, before the log or anything else walks the arguments.
-        let refused = input::over_limits(&self.config().limits, &call.args);
-        notify::request(self, &call, refused);
-        let started = Instant::now();
-        // Until disarmed, dropping this future still records a result.
-        let mut pending = notify::Pending {
-            registry: self,
-            invocation_id: call.invocation_id,
-            name: std::mem::take(&mut call.name),
-            parallel_group_id: call.parallel_group_id,
-            started,
-            armed: true,
-        };
-        let name = pending.name.as_str();
-        let mut result = match refused {
-            Some(exceeded) => {
-                drop_deep(std::mem::take(&mut call.args));
-                let tool = resolve::tool_name(self, name);
-                Head::of(&call, tool.clone()).failed(Stop::InvalidArguments {
-                    tool,
-                    error: InputError::Exceeded(exceeded),
-                    approved: false,
-                })
-            }
-            None => self.run_cancellable(name, call).await,
-        };
-        pending.armed = false;
-        result.duration = started.elapsed();
-        if result.status == Status::Cancelled
-            && let Some(entry) = self.entry(&result.tool_name)
-        {
-            result.output_type = OutputType::resolve(&entry.def, None);
-        }
-        notify::result(self, result)
+    ///
+    /// Nothing happens until the future is polled; a future dropped before
+    /// it finished still gives subscribers the call's (cancelled) result.
+    pub fn call_with(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
+        future::CallFuture::new(self, call)
     }
 
     /// Runs the stages, ending the call early when its token, or its batch's,
-    /// is cancelled, and containing any panic the stages did not.
-    async fn run_cancellable(&self, name: &str, mut call: ToolCall) -> ToolResult {
+    /// is cancelled. A panic goes on to the call's future, which contains it.
+    async fn run_cancellable(&self, name: Arc<str>, mut call: ToolCall) -> ToolResult {
         let batch_cancel = call.batch_cancel.take();
         let cancel = call.cancel.clone();
-        // Built only when the call does not end by itself.
         let ids = (call.invocation_id, call.parallel_group_id);
-        // Boxed once, here: the stages' future is large, and every async fn
-        // around it would otherwise copy it whole as it is built and awaited.
-        let run = AssertUnwindSafe(Box::pin(self.stages(name, call)))
-            .catch_unwind()
-            .map(|outcome| {
-                outcome.unwrap_or_else(|panic| {
-                    let message = panic_message(panic.as_ref());
-                    stopped(name, ids, |tool| Stop::CallPanicked { tool, message })
-                })
-            });
+        let token_cancelled = until_cancelled(cancel.as_ref());
+        let batch_cancelled = until_cancelled(batch_cancel.as_ref());
         let cancelled = || {
-            stopped(name, ids, |tool| Stop::Cancelled {
+            stopped(&name, ids, |tool| Stop::Cancelled {
                 tool,
                 dropped: false,
             })
         };
-        match (cancel, batch_cancel) {
-            // No token was handed in: nothing outside can cancel the call.
-            (None, None) => run.await,
-            (cancel, batch_cancel) => {
-                let token_cancelled = until_cancelled(cancel.as_ref());
-                let batch_cancelled = until_cancelled(batch_cancel.as_ref());
-                // Dropping `run` drops the tool's future, so a tool that never
-                // looks at its token stops all the same.
-                tokio::select! {
-                    biased;
-                    () = token_cancelled => cancelled(),
-                    () = batch_cancelled => {
-                        if let Some(cancel) = &cancel {
-                            cancel.cancel();
-                        }
-                        cancelled()
-                    }
-                    result = run => result,
+        // Dropping the stages drops the tool's future, so a tool that never
+        // looks at its token stops all the same.
+        tokio::select! {
+            biased;
+            () = token_cancelled => cancelled(),
+            () = batch_cancelled => {
+                if let Some(cancel) = &cancel {
+                    cancel.cancel();
                 }
+                cancelled()
             }
+            result = self.stages(Arc::clone(&name), call) => result,
         }
     }
 
-    /// Resolves the tool, then runs the other stages on it.
-    async fn stages(&self, name: &str, call: ToolCall) -> ToolResult {
-        let entry = match resolve::entry(self, name) {
+    /// The stages, in order; see the [module docs](self). One flat future:
+    /// each `async fn` nested in another is copied whole into its caller's
+    /// state when it starts, so the stages are plain functions, and only
+    /// execute, and the rare approval and spill, are awaited.
+    async fn stages(&self, name: Arc<str>, mut call: ToolCall) -> ToolResult {
+        let entry = match resolve::entry(self, &name) {
             Ok(entry) => entry,
-            Err(stop) => return Head::of(&call, shown_name(name).into_owned()).failed(stop),
+            Err(stop) => return Head::of(&call, shown_name(&name).into_owned()).failed(stop),
         };
         let mut head = Head::of(&call, entry.def.name().to_owned());
         head.output_type = OutputType::resolve(&entry.def, None);
-        match self.spine(&entry, call).await {
-            Ok(success) => head.succeeded(success),
-            Err(stop) => head.failed(stop),
-        }
-    }
-
-    /// The stages after resolve, in order; see the [module docs](self).
-    async fn spine(&self, entry: &Arc<Entry>, mut call: ToolCall) -> Result<Success, Stop> {
         let config = self.config();
-        let warnings = resolve::warnings(self, entry)?;
-        let exec = self.exec_for(entry, &mut call);
-        let args = std::mem::take(&mut call.args);
-        let (args, prepared) = input::read(&config.limits, entry, args, &exec)?;
-        let (args, prepared) = match permission::decide_first(config, entry, &args)? {
-            Verdict::Allowed => (args, prepared),
-            // Boxed: the rare ask must not grow every call's future.
-            Verdict::Ask(prompt) => {
-                Box::pin(permission::settle(
-                    config, entry, args, prepared, prompt, &exec,
-                ))
-                .await?
-            }
+        let warnings = match resolve::warnings(self, &entry) {
+            Ok(warnings) => warnings,
+            Err(stop) => return head.failed(stop),
         };
-        notify::running(self, &call, entry, &args);
+        let exec = self.exec_for(&entry, &mut call);
+        let args = std::mem::take(&mut call.args);
+        let (args, prepared) = match input::read(&config.limits, &entry, args, &exec) {
+            Ok(read) => read,
+            Err(stop) => return head.failed(stop),
+        };
+        let (args, prepared) = match permission::decide_first(config, &entry, &args) {
+            Ok(Verdict::Allowed) => (args, prepared),
+            // Boxed: the rare ask must not grow every call's future.
+            Ok(Verdict::Ask(prompt)) => {
+                let settled = Box::pin(permission::settle(
+                    config, &entry, args, prepared, prompt, &exec,
+                ))
+                .await;
+                match settled {
+                    Ok(settled) => settled,
+                    Err(stop) => return head.failed(stop),
+                }
+            }
+            Err(stop) => return head.failed(stop),
+        };
+        notify::running(self, &call, &entry, &args);
         for warning in warnings {
             exec.progress(format!("warning: {}: {}", warning.code, warning.message));
         }
         let args = Arc::new(args);
-        let value = execute::run(config, entry, &args, prepared, exec).await?;
+        let value = match execute::run(config, &entry, &args, prepared, exec).await {
+            Ok(value) => value,
+            Err(stop) => return head.failed(stop),
+        };
+        match self.settle(&entry, &call, args, value) {
+            Ok(mut finished) => {
+                if finished.finished.spill.is_some() {
+                    // Boxed: the rare spill must not grow every call's future.
+                    Box::pin(finalize::write(
+                        config,
+                        entry.def.name(),
+                        call.invocation_id,
+                        &mut finished.finished,
+                    ))
+                    .await;
+                }
+                head.succeeded(Success::new(&entry, finished.value, finished.finished))
+            }
+            Err(stop) => head.failed(stop),
+        }
+    }
+
+    /// From the value the tool returned to the content and card: the output
+    /// gate, the post-execute hooks, then project and finalize.
+    fn settle(
+        &self,
+        entry: &Entry,
+        call: &ToolCall,
+        args: Arc<Value>,
+        value: Value,
+    ) -> Result<SettledValue, Stop> {
+        let config = self.config();
         let value =
             output::gate(&config.limits, entry, value).map_err(|error| Stop::InvalidOutput {
                 tool: entry.def.name().to_owned(),
@@ -210,7 +199,7 @@ impl Registry {
                 replaced: false,
             })?;
         let hooked = post_execute::run(config, entry, &args, value)?;
-        notify::executed(self, &call, entry, &args, &hooked);
+        notify::executed(self, call, entry, &args, &hooked);
         let settled = Settled {
             invocation_id: call.invocation_id,
             args: &args,
@@ -219,9 +208,11 @@ impl Registry {
             replaced_content: hooked.replaced_content,
             context: hooked.context,
         };
-        let mut finished = finish(config, entry, settled)?;
-        finalize::write(config, entry.def.name(), call.invocation_id, &mut finished).await;
-        Ok(Success::new(entry, hooked.value, finished))
+        let finished = finish(config, entry, settled)?;
+        Ok(SettledValue {
+            value: hooked.value,
+            finished,
+        })
     }
 
     /// The context of one call of `entry`.
@@ -236,6 +227,12 @@ impl Registry {
             call.client.take().map(|client| client.0),
         )
     }
+}
+
+/// A value settled and finished, its spill not yet written.
+struct SettledValue {
+    value: Value,
+    finished: finalize::Finished,
 }
 
 /// Resolves when `token` is cancelled; never without one.
@@ -263,14 +260,18 @@ mod tests {
     use super::*;
 
     /// The call future is moved as it is built and polled: its size is paid
-    /// on every call, so the stages and the rare paths (approval, spill)
-    /// are boxed.
+    /// on every call, so it holds the stages boxed, and they box the rare
+    /// paths (approval, spill).
     #[test]
     fn a_call_future_stays_small() {
         let registry = Registry::new();
         let call = registry.call("greet", json!({}));
         let size = std::mem::size_of_val(&call);
         println!("call future: {size} bytes");
-        assert!(size < 2048, "the call future is {size} bytes");
+        assert!(size <= 256, "the call future is {size} bytes");
+        let stages = registry.stages(Arc::from("greet"), ToolCall::new("greet", json!({})));
+        let size = std::mem::size_of_val(&stages);
+        println!("stages: {size} bytes");
+        assert!(size < 1024, "the stages' future is {size} bytes");
     }
 }

@@ -87,10 +87,17 @@ pub(super) fn result(registry: &Registry, result: ToolResult) -> ToolResult {
 pub(super) struct Pending<'a> {
     pub(super) registry: &'a Registry,
     pub(super) invocation_id: Uuid,
-    pub(super) name: String,
+    pub(super) name: Arc<str>,
     pub(super) parallel_group_id: Option<Uuid>,
     pub(super) started: std::time::Instant,
     pub(super) armed: bool,
+}
+
+impl Pending<'_> {
+    /// The call's invocation id and batch.
+    pub(super) fn ids(&self) -> (Uuid, Option<Uuid>) {
+        (self.invocation_id, self.parallel_group_id)
+    }
 }
 
 impl Drop for Pending<'_> {

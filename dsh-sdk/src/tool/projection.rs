@@ -3,6 +3,7 @@
 //! value, so a replay of a logged value goes through this same code.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -10,6 +11,7 @@ use super::{Entry, ReadError};
 use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::error::panic_message;
+use crate::result::CardSlot;
 
 /// The payload a panic in `present` is resumed with, to tell it from a
 /// panic in render: its message.
@@ -32,14 +34,15 @@ pub(crate) enum ProjectError {
 /// What render and present made of a value, the card settled.
 pub(crate) struct Projected {
     pub(crate) content: Vec<ContentBlock>,
-    pub(crate) card: Option<Card>,
+    pub(crate) card: CardSlot,
 }
 
 /// Render and present: a panic in either is an error; a top-level call of a
-/// tool that presents nothing gets the generic card, a nested call gets none.
+/// tool that presents nothing gets the generic card, built only when read;
+/// a nested call gets none.
 pub(crate) fn project(
     entry: &Entry,
-    args: &Value,
+    args: &Arc<Value>,
     value: &Value,
     top_level: bool,
 ) -> Result<Projected, ProjectError> {
@@ -48,15 +51,11 @@ pub(crate) fn project(
     }));
     match projected {
         Ok(Ok(projection)) => {
-            let card = top_level.then(|| {
-                projection.card.unwrap_or_else(|| {
-                    Card::generic(
-                        entry.def.name().to_owned(),
-                        args.clone(),
-                        Some(value.clone()),
-                    )
-                })
-            });
+            let card = match projection.card {
+                Some(card) if top_level => CardSlot::ready(Some(card)),
+                None if top_level => CardSlot::generic(entry.def.name.clone(), Arc::clone(args)),
+                _ => CardSlot::default(),
+            };
             Ok(Projected {
                 content: projection.content,
                 card,

@@ -107,12 +107,15 @@ fn unserializable(error: serde_json::Error) -> ToolError {
 }
 
 /// The default projection of a canonical value: no card, the default render.
+/// The value must still read as the output type (a logged or replaced value
+/// may not); the text is rendered from the value itself, which is what
+/// serializing the output gives.
 fn project_default<O: serde::de::DeserializeOwned + serde::Serialize>(
     value: &Value,
 ) -> Result<Projection, ReadError> {
-    let value = O::deserialize(value).map_err(ReadError::Output)?;
+    O::deserialize(value).map_err(ReadError::Output)?;
     Ok(Projection {
-        content: crate::content::render_default(&value),
+        content: crate::content::render_value(value),
         card: None,
     })
 }

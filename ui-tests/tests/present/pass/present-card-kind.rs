@@ -23,5 +23,5 @@ async fn main() {
     let registry = Registry::new();
     let _search = registry.register::<search_notes>().unwrap();
     let result = registry.call("search_notes", json!({ "query": "a" })).await;
-    assert_eq!(result.card.map(|card| card.kind()), Some("search"));
+    assert_eq!(result.card().map(|card| card.kind()), Some("search"));
 }
