@@ -105,7 +105,7 @@ pub use pipeline::ToolCall;
 pub use project::{PresentCallFn, PresentFn, RenderFn};
 pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle};
 pub use result::{Cause, Failure, Status, ToolResult};
-pub use schema::Violation;
+pub use schema::{SchemaError, Violation};
 pub use spill::DEFAULT_MAX_RESULT_CHARS;
 pub use tool::ToolInfo;
 

@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::event::Event;
-use crate::log::Log;
+use crate::log::{Log, LogError};
 use crate::permission::Approval;
 use crate::registry::{Registry, Subscription};
 use crate::replay::{Outcome, replay};
@@ -650,7 +650,7 @@ async fn open_log(State(shared): App, headers: HeaderMap, body: Bytes) -> Respon
     let opened = tokio::task::spawn_blocking(move || read_log(&registry, request)).await;
     match opened {
         Ok(Ok(answer)) => json_body(&answer).into_response(),
-        Ok(Err(message)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, message),
+        Ok(Err(error)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, error.to_string()),
         Err(error) => refuse(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("reading the log failed: {error}"),
@@ -658,27 +658,44 @@ async fn open_log(State(shared): App, headers: HeaderMap, body: Bytes) -> Respon
     }
 }
 
-fn read_log(registry: &Registry, request: LogRequest) -> Result<Value, String> {
+/// Why a log could not be opened.
+#[derive(Debug, thiserror::Error)]
+enum OpenLogError {
+    /// The request names no log, or two.
+    #[error("give either `path` or `text`, not both or neither")]
+    NotOneLog,
+    /// The file cannot be looked at.
+    #[error("cannot open `{}`: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is larger than the playground reads.
+    #[error("`{}` is {size} bytes; the playground opens logs of at most {MAX_LOG_FILE} bytes", path.display())]
+    TooLarge { path: PathBuf, size: u64 },
+    /// The log itself is broken.
+    #[error(transparent)]
+    Log(#[from] LogError),
+}
+
+fn read_log(registry: &Registry, request: LogRequest) -> Result<Value, OpenLogError> {
     let log = match (request.path, request.text) {
         (Some(path), None) => {
-            let size = std::fs::metadata(&path)
-                .map_err(|error| format!("cannot open `{}`: {error}", path.display()))?
-                .len();
+            let size = match std::fs::metadata(&path) {
+                Ok(metadata) => metadata.len(),
+                Err(source) => return Err(OpenLogError::Unreadable { path, source }),
+            };
             if size > MAX_LOG_FILE {
-                return Err(format!(
-                    "`{}` is {size} bytes; the playground opens logs of at most {MAX_LOG_FILE} bytes",
-                    path.display()
-                ));
+                return Err(OpenLogError::TooLarge { path, size });
             }
-            Log::read(&path)
+            Log::read(&path)?
         }
         (None, Some(text)) => Log::parse(
             Path::new(request.name.as_deref().unwrap_or("uploaded log")),
             text.as_bytes(),
-        ),
-        _ => return Err("give either `path` or `text`, not both or neither".to_owned()),
-    }
-    .map_err(|error| format!("{error}"))?;
+        )?,
+        _ => return Err(OpenLogError::NotOneLog),
+    };
     let report = request.replay.then(|| replay(registry, &log));
     let calls: Vec<Value> = log
         .calls()
