@@ -82,6 +82,8 @@ pub mod replay;
 mod result;
 mod schema;
 pub mod search;
+#[cfg(any(feature = "mcp", feature = "playground"))]
+mod served;
 mod spill;
 mod suggest;
 mod sync;

@@ -11,6 +11,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
+use crate::served::{self, Background};
 
 use super::McpServer;
 
@@ -97,12 +98,7 @@ impl McpServer {
     /// by [`max_sessions`](Self::max_sessions), and an idle session closes
     /// after the [session idle timeout](Self::session_idle_timeout).
     pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
-        if !addr.ip().is_loopback() {
-            return Err(ServeError::NotLoopback { addr });
-        }
-        let bind = |source| ServeError::Bind { addr, source };
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(bind)?;
-        let local_addr = listener.local_addr().map_err(bind)?;
+        let (listener, local_addr) = served::bind_loopback(addr).await?;
         let stop = CancellationToken::new();
         let settings = self.http.clone();
         let config = StreamableHttpServerConfig::default()
@@ -120,16 +116,7 @@ impl McpServer {
         let router = axum::Router::new()
             .nest_service(HTTP_PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, http::guard));
-        let task = tokio::spawn(http::serve(
-            listener,
-            router,
-            header_read_timeout,
-            stop.clone(),
-        ));
-        Ok(McpHttpServer {
-            local_addr,
-            stop: stop.drop_guard(),
-            task,
-        })
+        let serve = http::serve(listener, router, header_read_timeout, stop.clone());
+        Ok(McpHttpServer(Background::spawn(local_addr, stop, serve)))
     }
 }
