@@ -64,6 +64,7 @@ pub mod export;
 mod icon;
 pub mod layer;
 pub mod limits;
+mod list;
 pub mod log;
 #[cfg(feature = "mcp")]
 pub mod mcp;
