@@ -86,6 +86,7 @@ pub mod search;
 #[cfg(any(feature = "mcp", feature = "playground"))]
 mod served;
 mod spill;
+mod stream;
 mod suggest;
 mod sync;
 pub mod testing;
