@@ -87,25 +87,36 @@ pub enum CatalogError {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Refusal {
     /// The tool's status is `unavailable`.
-    #[error("`{tool}` is unavailable and cannot be called{}", match description {
-        Some(description) => format!(": {description}"),
-        None => String::new(),
-    })]
+    #[error("`{tool}` is unavailable and cannot be called{}", because(description.as_deref()))]
     Unavailable {
         tool: String,
         /// The status description, when one was given.
         description: Option<String>,
     },
     /// A `fatal` diagnostic is about the tool or the whole catalog.
-    #[error("`{tool}` is blocked by {} and cannot be called: {}: {}",
-        if diagnostic.tool_name.is_some() { "a fatal diagnostic" } else { "a fatal diagnostic of the whole catalog" },
+    #[error(
+        "`{tool}` is blocked by {} and cannot be called: {}: {}",
+        whose(diagnostic),
         diagnostic.code,
-        diagnostic.message,
+        diagnostic.message
     )]
     Blocked {
         tool: String,
         diagnostic: Diagnostic,
     },
+}
+
+/// `: {description}`, or nothing without one.
+fn because(description: Option<&str>) -> String {
+    description.map_or_else(String::new, |description| format!(": {description}"))
+}
+
+/// Whose fatal diagnostic `diagnostic` is.
+fn whose(diagnostic: &Diagnostic) -> &'static str {
+    match diagnostic.tool_name {
+        Some(_) => "a fatal diagnostic",
+        None => "a fatal diagnostic of the whole catalog",
+    }
 }
 
 impl Registry {

@@ -33,12 +33,12 @@ use super::task_store::TaskStore;
 use lifecycle::ListChanged;
 use offers::Offers;
 
-/// A [`Registry`] as an MCP server: an rmcp [`ServerHandler`], with
+/// A [`Registry`] as an MCP server: an rmcp [`ServerHandler`](rmcp::ServerHandler), with
 /// [`serve_stdio`](Self::serve_stdio) and [`serve_http`](Self::serve_http)
 /// for the two standard transports. Any other rmcp transport works through
-/// rmcp's [`ServiceExt::serve`].
+/// rmcp's [`ServiceExt::serve`](rmcp::ServiceExt::serve).
 ///
-/// - `tools/list` is [`Registry::export`] in [`Format::Mcp`], the very list a
+/// - `tools/list` is [`Registry::export`] in [`Format::Mcp`](crate::export::Format::Mcp), the very list a
 ///   model would see (deferred tools only once tool search loaded them):
 ///   `inputSchema` (declaring its dialect, JSON Schema 2020-12, in `$schema`), `outputSchema`, `title`, and `annotations` from the flags
 ///   (`read_only` → `readOnlyHint`, `destructive` → `destructiveHint`,
