@@ -64,20 +64,9 @@ impl McpServer {
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.supports_tasks());
             if takes_tasks {
-                // A task outlives its request: no client to reach, no cancel
-                // but `tasks/cancel`.
-                let call = ToolCall::new(request.name.as_ref(), args);
-                let registry = self.registry.clone();
-                let name = request.name.to_string();
-                let finish: Finish = Box::new(move |result| {
-                    let call = complete(&registry, &name, result, object_output_only);
-                    serde_json::to_value(call).unwrap_or_default()
-                });
-                let task = self
-                    .tasks
-                    .start(&self.registry, &request.name, call, finish)
-                    .await?;
-                return Ok(CallToolResponse::Task(task));
+                return self
+                    .start_task(&request.name, args, object_output_only)
+                    .await;
             }
             if tasks == TaskSupport::Required {
                 return Err(ErrorData::new(
@@ -144,5 +133,25 @@ impl McpServer {
             result,
             object_output_only,
         )))
+    }
+
+    /// Runs the call of `name` as a task, answering at once with the task.
+    /// A task outlives its request: no client to reach, no cancel but
+    /// `tasks/cancel`.
+    async fn start_task(
+        &self,
+        name: &str,
+        args: Value,
+        object_output_only: bool,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let call = ToolCall::new(name, args);
+        let registry = self.registry.clone();
+        let owned = name.to_owned();
+        let finish: Finish = Box::new(move |result| {
+            let call = complete(&registry, &owned, result, object_output_only);
+            serde_json::to_value(call).unwrap_or_default()
+        });
+        let task = self.tasks.start(&self.registry, name, call, finish).await?;
+        Ok(CallToolResponse::Task(task))
     }
 }
