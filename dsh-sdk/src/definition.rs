@@ -12,8 +12,8 @@ use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::error::ToolError;
 use crate::exec::Exec;
+use crate::fixed::{self, StrList};
 use crate::icon::Icon;
-use crate::list::StrList;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
 ///
@@ -221,9 +221,7 @@ impl ToolDef {
 
     /// A human-readable title for UIs (MCP `title`).
     pub const fn title(mut self, title: &'static str) -> Self {
-        // A `const fn` cannot run the old value's destructor; the old value is
-        // `None` or borrowed in every const-built definition, so nothing leaks.
-        std::mem::forget(self.title.replace(Cow::Borrowed(title)));
+        fixed::set(&mut self.title, Some(Cow::Borrowed(title)));
         self
     }
 
@@ -235,7 +233,7 @@ impl ToolDef {
 
     /// Other names the tool answers to.
     pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
-        self.aliases.set_static(aliases);
+        fixed::set(&mut self.aliases, StrList::Static(aliases));
         self
     }
 
@@ -252,8 +250,7 @@ impl ToolDef {
     /// Icons a host may show beside the tool (MCP `icons`). They are
     /// presentation only: no part of the contract hash.
     pub const fn icons(mut self, icons: &'static [Icon]) -> Self {
-        // As in `title`: the old value is static in const-built definitions.
-        std::mem::forget(std::mem::replace(&mut self.icons, Cow::Borrowed(icons)));
+        fixed::set(&mut self.icons, Cow::Borrowed(icons));
         self
     }
 
@@ -271,8 +268,7 @@ impl ToolDef {
     /// The tool's version (`"1.2.0"`), recorded in its definition, the
     /// catalog and each request event.
     pub const fn version(mut self, version: &'static str) -> Self {
-        // As in `title`: the old value is `None` or borrowed in const-built definitions.
-        std::mem::forget(self.version.replace(Cow::Borrowed(version)));
+        fixed::set(&mut self.version, Some(Cow::Borrowed(version)));
         self
     }
 

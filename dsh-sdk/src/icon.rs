@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::list::StrList;
+use crate::fixed::{self, StrList};
 
 /// One icon of a tool. Build it with [`Icon::new`] (in a `const`) or
 /// [`Icon::owned`] (at run time).
@@ -81,15 +81,13 @@ impl Icon {
 
     /// The media type, when the URI does not tell it (`image/png`).
     pub const fn mime_type(mut self, mime_type: &'static str) -> Self {
-        // A `const fn` cannot run the old value's destructor; in a const-built
-        // icon the old value is `None` or borrowed, so nothing leaks.
-        std::mem::forget(self.mime_type.replace(Cow::Borrowed(mime_type)));
+        fixed::set(&mut self.mime_type, Some(Cow::Borrowed(mime_type)));
         self
     }
 
     /// The sizes the image has, each `WxH` (`"48x48"`) or `"any"`.
     pub const fn sizes(mut self, sizes: &'static [&'static str]) -> Self {
-        self.sizes.set_static(sizes);
+        fixed::set(&mut self.sizes, StrList::Static(sizes));
         self
     }
 

@@ -61,10 +61,10 @@ mod error;
 pub mod event;
 mod exec;
 pub mod export;
+mod fixed;
 mod icon;
 pub mod layer;
 pub mod limits;
-mod list;
 pub mod log;
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -1,5 +1,12 @@
-//! Lists of strings in definitions built two ways: fixed in a `const`, or
-//! given at run time.
+//! Definitions built two ways: fixed in a `const`, or given at run time.
+
+/// Puts `value` in `slot` from a `const fn`, which cannot run the old value's
+/// destructor. The builders that call it are `const` so that definitions can
+/// be `const`; there the old value is `None`, borrowed or static, so
+/// forgetting it leaks nothing.
+pub(crate) const fn set<T>(slot: &mut T, value: T) {
+    std::mem::forget(std::mem::replace(slot, value));
+}
 
 /// Strings fixed at compile time, or given at run time.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,13 +26,6 @@ impl StrList {
         S: Into<String>,
     {
         StrList::Owned(items.into_iter().map(Into::into).collect())
-    }
-
-    /// Replaces the list with `items` in a `const fn`, which cannot run the
-    /// old list's destructor: in every const-built value the old list is
-    /// static, so forgetting it leaks nothing.
-    pub(crate) const fn set_static(&mut self, items: &'static [&'static str]) {
-        std::mem::forget(std::mem::replace(self, StrList::Static(items)));
     }
 
     /// The strings, in the order given.
