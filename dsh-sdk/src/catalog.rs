@@ -83,6 +83,42 @@ pub enum CatalogError {
     },
 }
 
+/// Why the catalog refuses a call of a tool.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Refusal {
+    /// The tool's status is `unavailable`.
+    #[error("`{tool}` is unavailable and cannot be called{}", because(description.as_deref()))]
+    Unavailable {
+        tool: String,
+        /// The status description, when one was given.
+        description: Option<String>,
+    },
+    /// A `fatal` diagnostic is about the tool or the whole catalog.
+    #[error(
+        "`{tool}` is blocked by {} and cannot be called: {}: {}",
+        whose(diagnostic),
+        diagnostic.code,
+        diagnostic.message
+    )]
+    Blocked {
+        tool: String,
+        diagnostic: Diagnostic,
+    },
+}
+
+/// `: {description}`, or nothing without one.
+fn because(description: Option<&str>) -> String {
+    description.map_or_else(String::new, |description| format!(": {description}"))
+}
+
+/// Whose fatal diagnostic `diagnostic` is.
+fn whose(diagnostic: &Diagnostic) -> &'static str {
+    match diagnostic.tool_name {
+        Some(_) => "a fatal diagnostic",
+        None => "a fatal diagnostic of the whole catalog",
+    }
+}
+
 impl Registry {
     /// The `tool.catalog.publish` payload: every tool, sorted by name, with
     /// its description, input schema, declared `output_type`, whether it asks
@@ -224,7 +260,7 @@ impl Registry {
 
     /// What the catalog says of a call of the tool `name` (canonical): why it
     /// is refused, or else the warnings to stream before it runs.
-    pub(crate) fn catalog_check(&self, name: &str) -> Result<Vec<Diagnostic>, String> {
+    pub(crate) fn catalog_check(&self, name: &str) -> Result<Vec<Diagnostic>, Refusal> {
         let state = self.catalog_state();
         if state.statuses.is_empty() && state.diagnostics.is_empty() {
             return Ok(Vec::new());
@@ -265,27 +301,21 @@ impl Registry {
 
 impl CatalogState {
     /// Why a call of the tool `name` (canonical) must be refused, if it must.
-    fn refusal(&self, name: &str) -> Option<String> {
+    fn refusal(&self, name: &str) -> Option<Refusal> {
         if let Some((ToolStatus::Unavailable, description)) = self.statuses.get(name) {
-            return Some(match description {
-                Some(description) => {
-                    format!("`{name}` is unavailable and cannot be called: {description}")
-                }
-                None => format!("`{name}` is unavailable and cannot be called"),
+            return Some(Refusal::Unavailable {
+                tool: name.to_owned(),
+                description: description.clone(),
             });
         }
         let fatal = self
             .diagnostics
             .iter()
             .find(|diagnostic| diagnostic.severity == Severity::Fatal && about(diagnostic, name))?;
-        let whose = match fatal.tool_name {
-            Some(_) => "a fatal diagnostic",
-            None => "a fatal diagnostic of the whole catalog",
-        };
-        Some(format!(
-            "`{name}` is blocked by {whose} and cannot be called: {}: {}",
-            fatal.code, fatal.message
-        ))
+        Some(Refusal::Blocked {
+            tool: name.to_owned(),
+            diagnostic: fatal.clone(),
+        })
     }
 
     /// See [`Registry::warnings`]; `tool` is canonical.

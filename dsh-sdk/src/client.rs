@@ -208,8 +208,72 @@ pub struct Sample {
 pub struct ElicitSchemaError {
     /// The Rust type.
     pub type_name: &'static str,
-    /// What is wrong, naming the property.
-    pub reason: String,
+    /// What is wrong.
+    pub reason: NotElicitable,
+}
+
+/// What makes a type's schema something elicitation cannot ask for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotElicitable {
+    /// The schema is `true` or `false`.
+    #[error("its schema is `true` or `false`, not an object")]
+    BooleanSchema,
+    /// The schema's root is not an object.
+    #[error("its schema is not an object (type {found})")]
+    NotObject {
+        /// The root's `type`, as JSON, or `unspecified`.
+        found: String,
+    },
+    /// The object has no properties.
+    #[error("it has no properties")]
+    NoProperties,
+    /// A property is not a primitive elicitation can ask for.
+    #[error("property `{name}` {problem}")]
+    Property {
+        /// The property.
+        name: String,
+        /// What is wrong with it.
+        problem: PropertyProblem,
+    },
+}
+
+/// Why one property cannot be asked for by elicitation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PropertyProblem {
+    /// Its schema is `true` or `false`.
+    #[error("has a boolean schema")]
+    BooleanSchema,
+    /// It allows more than one type besides `null`.
+    #[error("has several types ({types})")]
+    SeveralTypes {
+        /// The types, as a JSON array.
+        types: String,
+    },
+    /// One of its choices is not an object.
+    #[error("has a choice that is not an object")]
+    ChoiceNotObject,
+    /// One of its choices is not a string `const`.
+    #[error("has a choice that is not a string constant")]
+    ChoiceNotString,
+    /// It is an array whose items are not enum choices.
+    #[error(
+        "is an array of free values; only arrays of enum choices (a multi-select) can be asked for"
+    )]
+    FreeArray,
+    /// Its type is not a primitive.
+    #[error("has type `{found}`, not a primitive")]
+    NotPrimitive {
+        /// The type it has.
+        found: String,
+    },
+    /// It refers to another type.
+    #[error("refers to another type; nested types cannot be asked for")]
+    Nested,
+    /// It says no type.
+    #[error("has no type")]
+    Untyped,
 }
 
 /// The elicitation form for `T`: its JSON Schema, checked to be what
@@ -241,30 +305,30 @@ pub struct ElicitSchemaError {
 /// ```
 pub fn elicitation_schema<T: JsonSchema + DeserializeOwned>() -> Result<Value, ElicitSchemaError> {
     let type_name = std::any::type_name::<T>();
-    let fail = |reason: String| ElicitSchemaError { type_name, reason };
+    let fail = |reason: NotElicitable| ElicitSchemaError { type_name, reason };
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|settings| {
         settings.inline_subschemas = true;
     });
     let schema = settings.into_generator().into_root_schema_for::<T>();
     let Value::Object(mut root) = schema.to_value() else {
-        return Err(fail(
-            "its schema is `true` or `false`, not an object".to_owned(),
-        ));
+        return Err(fail(NotElicitable::BooleanSchema));
     };
     if root.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(fail(format!(
-            "its schema is not an object (type {})",
-            root.get("type")
-                .map_or_else(|| "unspecified".to_owned(), Value::to_string)
-        )));
+        return Err(fail(NotElicitable::NotObject {
+            found: root
+                .get("type")
+                .map_or_else(|| "unspecified".to_owned(), Value::to_string),
+        }));
     }
     let Some(Value::Object(properties)) = root.remove("properties") else {
-        return Err(fail("it has no properties".to_owned()));
+        return Err(fail(NotElicitable::NoProperties));
     };
     let mut flat = Map::new();
     for (name, property) in properties {
-        let property =
-            primitive(property).map_err(|why| fail(format!("property `{name}` {why}")))?;
+        let property = match primitive(property) {
+            Ok(property) => property,
+            Err(problem) => return Err(fail(NotElicitable::Property { name, problem })),
+        };
         flat.insert(name, property);
     }
     let mut form = Map::new();
@@ -282,18 +346,17 @@ pub fn elicitation_schema<T: JsonSchema + DeserializeOwned>() -> Result<Value, E
 }
 
 /// One property as elicitation accepts it, or what is wrong with it.
-fn primitive(property: Value) -> Result<Value, String> {
+fn primitive(property: Value) -> Result<Value, PropertyProblem> {
     let Value::Object(mut property) = property else {
-        return Err("has a boolean schema".to_owned());
+        return Err(PropertyProblem::BooleanSchema);
     };
     // `Option<T>`: `"type": ["T", "null"]`; the property is optional already.
     if let Some(Value::Array(types)) = property.get("type") {
         let types: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
         let [single] = types.as_slice() else {
-            return Err(format!(
-                "has several types ({})",
-                Value::from(types.into_iter().cloned().collect::<Vec<_>>())
-            ));
+            return Err(PropertyProblem::SeveralTypes {
+                types: Value::from(types.into_iter().cloned().collect::<Vec<_>>()).to_string(),
+            });
         };
         let single = (*single).clone();
         property.insert("type".to_owned(), single);
@@ -340,14 +403,16 @@ fn primitive(property: Value) -> Result<Value, String> {
                     || items.get("oneOf").is_some()
             });
             if !choices {
-                return Err("is an array of free values; only arrays of enum choices (a multi-select) can be asked for".to_owned());
+                return Err(PropertyProblem::FreeArray);
             }
         }
-        Some(other) => return Err(format!("has type `{other}`, not a primitive")),
-        None if property.contains_key("$ref") => {
-            return Err("refers to another type; nested types cannot be asked for".to_owned());
+        Some(other) => {
+            return Err(PropertyProblem::NotPrimitive {
+                found: other.to_owned(),
+            });
         }
-        None => return Err("has no type".to_owned()),
+        None if property.contains_key("$ref") => return Err(PropertyProblem::Nested),
+        None => return Err(PropertyProblem::Untyped),
     }
     // The string formats elicitation knows stay; schemars' integer formats go.
     if let Some(format) = property.remove("format")
@@ -363,17 +428,17 @@ fn primitive(property: Value) -> Result<Value, String> {
 }
 
 /// `[{const, description}, …]` as elicitation's `[{const, title}, …]`.
-fn titled_choices(choices: &mut [Value]) -> Result<(), String> {
+fn titled_choices(choices: &mut [Value]) -> Result<(), PropertyProblem> {
     for choice in choices {
         let Some(choice) = choice.as_object_mut() else {
-            return Err("has a choice that is not an object".to_owned());
+            return Err(PropertyProblem::ChoiceNotObject);
         };
         let Some(value) = choice
             .get("const")
             .and_then(Value::as_str)
             .map(str::to_owned)
         else {
-            return Err("has a choice that is not a string constant".to_owned());
+            return Err(PropertyProblem::ChoiceNotString);
         };
         let title = choice
             .remove("title")

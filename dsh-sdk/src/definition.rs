@@ -12,6 +12,7 @@ use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::error::ToolError;
 use crate::exec::Exec;
+use crate::fixed::{self, StrList};
 use crate::icon::Icon;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
@@ -165,8 +166,8 @@ pub struct ToolDef {
     pub(crate) name: Cow<'static, str>,
     pub(crate) description: Cow<'static, str>,
     pub(crate) title: Option<Cow<'static, str>>,
-    pub(crate) aliases: Aliases,
-    pub(crate) icons: Icons,
+    pub(crate) aliases: StrList,
+    pub(crate) icons: Cow<'static, [Icon]>,
     pub(crate) read_only: bool,
     pub(crate) concurrency_safe: bool,
     pub(crate) destructive: bool,
@@ -190,8 +191,8 @@ impl ToolDef {
             name: Cow::Borrowed(name),
             description: Cow::Borrowed(description),
             title: None,
-            aliases: Aliases::Static(&[]),
-            icons: Icons::Static(&[]),
+            aliases: StrList::EMPTY,
+            icons: Cow::Borrowed(&[]),
             read_only: false,
             concurrency_safe: false,
             destructive: false,
@@ -220,9 +221,7 @@ impl ToolDef {
 
     /// A human-readable title for UIs (MCP `title`).
     pub const fn title(mut self, title: &'static str) -> Self {
-        // A `const fn` cannot run the old value's destructor; the old value is
-        // `None` or borrowed in every const-built definition, so nothing leaks.
-        std::mem::forget(self.title.replace(Cow::Borrowed(title)));
+        fixed::set(&mut self.title, Some(Cow::Borrowed(title)));
         self
     }
 
@@ -234,11 +233,7 @@ impl ToolDef {
 
     /// Other names the tool answers to.
     pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
-        // As in `title`: the old value is static in const-built definitions.
-        std::mem::forget(std::mem::replace(
-            &mut self.aliases,
-            Aliases::Static(aliases),
-        ));
+        fixed::set(&mut self.aliases, StrList::Static(aliases));
         self
     }
 
@@ -248,37 +243,32 @@ impl ToolDef {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.aliases = Aliases::Owned(aliases.into_iter().map(Into::into).collect());
+        self.aliases = StrList::owned(aliases);
         self
     }
 
     /// Icons a host may show beside the tool (MCP `icons`). They are
     /// presentation only: no part of the contract hash.
     pub const fn icons(mut self, icons: &'static [Icon]) -> Self {
-        // As in `title`: the old value is static in const-built definitions.
-        std::mem::forget(std::mem::replace(&mut self.icons, Icons::Static(icons)));
+        fixed::set(&mut self.icons, Cow::Borrowed(icons));
         self
     }
 
     /// Icons given at run time, for dynamic tools.
     pub fn with_icons(mut self, icons: impl IntoIterator<Item = Icon>) -> Self {
-        self.icons = Icons::Owned(icons.into_iter().collect());
+        self.icons = Cow::Owned(icons.into_iter().collect());
         self
     }
 
     /// The tool's icons, in the order given.
     pub fn icon_list(&self) -> &[Icon] {
-        match &self.icons {
-            Icons::Static(icons) => icons,
-            Icons::Owned(icons) => icons,
-        }
+        &self.icons
     }
 
     /// The tool's version (`"1.2.0"`), recorded in its definition, the
     /// catalog and each request event.
     pub const fn version(mut self, version: &'static str) -> Self {
-        // As in `title`: the old value is `None` or borrowed in const-built definitions.
-        std::mem::forget(self.version.replace(Cow::Borrowed(version)));
+        fixed::set(&mut self.version, Some(Cow::Borrowed(version)));
         self
     }
 
@@ -290,21 +280,22 @@ impl ToolDef {
 
     /// Calls may run as MCP tasks: started, then polled, fetched or
     /// cancelled later (`execution.taskSupport: "optional"`).
-    pub const fn task(mut self, yes: bool) -> Self {
-        if yes {
-            self.task_support = TaskSupport::Optional;
-        } else if matches!(self.task_support, TaskSupport::Optional) {
-            self.task_support = TaskSupport::Forbidden;
-        }
-        self
+    pub const fn task(self, yes: bool) -> Self {
+        self.task_flag(TaskSupport::Optional, yes)
     }
 
     /// Calls must run as MCP tasks (`execution.taskSupport: "required"`): an
     /// MCP client that cannot take a task is refused.
-    pub const fn task_required(mut self, yes: bool) -> Self {
+    pub const fn task_required(self, yes: bool) -> Self {
+        self.task_flag(TaskSupport::Required, yes)
+    }
+
+    /// Turns on `support`, or turns it off: back to `Forbidden` only when
+    /// it is what is set, so `.task_required(true).task(false)` stays required.
+    const fn task_flag(mut self, support: TaskSupport, yes: bool) -> Self {
         if yes {
-            self.task_support = TaskSupport::Required;
-        } else if matches!(self.task_support, TaskSupport::Required) {
+            self.task_support = support;
+        } else if self.task_support as u8 == support as u8 {
             self.task_support = TaskSupport::Forbidden;
         }
         self
@@ -338,14 +329,7 @@ impl ToolDef {
 
     /// The other names the tool answers to.
     pub fn alias_names(&self) -> impl Iterator<Item = &str> {
-        let (fixed, owned): (&[&str], &[String]) = match &self.aliases {
-            Aliases::Static(fixed) => (fixed, &[]),
-            Aliases::Owned(owned) => (&[], owned),
-        };
-        fixed
-            .iter()
-            .copied()
-            .chain(owned.iter().map(String::as_str))
+        self.aliases.iter()
     }
 
     /// The declared version, if any.
@@ -482,20 +466,6 @@ impl TaskSupport {
             TaskSupport::Required => "required",
         }
     }
-}
-
-/// A tool's icons: fixed at compile time, or given at run time.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Icons {
-    Static(&'static [Icon]),
-    Owned(Vec<Icon>),
-}
-
-/// A tool's other names: fixed at compile time, or given at run time.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Aliases {
-    Static(&'static [&'static str]),
-    Owned(Vec<String>),
 }
 
 /// RAWP-DPS tool categories, as the catalog publishes them.

@@ -163,8 +163,8 @@ pub enum RegisterError {
         tool: String,
         /// `input` or `output`.
         which: &'static str,
-        /// What the validator said.
-        reason: String,
+        /// What is wrong with it.
+        reason: crate::schema::SchemaError,
     },
     /// The arguments accept a top-level name the input schema does not
     /// give: a `#[serde(alias = "…")]`, or a field the schema skips.

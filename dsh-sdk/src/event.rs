@@ -2,17 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What a `tool.invoke.stream` chunk carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StreamType {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-    /// A progress message.
-    Progress,
-}
+pub use crate::stream::StreamType;
 
 /// What a subscriber observes as calls happen: the request, each streamed
 /// chunk, and the result; and the catalog when it changes. Subscribers get a

@@ -16,7 +16,7 @@ use crate::client::{
 };
 use crate::elicit::Elicitable;
 use crate::error::ToolError;
-use crate::event::StreamType;
+use crate::stream::StreamType;
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.

@@ -24,13 +24,15 @@ use std::borrow::Cow;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
+use crate::fixed::{self, StrList};
+
 /// One icon of a tool. Build it with [`Icon::new`] (in a `const`) or
 /// [`Icon::owned`] (at run time).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Icon {
     src: Cow<'static, str>,
     mime_type: Option<Cow<'static, str>>,
-    sizes: Sizes,
+    sizes: StrList,
     theme: Option<IconTheme>,
 }
 
@@ -42,12 +44,6 @@ pub enum IconTheme {
     Light,
     /// For a dark background.
     Dark,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Sizes {
-    Static(&'static [&'static str]),
-    Owned(Vec<String>),
 }
 
 /// Why an icon's `src` cannot be used.
@@ -66,7 +62,7 @@ impl Icon {
         Icon {
             src: Cow::Borrowed(src),
             mime_type: None,
-            sizes: Sizes::Static(&[]),
+            sizes: StrList::EMPTY,
             theme: None,
         }
     }
@@ -85,16 +81,13 @@ impl Icon {
 
     /// The media type, when the URI does not tell it (`image/png`).
     pub const fn mime_type(mut self, mime_type: &'static str) -> Self {
-        // A `const fn` cannot run the old value's destructor; in a const-built
-        // icon the old value is `None` or borrowed, so nothing leaks.
-        std::mem::forget(self.mime_type.replace(Cow::Borrowed(mime_type)));
+        fixed::set(&mut self.mime_type, Some(Cow::Borrowed(mime_type)));
         self
     }
 
     /// The sizes the image has, each `WxH` (`"48x48"`) or `"any"`.
     pub const fn sizes(mut self, sizes: &'static [&'static str]) -> Self {
-        // As in `mime_type`: the old value is static in const-built icons.
-        std::mem::forget(std::mem::replace(&mut self.sizes, Sizes::Static(sizes)));
+        fixed::set(&mut self.sizes, StrList::Static(sizes));
         self
     }
 
@@ -104,7 +97,7 @@ impl Icon {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.sizes = Sizes::Owned(sizes.into_iter().map(Into::into).collect());
+        self.sizes = StrList::owned(sizes);
         self
     }
 
@@ -128,10 +121,7 @@ impl Icon {
 
     /// The sizes, as given.
     pub fn size_list(&self) -> Vec<&str> {
-        match &self.sizes {
-            Sizes::Static(sizes) => sizes.to_vec(),
-            Sizes::Owned(sizes) => sizes.iter().map(String::as_str).collect(),
-        }
+        self.sizes.iter().collect()
     }
 
     /// The theme, if the icon has one.

@@ -61,6 +61,7 @@ mod error;
 pub mod event;
 mod exec;
 pub mod export;
+mod fixed;
 mod icon;
 pub mod layer;
 pub mod limits;
@@ -82,7 +83,10 @@ pub mod replay;
 mod result;
 mod schema;
 pub mod search;
+#[cfg(any(feature = "mcp", feature = "playground"))]
+mod served;
 mod spill;
+mod stream;
 mod suggest;
 mod sync;
 pub mod testing;
@@ -105,7 +109,7 @@ pub use pipeline::ToolCall;
 pub use project::{PresentCallFn, PresentFn, RenderFn};
 pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle};
 pub use result::{Cause, Failure, Status, ToolResult};
-pub use schema::Violation;
+pub use schema::{SchemaError, Violation};
 pub use spill::DEFAULT_MAX_RESULT_CHARS;
 pub use tool::ToolInfo;
 

@@ -34,16 +34,21 @@ mod tests {
     use super::{TOOL_NAME_RULE, is_icon_src, is_valid_tool_name};
     use crate::{Category, OutputType};
 
+    /// Asserts the macros' `rule` and the runtime's `check` say the same of
+    /// each input.
+    macro_rules! agree {
+        ($rule:ident, $check:path: $($input:literal),* $(,)?) => {{
+            let macros = dsh_macros::__shared_rules!($rule $($input),*);
+            let runtime = [$($check($input)),*];
+            assert_eq!(macros, runtime, "{:?}", [$($input),*]);
+        }};
+    }
+
     #[test]
     fn the_macros_accept_the_same_icon_uris() {
-        macro_rules! agree {
-            ($($src:literal),* $(,)?) => {{
-                let macros = dsh_macros::__shared_rules!(icon_srcs $($src),*);
-                let runtime = [$(is_icon_src($src)),*];
-                assert_eq!(macros, runtime, "{:?}", [$($src),*]);
-            }};
-        }
         agree!(
+            icon_srcs,
+            is_icon_src:
             "https://example.com/a.svg",
             "HTTPS://example.com/a.png",
             "data:image/png;base64,AA==",
@@ -67,14 +72,9 @@ mod tests {
 
     #[test]
     fn the_macros_accept_the_same_tool_names() {
-        macro_rules! agree {
-            ($($name:literal),* $(,)?) => {{
-                let macros = dsh_macros::__shared_rules!(valid_tool_names $($name),*);
-                let runtime = [$(is_valid_tool_name($name)),*];
-                assert_eq!(macros, runtime, "{:?}", [$($name),*]);
-            }};
-        }
         agree!(
+            valid_tool_names,
+            is_valid_tool_name:
             "read_file",
             "Read-File-2",
             "x",

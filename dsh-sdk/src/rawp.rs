@@ -51,10 +51,10 @@ use uuid::Uuid;
 
 use crate::definition::{Category, OutputType, ToolDef};
 use crate::event::Event;
-pub use crate::event::StreamType;
 use crate::exec::StreamChunk;
 pub use crate::result::Status;
 use crate::result::{Failure, ToolResult};
+pub use crate::stream::StreamType;
 
 /// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
 ///

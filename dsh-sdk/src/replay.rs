@@ -205,6 +205,21 @@ struct Projected {
 }
 
 impl Projected {
+    /// A field of the result, as JSON text; `None` for the fields that are
+    /// not part of a result (the running card, the spill file).
+    fn text(&self, field: Field) -> Option<String> {
+        Some(match field {
+            Field::Status => json_text(&self.status),
+            Field::IsError => json_text(&self.is_error),
+            Field::Content => json_text(&self.content),
+            Field::Card => json_text(&self.card),
+            Field::Truncated => json_text(&self.truncated),
+            Field::OutputType => json_text(&self.output_type),
+            Field::Failure => json_text(&self.failure),
+            Field::RunningCard | Field::SpillFile => return None,
+        })
+    }
+
     fn of(result: &ToolResult) -> Self {
         Projected {
             status: result.status,
@@ -235,55 +250,30 @@ fn settled<'a>(
 
 /// Every field of `actual` that differs from `expected`, as JSON text.
 fn compare(expected: &Projected, actual: &Projected) -> Vec<Difference> {
-    let mut differences = Vec::new();
-    let mut check = |field, expected: String, actual: String| {
-        if expected != actual {
-            differences.push(Difference {
+    const COMPARED: [Field; 7] = [
+        Field::Status,
+        Field::IsError,
+        Field::Content,
+        Field::Card,
+        Field::Truncated,
+        Field::OutputType,
+        Field::Failure,
+    ];
+    COMPARED
+        .into_iter()
+        // A log written before failures were recorded has none to compare.
+        .filter(|field| {
+            *field != Field::Failure || !(expected.is_error && expected.failure.is_none())
+        })
+        .filter_map(|field| {
+            let (expected, actual) = (expected.text(field)?, actual.text(field)?);
+            (expected != actual).then_some(Difference {
                 field,
                 expected,
                 actual,
-            });
-        }
-    };
-    check(
-        Field::Status,
-        json_text(&expected.status),
-        json_text(&actual.status),
-    );
-    check(
-        Field::IsError,
-        json_text(&expected.is_error),
-        json_text(&actual.is_error),
-    );
-    check(
-        Field::Content,
-        json_text(&expected.content),
-        json_text(&actual.content),
-    );
-    check(
-        Field::Card,
-        json_text(&expected.card),
-        json_text(&actual.card),
-    );
-    check(
-        Field::Truncated,
-        json_text(&expected.truncated),
-        json_text(&actual.truncated),
-    );
-    check(
-        Field::OutputType,
-        json_text(&expected.output_type),
-        json_text(&actual.output_type),
-    );
-    // A log written before failures were recorded has none to compare.
-    if !(expected.is_error && expected.failure.is_none()) {
-        check(
-            Field::Failure,
-            json_text(&expected.failure),
-            json_text(&actual.failure),
-        );
-    }
-    differences
+            })
+        })
+        .collect()
 }
 
 fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {

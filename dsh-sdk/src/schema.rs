@@ -36,6 +36,38 @@ fn generate<T: JsonSchema>(settings: SchemaSettings) -> Value {
     value
 }
 
+/// Why a schema cannot be compiled for validation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// A `type` keyword names no JSON type.
+    #[error(
+        "{}: {message}; `type` takes one of \"array\", \"boolean\", \"integer\", \"null\", \"number\", \"object\", \"string\", or an array of them",
+        pointer_or_root(pointer)
+    )]
+    UnknownType {
+        /// Where the `type` keyword is, a JSON Pointer into the schema.
+        pointer: String,
+        /// What the meta-schema check said.
+        message: String,
+    },
+    /// The schema breaks the JSON Schema 2020-12 meta-schema.
+    #[error("{}: {message}", pointer_or_root(pointer))]
+    NotJsonSchema {
+        /// Where, a JSON Pointer into the schema.
+        pointer: String,
+        /// What the meta-schema check said.
+        message: String,
+    },
+    /// The schema is well formed but cannot be built into a validator (a
+    /// `$ref` that resolves nowhere, a `pattern` that is no regex).
+    #[error("{message}")]
+    Unbuildable {
+        /// What the validator builder said.
+        message: String,
+    },
+}
+
 /// A schema compiled for validation, with the text it came from.
 pub(crate) struct Compiled {
     pub(crate) schema: Value,
@@ -44,25 +76,27 @@ pub(crate) struct Compiled {
 
 impl Compiled {
     /// Checks the schema against the 2020-12 meta-schema, then compiles it.
-    pub(crate) fn new(schema: Value) -> Result<Self, String> {
+    pub(crate) fn new(schema: Value) -> Result<Self, SchemaError> {
         if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
             let pointer = error.instance_path().to_string();
+            let message = error.to_string();
             // The meta-schema's `anyOf` for `type` says nothing of what it takes.
             let about_type = pointer.ends_with("/type")
                 && matches!(error.kind(), ValidationErrorKind::AnyOf { .. });
-            let expected = if about_type {
-                "; `type` takes one of \"array\", \"boolean\", \"integer\", \"null\", \"number\", \"object\", \"string\", or an array of them"
+            return Err(if about_type {
+                SchemaError::UnknownType { pointer, message }
             } else {
-                ""
-            };
-            return Err(format!("{}: {error}{expected}", pointer_or_root(&pointer)));
+                SchemaError::NotJsonSchema { pointer, message }
+            });
         }
         // Formats (`date`, `email`, `uuid`, …) are asserted: the model learns
         // which field is malformed before serde would say it less precisely.
         let validator = jsonschema::draft202012::options()
             .should_validate_formats(true)
             .build(&schema)
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| SchemaError::Unbuildable {
+                message: error.to_string(),
+            })?;
         Ok(Compiled { schema, validator })
     }
 
@@ -275,7 +309,11 @@ mod tests {
     #[test]
     fn refuses_a_schema_that_is_not_json_schema() {
         let error = Compiled::new(json!({ "type": "strin" })).err().unwrap();
-        assert!(error.starts_with("/type: "), "{error}");
+        assert!(
+            matches!(&error, SchemaError::UnknownType { pointer, .. } if pointer == "/type"),
+            "{error:?}"
+        );
+        assert!(error.to_string().starts_with("/type: "), "{error}");
     }
 
     #[test]

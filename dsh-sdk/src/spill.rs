@@ -318,6 +318,14 @@ mod tests {
         SpillConfig::new(dir.join("spill"))
     }
 
+    /// A config spilling under a fresh temporary directory, removed when
+    /// the guard drops.
+    fn temp_config() -> (tempfile::TempDir, SpillConfig) {
+        let root = tempfile::tempdir().unwrap();
+        let config = config(root.path());
+        (root, config)
+    }
+
     fn dir_entries(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
             .unwrap()
@@ -337,8 +345,7 @@ mod tests {
 
     #[test]
     fn file_name_is_the_invocation_id() {
-        let root = tempfile::tempdir().unwrap();
-        let config = config(root.path());
+        let (_root, config) = temp_config();
         let id = Uuid::new_v4();
         let path = spill(&config, id, "text").unwrap();
         assert_eq!(path, config.dir.join(format!("{id}.txt")));
@@ -359,8 +366,7 @@ mod tests {
 
     #[test]
     fn a_reused_invocation_id_never_overwrites_an_earlier_spill() {
-        let root = tempfile::tempdir().unwrap();
-        let config = config(root.path());
+        let (_root, config) = temp_config();
         let id = Uuid::new_v4();
         let first = spill(&config, id, "a much longer first text").unwrap();
         let second = spill(&config, id, "second").unwrap();
@@ -383,8 +389,7 @@ mod tests {
     #[test]
     fn the_directory_is_0700_and_files_0600() {
         use std::os::unix::fs::PermissionsExt;
-        let root = tempfile::tempdir().unwrap();
-        let config = config(root.path());
+        let (_root, config) = temp_config();
         let path = spill(&config, Uuid::new_v4(), "secret").unwrap();
         let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&config.dir), 0o700);
@@ -461,8 +466,7 @@ mod tests {
 
     #[test]
     fn a_final_path_taken_by_a_directory_is_left_alone_and_leaves_no_temp_file() {
-        let root = tempfile::tempdir().unwrap();
-        let config = config(root.path());
+        let (_root, config) = temp_config();
         let id = Uuid::new_v4();
         let taken = config.dir.join(format!("{id}.txt"));
         fs::create_dir_all(taken.join("inside")).unwrap();

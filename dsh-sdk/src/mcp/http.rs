@@ -16,8 +16,10 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::net::TcpListener;
-use tokio::task::{JoinHandle, JoinSet};
-use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::served::{Background, BindError, Stopped};
 
 /// How long a client may take to send a request's headers, and how long an
 /// idle kept-alive connection stays open: 10 seconds.
@@ -228,45 +230,41 @@ async fn connection(
 
 /// A running streamable-HTTP MCP server; dropping it shuts the server down.
 #[must_use = "dropping the handle shuts the server down at once"]
-pub struct McpHttpServer {
-    pub(super) local_addr: SocketAddr,
-    pub(super) stop: DropGuard,
-    pub(super) task: JoinHandle<std::io::Result<()>>,
-}
+pub struct McpHttpServer(pub(super) Background);
 
 impl McpHttpServer {
     /// The address the server listens on.
     pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
+        self.0.local_addr()
     }
 
     /// The URL an MCP client connects to: `http://127.0.0.1:PORT/mcp`.
     pub fn url(&self) -> String {
-        format!("http://{}{HTTP_PATH}", self.local_addr)
+        format!("http://{}{HTTP_PATH}", self.local_addr())
     }
 
     /// Runs until the server fails (or is shut down from elsewhere).
     pub async fn wait(self) -> Result<(), ServeError> {
-        let McpHttpServer { stop, task, .. } = self;
-        let result = task.await;
-        drop(stop);
-        flatten(result)
+        self.0.wait().await.map_err(stopped)
     }
 
     /// Stops accepting connections, ends every session, and waits for the
     /// server to finish.
     pub async fn shutdown(self) -> Result<(), ServeError> {
-        let McpHttpServer { stop, task, .. } = self;
-        drop(stop);
-        flatten(task.await)
+        self.0.shutdown(None).await.map_err(stopped)
     }
 }
 
-fn flatten(result: Result<std::io::Result<()>, tokio::task::JoinError>) -> Result<(), ServeError> {
-    match result {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(error)) => Err(ServeError::Stopped(error.to_string())),
-        Err(error) => Err(ServeError::Stopped(error.to_string())),
+fn stopped(error: Stopped) -> ServeError {
+    ServeError::Stopped(error.to_string())
+}
+
+impl From<BindError> for ServeError {
+    fn from(error: BindError) -> Self {
+        match error {
+            BindError::NotLoopback { addr } => ServeError::NotLoopback { addr },
+            BindError::Io { addr, source } => ServeError::Bind { addr, source },
+        }
     }
 }
 

@@ -60,12 +60,14 @@ impl ContractPins {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Checks `hash` for `tool`: pins it when unpinned; `Err(pinned)` when
-    /// it differs from the pin.
-    pub(super) fn check(&self, tool: &str, hash: &str) -> Result<(), String> {
+    /// Checks `hash` for `tool`: pins it when unpinned; an error naming the
+    /// pin when it differs.
+    pub(super) fn check(&self, tool: &str, hash: &str) -> Result<(), ContractChanged> {
         let mut pins = self.lock();
         match pins.get(tool) {
-            Some(pinned) if pinned != hash => Err(pinned.clone()),
+            Some(pinned) if pinned != hash => Err(ContractChanged {
+                pinned: pinned.clone(),
+            }),
             Some(_) => Ok(()),
             None => {
                 pins.insert(tool.to_owned(), hash.to_owned());
@@ -73,4 +75,11 @@ impl ContractPins {
             }
         }
     }
+}
+
+/// A tool's definition hashes to something other than its pin.
+#[derive(Debug)]
+pub(super) struct ContractChanged {
+    /// The hash the tool is pinned to.
+    pub(super) pinned: String,
 }

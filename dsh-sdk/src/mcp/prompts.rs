@@ -16,7 +16,9 @@ use serde_json::{Map, Value, json};
 
 use super::cache;
 
-type GetFn = dyn Fn(Map<String, Value>) -> Result<Vec<PromptMessage>, String> + Send + Sync;
+/// Makes the messages from the arguments; fails when they do not deserialize.
+type GetFn =
+    dyn Fn(Map<String, Value>) -> Result<Vec<PromptMessage>, serde_json::Error> + Send + Sync;
 
 /// A prompt: a name, a description, its arguments, and the messages it makes.
 ///
@@ -80,14 +82,8 @@ impl Prompt {
         A: JsonSchema + DeserializeOwned,
         F: Fn(A) -> Vec<PromptMessage> + Send + Sync + 'static,
     {
-        let name = name.into();
-        let prompt_name = name.clone();
         let get = move |args: Map<String, Value>| {
-            serde_json::from_value::<A>(Value::Object(args))
-                .map(&messages)
-                .map_err(|error| {
-                    format!("the arguments of prompt `{prompt_name}` are invalid: {error}")
-                })
+            serde_json::from_value::<A>(Value::Object(args)).map(&messages)
         };
         Prompt {
             prompt: McpPrompt::new(name, Some(description), Some(arguments::<A>())),
@@ -183,8 +179,11 @@ impl Prompts {
         args: Option<Map<String, Value>>,
     ) -> Result<GetPromptResult, ErrorData> {
         let prompt = self.find(name)?;
-        let messages = (prompt.get)(args.unwrap_or_default()).map_err(|message| {
-            ErrorData::invalid_params(message, Some(json!({ "prompt": name })))
+        let messages = (prompt.get)(args.unwrap_or_default()).map_err(|error| {
+            ErrorData::invalid_params(
+                format!("the arguments of prompt `{name}` are invalid: {error}"),
+                Some(json!({ "prompt": name })),
+            )
         })?;
         let mut result = GetPromptResult::new(messages);
         result.description = prompt.prompt.description.clone();

@@ -246,31 +246,52 @@ enum Part {
     Variable(String),
 }
 
+/// What is wrong with a URI template.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the URI template `{template}` is malformed: {problem}")]
+struct TemplateError {
+    template: String,
+    problem: TemplateProblem,
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum TemplateProblem {
+    #[error("two variables in a row cannot be told apart")]
+    AdjacentVariables,
+    #[error("a `{{` is never closed")]
+    Unclosed,
+    #[error("`{{{0}}}` is not a simple variable (letters, digits, `_`)")]
+    NotSimple(String),
+    #[error("a `}}` has no `{{`")]
+    Unopened,
+}
+
 impl UriPattern {
-    fn parse(template: &str) -> Result<Self, String> {
-        let bad = |why: &str| format!("the URI template `{template}` is malformed: {why}");
+    fn parse(template: &str) -> Result<Self, TemplateError> {
+        let bad = |problem| TemplateError {
+            template: template.to_owned(),
+            problem,
+        };
         let mut parts = Vec::new();
         let mut rest = template;
         while let Some(open) = rest.find('{') {
             if open > 0 {
                 parts.push(Part::Literal(rest[..open].to_owned()));
             } else if matches!(parts.last(), Some(Part::Variable(_))) {
-                return Err(bad("two variables in a row cannot be told apart"));
+                return Err(bad(TemplateProblem::AdjacentVariables));
             }
             let Some(close) = rest[open..].find('}') else {
-                return Err(bad("a `{` is never closed"));
+                return Err(bad(TemplateProblem::Unclosed));
             };
             let name = &rest[open + 1..open + close];
             if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                return Err(bad(&format!(
-                    "`{{{name}}}` is not a simple variable (letters, digits, `_`)"
-                )));
+                return Err(bad(TemplateProblem::NotSimple(name.to_owned())));
             }
             parts.push(Part::Variable(name.to_owned()));
             rest = &rest[open + close + 1..];
         }
         if rest.contains('}') {
-            return Err(bad("a `}` has no `{`"));
+            return Err(bad(TemplateProblem::Unopened));
         }
         if !rest.is_empty() {
             parts.push(Part::Literal(rest.to_owned()));
@@ -406,13 +427,23 @@ mod tests {
 
     #[test]
     fn malformed_templates_say_what_is_wrong() {
-        for (template, why) in [
-            ("a://{id", "never closed"),
-            ("a://{}", "not a simple variable"),
-            ("a://{a}{b}", "two variables in a row"),
-            ("a://b}", "has no `{`"),
+        for (template, problem, why) in [
+            ("a://{id", TemplateProblem::Unclosed, "never closed"),
+            (
+                "a://{}",
+                TemplateProblem::NotSimple(String::new()),
+                "not a simple variable",
+            ),
+            (
+                "a://{a}{b}",
+                TemplateProblem::AdjacentVariables,
+                "two variables in a row",
+            ),
+            ("a://b}", TemplateProblem::Unopened, "has no `{`"),
         ] {
             let error = UriPattern::parse(template).unwrap_err();
+            assert_eq!(error.problem, problem, "{template}");
+            let error = error.to_string();
             assert!(error.contains(why), "{template}: {error}");
         }
     }

@@ -33,8 +33,9 @@ use crate::client::{
     Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, LogLevel, LogMessage,
     Sample, SampleRequest,
 };
-use crate::event::{Event, StreamType};
+use crate::event::Event;
 use crate::registry::{Registry, Subscription};
+use crate::stream::StreamType;
 
 /// What one session remembers between requests.
 #[derive(Default)]

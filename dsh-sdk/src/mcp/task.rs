@@ -22,10 +22,11 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::event::{Event, StreamType};
+use crate::event::Event;
 use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::result::ToolResult;
+use crate::stream::StreamType;
 
 use super::task_store::{TaskRecord, TaskStore, TaskStoreError};
 

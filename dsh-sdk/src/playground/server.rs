@@ -19,15 +19,15 @@ use futures_util::stream::{self, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
-use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::event::Event;
-use crate::log::Log;
+use crate::log::{Log, LogError};
 use crate::permission::Approval;
 use crate::registry::{Registry, Subscription};
 use crate::replay::{Outcome, replay};
 use crate::result::ToolResult;
+use crate::served::{self, Background, BindError, Stopped};
 use crate::web::{CARDS_CSS, CARDS_JS};
 
 use super::approve::PageApprover;
@@ -118,25 +118,16 @@ impl Playground {
     /// picks a free port). Returns once the socket is bound; the server runs
     /// in the background until the handle is shut down or dropped.
     pub async fn serve(self, addr: SocketAddr) -> Result<PlaygroundServer, PlaygroundError> {
-        if !addr.ip().is_loopback() {
-            return Err(PlaygroundError::NotLoopback { addr });
-        }
-        let bind = |source| PlaygroundError::Bind { addr, source };
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(bind)?;
-        let local_addr = listener.local_addr().map_err(bind)?;
+        let (listener, local_addr) = served::bind_loopback(addr).await?;
         let router = self.router();
         let stop = CancellationToken::new();
         let shutdown = stop.clone();
-        let task = tokio::spawn(async move {
+        let serve = async move {
             axum::serve(listener, router)
                 .with_graceful_shutdown(shutdown.cancelled_owned())
                 .await
-        });
-        Ok(PlaygroundServer {
-            local_addr,
-            stop: stop.drop_guard(),
-            task,
-        })
+        };
+        Ok(PlaygroundServer(Background::spawn(local_addr, stop, serve)))
     }
 }
 
@@ -151,29 +142,22 @@ impl fmt::Debug for Playground {
 
 /// A running playground; dropping it shuts the server down.
 #[must_use = "dropping the handle shuts the server down at once"]
-pub struct PlaygroundServer {
-    local_addr: SocketAddr,
-    stop: DropGuard,
-    task: JoinHandle<std::io::Result<()>>,
-}
+pub struct PlaygroundServer(Background);
 
 impl PlaygroundServer {
     /// The address the server listens on.
     pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
+        self.0.local_addr()
     }
 
     /// The page's address: `http://127.0.0.1:PORT/`.
     pub fn url(&self) -> String {
-        format!("http://{}/", self.local_addr)
+        format!("http://{}/", self.local_addr())
     }
 
     /// Runs until the server fails (or is shut down from elsewhere).
     pub async fn wait(self) -> Result<(), PlaygroundError> {
-        let PlaygroundServer { stop, task, .. } = self;
-        let result = task.await;
-        drop(stop);
-        flatten(result)
+        self.0.wait().await.map_err(stopped)
     }
 
     /// Stops accepting connections and waits for the open ones to finish.
@@ -181,16 +165,7 @@ impl PlaygroundServer {
     /// The page's event streams stay open until their page goes away, so
     /// this waits at most `grace` for them.
     pub async fn shutdown(self, grace: Duration) -> Result<(), PlaygroundError> {
-        let PlaygroundServer { stop, task, .. } = self;
-        drop(stop);
-        let abort = task.abort_handle();
-        match tokio::time::timeout(grace, task).await {
-            Ok(result) => flatten(result),
-            Err(_) => {
-                abort.abort();
-                Ok(())
-            }
-        }
+        self.0.shutdown(Some(grace)).await.map_err(stopped)
     }
 }
 
@@ -202,14 +177,16 @@ impl fmt::Debug for PlaygroundServer {
     }
 }
 
-fn flatten(
-    result: Result<std::io::Result<()>, tokio::task::JoinError>,
-) -> Result<(), PlaygroundError> {
-    match result {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(error)) => Err(PlaygroundError::Stopped(error.to_string())),
-        Err(error) if error.is_cancelled() => Ok(()),
-        Err(error) => Err(PlaygroundError::Stopped(error.to_string())),
+fn stopped(error: Stopped) -> PlaygroundError {
+    PlaygroundError::Stopped(error.to_string())
+}
+
+impl From<BindError> for PlaygroundError {
+    fn from(error: BindError) -> Self {
+        match error {
+            BindError::NotLoopback { addr } => PlaygroundError::NotLoopback { addr },
+            BindError::Io { addr, source } => PlaygroundError::Bind { addr, source },
+        }
     }
 }
 
@@ -650,7 +627,7 @@ async fn open_log(State(shared): App, headers: HeaderMap, body: Bytes) -> Respon
     let opened = tokio::task::spawn_blocking(move || read_log(&registry, request)).await;
     match opened {
         Ok(Ok(answer)) => json_body(&answer).into_response(),
-        Ok(Err(message)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, message),
+        Ok(Err(error)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, error.to_string()),
         Err(error) => refuse(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("reading the log failed: {error}"),
@@ -658,27 +635,44 @@ async fn open_log(State(shared): App, headers: HeaderMap, body: Bytes) -> Respon
     }
 }
 
-fn read_log(registry: &Registry, request: LogRequest) -> Result<Value, String> {
+/// Why a log could not be opened.
+#[derive(Debug, thiserror::Error)]
+enum OpenLogError {
+    /// The request names no log, or two.
+    #[error("give either `path` or `text`, not both or neither")]
+    NotOneLog,
+    /// The file cannot be looked at.
+    #[error("cannot open `{}`: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is larger than the playground reads.
+    #[error("`{}` is {size} bytes; the playground opens logs of at most {MAX_LOG_FILE} bytes", path.display())]
+    TooLarge { path: PathBuf, size: u64 },
+    /// The log itself is broken.
+    #[error(transparent)]
+    Log(#[from] LogError),
+}
+
+fn read_log(registry: &Registry, request: LogRequest) -> Result<Value, OpenLogError> {
     let log = match (request.path, request.text) {
         (Some(path), None) => {
-            let size = std::fs::metadata(&path)
-                .map_err(|error| format!("cannot open `{}`: {error}", path.display()))?
-                .len();
+            let size = match std::fs::metadata(&path) {
+                Ok(metadata) => metadata.len(),
+                Err(source) => return Err(OpenLogError::Unreadable { path, source }),
+            };
             if size > MAX_LOG_FILE {
-                return Err(format!(
-                    "`{}` is {size} bytes; the playground opens logs of at most {MAX_LOG_FILE} bytes",
-                    path.display()
-                ));
+                return Err(OpenLogError::TooLarge { path, size });
             }
-            Log::read(&path)
+            Log::read(&path)?
         }
         (None, Some(text)) => Log::parse(
             Path::new(request.name.as_deref().unwrap_or("uploaded log")),
             text.as_bytes(),
-        ),
-        _ => return Err("give either `path` or `text`, not both or neither".to_owned()),
-    }
-    .map_err(|error| format!("{error}"))?;
+        )?,
+        _ => return Err(OpenLogError::NotOneLog),
+    };
     let report = request.replay.then(|| replay(registry, &log));
     let calls: Vec<Value> = log
         .calls()

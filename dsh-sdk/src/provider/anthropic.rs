@@ -53,12 +53,12 @@ impl ModelTurn for Turn {
                     // A block of the wrong shape is still a call: answered with an error.
                     let wire: wire::ToolUse = super::from_value(FORMAT, &block).unwrap_or_default();
                     let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
-                    let (call, made_up) =
-                        call.identified(wire.id, format!("toolu_missing_id_{index}"));
-                    if made_up && let Some(object) = block.as_object_mut() {
-                        object.insert("id".into(), Value::String(call.id.clone()));
-                    }
-                    calls.push(call);
+                    calls.push(call.identified_in(
+                        &mut block,
+                        "id",
+                        wire.id,
+                        format!("toolu_missing_id_{index}"),
+                    ));
                 }
                 Some("text") => {
                     if let Some(text) = block.get("text").and_then(Value::as_str) {

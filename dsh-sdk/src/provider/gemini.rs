@@ -49,14 +49,7 @@ impl ModelTurn for Turn {
     /// Reads the first candidate of a `generateContent` response.
     fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let response: wire::Response = super::from_value(FORMAT, response)?;
-        let candidate = response
-            .candidates
-            .into_iter()
-            .next()
-            .ok_or(ResponseError::Empty {
-                format: FORMAT,
-                what: "candidates",
-            })?;
+        let candidate = super::first(FORMAT, "candidates", response.candidates)?;
         // A candidate stopped early (for safety, say) may have no content.
         let content: wire::Content = if candidate.content.is_null() {
             wire::Content::default()

@@ -192,6 +192,24 @@ impl Call {
         }
     }
 
+    /// [`identified`](Self::identified), for a call read from `item`, an
+    /// item of the model's turn that goes back to it: a made-up id is
+    /// written into `item` under `key`, so the result names a call the
+    /// model's turn holds.
+    pub(crate) fn identified_in(
+        self,
+        item: &mut Value,
+        key: &str,
+        id: Option<String>,
+        made_up: String,
+    ) -> Self {
+        let (call, made_up) = self.identified(id, made_up);
+        if made_up && let Some(object) = item.as_object_mut() {
+            object.insert(key.to_owned(), Value::String(call.id.clone()));
+        }
+        call
+    }
+
     /// Replaces the arguments with `error` (the first error wins).
     pub(crate) fn fail(mut self, error: CallError) -> Self {
         if self.args.is_ok() {
@@ -283,6 +301,18 @@ pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
         path: error.path().to_string(),
         message: error.inner().to_string(),
     })
+}
+
+/// The first of a response's `what` (`choices`, `candidates`): the one read.
+pub(crate) fn first<T>(
+    format: &'static str,
+    what: &'static str,
+    items: Vec<T>,
+) -> Result<T, ResponseError> {
+    items
+        .into_iter()
+        .next()
+        .ok_or(ResponseError::Empty { format, what })
 }
 
 /// Reads a missing or `null` field as its default.

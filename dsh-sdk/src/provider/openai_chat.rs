@@ -51,14 +51,7 @@ impl ModelTurn for Turn {
     /// Reads the first choice of a Chat Completions response.
     fn parse(response: &Value) -> Result<Turn, ResponseError> {
         let completion: wire::Completion = super::from_value(FORMAT, response)?;
-        let choice = completion
-            .choices
-            .into_iter()
-            .next()
-            .ok_or(ResponseError::Empty {
-                format: FORMAT,
-                what: "choices",
-            })?;
+        let choice = super::first(FORMAT, "choices", completion.choices)?;
         let text = match choice.message.content {
             Some(Value::String(text)) => Some(text),
             _ => choice.message.refusal,

@@ -62,12 +62,12 @@ impl ModelTurn for Turn {
                     let wire: wire::FunctionCall =
                         super::from_value(FORMAT, &item).unwrap_or_default();
                     let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
-                    let (call, made_up) =
-                        call.identified(wire.call_id, format!("call_missing_id_{index}"));
-                    if made_up && let Some(object) = item.as_object_mut() {
-                        object.insert("call_id".into(), Value::String(call.id.clone()));
-                    }
-                    calls.push(call);
+                    calls.push(call.identified_in(
+                        &mut item,
+                        "call_id",
+                        wire.call_id,
+                        format!("call_missing_id_{index}"),
+                    ));
                 }
                 Some("message") => {
                     let message: wire::Message =

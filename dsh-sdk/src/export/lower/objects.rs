@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::shape::{admits_null, boolean_schema, describe, is_object_schema, required_names, show};
-use super::walk::{each_child, walk};
+use super::shape::{admits_null, describe, is_object_schema, required_names, show};
+use super::walk::{boolean_schema, each_child, walk};
 use super::{Note, NoteKind, Object};
 use crate::pointer::escape;
 

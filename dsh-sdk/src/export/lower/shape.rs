@@ -150,14 +150,6 @@ pub(super) fn is_null_schema(schema: &Value) -> bool {
     })
 }
 
-pub(super) fn boolean_schema(valid: bool) -> Value {
-    if valid {
-        json!({})
-    } else {
-        json!({ "not": {} })
-    }
-}
-
 pub(super) fn definition_name(reference: &str) -> String {
     match reference.rsplit_once('/') {
         Some((_, name)) if reference != "#" => unescape(name).into_owned(),

@@ -1,11 +1,18 @@
 //! The passes one at a time, where a test reads best against a single pass.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::alternatives::one_of_to_any_of;
 use super::merge::hoist_root_combinators;
 use super::openapi::{nullable, split_null_enums};
-use super::{Lowered, NoteKind, anthropic, openai_strict};
+use super::{Lowered, Note, NoteKind, anthropic, openai_strict};
+
+/// `schema` after the one `pass`, and the notes the pass made.
+fn apply(pass: fn(&mut Value, &mut Vec<Note>), mut schema: Value) -> (Value, Vec<Note>) {
+    let mut notes = Vec::new();
+    pass(&mut schema, &mut notes);
+    (schema, notes)
+}
 
 fn has(lowered: &Lowered, expected: &str) {
     let notes: Vec<String> = lowered
@@ -35,9 +42,7 @@ fn a_flattened_enum_at_the_root_merges_into_the_root() {
         ],
         "unevaluatedProperties": false
     });
-    let mut schema = original.clone();
-    let mut notes = Vec::new();
-    hoist_root_combinators(&mut schema, &mut notes);
+    let (schema, notes) = apply(hoist_root_combinators, original.clone());
     assert_eq!(
         schema,
         json!({
@@ -74,12 +79,13 @@ fn a_flattened_enum_at_the_root_merges_into_the_root() {
 
 #[test]
 fn one_of_with_overlapping_alternatives_is_noted() {
-    let mut schema = json!({
-        "type": "object",
-        "properties": { "n": { "oneOf": [{ "type": "integer" }, { "type": "number", "multipleOf": 0.5 }] } }
-    });
-    let mut notes = Vec::new();
-    one_of_to_any_of(&mut schema, &mut notes);
+    let (schema, notes) = apply(
+        one_of_to_any_of,
+        json!({
+            "type": "object",
+            "properties": { "n": { "oneOf": [{ "type": "integer" }, { "type": "number", "multipleOf": 0.5 }] } }
+        }),
+    );
     assert_eq!(
         schema["properties"]["n"],
         json!({
@@ -92,10 +98,10 @@ fn one_of_with_overlapping_alternatives_is_noted() {
 
 #[test]
 fn null_leaves_enums_and_becomes_nullable() {
-    let mut schema =
-        json!({ "type": ["string", "null"], "enum": ["a", "b", null], "description": "Pick" });
-    let mut notes = Vec::new();
-    split_null_enums(&mut schema, &mut notes);
+    let (schema, split_notes) = apply(
+        split_null_enums,
+        json!({ "type": ["string", "null"], "enum": ["a", "b", null], "description": "Pick" }),
+    );
     assert_eq!(
         schema,
         json!({
@@ -103,10 +109,10 @@ fn null_leaves_enums_and_becomes_nullable() {
             "anyOf": [{ "type": "string", "enum": ["a", "b"] }, { "type": "null" }]
         })
     );
-    nullable(&mut schema, &mut notes);
+    let (schema, nullable_notes) = apply(nullable, schema);
     assert_eq!(
         schema,
         json!({ "description": "Pick", "type": "string", "enum": ["a", "b"], "nullable": true })
     );
-    assert!(notes.is_empty());
+    assert!(split_notes.is_empty() && nullable_notes.is_empty());
 }

@@ -6,7 +6,6 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Value, json};
 
-use super::shape::boolean_schema;
 use super::{Note, NoteKind};
 use crate::pointer::escape;
 
@@ -129,6 +128,16 @@ pub(super) fn unresolved(reference: &str) -> Note {
         NoteKind::Narrowed,
         format!("`$ref: {reference}` does not resolve to a local definition: dropped"),
     )
+}
+
+/// The object form of the boolean schema `valid`: `{}` for `true`,
+/// `{"not": {}}` for `false`.
+pub(super) fn boolean_schema(valid: bool) -> Value {
+    if valid {
+        json!({})
+    } else {
+        json!({ "not": {} })
+    }
 }
 
 /// A copy of `schema` without its definitions (a resolved root).

@@ -1,6 +1,8 @@
 //! Telling a server that went away from one that failed a request.
 
+use rmcp::service::QuitReason;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
+use tokio::task::JoinError;
 
 /// Why the server is gone, when `error` says it is: the connection closed,
 /// or nothing answers at its address.
@@ -69,13 +71,12 @@ pub(super) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
         .map_or_else(|| error.to_string(), ToString::to_string)
 }
 
-/// A person's words for rmcp's `QuitReason`.
-pub(super) fn describe_quit(reason: &str) -> String {
-    if reason.starts_with("Closed") {
-        "its connection closed".to_owned()
-    } else if reason.starts_with("Cancelled") {
-        "the connection was ended".to_owned()
-    } else {
-        format!("the connection failed ({reason})")
+/// A person's words for how a connection's service ended.
+pub(super) fn describe_quit(quit: Result<QuitReason, JoinError>) -> String {
+    match quit {
+        Ok(QuitReason::Closed) => "its connection closed".to_owned(),
+        Ok(QuitReason::Cancelled) => "the connection was ended".to_owned(),
+        Ok(other) => format!("the connection failed ({other:?})"),
+        Err(error) => format!("the connection failed ({error})"),
     }
 }

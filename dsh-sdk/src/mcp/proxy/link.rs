@@ -19,7 +19,7 @@ use crate::error::RegisterError;
 use crate::rawp::{Diagnostic, Severity, ToolStatus};
 use crate::registry::{Registry, ScopedTool};
 
-use super::super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};
+use super::super::pins::{ContractChanged, ContractPins, TOOL_CONTRACT_CHANGED};
 use super::TOOL_SKIPPED;
 use super::events::{ProxyEvent, ToolListDiff};
 use super::forward::{Forward, Progress};
@@ -130,12 +130,8 @@ impl Link {
 
     /// Registers the server's tools, replacing those that changed and
     /// dropping those it no longer has; says how the registered list changed.
-    pub(super) async fn sync(self: &Arc<Self>) -> Result<ToolListDiff, String> {
-        let remote = self
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|error| error.to_string())?;
+    pub(super) async fn sync(self: &Arc<Self>) -> Result<ToolListDiff, rmcp::ServiceError> {
+        let remote = self.peer().list_all_tools().await?;
         // The registry is only ever called with no lock of ours held: it
         // publishes the catalog to subscribers, who may ask this proxy.
         let known: BTreeMap<String, (Value, String)> = self
@@ -234,7 +230,7 @@ impl Link {
                 self.registry
                     .remove_diagnostic(Some(name), TOOL_CONTRACT_CHANGED);
             }
-            Err(pinned) => {
+            Err(ContractChanged { pinned }) => {
                 let server = &self.server;
                 self.registry.add_diagnostic(
                     Diagnostic::new(

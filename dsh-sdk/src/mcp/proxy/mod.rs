@@ -430,19 +430,14 @@ impl McpProxyBuilder {
             Arc::clone(&client.progress),
         ));
         let gone = link.attach(running.peer().clone());
-        if let Err(reason) = link.sync().await {
+        if let Err(error) = link.sync().await {
             // The connection is ended by dropping `running`.
             return Err(ConnectError::ListTools {
                 server: link.server.clone(),
-                reason,
+                reason: error.to_string(),
             });
         }
-        let dial = redial.map(|redial| -> Dial {
-            Arc::new(move || {
-                let dialing = redial(client.clone());
-                Box::pin(async move { dialing.await.map_err(|error| error.to_string()) })
-            })
-        });
+        let dial = redial.map(|redial| -> Dial { Arc::new(move || redial(client.clone())) });
         let stop = CancellationToken::new();
         let watch = Watch {
             link: Arc::clone(&link),

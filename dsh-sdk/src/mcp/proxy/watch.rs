@@ -2,8 +2,7 @@
 //! re-reads the tools when the server says they changed, sees the server
 //! go, and reaches it again when the proxy knows how.
 
-use std::future::Future;
-use std::pin::{Pin, pin};
+use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,19 +14,18 @@ use rmcp::{Peer, RoleClient};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::CLOSE_TIMEOUT;
 use super::backoff::Backoff;
 use super::client::ProxyClient;
 use super::events::ProxyEvent;
 use super::gone::{describe_quit, root_cause, unreachable};
 use super::link::Link;
+use super::{CLOSE_TIMEOUT, Dialing};
 
 /// A connection to the server, as the proxy's handler serves it.
 pub(super) type Running = RunningService<RoleClient, ProxyClient>;
 
 /// Opens a new connection to the server: what makes a proxy able to reconnect.
-pub(super) type Dial =
-    Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<Running, String>> + Send>> + Send + Sync>;
+pub(super) type Dial = Arc<dyn Fn() -> Dialing + Send + Sync>;
 
 /// How the watcher follows the server.
 pub(super) struct Watch {
@@ -109,18 +107,12 @@ impl Watch {
                         tracing::warn!(server = %link.server, "cannot re-read the tools of an MCP server: {reason}");
                     }
                 },
-                quit = &mut waiting => {
-                    let reason = match quit {
-                        Ok(reason) => format!("{reason:?}"),
-                        Err(error) => error.to_string(),
-                    };
-                    return Some(describe_quit(&reason));
-                }
+                quit = &mut waiting => return Some(describe_quit(quit)),
                 // A call found nothing answering.
                 () = gone.cancelled() => break link.gone().unwrap_or_default(),
                 every = beat => {
-                    if let Err(reason) = ping(&peer, every).await {
-                        break reason;
+                    if let Err(silent) = ping(&peer, every).await {
+                        break silent.to_string();
                     }
                 }
             }
@@ -159,7 +151,7 @@ impl Watch {
                         Err(reason) => format!("the tools could not be listed: {reason}"),
                     }
                 }
-                Err(error) => error,
+                Err(error) => error.to_string(),
             };
             if attempt < attempts {
                 link.emit(ProxyEvent::ReconnectFailed {
@@ -177,17 +169,33 @@ impl Watch {
     }
 }
 
+/// Why a server that was pinged is taken to be gone.
+#[derive(Debug, thiserror::Error)]
+enum Silent {
+    /// No answer came in time.
+    #[error("it did not answer a ping within {0:?}")]
+    Timeout(Duration),
+    /// Nothing is there: what [`unreachable`] says of the error.
+    #[error("{0}")]
+    Unreachable(String),
+    /// The ping could not be sent or answered, for this innermost reason.
+    #[error("a ping failed ({0})")]
+    Failed(String),
+}
+
 /// Checks the server still answers: `Err(why not)` when it does not within
 /// `every` (at least a second), or when nothing is there.
-async fn ping(peer: &Peer<RoleClient>, every: Duration) -> Result<(), String> {
+async fn ping(peer: &Peer<RoleClient>, every: Duration) -> Result<(), Silent> {
     let wait = every.max(Duration::from_secs(1));
     let request = ClientRequest::PingRequest(PingRequest::default());
     match tokio::time::timeout(wait, peer.send_request(request)).await {
-        Err(_) => Err(format!("it did not answer a ping within {wait:?}")),
+        Err(_) => Err(Silent::Timeout(wait)),
         // An error answer is an answer: something is there.
         Ok(Ok(_) | Err(rmcp::ServiceError::McpError(_))) => Ok(()),
-        Ok(Err(error)) => Err(unreachable(&error)
-            .unwrap_or_else(|| format!("a ping failed ({})", root_cause(&error)))),
+        Ok(Err(error)) => Err(match unreachable(&error) {
+            Some(reason) => Silent::Unreachable(reason),
+            None => Silent::Failed(root_cause(&error)),
+        }),
     }
 }
 

@@ -1,0 +1,239 @@
+//! [`McpServer`]: a registry served to MCP clients.
+//!
+//! rmcp's `ServerHandler` has one method per MCP request; `handler` answers
+//! each in a line or two from the concept it belongs to: the tools and the
+//! tasks a call becomes (`tools`), what is offered beside them (`offers`:
+//! resources, prompts, completions), and a session's life (`lifecycle`:
+//! `initialize`, `list_changed`, requests rmcp could not read). `serve`
+//! holds the transports. The wire shapes are in `wire`, the socket side in
+//! `http`, a call's client side in `session`, and tasks in `task`.
+
+mod handler;
+mod lifecycle;
+mod offers;
+mod serve;
+mod tools;
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::Implementation;
+
+use crate::registry::Registry;
+
+use super::apps;
+use super::http::HttpSettings;
+use super::prompts::{Prompt, Prompts};
+use super::resources::{ResourceProvider, ResourceUpdates, Resources};
+use super::session::Session;
+use super::task::{MemoryTaskStore, Tasks};
+use super::task_store::TaskStore;
+
+use lifecycle::ListChanged;
+use offers::Offers;
+
+/// A [`Registry`] as an MCP server: an rmcp [`ServerHandler`](rmcp::ServerHandler), with
+/// [`serve_stdio`](Self::serve_stdio) and [`serve_http`](Self::serve_http)
+/// for the two standard transports. Any other rmcp transport works through
+/// rmcp's [`ServiceExt::serve`](rmcp::ServiceExt::serve).
+///
+/// - `tools/list` is [`Registry::export`] in [`Format::Mcp`](crate::export::Format::Mcp), the very list a
+///   model would see (deferred tools only once tool search loaded them):
+///   `inputSchema` (declaring its dialect, JSON Schema 2020-12, in `$schema`), `outputSchema`, `title`, and `annotations` from the flags
+///   (`read_only` → `readOnlyHint`, `destructive` → `destructiveHint`,
+///   `idempotent` → `idempotentHint`). Clients on a protocol older than
+///   2026-07-28 do not get output schemas whose root is not an object, which
+///   they cannot read.
+/// - `tools/call` runs [`Registry::call_with`], the full pipeline. `content`
+///   is what the tool's render made (a call that rendered nothing says so, so
+///   the text is never empty; a custom render's text that does not carry the
+///   value is followed by the value's JSON, for clients that read `content`
+///   alone) and `structuredContent` the canonical value: any
+///   JSON value from 2026-07-28 on, an object only before (a string or an
+///   array is then left to `content`). Every failure the pipeline reports —
+///   invalid arguments with every violation, a refusal, the tool's own error,
+///   a timeout — is a result with `isError: true` and its message, for the
+///   model to act on; only an unknown tool is a protocol error (`-32602`), as
+///   the MCP spec asks, and its message names the closest tools.
+/// - Each tool's `_meta` carries its [contract hash](crate::digest) under
+///   [`CONTRACT_META_KEY`](super::CONTRACT_META_KEY): SHA-256 of its canonical definition, for a client
+///   to pin. [`McpProxy`](super::McpProxy) checks it.
+/// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
+///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
+///   resource (`resources/list`, `resources/read`, MIME type
+///   `text/html;profile=mcp-app`) that draws the card of each of its results
+///   ([`card_app_html`](crate::web::card_app_html)); its results carry the
+///   card in `_meta["dsh-sdk/card"]`. Hosts without MCP Apps still get
+///   `content` and `structuredContent`.
+/// - `notifications/cancelled` from the client cancels the call.
+/// - Tasks: a tool flagged `task` (or `task_required`) answers a client that
+///   declared the tasks extension with a task at once and runs the call in
+///   the background; `tasks/get`, `tasks/cancel`, and MCP 2025-11-25's
+///   `tasks/result` and `tasks/list` follow it in the
+///   [task store](Self::task_store). Its task support is in `tools/list`
+///   `_meta` under [`TASK_SUPPORT_META_KEY`](super::TASK_SUPPORT_META_KEY), and in the registry's MCP export
+///   as `execution.taskSupport`.
+/// - On 2026-07-28, a tool's elicitation and sampling are multi-round-trip
+///   input: the client gets an `InputRequiredResult`, answers, and retries
+///   with a `requestState` checked to be this call's; the tool runs again
+///   from the start and finds its answers.
+/// - A call whose request carries a `progressToken` gets each `progress`
+///   chunk the tool sends through [`Exec::progress`](crate::Exec::progress)
+///   as `notifications/progress`, with the chunk as its message.
+/// - Registering or dropping a tool, or loading a deferred one, sends
+///   `notifications/tools/list_changed` to every session that began with
+///   `initialize`, and, from 2026-07-28 on, on every `subscriptions/listen`
+///   stream that asked for it.
+///
+/// Cloning gives a handler for another session: it shares the registry.
+pub struct McpServer {
+    registry: Registry,
+    info: Implementation,
+    instructions: Option<String>,
+    /// This session's `list_changed` notifications: the changes since
+    /// `initialize`, then what stops the sender when the session, and so
+    /// this handler, ends.
+    list_changed: Mutex<ListChanged>,
+    /// Timeouts, caps and allowed origins of [`serve_http`](Self::serve_http).
+    http: HttpSettings,
+    /// Resources and prompts, shared by every session.
+    offers: Arc<Offers>,
+    /// This session's log level and resource subscriptions.
+    session: Session,
+    /// Tasks: their store, and the calls this process runs.
+    tasks: Arc<Tasks>,
+    /// Serve HTTP with no session: any replica answers any request.
+    stateless: bool,
+}
+
+impl McpServer {
+    /// Serves `registry`, naming itself `dsh-sdk` with this crate's version.
+    pub fn new(registry: Registry) -> Self {
+        let card_views = apps::CardViews(registry.clone());
+        McpServer {
+            registry,
+            info: Implementation::new("dsh-sdk", env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            list_changed: Mutex::default(),
+            http: HttpSettings::default(),
+            offers: Arc::new(Offers {
+                resources: {
+                    let mut resources = Resources::default();
+                    resources.add(Arc::new(card_views));
+                    resources
+                },
+                prompts: Prompts::default(),
+            }),
+            session: Session::default(),
+            tasks: Arc::new(Tasks::new(Arc::new(MemoryTaskStore::default()))),
+            stateless: false,
+        }
+    }
+
+    /// Where tasks are kept (see [`TaskStore`]). The default keeps them in
+    /// this process's memory; replicas of a server behind a load balancer
+    /// share one store, such as a [`FileTaskStore`](super::FileTaskStore)
+    /// on a directory they all see, so a task started through one replica
+    /// is polled, fetched and cancelled through any.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks = Arc::new(self.tasks.with_store(Arc::new(store)));
+        self
+    }
+
+    /// How long a task is kept after it starts; defaults to
+    /// [`DEFAULT_TASK_TTL`](super::DEFAULT_TASK_TTL), 1 hour.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        let store = Arc::clone(self.tasks.store());
+        self.tasks = Arc::new(self.tasks.with_store(store).with_ttl(ttl));
+        self
+    }
+
+    /// How often clients are asked to poll a task, and how often a task's
+    /// runner looks for a cancel asked for on another replica; defaults to
+    /// [`DEFAULT_TASK_POLL_INTERVAL`](super::DEFAULT_TASK_POLL_INTERVAL), 250 ms.
+    pub fn task_poll_interval(mut self, poll: Duration) -> Self {
+        let store = Arc::clone(self.tasks.store());
+        self.tasks = Arc::new(self.tasks.with_store(store).with_poll_interval(poll));
+        self
+    }
+
+    /// Serves streamable HTTP with no sessions (`false` by default): every
+    /// request stands alone, so N replicas of the server sit behind a plain
+    /// round-robin load balancer. Clients on the 2026-07-28 protocol are
+    /// served this way in any case; clients on the 2025 protocols get no
+    /// `Mcp-Session-Id`, no stream for notifications outside a request, and
+    /// no requests from the server between their own. Put tasks in a shared
+    /// [`task_store`](Self::task_store).
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+
+    /// Serves a resource, or a family of them: a [`StaticResource`](super::StaticResource),
+    /// a [`ResourceTemplate`](super::ResourceTemplate), or any
+    /// [`ResourceProvider`]. Providers are asked in the order they were
+    /// added, after the card views of the tools that present a card.
+    pub fn resource(mut self, provider: impl ResourceProvider) -> Self {
+        Arc::make_mut(&mut self.offers)
+            .resources
+            .add(Arc::new(provider));
+        self
+    }
+
+    /// Offers a prompt (`prompts/list`, `prompts/get`, `completion/complete`).
+    /// A prompt of the same name replaces the earlier one.
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        Arc::make_mut(&mut self.offers).prompts.add(prompt);
+        self
+    }
+
+    /// Where to announce that a resource changed, so sessions subscribed to
+    /// it (`resources/subscribe`) get `notifications/resources/updated`.
+    pub fn resource_updates(&mut self) -> ResourceUpdates {
+        ResourceUpdates(Arc::make_mut(&mut self.offers).resources.updates())
+    }
+
+    /// The name and version the server gives clients (`serverInfo`).
+    pub fn named(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info = Implementation::new(name, version);
+        self
+    }
+
+    /// What the server tells clients about using its tools (`instructions`).
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+}
+
+impl Clone for McpServer {
+    /// A handler for another session, on the same registry.
+    fn clone(&self) -> Self {
+        McpServer {
+            registry: self.registry.clone(),
+            info: self.info.clone(),
+            instructions: self.instructions.clone(),
+            list_changed: Mutex::default(),
+            http: self.http.clone(),
+            offers: Arc::clone(&self.offers),
+            session: Session::default(),
+            tasks: Arc::clone(&self.tasks),
+            stateless: self.stateless,
+        }
+    }
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("registry", &self.registry)
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}

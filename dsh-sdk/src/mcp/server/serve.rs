@@ -1,0 +1,122 @@
+//! Serving a server: one client over stdio, or many over streamable HTTP,
+//! with the limits that bound hostile clients.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
+use crate::served::{self, Background};
+
+use super::McpServer;
+
+impl McpServer {
+    /// Serves one client over this process's standard input and output, until
+    /// the client closes its end.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio_pipes())
+            .await
+            .map_err(|error| ServeError::Start(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| ServeError::Stopped(error.to_string()))?;
+        Ok(())
+    }
+
+    /// Allows browser pages from `origins` (`"https://app.example.com:443"`,
+    /// `"http://localhost:*"`; see rmcp's `allowed_origins` for the syntax)
+    /// besides the loopback ones [`serve_http`](Self::serve_http) always
+    /// allows.
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.http
+            .allowed_origins
+            .extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// How long an HTTP client may take to send a request's headers; also how
+    /// long an idle kept-alive connection stays open. Defaults to
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`](crate::mcp::DEFAULT_HEADER_READ_TIMEOUT), 10 s.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.http.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP client may take to send a request's body; a late
+    /// body gets `408` and the connection is closed. Defaults to
+    /// [`DEFAULT_BODY_READ_TIMEOUT`](crate::mcp::DEFAULT_BODY_READ_TIMEOUT), 30 s.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.http.body_read_timeout = timeout;
+        self
+    }
+
+    /// The largest HTTP request body taken; a larger one gets `413`. Defaults
+    /// to [`DEFAULT_MAX_BODY_BYTES`](crate::mcp::DEFAULT_MAX_BODY_BYTES), 4 MiB.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.http.max_body_bytes = bytes;
+        self
+    }
+
+    /// How many MCP sessions may be open at once over HTTP; an `initialize`
+    /// past the cap gets `503`. Defaults to
+    /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 64.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.http.max_sessions = sessions;
+        self
+    }
+
+    /// How long an HTTP session with no traffic is kept before it is closed.
+    /// Defaults to [`DEFAULT_SESSION_IDLE_TIMEOUT`](crate::mcp::DEFAULT_SESSION_IDLE_TIMEOUT), 2 minutes.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.http.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Serves streamable HTTP on `addr`, a loopback address (`127.0.0.1:0`
+    /// picks a free port), at the path `/mcp`; see [`McpHttpServer::url`].
+    ///
+    /// Returns once the socket is bound; the server runs in the background
+    /// until the returned handle is shut down or dropped. Only loopback
+    /// addresses are accepted, and only `Host` headers naming one (rmcp's
+    /// defence against DNS rebinding): to expose the server, put a reverse
+    /// proxy in front.
+    ///
+    /// Hostile clients are bounded: a request whose `Origin` is neither a
+    /// loopback page nor in [`allowed_origins`](Self::allowed_origins) gets
+    /// `403` (a request with no `Origin`, not from a browser, is served);
+    /// headers must arrive within the [header read
+    /// timeout](Self::header_read_timeout) and a body within the [body read
+    /// timeout](Self::body_read_timeout), or the connection is closed; bodies
+    /// are capped by [`max_body_bytes`](Self::max_body_bytes), open sessions
+    /// by [`max_sessions`](Self::max_sessions), and an idle session closes
+    /// after the [session idle timeout](Self::session_idle_timeout).
+    pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
+        let (listener, local_addr) = served::bind_loopback(addr).await?;
+        let stop = CancellationToken::new();
+        let settings = self.http.clone();
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(!self.stateless)
+            .with_cancellation_token(stop.child_token())
+            .with_allowed_origins(settings.origins())
+            .with_max_request_body_bytes(settings.max_body_bytes);
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(settings.session_idle_timeout);
+        let sessions = Arc::new(sessions);
+        let service =
+            StreamableHttpService::new(move || Ok(self.clone()), Arc::clone(&sessions), config);
+        let header_read_timeout = settings.header_read_timeout;
+        let guard = Arc::new(Guard::new(settings, sessions));
+        let router = axum::Router::new()
+            .nest_service(HTTP_PATH, service)
+            .layer(axum::middleware::from_fn_with_state(guard, http::guard));
+        let serve = http::serve(listener, router, header_read_timeout, stop.clone());
+        Ok(McpHttpServer(Background::spawn(local_addr, stop, serve)))
+    }
+}

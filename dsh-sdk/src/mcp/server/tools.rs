@@ -1,0 +1,157 @@
+//! `tools/list` and `tools/call`: the registry's export, and a call run
+//! through the pipeline, as a task, or as multi-round-trip input.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorCode, InputRequiredResult, ListToolsResult,
+    ProtocolVersion, TASKS_EXTENSION_ID, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+
+use crate::definition::TaskSupport;
+use crate::export::{Format, export_tool};
+use crate::mcp::apps;
+use crate::mcp::session::{ProgressForward, RoundTrip};
+use crate::mcp::task::Finish;
+use crate::mcp::wire::{complete, mcp_tool, request_state};
+use crate::pipeline::ToolCall;
+
+use super::McpServer;
+
+impl McpServer {
+    /// The MCP definitions of the registry's tools.
+    fn mcp_tools(&self) -> Result<Vec<Tool>, ErrorData> {
+        match self.registry.export(Format::Mcp) {
+            Value::Array(tools) => tools
+                .into_iter()
+                .map(|tool| mcp_tool(tool).map(|tool| apps::link_card_view(&self.registry, tool)))
+                .collect(),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// `tools/list`: the tools with their statuses marked.
+    pub(super) fn tool_list(&self) -> Result<ListToolsResult, ErrorData> {
+        let tools = crate::mcp::status::marked(&self.registry, self.mcp_tools()?);
+        Ok(crate::mcp::cache::tools_list(tools))
+    }
+
+    /// One tool's MCP definition.
+    pub(super) fn tool(&self, name: &str) -> Option<Tool> {
+        let tool = self.registry.get(name)?;
+        mcp_tool(export_tool(&tool, Format::Mcp))
+            .ok()
+            .map(|tool| apps::link_card_view(&self.registry, tool))
+    }
+
+    /// `tools/call`.
+    pub(super) async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let object_output_only = context
+            .protocol_version()
+            .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let tasks = self
+            .registry
+            .get(&request.name)
+            .map_or(TaskSupport::Forbidden, |tool| tool.definition().tasks());
+        if tasks != TaskSupport::Forbidden {
+            let takes_tasks = context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks());
+            if takes_tasks {
+                return self
+                    .start_task(&request.name, args, object_output_only)
+                    .await;
+            }
+            if tasks == TaskSupport::Required {
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!(
+                        "`{}` runs only as a task, and this client did not declare the `{TASKS_EXTENSION_ID}` extension",
+                        request.name
+                    ),
+                    None,
+                ));
+            }
+        }
+        // MCP 2026-07-28 has no requests from server to client: what a tool
+        // asks of the client goes back in an `InputRequiredResult`, and the
+        // retry brings the answers and the state given here.
+        let round_trip = (!object_output_only).then(|| RoundTrip::new(request.input_responses));
+        let state = request_state(&request.name, &args);
+        if let Some(echoed) = &request.request_state
+            && *echoed != state
+        {
+            return Err(ErrorData::invalid_params(
+                "`requestState` is not the one this server gave for this tool and these arguments",
+                None,
+            ));
+        }
+        let call = ToolCall::new(request.name.as_ref(), args)
+            .cancel_on(context.ct.clone())
+            .client(self.session.client(
+                &context.peer,
+                context.protocol_version(),
+                context.client_capabilities(),
+                round_trip.clone(),
+            ));
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressForward::start(&self.registry, call.id(), token, &context.peer));
+        let result = match &round_trip {
+            None => self.registry.call_with(call).await,
+            Some(round_trip) => tokio::select! {
+                result = self.registry.call_with(call) => result,
+                // The call is dropped, and runs again with the answer.
+                needed = round_trip.needed() => {
+                    if let Some(progress) = progress {
+                        progress.finish().await;
+                    }
+                    return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                        Some(needed),
+                        Some(state),
+                    )));
+                }
+            },
+        };
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        if result.is_error && self.registry.get(&request.name).is_none() {
+            // The pipeline's message names the closest tools.
+            return Err(ErrorData::invalid_params(result.text(), None));
+        }
+        Ok(CallToolResponse::Complete(complete(
+            &self.registry,
+            &request.name,
+            result,
+            object_output_only,
+        )))
+    }
+
+    /// Runs the call of `name` as a task, answering at once with the task.
+    /// A task outlives its request: no client to reach, no cancel but
+    /// `tasks/cancel`.
+    async fn start_task(
+        &self,
+        name: &str,
+        args: Value,
+        object_output_only: bool,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let call = ToolCall::new(name, args);
+        let registry = self.registry.clone();
+        let owned = name.to_owned();
+        let finish: Finish = Box::new(move |result| {
+            let call = complete(&registry, &owned, result, object_output_only);
+            serde_json::to_value(call).unwrap_or_default()
+        });
+        let task = self.tasks.start(&self.registry, name, call, finish).await?;
+        Ok(CallToolResponse::Task(task))
+    }
+}
