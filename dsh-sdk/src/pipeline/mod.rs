@@ -29,9 +29,11 @@
 //! hook, `validate_input`, a `Deserialize` impl, render, present, an execute
 //! layer) ends the call with an error result that names the hook.
 //!
-//! Each stage is a module of its own; this spine calls them in that order.
-//! A stage that stops the call returns a `Stop` (`stop`), which the one place
-//! results are built (`Head`, beside it) turns into the call's error result.
+//! Each stage is a module of its own; `Registry::stages`, here, calls them in
+//! that order. A stage that stops the call returns a `Stop` (`stop`), which
+//! the one place results are built (`Head`, beside it) turns into the call's
+//! error result. The call's future (`future`) checks the bounds, tells
+//! subscribers, contains panics and times the call around the stages.
 //! `batch` runs the calls of one model turn.
 
 use std::sync::Arc;
