@@ -12,6 +12,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::finalize::Finished;
+use crate::catalog::Refusal;
 use crate::content::ContentBlock;
 use crate::definition::OutputType;
 use crate::error::ToolError;
@@ -33,7 +34,7 @@ pub(crate) enum Stop {
     },
     /// The catalog refuses the tool; the refusal as the catalog words it.
     #[error("{0}")]
-    Unavailable(String),
+    Unavailable(Refusal),
     /// The arguments (or the approver's replacement) are invalid.
     #[error("{}{}", if *approved { "the approved arguments are invalid: " } else { "" }, error.message(tool))]
     InvalidArguments {
