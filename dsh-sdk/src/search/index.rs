@@ -423,24 +423,32 @@ impl ToolIndex {
         }
         wanted.sort_unstable_by_key(|&(term, _)| term);
         own.sort_unstable_by_key(|&(term, _)| term);
-        let own_total: f32 = own
-            .iter()
-            .map(|&(term, weight)| self.idf(term) * weight)
-            .sum();
+        // Each own term's weight times its IDF, once.
+        for (term, weight) in own.iter_mut() {
+            *weight *= self.idf(*term);
+        }
+        let own_total: f32 = own.iter().map(|&(_, weight)| weight).sum();
         for (doc, score) in best.iter_mut() {
             let Some(found) = self.doc(*doc) else {
                 continue;
             };
             let (mut named, mut covered) = (0u32, 0u32);
             let mut held = 0.0;
+            let mut next = 0;
             for &(term, at) in &found.terms {
                 if self.terms[term as usize].postings[at as usize].tf[NAME] != 0 {
                     named += 1;
                     let wanted = wanted.binary_search_by_key(&term, |&(term, _)| term);
                     covered += u32::from(wanted.is_ok());
                 }
-                if let Ok(at) = own.binary_search_by_key(&term, |&(term, _)| term) {
-                    held += self.idf(term) * own[at].1;
+                // Both are sorted by term.
+                while own.get(next).is_some_and(|&(have, _)| have < term) {
+                    next += 1;
+                }
+                if let Some(&(owned, weight)) = own.get(next)
+                    && owned == term
+                {
+                    held += weight;
                 }
             }
             let name_coverage = if named == 0 {
