@@ -49,6 +49,10 @@ const MAX_NEAR: usize = 24;
 /// most this many candidates.
 const MAX_NEAR_TERMS: usize = 8;
 const MAX_NEAR_CANDIDATES: usize = 256;
+/// At most this many terms are kept under one deletion (`aaaa` for `aaaab`,
+/// `aaaac`, …), so removing a term scans a short list whatever the pool; a
+/// deletion that many terms share guesses none of them well anyway.
+const MAX_NEIGHBOURS: usize = 64;
 /// How many of the best-scored tools are reordered by coverage.
 const RERANK: usize = 30;
 /// What it adds to a tool's score (scaled to the best score's 1) that the
@@ -601,7 +605,10 @@ impl Neighbours {
             spelling,
         } = self;
         deletions(term, spelling, |deletion| {
-            terms.entry(hasher.hash_one(deletion)).or_default().push(id);
+            let ids = terms.entry(hasher.hash_one(deletion)).or_default();
+            if ids.len() < MAX_NEIGHBOURS {
+                ids.push(id);
+            }
         });
     }
 
@@ -908,6 +915,24 @@ mod tests {
         index.rerank(&mut best, &mut wanted, &mut own);
         assert_eq!(best[0].0, doc("beta_tool"));
         assert!(best[0].1 > best[1].1);
+    }
+
+    #[test]
+    fn terms_sharing_a_deletion_are_bounded() {
+        let mut index = ToolIndex::new();
+        let letters = ('a'..='z').chain('α'..='ω').chain('а'..='я');
+        for (at, last) in letters.enumerate() {
+            index.insert(one_tool(&format!("tool{at}"), &format!("Feed zebr{last}")));
+        }
+        let lengths = index.neighbours.terms.values().map(Vec::len);
+        assert_eq!(lengths.max(), Some(MAX_NEIGHBOURS));
+        // A misspelling still finds a term under a full deletion.
+        assert!(!index.search("zebar", 5).is_empty());
+        let names: Vec<String> = index.by_name.keys().cloned().collect();
+        for name in names {
+            assert!(index.remove(&name));
+        }
+        assert!(index.neighbours.terms.is_empty());
     }
 
     #[test]
