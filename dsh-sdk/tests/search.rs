@@ -308,6 +308,30 @@ fn other_word_forms_find_the_same_tool() {
 }
 
 #[test]
+fn a_misspelt_word_finds_the_tools_one_edit_away() {
+    let registry = catalog();
+    for (query, best) in [
+        // Two letters swapped.
+        ("paymnets", "list_payments"),
+        ("send an invocie", "send_invoice"),
+        // A letter missing.
+        ("termometer", "get_temp"),
+        // A letter too many.
+        ("transslate", "translate_text"),
+        // A letter wrong.
+        ("languoge", "detect_language"),
+    ] {
+        assert_eq!(
+            ranked(&registry, query).first().map(String::as_str),
+            Some(best),
+            "{query}"
+        );
+    }
+    // Two edits away is too far to guess.
+    assert!(ranked(&registry, "thremometr").is_empty());
+}
+
+#[test]
 fn the_name_counts_more_than_a_parameter_description() {
     let registry = catalog();
     assert_eq!(

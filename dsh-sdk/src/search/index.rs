@@ -1,5 +1,7 @@
 //! [`ToolIndex`]: an incremental inverted index ranking tools with BM25F.
 
+use std::hash::BuildHasher;
+
 use foldhash::{HashMap, HashMapExt};
 
 use serde_json::Value;
@@ -31,18 +33,37 @@ const SYNONYM_WEIGHT: f32 = 0.3;
 /// What an indexed word that begins a query word counts for: identifiers
 /// abbreviate (`calc_area`, `math_hypot`, `get_temp`), queries rarely do.
 const PREFIX_WEIGHT: f32 = 0.5;
+/// The shortest such prefix, in characters.
+const MIN_PREFIX: usize = 4;
 /// What a number in a query counts for: numbers in a request are mostly the
 /// values to call with ("10 units", "2023"), seldom what names the tool.
 const NUMBER_WEIGHT: f32 = 0.3;
-/// How many of the best-scored tools are reordered by name coverage.
+/// What a term one edit away from a query word no tool holds counts for
+/// ("seacrh" finds `search`), against the word itself.
+const NEAR_WEIGHT: f32 = 0.5;
+/// The terms misspellings are looked for, by length in characters: a
+/// shorter word is one edit away from too many others to guess which.
+const MIN_NEAR: usize = 5;
+const MAX_NEAR: usize = 24;
+/// At most this many terms stand in for one misspelt word, found among at
+/// most this many candidates.
+const MAX_NEAR_TERMS: usize = 8;
+const MAX_NEAR_CANDIDATES: usize = 256;
+/// At most this many terms are kept under one deletion (`aaaa` for `aaaab`,
+/// `aaaac`, …), so removing a term scans a short list whatever the pool; a
+/// deletion that many terms share guesses none of them well anyway.
+const MAX_NEIGHBOURS: usize = 64;
+/// How many of the best-scored tools are reordered by coverage.
 const RERANK: usize = 30;
 /// What it adds to a tool's score (scaled to the best score's 1) that the
 /// query holds all of the tool's name words, in proportion to how many: a
 /// request naming `current_weather` in full fits it better than one that
 /// shares a word of its description with it.
 const NAME_COVERAGE: f32 = 0.2;
-/// The shortest such prefix, in characters.
-const MIN_PREFIX: usize = 4;
+/// What it adds that the tool holds all of the query's own words, in
+/// proportion to their share of the query's IDF: of two tools scored alike,
+/// the one that leaves fewer of the request's words unexplained fits better.
+const QUERY_COVERAGE: f32 = 0.1;
 
 /// Bounds on what one tool or one query can cost, whoever wrote it.
 const MAX_TERMS_PER_FIELD: usize = 2_048;
@@ -95,14 +116,18 @@ struct Doc {
 /// emails". A query's action verbs also look, at a lower weight, for the
 /// verbs tools use for the same action ("fetch" finds `get_…`), and its
 /// words for the abbreviations identifiers use ("calculate" finds `calc_…`).
-/// Numbers in a query count less: they are mostly values to call with. The
-/// best-scored tools are then reordered by how much of each one's name the
-/// query holds.
+/// A query word no tool holds looks, at a lower weight, for the terms one
+/// edit away from it (a letter added, dropped or replaced, or two swapped),
+/// so "seacrh" finds `search`. Numbers in a query count less: they are
+/// mostly values to call with. The best-scored tools are then reordered by
+/// how much of each one's name the query holds, and by how much of the
+/// query (weighed by IDF) each one holds.
 ///
 /// Adding or removing a tool costs time in proportion to that tool's text,
 /// not to the pool: postings keep raw per-field counts and the index keeps
 /// per-field length totals, so the length normalisation is computed at query
-/// time against the current averages.
+/// time against the current averages; a term enters the misspelling lookup
+/// when its first tool arrives and leaves with its last.
 ///
 /// The registry keeps one over its deferred tools; build one yourself to
 /// rank any set of tools.
@@ -122,6 +147,9 @@ pub struct ToolIndex {
     words: HashMap<Box<str>, Word>,
     /// The (term, field) occurrences of the tool being inserted, kept to reuse.
     occurrences: Vec<(u32, u8)>,
+    /// The terms by their spellings less one character, so a misspelt query
+    /// word finds the terms one edit away.
+    neighbours: Neighbours,
 }
 
 impl Default for ToolIndex {
@@ -137,6 +165,7 @@ impl Default for ToolIndex {
             total_length: [0; FIELDS],
             words: HashMap::new(),
             occurrences: Vec::new(),
+            neighbours: Neighbours::default(),
         }
     }
 }
@@ -237,7 +266,10 @@ impl ToolIndex {
             }
             return None;
         };
-        let id = intern(&mut self.ids, &mut self.terms, &mut self.free_terms, &term);
+        let (id, new) = intern(&mut self.ids, &mut self.terms, &mut self.free_terms, &term);
+        if new {
+            self.neighbours.add(&term, id);
+        }
         let generation = self.terms[id as usize].generation;
         if remember {
             self.words
@@ -271,7 +303,9 @@ impl ToolIndex {
             if postings.is_empty() {
                 let freed = &mut self.terms[term as usize];
                 freed.generation = freed.generation.wrapping_add(1);
-                self.ids.remove(&std::mem::take(&mut freed.text));
+                let text = std::mem::take(&mut freed.text);
+                self.neighbours.remove(&text, term);
+                self.ids.remove(&text);
                 self.free_terms.push(term);
             }
         }
@@ -293,25 +327,39 @@ impl ToolIndex {
         if limit == 0 || count == 0 {
             return Vec::new();
         }
+        // Every term looked for, and apart the query's own, whose coverage
+        // the rerank weighs.
         let mut wanted: Vec<(u32, f32)> = Vec::new();
-        let mut want = |term: &str, weight: f32| {
-            if let Some(&id) = self.ids.get(term) {
-                match wanted.iter_mut().find(|(have, _)| *have == id) {
-                    Some((_, had)) => *had = had.max(weight),
-                    None => wanted.push((id, weight)),
-                }
-            }
-        };
+        let mut own: Vec<(u32, f32)> = Vec::new();
+        let mut unknown: Vec<(String, f32)> = Vec::new();
         text::terms(query, MAX_QUERY_TERMS, |term, numeric| {
             let weight = if numeric { NUMBER_WEIGHT } else { 1.0 };
-            want(term, weight);
+            match self.ids.get(term) {
+                Some(&id) => {
+                    want(&mut wanted, id, weight);
+                    want(&mut own, id, weight);
+                }
+                None if !numeric => unknown.push((term.to_owned(), weight)),
+                None => {}
+            }
+            let mut also = |term: &str, weight: f32| {
+                if let Some(&id) = self.ids.get(term) {
+                    want(&mut wanted, id, weight);
+                }
+            };
             for synonym in text::expansions(term) {
-                want(synonym, SYNONYM_WEIGHT * weight);
+                also(synonym, SYNONYM_WEIGHT * weight);
             }
             for (end, _) in term.char_indices().skip(MIN_PREFIX) {
-                want(&term[..end], PREFIX_WEIGHT * weight);
+                also(&term[..end], PREFIX_WEIGHT * weight);
             }
         });
+        let mut spelling = String::new();
+        for (word, weight) in &unknown {
+            for near in self.near(word, &mut spelling) {
+                want(&mut wanted, near, NEAR_WEIGHT * weight);
+            }
+        }
         if wanted.is_empty() {
             return Vec::new();
         }
@@ -325,9 +373,7 @@ impl ToolIndex {
         let mut touched: Vec<u32> = Vec::new();
         for &(term, weight) in &wanted {
             let postings = &self.terms[term as usize].postings;
-            let df = postings.len() as f32;
-            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-            let scale = idf * weight * (K1 + 1.0);
+            let scale = self.idf(term) * weight * (K1 + 1.0);
             for posting in postings {
                 let lengths = &self.lengths[posting.doc as usize];
                 let mut tf = 0.0;
@@ -364,14 +410,15 @@ impl ToolIndex {
             best.insert(at, candidate);
             best.truncate(kept);
         }
-        self.rerank(&mut best, &mut wanted);
+        self.rerank(&mut best, &mut wanted, &mut own);
         best.truncate(limit);
         best
     }
 
-    /// Reorders `best` (sorted, best first) by score over the best score
-    /// plus the share of each tool's name terms that `wanted` holds.
-    fn rerank(&self, best: &mut [(u32, f32)], wanted: &mut [(u32, f32)]) {
+    /// Reorders `best` (sorted, best first) by score over the best score,
+    /// plus the share of each tool's name terms that `wanted` holds, plus the
+    /// share of the query's `own` terms (by IDF) that the tool holds.
+    fn rerank(&self, best: &mut [(u32, f32)], wanted: &mut [(u32, f32)], own: &mut [(u32, f32)]) {
         let Some(&(_, top)) = best.first() else {
             return;
         };
@@ -379,24 +426,46 @@ impl ToolIndex {
             return;
         }
         wanted.sort_unstable_by_key(|&(term, _)| term);
+        own.sort_unstable_by_key(|&(term, _)| term);
+        // Each own term's weight times its IDF, once.
+        for (term, weight) in own.iter_mut() {
+            *weight *= self.idf(*term);
+        }
+        let own_total: f32 = own.iter().map(|&(_, weight)| weight).sum();
         for (doc, score) in best.iter_mut() {
             let Some(found) = self.doc(*doc) else {
                 continue;
             };
             let (mut named, mut covered) = (0u32, 0u32);
+            let mut held = 0.0;
+            let mut next = 0;
             for &(term, at) in &found.terms {
                 if self.terms[term as usize].postings[at as usize].tf[NAME] != 0 {
                     named += 1;
                     let wanted = wanted.binary_search_by_key(&term, |&(term, _)| term);
                     covered += u32::from(wanted.is_ok());
                 }
+                // Both are sorted by term.
+                while own.get(next).is_some_and(|&(have, _)| have < term) {
+                    next += 1;
+                }
+                if let Some(&(owned, weight)) = own.get(next)
+                    && owned == term
+                {
+                    held += weight;
+                }
             }
-            let coverage = if named == 0 {
+            let name_coverage = if named == 0 {
                 0.0
             } else {
                 covered as f32 / named as f32
             };
-            *score = *score / top + NAME_COVERAGE * coverage;
+            let query_coverage = if own_total > 0.0 {
+                held / own_total
+            } else {
+                0.0
+            };
+            *score = *score / top + NAME_COVERAGE * name_coverage + QUERY_COVERAGE * query_coverage;
         }
         best.sort_by(|&a, &b| {
             if self.before(a, b) {
@@ -407,6 +476,53 @@ impl ToolIndex {
                 std::cmp::Ordering::Equal
             }
         });
+    }
+
+    /// BM25's inverse document frequency of `term`.
+    fn idf(&self, term: u32) -> f32 {
+        let n = self.len() as f32;
+        let df = self.terms[term as usize].postings.len() as f32;
+        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+    }
+
+    /// The terms one edit away from `word`, a query term no tool holds: at
+    /// most [`MAX_NEAR_TERMS`] of them, from at most [`MAX_NEAR_CANDIDATES`]
+    /// candidates, so a word costs the same whatever the index holds.
+    fn near(&self, word: &str, spelling: &mut String) -> Vec<u32> {
+        let mut found: Vec<u32> = Vec::new();
+        let length = word.chars().count();
+        if length + 1 < MIN_NEAR || length > MAX_NEAR + 1 || !word.chars().all(char::is_alphabetic)
+        {
+            return found;
+        }
+        let mut candidates = 0;
+        let mut consider = |ids: &[u32]| {
+            for &id in ids {
+                if found.len() == MAX_NEAR_TERMS || candidates == MAX_NEAR_CANDIDATES {
+                    return;
+                }
+                candidates += 1;
+                if !found.contains(&id) && one_edit_apart(word, &self.terms[id as usize].text) {
+                    found.push(id);
+                }
+            }
+        };
+        // The word lacks a letter of a term.
+        consider(self.neighbours.of(word));
+        for (at, c) in word.char_indices() {
+            spelling.clear();
+            spelling.push_str(&word[..at]);
+            spelling.push_str(&word[at + c.len_utf8()..]);
+            // The word has a letter too many.
+            if spelling.chars().count() >= MIN_NEAR
+                && let Some(&id) = self.ids.get(spelling.as_str())
+            {
+                consider(&[id]);
+            }
+            // A letter differs, or two are swapped.
+            consider(self.neighbours.of(spelling));
+        }
+        found
     }
 
     /// Whether `a` ranks before `b`: a higher score, or the same score and a smaller name.
@@ -432,9 +548,9 @@ fn intern(
     terms: &mut Vec<Term>,
     free: &mut Vec<u32>,
     text: &str,
-) -> u32 {
+) -> (u32, bool) {
     if let Some(&id) = ids.get(text) {
-        return id;
+        return (id, false);
     }
     let text: Box<str> = text.into();
     let id = match free.pop() {
@@ -452,7 +568,123 @@ fn intern(
         }
     };
     ids.insert(text, id);
-    id
+    (id, true)
+}
+
+/// Adds `term` to `wanted` at `weight`, or raises the weight it has there.
+fn want(wanted: &mut Vec<(u32, f32)>, term: u32, weight: f32) {
+    match wanted.iter_mut().find(|(have, _)| *have == term) {
+        Some((_, had)) => *had = had.max(weight),
+        None => wanted.push((term, weight)),
+    }
+}
+
+/// The index's terms under each of their spellings less one character,
+/// hashed: `search` is kept under `earch`, `sarch`, … `searc`. A query word
+/// no tool holds finds the terms one edit away through them (symmetric
+/// deletion): it is a term's deletion (it lacks a letter), one of its own
+/// deletions is a term (it has one too many), or the two share a deletion
+/// (a letter differs, or two are swapped); [`one_edit_apart`] then checks
+/// each candidate, so a hash collision costs a comparison, not a wrong match.
+///
+/// A term enters when it is interned and leaves when it is freed, so keeping
+/// this costs each tool time in proportion to its new terms' lengths.
+#[derive(Default)]
+struct Neighbours {
+    terms: HashMap<u64, Vec<u32>>,
+    hasher: foldhash::fast::FixedState,
+    /// The deletion being spelt, kept to reuse.
+    spelling: String,
+}
+
+impl Neighbours {
+    fn add(&mut self, term: &str, id: u32) {
+        let Neighbours {
+            terms,
+            hasher,
+            spelling,
+        } = self;
+        deletions(term, spelling, |deletion| {
+            let ids = terms.entry(hasher.hash_one(deletion)).or_default();
+            if ids.len() < MAX_NEIGHBOURS {
+                ids.push(id);
+            }
+        });
+    }
+
+    fn remove(&mut self, term: &str, id: u32) {
+        let Neighbours {
+            terms,
+            hasher,
+            spelling,
+        } = self;
+        deletions(term, spelling, |deletion| {
+            let key = hasher.hash_one(deletion);
+            if let Some(ids) = terms.get_mut(&key) {
+                if let Some(at) = ids.iter().position(|&held| held == id) {
+                    ids.swap_remove(at);
+                }
+                if ids.is_empty() {
+                    terms.remove(&key);
+                }
+            }
+        });
+    }
+
+    /// The terms that give `spelling` less one of their characters (and
+    /// perhaps a few others whose deletions hash alike).
+    fn of(&self, spelling: &str) -> &[u32] {
+        self.terms
+            .get(&self.hasher.hash_one(spelling))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Calls `each` with `term` less each of its characters in turn, if `term`
+/// is a word of letters [`MIN_NEAR`] to [`MAX_NEAR`] characters long.
+fn deletions(term: &str, spelling: &mut String, mut each: impl FnMut(&str)) {
+    let length = term.chars().count();
+    if !(MIN_NEAR..=MAX_NEAR).contains(&length) || !term.chars().all(char::is_alphabetic) {
+        return;
+    }
+    for (at, c) in term.char_indices() {
+        spelling.clear();
+        spelling.push_str(&term[..at]);
+        spelling.push_str(&term[at + c.len_utf8()..]);
+        each(spelling);
+    }
+}
+
+/// Whether `a` and `b` are one edit apart: a character added, dropped or
+/// replaced, or two neighbouring characters swapped.
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        one_apart(a.as_bytes(), b.as_bytes())
+    } else {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        one_apart(&a, &b)
+    }
+}
+
+fn one_apart<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let same = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    if same == short.len() {
+        // Equal, or the longer one has one more at the end.
+        return long.len() > short.len();
+    }
+    if short.len() < long.len() {
+        return short[same..] == long[same + 1..];
+    }
+    short[same + 1..] == long[same + 1..]
+        || (same + 1 < short.len()
+            && short[same] == long[same + 1]
+            && short[same + 1] == long[same]
+            && short[same + 2..] == long[same + 2..])
 }
 
 impl std::fmt::Debug for ToolIndex {
@@ -611,6 +843,7 @@ mod tests {
         }
         assert!(index.is_empty());
         assert!(index.ids.is_empty());
+        assert!(index.neighbours.terms.is_empty());
         assert!(index.total_length.iter().all(|&total| total == 0));
         assert!(index.search("invoice", 5).is_empty());
     }
@@ -664,6 +897,66 @@ mod tests {
         let found = index.search("resize 2023", 2);
         let names: Vec<&str> = found.iter().map(ToolInfo::name).collect();
         assert_eq!(names, ["scale_picture", "report_2023"]);
+    }
+
+    #[test]
+    fn of_tools_scored_alike_the_one_holding_more_of_the_query_comes_first() {
+        let tools = [
+            one_tool("alpha_tool", "Feed the zebra."),
+            one_tool("beta_tool", "Feed the zebra and the yak."),
+        ];
+        let index = ToolIndex::build(&tools);
+        let term = |text: &str| index.ids[text];
+        let doc = |name: &str| index.by_name[name];
+        let mut wanted = vec![(term("zebra"), 1.0), (term("yak"), 1.0)];
+        let mut own = wanted.clone();
+        // Scored alike, and by name `alpha_tool` would come first.
+        let mut best = vec![(doc("alpha_tool"), 1.0), (doc("beta_tool"), 1.0)];
+        index.rerank(&mut best, &mut wanted, &mut own);
+        assert_eq!(best[0].0, doc("beta_tool"));
+        assert!(best[0].1 > best[1].1);
+    }
+
+    #[test]
+    fn terms_sharing_a_deletion_are_bounded() {
+        let mut index = ToolIndex::new();
+        let letters = ('a'..='z').chain('α'..='ω').chain('а'..='я');
+        for (at, last) in letters.enumerate() {
+            index.insert(one_tool(&format!("tool{at}"), &format!("Feed zebr{last}")));
+        }
+        let lengths = index.neighbours.terms.values().map(Vec::len);
+        assert_eq!(lengths.max(), Some(MAX_NEIGHBOURS));
+        // A misspelling still finds a term under a full deletion.
+        assert!(!index.search("zebar", 5).is_empty());
+        let names: Vec<String> = index.by_name.keys().cloned().collect();
+        for name in names {
+            assert!(index.remove(&name));
+        }
+        assert!(index.neighbours.terms.is_empty());
+    }
+
+    #[test]
+    fn one_edit_apart_is_one_edit_apart() {
+        for (a, b) in [
+            ("search", "seach"),
+            ("search", "searchh"),
+            ("search", "saarch"),
+            ("search", "seacrh"),
+            ("search", "esarch"),
+            ("straße", "strase"),
+        ] {
+            assert!(one_edit_apart(a, b), "{a} {b}");
+            assert!(one_edit_apart(b, a), "{b} {a}");
+        }
+        for (a, b) in [
+            ("search", "search"),
+            ("search", "sarc"),
+            ("search", "saerhc"),
+            ("search", "scraeh"),
+            ("search", "research"),
+        ] {
+            assert!(!one_edit_apart(a, b), "{a} {b}");
+        }
     }
 
     #[test]

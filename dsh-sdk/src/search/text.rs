@@ -227,7 +227,8 @@ pub(crate) fn term<'a>(word: &str, lowered: &'a mut String) -> Option<Cow<'a, st
 /// case style or digits mark a new word: `getUserID`, `get_user_id`,
 /// `get-user.id` and `GET USER ID` all give `get`, `user`, `id`. Words are
 /// lowercased; one-character words and stop words are dropped; the rest are
-/// stemmed, so `emails`, `emailing` and `emailed` all give `email`.
+/// stemmed (Snowball's English stemmer, Porter2), so `emails`, `emailing`
+/// and `emailed` all give `email`.
 pub(crate) fn terms(text: &str, max: usize, mut each: impl FnMut(&str, bool)) {
     let mut emitted = 0;
     let mut lowered = String::new();
