@@ -27,15 +27,18 @@ pub(super) async fn run(
     let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);
     let executed = match &config.service {
         // A host layer that panics is contained like a tool that does.
-        Some(service) => AssertUnwindSafe(service.clone().oneshot(request))
-            .catch_unwind()
-            .await
-            .unwrap_or_else(|panic| {
-                Err(ExecError::Panicked(format!(
-                    "an execute layer panicked: {}",
-                    panic_message(panic.as_ref())
-                )))
-            }),
+        // Boxed: host layers are rare, and their state would otherwise grow
+        // every call's future.
+        Some(service) => {
+            Box::pin(AssertUnwindSafe(service.clone().oneshot(request)).catch_unwind())
+                .await
+                .unwrap_or_else(|panic| {
+                    Err(ExecError::Panicked(format!(
+                        "an execute layer panicked: {}",
+                        panic_message(panic.as_ref())
+                    )))
+                })
+        }
         // The built-in stack is always ready: called without `oneshot`.
         None => {
             MetricsLayer

@@ -124,63 +124,75 @@ impl Registry {
     /// each `async fn` nested in another is copied whole into its caller's
     /// state when it starts, so the stages are plain functions, and only
     /// execute, and the rare approval and spill, are awaited.
-    async fn stages(&self, name: Arc<str>, mut call: ToolCall) -> ToolResult {
-        let entry = match resolve::entry(self, &name) {
-            Ok(entry) => entry,
-            Err(stop) => return Head::of(&call, shown_name(&name).into_owned()).failed(stop),
-        };
-        let mut head = Head::of(&call, entry.def.name().to_owned());
-        head.output_type = OutputType::resolve(&entry.def, None);
-        let config = self.config();
-        let warnings = match resolve::warnings(self, &entry) {
-            Ok(warnings) => warnings,
-            Err(stop) => return head.failed(stop),
-        };
-        let exec = self.exec_for(&entry, &mut call);
-        let args = std::mem::take(&mut call.args);
-        let (args, prepared) = match input::read(&config.limits, &entry, args, &exec) {
-            Ok(read) => read,
-            Err(stop) => return head.failed(stop),
-        };
-        let (args, prepared) = match permission::decide_first(config, &entry, &args) {
-            Ok(Verdict::Allowed) => (args, prepared),
-            // Boxed: the rare ask must not grow every call's future.
-            Ok(Verdict::Ask(prompt)) => {
-                let settled = Box::pin(permission::settle(
-                    config, &entry, args, prepared, prompt, &exec,
-                ))
-                .await;
-                match settled {
-                    Ok(settled) => settled,
-                    Err(stop) => return head.failed(stop),
-                }
-            }
-            Err(stop) => return head.failed(stop),
-        };
-        notify::running(self, &call, &entry, &args);
-        for warning in warnings {
-            exec.progress(format!("warning: {}: {}", warning.code, warning.message));
-        }
-        let args = Arc::new(args);
-        let value = match execute::run(config, &entry, &args, prepared, exec).await {
-            Ok(value) => value,
-            Err(stop) => return head.failed(stop),
-        };
-        match self.settle(&entry, &call, args, value) {
-            Ok(mut finished) => {
-                if finished.finished.spill.is_some() {
-                    // Boxed: the rare spill must not grow every call's future.
-                    Box::pin(finalize::write(
-                        config,
-                        entry.def.name(),
-                        call.invocation_id,
-                        &mut finished.finished,
+    ///
+    /// An `async` block rather than an `async fn`: an `async fn` keeps its
+    /// arguments twice in its state, as handed in and as bound.
+    fn stages(
+        &self,
+        name: Arc<str>,
+        call: ToolCall,
+    ) -> impl Future<Output = ToolResult> + Send + '_ {
+        let mut call = call;
+        async move {
+            let entry = match resolve::entry(self, &name) {
+                Ok(entry) => entry,
+                Err(stop) => return Head::of(&call, shown_name(&name).into_owned()).failed(stop),
+            };
+            let mut head = Head::of(&call, entry.def.name().to_owned());
+            head.output_type = OutputType::resolve(&entry.def, None);
+            let config = self.config();
+            let warnings = match resolve::warnings(self, &entry) {
+                Ok(warnings) => warnings,
+                Err(stop) => return head.failed(stop),
+            };
+            let exec = self.exec_for(&entry, &mut call);
+            let args = std::mem::take(&mut call.args);
+            let (args, prepared) = match input::read(&config.limits, &entry, args, &exec) {
+                Ok(read) => read,
+                Err(stop) => return head.failed(stop),
+            };
+            let verdict = match permission::decide_first(config, &entry, &args) {
+                Ok(verdict) => verdict,
+                Err(stop) => return head.failed(stop),
+            };
+            let (args, prepared) = match verdict {
+                Verdict::Allowed => (args, prepared),
+                // Boxed: the rare ask must not grow every call's future.
+                Verdict::Ask(prompt) => {
+                    let settled = Box::pin(permission::settle(
+                        config, &entry, args, prepared, prompt, &exec,
                     ))
                     .await;
+                    match settled {
+                        Ok(settled) => settled,
+                        Err(stop) => return head.failed(stop),
+                    }
                 }
-                head.succeeded(Success::new(&entry, finished.value, finished.finished))
+            };
+            notify::running(self, &call, &entry, &args);
+            for warning in warnings {
+                exec.progress(format!("warning: {}: {}", warning.code, warning.message));
             }
-            Err(stop) => head.failed(stop),
+            let args = Arc::new(args);
+            let value = match execute::run(config, &entry, &args, prepared, exec).await {
+                Ok(value) => value,
+                Err(stop) => return head.failed(stop),
+            };
+            let mut settled = match self.settle(&entry, &call, args, value) {
+                Ok(settled) => settled,
+                Err(stop) => return head.failed(stop),
+            };
+            if settled.finished.spill.is_some() {
+                // Boxed: the rare spill must not grow every call's future.
+                Box::pin(finalize::write(
+                    config,
+                    entry.def.name(),
+                    call.invocation_id,
+                    &mut settled.finished,
+                ))
+                .await;
+            }
+            head.succeeded(Success::new(&entry, settled.value, settled.finished))
         }
     }
 
