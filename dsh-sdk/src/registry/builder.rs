@@ -5,7 +5,7 @@ use std::any::Any;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -35,6 +35,10 @@ pub(crate) struct Config {
     /// The execute stack when it has retries or host layers; `None` runs
     /// the built-in stack directly.
     pub(crate) service: Option<ExecService>,
+    /// The registry these settings belong to, for the events of stages
+    /// that have only the settings at hand (a spill that could not be
+    /// saved); dangling for settings built outside a registry.
+    pub(crate) registry: Weak<Inner>,
 }
 
 /// Builds a [`Registry`]: shared state, limits, permissions, hooks and layers.
@@ -228,11 +232,17 @@ impl RegistryBuilder {
     /// Builds the registry.
     pub fn build(self) -> Registry {
         Registry {
-            inner: Arc::new(self.into_inner()),
+            inner: Arc::new_cyclic(|registry| self.into_inner_of(registry.clone())),
         }
     }
 
+    /// The registry's state and settings, outside any registry.
     pub(super) fn into_inner(self) -> Inner {
+        self.into_inner_of(Weak::new())
+    }
+
+    /// The state and settings of `registry`.
+    fn into_inner_of(self, registry: Weak<Inner>) -> Inner {
         // The built-in stack alone is called as a concrete type, with no
         // boxing; retries or host layers need the type-erased stack.
         let service = if self.retry.max_attempts() > 1 || !self.layers.is_empty() {
@@ -263,6 +273,7 @@ impl RegistryBuilder {
                 post_execute: self.post_execute,
                 limits: self.limits,
                 service,
+                registry,
             },
             subscribers: RwLock::default(),
             listened: AtomicUsize::new(0),
