@@ -48,6 +48,23 @@
 // built-in tool-search tool is a `#[tool]`).
 extern crate self as dsh_sdk;
 
+/// Builder methods that only store what they are given, written once:
+/// each `name(param: Type) => field.path = value;` is a `pub fn name(mut
+/// self, param: Type) -> Self` that sets the field and returns the
+/// builder, with the attributes and docs written above it. A setter that
+/// does more than store a value is written out where it stands.
+macro_rules! setters {
+    ($($(#[$attr:meta])* $name:ident($param:ident: $ty:ty) => $($field:ident).+ = $value:expr;)*) => {
+        $(
+            $(#[$attr])*
+            pub fn $name(mut self, $param: $ty) -> Self {
+                self.$($field).+ = $value;
+                self
+            }
+        )*
+    };
+}
+
 pub mod card;
 pub mod catalog;
 pub mod client;
