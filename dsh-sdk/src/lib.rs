@@ -51,17 +51,36 @@ extern crate self as dsh_sdk;
 /// Builder methods that only store what they are given, written once:
 /// each `name(param: Type) => field.path = value;` is a `pub fn name(mut
 /// self, param: Type) -> Self` that sets the field and returns the
-/// builder, with the attributes and docs written above it. A setter that
-/// does more than store a value is written out where it stands.
+/// builder, with the attributes and docs written above it. An entry that
+/// starts with `const` is a `pub const fn`, storing through
+/// [`fixed::set`](crate::fixed::set), for definitions that may be `const`.
+/// A setter that does more than store a value is written out where it
+/// stands.
 macro_rules! setters {
-    ($($(#[$attr:meta])* $name:ident($param:ident: $ty:ty) => $($field:ident).+ = $value:expr;)*) => {
-        $(
-            $(#[$attr])*
-            pub fn $name(mut self, $param: $ty) -> Self {
-                self.$($field).+ = $value;
-                self
-            }
-        )*
+    () => {};
+    (
+        $(#[$attr:meta])*
+        const $name:ident($param:ident: $ty:ty) => $field:ident = $value:expr;
+        $($rest:tt)*
+    ) => {
+        $(#[$attr])*
+        pub const fn $name(mut self, $param: $ty) -> Self {
+            crate::fixed::set(&mut self.$field, $value);
+            self
+        }
+        setters! { $($rest)* }
+    };
+    (
+        $(#[$attr:meta])*
+        $name:ident($param:ident: $ty:ty) => $($field:ident).+ = $value:expr;
+        $($rest:tt)*
+    ) => {
+        $(#[$attr])*
+        pub fn $name(mut self, $param: $ty) -> Self {
+            self.$($field).+ = $value;
+            self
+        }
+        setters! { $($rest)* }
     };
 }
 
