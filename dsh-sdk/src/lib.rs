@@ -84,6 +84,20 @@ macro_rules! setters {
     };
 }
 
+/// A `Debug` impl showing the named fields and marking the rest as left out
+/// (`finish_non_exhaustive`): `debug_fields!(Type { field, other });`.
+macro_rules! debug_fields {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        impl ::std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
 pub mod card;
 pub mod catalog;
 pub mod client;

@@ -131,14 +131,10 @@ impl Playground {
     }
 }
 
-impl fmt::Debug for Playground {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Playground")
-            .field("registry", &self.registry)
-            .field("session_log", &self.session_log)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(Playground {
+    registry,
+    session_log
+});
 
 /// A running playground; dropping it shuts the server down.
 #[must_use = "dropping the handle shuts the server down at once"]

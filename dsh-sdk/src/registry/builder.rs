@@ -2,7 +2,6 @@
 //! when the registry is built.
 
 use std::any::Any;
-use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, OnceLock, RwLock, Weak};
@@ -257,13 +256,9 @@ impl RegistryBuilder {
     }
 }
 
-impl fmt::Debug for RegistryBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RegistryBuilder")
-            .field("state", &self.state)
-            .field("timeout", &self.timeout)
-            .field("max_result_chars", &self.max_result_chars)
-            .field("limits", &self.limits)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(RegistryBuilder {
+    state,
+    timeout,
+    max_result_chars,
+    limits
+});
