@@ -98,6 +98,18 @@ macro_rules! debug_fields {
     };
 }
 
+/// A `Display` impl that writes fields of `self` into a format string:
+/// `display_fields!(Type, "{} of {}", first, second);`.
+macro_rules! display_fields {
+    ($name:ident, $format:literal $(, $field:ident)* $(,)?) => {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                write!(f, $format $(, self.$field)*)
+            }
+        }
+    };
+}
+
 pub mod card;
 pub mod catalog;
 pub mod client;
