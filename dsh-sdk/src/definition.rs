@@ -12,7 +12,7 @@ use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::error::ToolError;
 use crate::exec::Exec;
-use crate::fixed::{self, StrList};
+use crate::fixed::StrList;
 use crate::icon::Icon;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
@@ -219,45 +219,25 @@ impl ToolDef {
         }
     }
 
-    /// A human-readable title for UIs (MCP `title`).
-    pub const fn title(mut self, title: &'static str) -> Self {
-        fixed::set(&mut self.title, Some(Cow::Borrowed(title)));
-        self
-    }
+    setters! {
+        /// A human-readable title for UIs (MCP `title`).
+        const title(title: &'static str) => title = Some(Cow::Borrowed(title));
 
-    /// A title given at run time, for dynamic tools.
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(Cow::Owned(title.into()));
-        self
-    }
+        /// A title given at run time, for dynamic tools.
+        with_title(title: impl Into<String>) => title = Some(Cow::Owned(title.into()));
 
-    /// Other names the tool answers to.
-    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
-        fixed::set(&mut self.aliases, StrList::Static(aliases));
-        self
-    }
+        /// Other names the tool answers to.
+        const aliases(aliases: &'static [&'static str]) => aliases = StrList::Static(aliases);
 
-    /// Other names, given at run time.
-    pub fn with_aliases<I, S>(mut self, aliases: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.aliases = StrList::owned(aliases);
-        self
-    }
+        /// Other names, given at run time.
+        with_aliases(aliases: impl IntoIterator<Item = impl Into<String>>) => aliases = StrList::owned(aliases);
 
-    /// Icons a host may show beside the tool (MCP `icons`). They are
-    /// presentation only: no part of the contract hash.
-    pub const fn icons(mut self, icons: &'static [Icon]) -> Self {
-        fixed::set(&mut self.icons, Cow::Borrowed(icons));
-        self
-    }
+        /// Icons a host may show beside the tool (MCP `icons`). They are
+        /// presentation only: no part of the contract hash.
+        const icons(icons: &'static [Icon]) => icons = Cow::Borrowed(icons);
 
-    /// Icons given at run time, for dynamic tools.
-    pub fn with_icons(mut self, icons: impl IntoIterator<Item = Icon>) -> Self {
-        self.icons = Cow::Owned(icons.into_iter().collect());
-        self
+        /// Icons given at run time, for dynamic tools.
+        with_icons(icons: impl IntoIterator<Item = Icon>) => icons = Cow::Owned(icons.into_iter().collect());
     }
 
     /// The tool's icons, in the order given.
@@ -265,17 +245,13 @@ impl ToolDef {
         &self.icons
     }
 
-    /// The tool's version (`"1.2.0"`), recorded in its definition, the
-    /// catalog and each request event.
-    pub const fn version(mut self, version: &'static str) -> Self {
-        fixed::set(&mut self.version, Some(Cow::Borrowed(version)));
-        self
-    }
+    setters! {
+        /// The tool's version (`"1.2.0"`), recorded in its definition, the
+        /// catalog and each request event.
+        const version(version: &'static str) => version = Some(Cow::Borrowed(version));
 
-    /// A version given at run time, for dynamic tools.
-    pub fn with_version(mut self, version: impl Into<String>) -> Self {
-        self.version = Some(Cow::Owned(version.into()));
-        self
+        /// A version given at run time, for dynamic tools.
+        with_version(version: impl Into<String>) => version = Some(Cow::Owned(version.into()));
     }
 
     /// Calls may run as MCP tasks: started, then polled, fetched or
@@ -301,10 +277,9 @@ impl ToolDef {
         self
     }
 
-    /// Whether calls may, or must, run as MCP tasks.
-    pub const fn task_support(mut self, support: TaskSupport) -> Self {
-        self.task_support = support;
-        self
+    setters! {
+        /// Whether calls may, or must, run as MCP tasks.
+        const task_support(support: TaskSupport) => task_support = support;
     }
 
     /// Whether calls may, or must, run as MCP tasks.

@@ -49,6 +49,17 @@ pub enum Event {
     },
     /// A call ended, whatever its status.
     Result(std::sync::Arc<crate::result::ToolResult>),
+    /// Content over its tool's limit could not be saved to its spill file:
+    /// the model got the preview and why the rest is missing. Comes before
+    /// the call's result; a replay, which writes nothing, skips the call.
+    SpillFailed {
+        /// The call's id.
+        invocation_id: uuid::Uuid,
+        /// The tool's canonical name.
+        tool_name: String,
+        /// Why the file could not be saved.
+        error: String,
+    },
     /// A top-level call passed its checks and is about to run: the card a UI
     /// shows while it runs (the tool's `present_call`, or the generic card
     /// without an output).

@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::fixed::{self, StrList};
+use crate::fixed::StrList;
 
 /// One icon of a tool. Build it with [`Icon::new`] (in a `const`) or
 /// [`Icon::owned`] (at run time).
@@ -79,32 +79,18 @@ impl Icon {
         })
     }
 
-    /// The media type, when the URI does not tell it (`image/png`).
-    pub const fn mime_type(mut self, mime_type: &'static str) -> Self {
-        fixed::set(&mut self.mime_type, Some(Cow::Borrowed(mime_type)));
-        self
-    }
+    setters! {
+        /// The media type, when the URI does not tell it (`image/png`).
+        const mime_type(mime_type: &'static str) => mime_type = Some(Cow::Borrowed(mime_type));
 
-    /// The sizes the image has, each `WxH` (`"48x48"`) or `"any"`.
-    pub const fn sizes(mut self, sizes: &'static [&'static str]) -> Self {
-        fixed::set(&mut self.sizes, StrList::Static(sizes));
-        self
-    }
+        /// The sizes the image has, each `WxH` (`"48x48"`) or `"any"`.
+        const sizes(sizes: &'static [&'static str]) => sizes = StrList::Static(sizes);
 
-    /// Sizes given at run time.
-    pub fn with_sizes<I, S>(mut self, sizes: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.sizes = StrList::owned(sizes);
-        self
-    }
+        /// Sizes given at run time.
+        with_sizes(sizes: impl IntoIterator<Item = impl Into<String>>) => sizes = StrList::owned(sizes);
 
-    /// The theme the icon is drawn for.
-    pub const fn theme(mut self, theme: IconTheme) -> Self {
-        self.theme = Some(theme);
-        self
+        /// The theme the icon is drawn for.
+        const theme(theme: IconTheme) => theme = Some(theme);
     }
 
     /// The URI.

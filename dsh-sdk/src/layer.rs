@@ -203,46 +203,81 @@ impl Future for ExecuteFuture {
     }
 }
 
-/// Limits each attempt to the request's [`timeout`](ExecRequest::timeout).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TimeoutLayer;
+/// A layer over the execute stack and the service it makes: the service
+/// wraps the next one, passes its readiness through, and starts each call
+/// with the function named after `=`, written beside it.
+macro_rules! exec_layers {
+    ($(
+        $(#[$layer_attr:meta])*
+        $layer:ident;
+        $(#[$service_attr:meta])*
+        $service:ident -> $future:ident = $start:ident;
+    )*) => {$(
+        $(#[$layer_attr])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $layer;
 
-impl<S> Layer<S> for TimeoutLayer {
-    type Service = Timeout<S>;
+        impl<S> Layer<S> for $layer {
+            type Service = $service<S>;
 
-    fn layer(&self, inner: S) -> Timeout<S> {
-        Timeout { inner }
-    }
-}
-
-/// The service [`TimeoutLayer`] makes.
-#[derive(Clone, Debug)]
-pub struct Timeout<S> {
-    inner: S,
-}
-
-impl<S> Service<ExecRequest> for Timeout<S>
-where
-    S: Service<ExecRequest, Response = Value, Error = ExecError>,
-{
-    type Response = Value;
-    type Error = ExecError;
-    type Future = TimeoutFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ExecRequest) -> Self::Future {
-        let limit = request.timeout;
-        let running = self.inner.call(request);
-        match limit {
-            Some(limit) => TimeoutFuture::Limited {
-                running: Box::pin(tokio::time::timeout(limit, running)),
-                limit,
-            },
-            None => TimeoutFuture::Unlimited { running },
+            fn layer(&self, inner: S) -> $service<S> {
+                $service { inner }
+            }
         }
+
+        $(#[$service_attr])*
+        #[derive(Clone, Debug)]
+        pub struct $service<S> {
+            inner: S,
+        }
+
+        impl<S> Service<ExecRequest> for $service<S>
+        where
+            S: Service<ExecRequest, Response = Value, Error = ExecError>,
+        {
+            type Response = Value;
+            type Error = ExecError;
+            type Future = $future<S::Future>;
+
+            fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
+                self.inner.poll_ready(cx)
+            }
+
+            fn call(&mut self, request: ExecRequest) -> Self::Future {
+                $start(&mut self.inner, request)
+            }
+        }
+    )*};
+}
+
+exec_layers! {
+    /// Limits each attempt to the request's [`timeout`](ExecRequest::timeout).
+    TimeoutLayer;
+    /// The service [`TimeoutLayer`] makes.
+    Timeout -> TimeoutFuture = start_timed;
+
+    /// A `tracing` span per call, `tool.execute`, with the tool's name, the
+    /// invocation id, the attempts, the status and the duration in milliseconds.
+    MetricsLayer;
+    /// The service [`MetricsLayer`] makes.
+    Metrics -> MetricsFuture = start_measured;
+}
+
+/// The service a layer of the execute stack wraps.
+trait Next: Service<ExecRequest, Response = Value, Error = ExecError> {}
+
+impl<S: Service<ExecRequest, Response = Value, Error = ExecError>> Next for S {}
+
+/// Starts a call of `inner`, bounded by the request's timeout.
+fn start_timed<S: Next>(inner: &mut S, request: ExecRequest) -> TimeoutFuture<S::Future> {
+    let limit = request.timeout;
+    let running = inner.call(request);
+    match limit {
+        Some(limit) => TimeoutFuture::Limited {
+            running: Box::pin(tokio::time::timeout(limit, running)),
+            limit,
+        },
+        None => TimeoutFuture::Unlimited { running },
     }
 }
 
@@ -333,14 +368,10 @@ impl Default for RetryPolicy {
     }
 }
 
-impl fmt::Debug for RetryPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RetryPolicy")
-            .field("max_attempts", &self.max_attempts)
-            .field("backoff", &self.backoff)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(RetryPolicy {
+    max_attempts,
+    backoff
+});
 
 impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
     type Future = BoxFuture<'static, ()>;
@@ -370,56 +401,25 @@ impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
     }
 }
 
-/// A `tracing` span per call, `tool.execute`, with the tool's name, the
-/// invocation id, the attempts, the status and the duration in milliseconds.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MetricsLayer;
-
-impl<S> Layer<S> for MetricsLayer {
-    type Service = Metrics<S>;
-
-    fn layer(&self, inner: S) -> Metrics<S> {
-        Metrics { inner }
-    }
-}
-
-/// The service [`MetricsLayer`] makes.
-#[derive(Clone, Debug)]
-pub struct Metrics<S> {
-    inner: S,
-}
-
-impl<S> Service<ExecRequest> for Metrics<S>
-where
-    S: Service<ExecRequest, Response = Value, Error = ExecError>,
-{
-    type Response = Value;
-    type Error = ExecError;
-    type Future = MetricsFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ExecRequest) -> Self::Future {
-        let span = tracing::info_span!(
-            "tool.execute",
-            tool = request.tool().name(),
-            invocation_id = %request.exec.invocation_id(),
-            status = tracing::field::Empty,
-            duration_ms = tracing::field::Empty,
-        );
-        let running = {
-            let _entered = span.enter();
-            self.inner.call(request)
-        };
-        // The clock is read only when someone records the duration.
-        let started = (!span.is_disabled()).then(Instant::now);
-        MetricsFuture {
-            running,
-            span,
-            started,
-        }
+/// Starts a call of `inner` inside its `tool.execute` span.
+fn start_measured<S: Next>(inner: &mut S, request: ExecRequest) -> MetricsFuture<S::Future> {
+    let span = tracing::info_span!(
+        "tool.execute",
+        tool = request.tool().name(),
+        invocation_id = %request.exec.invocation_id(),
+        status = tracing::field::Empty,
+        duration_ms = tracing::field::Empty,
+    );
+    let running = {
+        let _entered = span.enter();
+        inner.call(request)
+    };
+    // The clock is read only when someone records the duration.
+    let started = (!span.is_disabled()).then(Instant::now);
+    MetricsFuture {
+        running,
+        span,
+        started,
     }
 }
 

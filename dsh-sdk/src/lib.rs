@@ -48,6 +48,111 @@
 // built-in tool-search tool is a `#[tool]`).
 extern crate self as dsh_sdk;
 
+/// Builder methods that only store what they are given, written once:
+/// each `name(param: Type) => field.path = value;` is a `pub fn name(mut
+/// self, param: Type) -> Self` that sets the field and returns the
+/// builder, with the attributes and docs written above it. An entry that
+/// starts with `const` is a `pub const fn`, storing through
+/// [`fixed::set`](crate::fixed::set), for definitions that may be `const`.
+/// A setter that does more than store a value is written out where it
+/// stands.
+macro_rules! setters {
+    () => {};
+    (
+        $(#[$attr:meta])*
+        const $name:ident($param:ident: $ty:ty) => $field:ident = $value:expr;
+        $($rest:tt)*
+    ) => {
+        $(#[$attr])*
+        pub const fn $name(mut self, $param: $ty) -> Self {
+            crate::fixed::set(&mut self.$field, $value);
+            self
+        }
+        setters! { $($rest)* }
+    };
+    (
+        $(#[$attr:meta])*
+        $name:ident($param:ident: $ty:ty) => $($field:ident).+ = $value:expr;
+        $($rest:tt)*
+    ) => {
+        $(#[$attr])*
+        pub fn $name(mut self, $param: $ty) -> Self {
+            self.$($field).+ = $value;
+            self
+        }
+        setters! { $($rest)* }
+    };
+}
+
+/// A `Debug` impl showing the named fields and marking the rest as left out
+/// (`finish_non_exhaustive`): `debug_fields!(Type { field, other });`.
+macro_rules! debug_fields {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        impl ::std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+/// A `Display` impl that writes fields of `self` into a format string:
+/// `display_fields!(Type, "{} of {}", first, second);`.
+macro_rules! display_fields {
+    ($name:ident, $format:literal $(, $field:ident)* $(,)?) => {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                write!(f, $format $(, self.$field)*)
+            }
+        }
+    };
+}
+
+/// What a handle of a server running in the background, a tuple struct
+/// around its `served::Background`, has in common: its address, waiting on
+/// it, its `Debug` (showing the `url` each handle writes), and its error
+/// `$error`'s `NotLoopback`, `Bind` and `Stopped` for a failed bind and a
+/// stopped server (`stopped`, for the handle's own shutdown).
+#[cfg(any(feature = "mcp", feature = "playground"))]
+macro_rules! background_handle {
+    ($handle:ident, $error:ident) => {
+        impl $handle {
+            /// The address the server listens on.
+            pub fn local_addr(&self) -> ::std::net::SocketAddr {
+                self.0.local_addr()
+            }
+
+            /// Runs until the server fails (or is shut down from elsewhere).
+            pub async fn wait(self) -> Result<(), $error> {
+                self.0.wait().await.map_err(stopped)
+            }
+        }
+
+        impl ::std::fmt::Debug for $handle {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(stringify!($handle))
+                    .field("url", &self.url())
+                    .finish_non_exhaustive()
+            }
+        }
+
+        fn stopped(error: crate::served::Stopped) -> $error {
+            $error::Stopped(error.to_string())
+        }
+
+        impl From<crate::served::BindError> for $error {
+            fn from(error: crate::served::BindError) -> Self {
+                match error {
+                    crate::served::BindError::NotLoopback { addr } => $error::NotLoopback { addr },
+                    crate::served::BindError::Io { addr, source } => $error::Bind { addr, source },
+                }
+            }
+        }
+    };
+}
+
 pub mod card;
 pub mod catalog;
 pub mod client;

@@ -39,7 +39,9 @@
 //! record, a `running` record with the card shown while a top-level call runs,
 //! one `stream` record per chunk the tool streamed, an `executed` record once
 //! a value passed the output gate and every post-execute hook (calls refused
-//! or failed before that have none), and a `result` record; a published
+//! or failed before that have none), a `spill_failed` record when content
+//! over its limit could not be saved to its spill file, and a `result`
+//! record; a published
 //! catalog appends a `catalog` record.
 //! [`replay`](crate::replay::replay()) re-projects content and cards from the
 //! `executed` records and compares them with the `running` and `result` records.
@@ -67,6 +69,7 @@
 //! | `running`  | none                   | the card a UI shows while the call runs: `invocation_id`, `tool_name`, `card` |
 //! | `stream`   | `tool.invoke.stream`   | the payload, field for field ([`InvokeStream`]) |
 //! | `executed` | none                   | what replay needs: the validated `args`, the canonical `value`, its `source` (`execute` or `post_execute`), `top_level`, and a post-execute hook's `replaced_content` and `context` |
+//! | `spill_failed` | none               | content over its limit that could not be saved: `invocation_id`, `tool_name`, and the `error` |
 //! | `result`   | `tool.invoke.result`   | a [`ToolResult`]: `invocation_id`, `tool_name`, `status`, `output_type` and `truncated` alike; `duration` is RAWP's `duration_ms`; RAWP's `output` is `value` on success and the text of `content` otherwise; `content` (what the model saw), `card`, and on failure `failure` (its cause, and the tool's failure kind and error value) besides |
 //! | `catalog`  | `tool.catalog.publish` | the payload, field for field ([`CatalogPublish`]) |
 
@@ -110,6 +113,8 @@ pub enum Record {
     Stream(InvokeStream),
     /// A value passed the output gate and every post-execute hook.
     Executed(ExecutedRecord),
+    /// Content over its limit could not be saved to its spill file.
+    SpillFailed(SpillFailedRecord),
     /// A call ended, whatever its status.
     Result(Box<ToolResult>),
     /// The tool catalog was published (RAWP-DPS `tool.catalog.publish`).
@@ -162,6 +167,15 @@ impl Record {
                 replaced_content: replaced_content.clone(),
                 context: context.clone(),
             }),
+            Event::SpillFailed {
+                invocation_id,
+                tool_name,
+                error,
+            } => Record::SpillFailed(SpillFailedRecord {
+                invocation_id: *invocation_id,
+                tool_name: tool_name.clone(),
+                error: error.clone(),
+            }),
             Event::Result(result) => Record::Result(Box::new(ToolResult::clone(result))),
             Event::Catalog(catalog) => Record::Catalog(catalog.clone()),
         }
@@ -174,6 +188,7 @@ impl Record {
             Record::Running(running) => Some(running.invocation_id),
             Record::Stream(stream) => Some(stream.invocation_id),
             Record::Executed(executed) => Some(executed.invocation_id),
+            Record::SpillFailed(failed) => Some(failed.invocation_id),
             Record::Result(result) => Some(result.invocation_id),
             Record::Catalog(_) => None,
         }
@@ -230,6 +245,18 @@ pub struct ExecutedRecord {
     /// The context blocks post-execute hooks added after the content.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context: Vec<ContentBlock>,
+}
+
+/// Content over its tool's limit that could not be saved to its spill file:
+/// the call's content has the preview and why the rest is missing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpillFailedRecord {
+    /// The call's id.
+    pub invocation_id: Uuid,
+    /// The tool's canonical name.
+    pub tool_name: String,
+    /// Why the file could not be saved.
+    pub error: String,
 }
 
 /// Reading or writing a session log failed.
@@ -658,6 +685,7 @@ impl Log {
                 Record::Running(running) => call.running = Some(running.card.clone()),
                 Record::Stream(chunk) => call.stream.push(chunk.clone()),
                 Record::Executed(executed) => call.executed = Some(executed.clone()),
+                Record::SpillFailed(failed) => call.spill_failed = Some(failed.clone()),
                 Record::Result(result) => call.result = Some(ToolResult::clone(result)),
                 Record::Catalog(_) => {}
             }
@@ -689,6 +717,8 @@ pub struct LoggedCall {
     pub stream: Vec<InvokeStream>,
     /// What render and present received; `None` when the call never got there.
     pub executed: Option<ExecutedRecord>,
+    /// Why its oversized content could not be saved, when it could not.
+    pub spill_failed: Option<SpillFailedRecord>,
     /// How it ended; `None` when the log ends before it did.
     pub result: Option<ToolResult>,
 }
@@ -702,6 +732,7 @@ impl LoggedCall {
             running: None,
             stream: Vec::new(),
             executed: None,
+            spill_failed: None,
             result: None,
         }
     }

@@ -371,7 +371,7 @@ fn is_empty(value: &Value) -> bool {
 impl Event {
     /// The RAWP-DPS form of this event, for those the spec names: a request,
     /// a stream chunk, a result or a catalog. `None` for the registry's own
-    /// events ([`Event::Executed`], [`Event::Running`]).
+    /// events ([`Event::Executed`], [`Event::Running`], [`Event::SpillFailed`]).
     pub fn to_rawp(&self) -> Option<RawpEvent> {
         match self {
             Event::Request {
@@ -390,7 +390,7 @@ impl Event {
             Event::Stream(chunk) => Some(RawpEvent::InvokeStream(InvokeStream::from(chunk))),
             Event::Result(result) => Some(RawpEvent::InvokeResult(InvokeResult::from(&**result))),
             Event::Catalog(catalog) => Some(RawpEvent::CatalogPublish(catalog.clone())),
-            Event::Executed { .. } | Event::Running { .. } => None,
+            Event::Executed { .. } | Event::Running { .. } | Event::SpillFailed { .. } => None,
         }
     }
 }

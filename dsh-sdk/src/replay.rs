@@ -62,8 +62,9 @@
 //! and the comparison says so. When the spill file is still there, its text is
 //! also compared with the whole rendered text ([`Field::SpillFile`]); a file
 //! cleaned away since is noted in [`CallReplay::spill_file`], not a difference.
-//! A call whose spill could not be saved at call time cannot be checked
-//! without writing, and is skipped ([`Skip::SpillFailed`]).
+//! A call whose spill could not be saved at call time (its `spill_failed`
+//! record says so) cannot be checked without writing, and is skipped
+//! ([`Skip::SpillFailed`]).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -141,7 +142,7 @@ fn replay_call(
         Err(stop) => (head.failed(stop), None),
     };
     let replayed = Projected::of(&replayed);
-    if spill.is_some() && !logged.is_error && logged.truncated && is_unsaved(&logged.content) {
+    if spill.is_some() && spill_failed(call, logged) {
         return Outcome::Skipped(Skip::SpillFailed);
     }
 
@@ -159,6 +160,13 @@ fn replay_call(
     } else {
         Outcome::Differs(differences)
     }
+}
+
+/// Whether the call's spill file could not be saved: the log records it;
+/// a log written before such records has only its content to tell.
+fn spill_failed(call: &LoggedCall, logged: &ToolResult) -> bool {
+    call.spill_failed.is_some()
+        || (!logged.is_error && logged.truncated && is_unsaved(&logged.content))
 }
 
 /// The logged running card against the tool's `present_call` of the same
@@ -350,15 +358,14 @@ pub struct Summary {
     pub skipped: usize,
 }
 
-impl fmt::Display for Summary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} identical, {} differing, {} unknown tool, {} skipped",
-            self.identical, self.differing, self.unknown_tool, self.skipped
-        )
-    }
-}
+display_fields!(
+    Summary,
+    "{} identical, {} differing, {} unknown tool, {} skipped",
+    identical,
+    differing,
+    unknown_tool,
+    skipped,
+);
 
 /// The replay of one call.
 #[derive(Clone, Debug, PartialEq)]
@@ -375,15 +382,14 @@ pub struct CallReplay {
     pub outcome: Outcome,
 }
 
-impl fmt::Display for CallReplay {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {} `{}` {}: {}",
-            self.line, self.tool_name, self.invocation_id, self.outcome
-        )
-    }
-}
+display_fields!(
+    CallReplay,
+    "line {} `{}` {}: {}",
+    line,
+    tool_name,
+    invocation_id,
+    outcome,
+);
 
 /// A spill file a replay looked for.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -576,6 +576,7 @@ async fn a_top_level_call_shows_its_running_card_before_it_runs() {
             Event::Running { card, .. } => serde_json::to_string(card).unwrap(),
             Event::Stream(_) => "stream".to_owned(),
             Event::Executed { .. } => "executed".to_owned(),
+            Event::SpillFailed { .. } => "spill_failed".to_owned(),
             Event::Result(_) => "result".to_owned(),
             Event::Catalog(_) => "catalog".to_owned(),
         };

@@ -459,6 +459,37 @@ async fn a_spill_that_failed_at_call_time_is_skipped() {
     );
     let report = replay(&registry, &log);
     assert_eq!(report.calls[0].outcome, Outcome::Skipped(Skip::SpillFailed));
+    // The log says so in a record of its own, with why.
+    let failed = log.calls()[0].spill_failed.clone().unwrap();
+    assert_eq!(failed.tool_name, "repeat");
+    assert!(failed.error.contains("spill directory"), "{}", failed.error);
+}
+
+#[tokio::test]
+async fn a_failed_spill_in_a_log_without_its_record_is_still_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocked = dir.path().join("not-a-dir");
+    fs::write(&blocked, "a file where the spill directory should be").unwrap();
+    let registry = registry(&blocked);
+    logged(
+        &registry,
+        dir.path(),
+        vec![("repeat", json!({ "word": "lorem", "times": 100 }))],
+    )
+    .await;
+    // A log written before spill failures had a record of their own.
+    let text = fs::read_to_string(dir.path().join("session.jsonl")).unwrap();
+    let older: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.starts_with(r#"{"record":"spill_failed""#))
+        .collect();
+    assert!(older.len() < text.lines().count());
+    let path = dir.path().join("older.jsonl");
+    fs::write(&path, older.join("\n") + "\n").unwrap();
+    let log = Log::read(&path).unwrap();
+    assert!(log.calls()[0].spill_failed.is_none());
+    let report = replay(&registry, &log);
+    assert_eq!(report.calls[0].outcome, Outcome::Skipped(Skip::SpillFailed));
 }
 
 #[tokio::test]

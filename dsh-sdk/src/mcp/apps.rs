@@ -7,7 +7,6 @@
 //! sends it the call's result (`ui/notifications/tool-result`); the card
 //! travels in the result's `_meta` under [`CARD_META_KEY`].
 
-use futures_util::future::BoxFuture;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, MetaObject, Resource, ResourceContents, Tool};
 use serde_json::{Value, json};
@@ -16,7 +15,7 @@ use crate::card::Card;
 use crate::registry::{Registry, ToolInfo};
 use crate::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
 
-use super::resources::ResourceProvider;
+use super::resources::{ReadResource, ResourceProvider};
 
 /// Where the card view of `tool` is served.
 const URI_PREFIX: &str = "ui://dsh-sdk/cards/";
@@ -67,10 +66,7 @@ impl ResourceProvider for CardViews {
             .collect()
     }
 
-    fn read<'a>(
-        &'a self,
-        uri: &'a str,
-    ) -> BoxFuture<'a, Option<Result<Vec<ResourceContents>, ErrorData>>> {
+    fn read<'a>(&'a self, uri: &'a str) -> ReadResource<'a> {
         Box::pin(std::future::ready(read(&self.0, uri)))
     }
 }

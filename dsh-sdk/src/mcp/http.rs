@@ -2,7 +2,6 @@
 //! HTTP/1 connections with header and body read timeouts, the `Origin`
 //! allow-list, and a cap on sessions, in front of rmcp's streamable-HTTP service.
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +18,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::served::{Background, BindError, Stopped};
+use crate::served::Background;
 
 /// How long a client may take to send a request's headers, and how long an
 /// idle kept-alive connection stays open: 10 seconds.
@@ -233,19 +232,9 @@ async fn connection(
 pub struct McpHttpServer(pub(super) Background);
 
 impl McpHttpServer {
-    /// The address the server listens on.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.0.local_addr()
-    }
-
     /// The URL an MCP client connects to: `http://127.0.0.1:PORT/mcp`.
     pub fn url(&self) -> String {
         format!("http://{}{HTTP_PATH}", self.local_addr())
-    }
-
-    /// Runs until the server fails (or is shut down from elsewhere).
-    pub async fn wait(self) -> Result<(), ServeError> {
-        self.0.wait().await.map_err(stopped)
     }
 
     /// Stops accepting connections, ends every session, and waits for the
@@ -255,26 +244,7 @@ impl McpHttpServer {
     }
 }
 
-fn stopped(error: Stopped) -> ServeError {
-    ServeError::Stopped(error.to_string())
-}
-
-impl From<BindError> for ServeError {
-    fn from(error: BindError) -> Self {
-        match error {
-            BindError::NotLoopback { addr } => ServeError::NotLoopback { addr },
-            BindError::Io { addr, source } => ServeError::Bind { addr, source },
-        }
-    }
-}
-
-impl fmt::Debug for McpHttpServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("McpHttpServer")
-            .field("url", &self.url())
-            .finish_non_exhaustive()
-    }
-}
+background_handle!(McpHttpServer, ServeError);
 
 /// Why an [`McpServer`](super::McpServer) could not serve.
 #[derive(Debug, thiserror::Error)]

@@ -74,7 +74,8 @@ pub use proxy::{
     TlsError, ToolListDiff,
 };
 pub use resources::{
-    ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource, TemplateParams,
+    ReadResource, ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource,
+    TemplateParams,
 };
 pub use server::McpServer;
 pub use status::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};

@@ -17,6 +17,10 @@ use tokio::sync::broadcast;
 
 use super::cache;
 
+/// What [`ResourceProvider::read`] gives: the contents at the address, or
+/// `None` when the address is not the provider's.
+pub type ReadResource<'a> = BoxFuture<'a, Option<Result<Vec<ResourceContents>, ErrorData>>>;
+
 /// A source of resources: what it lists, the templates it answers, and what
 /// it reads. [`McpServer::resource`](super::McpServer::resource) adds one;
 /// the server asks each in turn, in the order they were added.
@@ -30,10 +34,7 @@ pub trait ResourceProvider: Send + Sync + 'static {
     }
 
     /// The contents at `uri`, or `None` when `uri` is not one of its own.
-    fn read<'a>(
-        &'a self,
-        uri: &'a str,
-    ) -> BoxFuture<'a, Option<Result<Vec<ResourceContents>, ErrorData>>>;
+    fn read<'a>(&'a self, uri: &'a str) -> ReadResource<'a>;
 }
 
 /// A resource with fixed contents at a fixed address.
@@ -127,10 +128,7 @@ impl ResourceProvider for StaticResource {
         vec![self.resource.clone()]
     }
 
-    fn read<'a>(
-        &'a self,
-        uri: &'a str,
-    ) -> BoxFuture<'a, Option<Result<Vec<ResourceContents>, ErrorData>>> {
+    fn read<'a>(&'a self, uri: &'a str) -> ReadResource<'a> {
         let found = (uri == self.uri()).then(|| Ok(vec![self.contents.clone()]));
         Box::pin(std::future::ready(found))
     }
@@ -221,10 +219,7 @@ impl ResourceProvider for ResourceTemplate {
         vec![self.template.clone()]
     }
 
-    fn read<'a>(
-        &'a self,
-        uri: &'a str,
-    ) -> BoxFuture<'a, Option<Result<Vec<ResourceContents>, ErrorData>>> {
+    fn read<'a>(&'a self, uri: &'a str) -> ReadResource<'a> {
         let found = self
             .pattern
             .matches(uri)
@@ -350,25 +345,23 @@ impl Resources {
     }
 
     pub(super) fn list(&self) -> ListResourcesResult {
-        ListResourcesResult::with_all_items(
-            self.providers
-                .iter()
-                .flat_map(|provider| provider.resources())
-                .collect(),
-        )
-        .with_ttl_ms(cache::TTL_MS)
-        .with_cache_scope(cache::SCOPE)
+        ListResourcesResult::with_all_items(self.gathered(|provider| provider.resources()))
+            .with_ttl_ms(cache::TTL_MS)
+            .with_cache_scope(cache::SCOPE)
     }
 
     pub(super) fn templates(&self) -> ListResourceTemplatesResult {
-        ListResourceTemplatesResult::with_all_items(
-            self.providers
-                .iter()
-                .flat_map(|provider| provider.templates())
-                .collect(),
-        )
-        .with_ttl_ms(cache::TTL_MS)
-        .with_cache_scope(cache::SCOPE)
+        ListResourceTemplatesResult::with_all_items(self.gathered(|provider| provider.templates()))
+            .with_ttl_ms(cache::TTL_MS)
+            .with_cache_scope(cache::SCOPE)
+    }
+
+    /// What every provider lists, in the order they were added.
+    fn gathered<T>(&self, listed: impl Fn(&dyn ResourceProvider) -> Vec<T>) -> Vec<T> {
+        self.providers
+            .iter()
+            .flat_map(|provider| listed(provider.as_ref()))
+            .collect()
     }
 
     pub(super) async fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {

@@ -167,15 +167,61 @@ impl CallInfo<'_> {
 /// ```
 #[must_use]
 pub fn default_decision(call: &CallInfo<'_>) -> Decision {
+    default_ruling(call).decision
+}
+
+/// [`default_decision`], with why it asks.
+pub(super) fn default_ruling(call: &CallInfo<'_>) -> Ruling {
     if call.destructive {
-        Decision::Ask {
-            prompt: format!("`{}` may destroy data: allow it?", call.tool),
-        }
+        Ruling::ask_because(format!("`{}` may destroy data", call.tool))
     } else if call.requires_approval {
-        Decision::Ask {
-            prompt: format!("`{}` requires approval: allow it?", call.tool),
-        }
+        Ruling::ask_because(format!("`{}` requires approval", call.tool))
     } else {
-        Decision::Allow
+        Ruling::from(Decision::Allow)
+    }
+}
+
+/// A decision and, for an ask the permission layer raised itself (the
+/// default of a destructive tool or one that requires approval, an `ask`
+/// rule), why it asks. An ask a gate or guard raised in its own words has
+/// no reason apart from its prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ruling {
+    /// The decision.
+    pub(crate) decision: Decision,
+    /// Why it asks; `None` for any decision but an ask the layer raised.
+    pub(crate) why: Option<String>,
+}
+
+impl Ruling {
+    /// An ask for `why`, whose prompt puts the question: "`why`: allow it?".
+    pub(super) fn ask_because(why: String) -> Self {
+        Ruling {
+            decision: Decision::Ask {
+                prompt: format!("{why}: allow it?"),
+            },
+            why: Some(why),
+        }
+    }
+
+    /// The stricter of `self` and `other`, each with its reason; on a tie,
+    /// `self` (see [`Decision::stricter`]).
+    #[must_use]
+    pub(super) fn stricter(self, other: Ruling) -> Ruling {
+        if other.decision.strictness() > self.decision.strictness() {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+impl From<Decision> for Ruling {
+    /// A decision made in its own words: no reason apart from its text.
+    fn from(decision: Decision) -> Self {
+        Ruling {
+            decision,
+            why: None,
+        }
     }
 }

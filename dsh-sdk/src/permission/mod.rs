@@ -69,6 +69,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 pub use approver::{Approval, ApprovalRequest, Approver, FnApprover};
+pub(crate) use decision::Ruling;
+use decision::default_ruling;
 pub use decision::{CallInfo, Decision, Strictness, Tighten, default_decision};
 /// The error of an invalid glob in [`Rule::when`].
 pub use glob::PatternError;
@@ -133,23 +135,30 @@ impl Permissions {
     /// ("the pre-execute gate #2 panicked: …"): the panic goes no further.
     #[must_use]
     pub fn decide(&self, call: &CallInfo<'_>) -> Decision {
-        let mut decision = match self.rules.evaluate(call) {
+        self.ruling(call).decision
+    }
+
+    /// [`Permissions::decide`], with why it asks when the default or a
+    /// rule asks (see [`Ruling`]).
+    pub(crate) fn ruling(&self, call: &CallInfo<'_>) -> Ruling {
+        let mut ruling = match self.rules.ruling(call) {
             Some(ruled) => ruled,
-            None => default_decision(call),
+            None => default_ruling(call),
         };
         let gates = (self.gates.iter().enumerate()).map(|(index, gate)| Hook::Gate(index, &**gate));
         let guards =
             (self.guards.iter().enumerate()).map(|(index, guard)| Hook::Guard(index, &**guard));
         for hook in gates.chain(guards) {
-            if decision.strictness() == Strictness::Deny {
+            if ruling.decision.strictness() == Strictness::Deny {
                 break;
             }
             let checked = catch_unwind(AssertUnwindSafe(|| hook.check(call)));
-            decision = decision.stricter(checked.unwrap_or_else(|panic| Decision::Deny {
+            let checked = checked.unwrap_or_else(|panic| Decision::Deny {
                 reason: hook.panicked(panic),
-            }));
+            });
+            ruling = ruling.stricter(Ruling::from(checked));
         }
-        decision
+        ruling
     }
 }
 

@@ -5,6 +5,7 @@ use std::fmt;
 use glob::Pattern;
 use serde_json::Value;
 
+use super::decision::Ruling;
 use super::{CallInfo, Decision, PatternError, Strictness};
 
 /// A permission rule, as in Claude Code's `allow`, `ask` and `deny` lists.
@@ -86,15 +87,15 @@ impl Rule {
             })
     }
 
-    fn decision(&self, call: &CallInfo<'_>) -> Decision {
+    fn ruling(&self, call: &CallInfo<'_>) -> Ruling {
         match self.effect {
-            Strictness::Allow => Decision::Allow,
-            Strictness::Ask => Decision::Ask {
-                prompt: format!("`{}` needs approval by rule `{self}`: allow it?", call.tool),
-            },
-            Strictness::Deny => Decision::Deny {
+            Strictness::Allow => Ruling::from(Decision::Allow),
+            Strictness::Ask => {
+                Ruling::ask_because(format!("`{}` needs approval by rule `{self}`", call.tool))
+            }
+            Strictness::Deny => Ruling::from(Decision::Deny {
                 reason: format!("denied by rule `{self}`"),
-            },
+            }),
         }
     }
 }
@@ -167,13 +168,18 @@ impl Rules {
     /// strict ones names itself), or `None` when no rule matches.
     #[must_use]
     pub fn evaluate(&self, call: &CallInfo<'_>) -> Option<Decision> {
+        self.ruling(call).map(|ruling| ruling.decision)
+    }
+
+    /// [`Rules::evaluate`], with why it asks.
+    pub(super) fn ruling(&self, call: &CallInfo<'_>) -> Option<Ruling> {
         let mut strictest: Option<&Rule> = None;
         for rule in self.rules.iter().filter(|rule| rule.matches(call)) {
             if strictest.is_none_or(|best| rule.effect > best.effect) {
                 strictest = Some(rule);
             }
         }
-        strictest.map(|rule| rule.decision(call))
+        strictest.map(|rule| rule.ruling(call))
     }
 }
 

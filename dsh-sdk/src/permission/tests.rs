@@ -308,6 +308,46 @@ fn gates_cannot_loosen_rules_or_defaults() {
 }
 
 #[test]
+fn an_ask_the_layer_raises_carries_its_reason_and_a_gates_does_not() {
+    let args = json!({});
+    let plain = call("bash", &[], &args);
+    let destructive = CallInfo {
+        destructive: true,
+        ..plain
+    };
+    let why = |permissions: &Permissions, call: &CallInfo<'_>| permissions.ruling(call).why;
+    assert_eq!(
+        why(&Permissions::new(), &destructive).as_deref(),
+        Some("`bash` may destroy data")
+    );
+    let approval = CallInfo {
+        requires_approval: true,
+        ..plain
+    };
+    assert_eq!(
+        why(&Permissions::new(), &approval).as_deref(),
+        Some("`bash` requires approval")
+    );
+    let ruled = Permissions::new().rule(Rule::ask("bash"));
+    assert_eq!(
+        why(&ruled, &plain).as_deref(),
+        Some("`bash` needs approval by rule `ask bash`")
+    );
+    // A gate's ask is its own words, even when they read like the layer's.
+    let gated = Permissions::new().gate(|_: &CallInfo<'_>| ask("`bash` may run: allow it?"));
+    assert_eq!(why(&gated, &plain), None);
+    // On a tie the earlier ask stays, with its reason.
+    assert_eq!(
+        why(&gated, &destructive).as_deref(),
+        Some("`bash` may destroy data")
+    );
+    // A stricter gate replaces the ask and its reason.
+    let denied = Permissions::new().gate(|_: &CallInfo<'_>| deny("no"));
+    assert_eq!(denied.ruling(&destructive).decision, deny("no"));
+    assert_eq!(why(&denied, &destructive), None);
+}
+
+#[test]
 fn plan_mode_denies_all_but_read_only_tools() {
     let args = json!({});
     let permissions = Permissions::new()

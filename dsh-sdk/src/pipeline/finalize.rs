@@ -12,6 +12,7 @@ use uuid::Uuid;
 use super::stop::Stop;
 use crate::content::ContentBlock;
 use crate::error::with_sources;
+use crate::event::Event;
 use crate::registry::Config;
 use crate::result::CardSlot;
 use crate::spill::{SpillError, Spilled, plan, spill, spilled_message};
@@ -144,6 +145,11 @@ pub(super) async fn write(
             if let Some(message) = message {
                 *message = ContentBlock::text(unsaved_message(overflow, &error));
             }
+            config.emit_with(|| Event::SpillFailed {
+                invocation_id,
+                tool_name: tool.to_owned(),
+                error: error.to_string(),
+            });
         }
     }
 }
@@ -187,8 +193,11 @@ fn unsaved_message(overflow: &Overflow, error: &WriteError) -> String {
     message
 }
 
-/// Whether `logged` content is what [`write`] says when a spill could not be
-/// saved: the first block starts with the sentence [`unsaved_message`] writes.
+/// For a log written before spill failures were recorded (the
+/// `spill_failed` record, from [`Event::SpillFailed`]): whether `logged`
+/// content is what [`write`] says when a spill could not be saved, the
+/// first block starting with the sentence [`unsaved_message`] writes. Such
+/// a log holds nothing else that tells; every newer log has the record.
 pub(crate) fn is_unsaved(content: &[ContentBlock]) -> bool {
     content
         .first()

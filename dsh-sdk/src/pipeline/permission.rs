@@ -14,7 +14,7 @@ use super::input;
 use super::stop::Stop;
 use crate::error::panic_message;
 use crate::exec::Exec;
-use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision};
+use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision, Ruling};
 use crate::registry::Config;
 use crate::tool::{Entry, Prepared};
 
@@ -23,42 +23,52 @@ pub(super) enum Verdict {
     /// They run as they are.
     Allowed,
     /// They run only if the approver says so: [`settle`] asks.
-    Ask(String),
+    Ask(Asking),
+}
+
+/// An ask about the arguments the model sent.
+pub(super) struct Asking {
+    /// The question put to the approver.
+    prompt: String,
+    /// Why it asks, when the default or a rule asked; the refusal says so
+    /// when no approver is set up.
+    why: Option<String>,
 }
 
 /// The decision for the arguments the model sent, made without waiting:
 /// a call that is allowed (most) never builds the approval's future.
 pub(super) fn decide_first(config: &Config, entry: &Entry, args: &Value) -> Result<Verdict, Stop> {
-    match decide(config, entry, args) {
+    let Ruling { decision, why } = decide(config, entry, args);
+    match decision {
         Decision::Allow => Ok(Verdict::Allowed),
         Decision::Deny { reason } => Err(Stop::Denied {
             tool: entry.def.name().to_owned(),
             reason,
             approved: false,
         }),
-        Decision::Ask { prompt } => Ok(Verdict::Ask(prompt)),
+        Decision::Ask { prompt } => Ok(Verdict::Ask(Asking { prompt, why })),
     }
 }
 
 /// The arguments and their deserialized form that run, once the approver
-/// settled the ask `prompt` about `args`.
+/// settled the ask `asking` about `args`.
 pub(super) async fn settle(
     config: &Config,
     entry: &Entry,
     args: Value,
     prepared: Prepared,
-    prompt: String,
+    asking: Asking,
     exec: &Exec,
 ) -> Result<(Value, Prepared), Stop> {
     let tool = entry.def.name();
     let Some(approver) = &config.approver else {
         return Err(Stop::Unapproved {
             tool: tool.to_owned(),
-            reason: prompt.strip_suffix(": allow it?").map(str::to_owned),
+            reason: asking.why,
         });
     };
     let approver = approver.as_ref();
-    let overridden = match ask(config, approver, tool, &args, &prompt, exec).await? {
+    let overridden = match ask(config, approver, tool, &args, &asking.prompt, exec).await? {
         Approval::Approve => return Ok((args, prepared)),
         Approval::Reject { reason } => return Err(rejected(tool, reason)),
         Approval::ApproveWith(overridden) => overridden,
@@ -71,7 +81,7 @@ pub(super) async fn settle(
     };
     let overridden = input::bounded(&config.limits, overridden).map_err(invalid)?;
     let prepared = input::check(entry, &overridden, exec).map_err(invalid)?;
-    match decide(config, entry, &overridden) {
+    match decide(config, entry, &overridden).decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             return Err(Stop::Denied {
@@ -106,7 +116,7 @@ fn rejected(tool: &str, reason: String) -> Stop {
 
 /// Default, rules, gates, guards for `args`. A gate or guard that panics
 /// denies (see [`Permissions::decide`](crate::permission::Permissions::decide)).
-fn decide(config: &Config, entry: &Entry, args: &Value) -> Decision {
+fn decide(config: &Config, entry: &Entry, args: &Value) -> Ruling {
     let aliases: Vec<&str> = entry.def.alias_names().collect();
     let info = CallInfo {
         tool: entry.def.name(),
@@ -116,7 +126,7 @@ fn decide(config: &Config, entry: &Entry, args: &Value) -> Decision {
         destructive: entry.def.is_destructive(),
         requires_approval: entry.def.is_approval_required(),
     };
-    config.permissions.decide(&info)
+    config.permissions.ruling(&info)
 }
 
 /// Puts an ask to the approver, for at most the approval timeout. An

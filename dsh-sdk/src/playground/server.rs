@@ -1,7 +1,6 @@
 //! [`Playground`]: the HTTP side of the page, on axum.
 
 use std::convert::Infallible;
-use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,7 +26,7 @@ use crate::permission::Approval;
 use crate::registry::{Registry, Subscription};
 use crate::replay::{Outcome, replay};
 use crate::result::ToolResult;
-use crate::served::{self, Background, BindError, Stopped};
+use crate::served::{self, Background};
 use crate::web::{CARDS_CSS, CARDS_JS};
 
 use super::approve::PageApprover;
@@ -131,33 +130,19 @@ impl Playground {
     }
 }
 
-impl fmt::Debug for Playground {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Playground")
-            .field("registry", &self.registry)
-            .field("session_log", &self.session_log)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(Playground {
+    registry,
+    session_log
+});
 
 /// A running playground; dropping it shuts the server down.
 #[must_use = "dropping the handle shuts the server down at once"]
 pub struct PlaygroundServer(Background);
 
 impl PlaygroundServer {
-    /// The address the server listens on.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.0.local_addr()
-    }
-
     /// The page's address: `http://127.0.0.1:PORT/`.
     pub fn url(&self) -> String {
         format!("http://{}/", self.local_addr())
-    }
-
-    /// Runs until the server fails (or is shut down from elsewhere).
-    pub async fn wait(self) -> Result<(), PlaygroundError> {
-        self.0.wait().await.map_err(stopped)
     }
 
     /// Stops accepting connections and waits for the open ones to finish.
@@ -169,26 +154,7 @@ impl PlaygroundServer {
     }
 }
 
-impl fmt::Debug for PlaygroundServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PlaygroundServer")
-            .field("url", &self.url())
-            .finish_non_exhaustive()
-    }
-}
-
-fn stopped(error: Stopped) -> PlaygroundError {
-    PlaygroundError::Stopped(error.to_string())
-}
-
-impl From<BindError> for PlaygroundError {
-    fn from(error: BindError) -> Self {
-        match error {
-            BindError::NotLoopback { addr } => PlaygroundError::NotLoopback { addr },
-            BindError::Io { addr, source } => PlaygroundError::Bind { addr, source },
-        }
-    }
-}
+background_handle!(PlaygroundServer, PlaygroundError);
 
 /// Why a [`Playground`] could not serve.
 #[derive(Debug, thiserror::Error)]

@@ -2,10 +2,9 @@
 //! when the registry is built.
 
 use std::any::Any;
-use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -35,6 +34,10 @@ pub(crate) struct Config {
     /// The execute stack when it has retries or host layers; `None` runs
     /// the built-in stack directly.
     pub(crate) service: Option<ExecService>,
+    /// The registry these settings belong to, for the events of stages
+    /// that have only the settings at hand (a spill that could not be
+    /// saved); dangling for settings built outside a registry.
+    pub(crate) registry: Weak<Inner>,
 }
 
 /// Builds a [`Registry`]: shared state, limits, permissions, hooks and layers.
@@ -96,35 +99,22 @@ impl RegistryBuilder {
         self
     }
 
-    /// How long a call may run when its tool sets no timeout of its own.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
+    setters! {
+        /// How long a call may run when its tool sets no timeout of its own.
+        timeout(timeout: Duration) => timeout = Some(timeout);
 
-    /// Content longer than this spills to a file when the tool sets no limit
-    /// of its own. Defaults to [`DEFAULT_MAX_RESULT_CHARS`].
-    pub fn max_result_chars(mut self, chars: usize) -> Self {
-        self.max_result_chars = chars;
-        self
-    }
+        /// Content longer than this spills to a file when the tool sets no limit
+        /// of its own. Defaults to [`DEFAULT_MAX_RESULT_CHARS`].
+        max_result_chars(chars: usize) => max_result_chars = chars;
 
-    /// Where oversized results are written.
-    pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.spill.dir = dir.into();
-        self
-    }
+        /// Where oversized results are written.
+        spill_dir(dir: impl Into<PathBuf>) => spill.dir = dir.into();
 
-    /// How many characters of a spilled result the model sees.
-    pub fn spill_preview_chars(mut self, chars: usize) -> Self {
-        self.spill.preview_chars = chars;
-        self
-    }
+        /// How many characters of a spilled result the model sees.
+        spill_preview_chars(chars: usize) => spill.preview_chars = chars;
 
-    /// Replaces the permission rules, gates and guards.
-    pub fn permissions(mut self, permissions: Permissions) -> Self {
-        self.permissions = permissions;
-        self
+        /// Replaces the permission rules, gates and guards.
+        permissions(permissions: Permissions) => permissions = permissions;
     }
 
     /// Adds a permission rule.
@@ -145,10 +135,9 @@ impl RegistryBuilder {
         self
     }
 
-    /// Settles `ask` decisions. Without one, `ask` means deny.
-    pub fn approver(mut self, approver: impl Approver) -> Self {
-        self.approver = Some(Arc::new(approver));
-        self
+    setters! {
+        /// Settles `ask` decisions. Without one, `ask` means deny.
+        approver(approver: impl Approver) => approver = Some(Arc::new(approver));
     }
 
     /// Adds a post-execute hook; hooks run in the order they are added.
@@ -157,55 +146,39 @@ impl RegistryBuilder {
         self
     }
 
-    /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
-    /// before anything else reads them, the session log included. Defaults
-    /// to [`DEFAULT_MAX_ARG_BYTES`](crate::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
-    pub fn max_arg_bytes(mut self, bytes: usize) -> Self {
-        self.limits.max_arg_bytes = bytes;
-        self
-    }
+    setters! {
+        /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
+        /// before anything else reads them, the session log included. Defaults
+        /// to [`DEFAULT_MAX_ARG_BYTES`](crate::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
+        max_arg_bytes(bytes: usize) => limits.max_arg_bytes = bytes;
 
-    /// Refuses calls whose arguments nest more than `depth` arrays and
-    /// objects, before anything else reads them. Defaults to
-    /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
-    /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it),
-    /// so the session log stays readable.
-    pub fn max_arg_depth(mut self, depth: usize) -> Self {
-        self.limits.max_arg_depth = depth.min(MAX_DEPTH);
-        self
-    }
+        /// Refuses calls whose arguments nest more than `depth` arrays and
+        /// objects, before anything else reads them. Defaults to
+        /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
+        /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it),
+        /// so the session log stays readable.
+        max_arg_depth(depth: usize) => limits.max_arg_depth = depth.min(MAX_DEPTH);
 
-    /// Fails calls whose canonical output value is larger than `bytes` as
-    /// compact JSON. Defaults to
-    /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
-    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
-        self.limits.max_output_bytes = bytes;
-        self
-    }
+        /// Fails calls whose canonical output value is larger than `bytes` as
+        /// compact JSON. Defaults to
+        /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
+        max_output_bytes(bytes: usize) => limits.max_output_bytes = bytes;
 
-    /// Fails calls whose canonical output value nests more than `depth`
-    /// arrays and objects. Defaults to
-    /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
-    /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it).
-    pub fn max_output_depth(mut self, depth: usize) -> Self {
-        self.limits.max_output_depth = depth.min(MAX_DEPTH);
-        self
-    }
+        /// Fails calls whose canonical output value nests more than `depth`
+        /// arrays and objects. Defaults to
+        /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
+        /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it).
+        max_output_depth(depth: usize) => limits.max_output_depth = depth.min(MAX_DEPTH);
 
-    /// How long a call waits for the approver's answer before it ends with
-    /// status `timeout`, without running. Defaults to
-    /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::limits::DEFAULT_APPROVAL_TIMEOUT),
-    /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
-    /// once the tool runs.
-    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.approval_timeout = timeout;
-        self
-    }
+        /// How long a call waits for the approver's answer before it ends with
+        /// status `timeout`, without running. Defaults to
+        /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::limits::DEFAULT_APPROVAL_TIMEOUT),
+        /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
+        /// once the tool runs.
+        approval_timeout(timeout: Duration) => limits.approval_timeout = timeout;
 
-    /// Retries failed calls of idempotent and read-only tools.
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.retry = policy;
-        self
+        /// Retries failed calls of idempotent and read-only tools.
+        retry(policy: RetryPolicy) => retry = policy;
     }
 
     /// Wraps the execute stage in a `tower` layer, outside the built-in ones;
@@ -228,11 +201,17 @@ impl RegistryBuilder {
     /// Builds the registry.
     pub fn build(self) -> Registry {
         Registry {
-            inner: Arc::new(self.into_inner()),
+            inner: Arc::new_cyclic(|registry| self.into_inner_of(registry.clone())),
         }
     }
 
+    /// The registry's state and settings, outside any registry.
     pub(super) fn into_inner(self) -> Inner {
+        self.into_inner_of(Weak::new())
+    }
+
+    /// The state and settings of `registry`.
+    fn into_inner_of(self, registry: Weak<Inner>) -> Inner {
         // The built-in stack alone is called as a concrete type, with no
         // boxing; retries or host layers need the type-erased stack.
         let service = if self.retry.max_attempts() > 1 || !self.layers.is_empty() {
@@ -263,6 +242,7 @@ impl RegistryBuilder {
                 post_execute: self.post_execute,
                 limits: self.limits,
                 service,
+                registry,
             },
             subscribers: RwLock::default(),
             listened: AtomicUsize::new(0),
@@ -276,13 +256,9 @@ impl RegistryBuilder {
     }
 }
 
-impl fmt::Debug for RegistryBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RegistryBuilder")
-            .field("state", &self.state)
-            .field("timeout", &self.timeout)
-            .field("max_result_chars", &self.max_result_chars)
-            .field("limits", &self.limits)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(RegistryBuilder {
+    state,
+    timeout,
+    max_result_chars,
+    limits
+});

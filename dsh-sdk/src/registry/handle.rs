@@ -115,10 +115,4 @@ impl Drop for ScopedTool {
     }
 }
 
-impl fmt::Debug for ToolHandle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ToolHandle")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(ToolHandle { name });

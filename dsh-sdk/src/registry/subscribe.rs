@@ -61,6 +61,18 @@ impl Registry {
     }
 }
 
+impl super::Config {
+    /// Builds and emits an event to the subscribers of the registry these
+    /// settings belong to, only when someone listens.
+    pub(crate) fn emit_with(&self, event: impl FnOnce() -> Event) {
+        if let Some(inner) = self.registry.upgrade()
+            && inner.listened.load(Ordering::Relaxed) > 0
+        {
+            inner.emit(&event());
+        }
+    }
+}
+
 impl Registry {
     /// Calls every subscriber with `event`.
     pub(crate) fn emit(&self, event: &Event) {

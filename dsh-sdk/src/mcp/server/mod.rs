@@ -14,7 +14,6 @@ mod offers;
 mod serve;
 mod tools;
 
-use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -229,11 +228,4 @@ impl Clone for McpServer {
     }
 }
 
-impl fmt::Debug for McpServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("McpServer")
-            .field("registry", &self.registry)
-            .field("info", &self.info)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(McpServer { registry, info });
