@@ -599,13 +599,8 @@ struct Neighbours {
 
 impl Neighbours {
     fn add(&mut self, term: &str, id: u32) {
-        let Neighbours {
-            terms,
-            hasher,
-            spelling,
-        } = self;
-        deletions(term, spelling, |deletion| {
-            let ids = terms.entry(hasher.hash_one(deletion)).or_default();
+        self.for_each_deletion(term, |terms, key| {
+            let ids = terms.entry(key).or_default();
             if ids.len() < MAX_NEIGHBOURS {
                 ids.push(id);
             }
@@ -613,13 +608,7 @@ impl Neighbours {
     }
 
     fn remove(&mut self, term: &str, id: u32) {
-        let Neighbours {
-            terms,
-            hasher,
-            spelling,
-        } = self;
-        deletions(term, spelling, |deletion| {
-            let key = hasher.hash_one(deletion);
+        self.for_each_deletion(term, |terms, key| {
             if let Some(ids) = terms.get_mut(&key) {
                 if let Some(at) = ids.iter().position(|&held| held == id) {
                     ids.swap_remove(at);
@@ -628,6 +617,22 @@ impl Neighbours {
                     terms.remove(&key);
                 }
             }
+        });
+    }
+
+    /// Calls `each` with the map and the key of each of `term`'s deletions.
+    fn for_each_deletion(
+        &mut self,
+        term: &str,
+        mut each: impl FnMut(&mut HashMap<u64, Vec<u32>>, u64),
+    ) {
+        let Neighbours {
+            terms,
+            hasher,
+            spelling,
+        } = self;
+        deletions(term, spelling, |deletion| {
+            each(terms, hasher.hash_one(deletion));
         });
     }
 
@@ -859,6 +864,21 @@ mod tests {
         registry.tools().remove(0)
     }
 
+    /// The index of tools given by name and description.
+    fn index_of(tools: &[(&str, &str)]) -> ToolIndex {
+        let tools: Vec<ToolInfo> = tools
+            .iter()
+            .map(|(name, description)| one_tool(name, description))
+            .collect();
+        ToolIndex::build(&tools)
+    }
+
+    /// The names `index` ranks for `query`, best first.
+    fn ranked(index: &ToolIndex, query: &str, limit: usize) -> Vec<String> {
+        let found = index.search(query, limit);
+        found.iter().map(|tool| tool.name().to_owned()).collect()
+    }
+
     #[test]
     fn a_remembered_word_whose_term_was_freed_is_not_taken_for_its_successor() {
         let mut index = ToolIndex::new();
@@ -888,24 +908,23 @@ mod tests {
 
     #[test]
     fn numbers_in_a_query_count_less_than_words() {
-        let tools = [
+        let index = index_of(&[
             // "resize" only in the description, "2023" in the name too.
-            one_tool("scale_picture", "Resize an image to a new width"),
-            one_tool("report_2023", "The summary of 2023"),
-        ];
-        let index = ToolIndex::build(&tools);
-        let found = index.search("resize 2023", 2);
-        let names: Vec<&str> = found.iter().map(ToolInfo::name).collect();
-        assert_eq!(names, ["scale_picture", "report_2023"]);
+            ("scale_picture", "Resize an image to a new width"),
+            ("report_2023", "The summary of 2023"),
+        ]);
+        assert_eq!(
+            ranked(&index, "resize 2023", 2),
+            ["scale_picture", "report_2023"]
+        );
     }
 
     #[test]
     fn of_tools_scored_alike_the_one_holding_more_of_the_query_comes_first() {
-        let tools = [
-            one_tool("alpha_tool", "Feed the zebra."),
-            one_tool("beta_tool", "Feed the zebra and the yak."),
-        ];
-        let index = ToolIndex::build(&tools);
+        let index = index_of(&[
+            ("alpha_tool", "Feed the zebra."),
+            ("beta_tool", "Feed the zebra and the yak."),
+        ]);
         let term = |text: &str| index.ids[text];
         let doc = |name: &str| index.by_name[name];
         let mut wanted = vec![(term("zebra"), 1.0), (term("yak"), 1.0)];
@@ -963,9 +982,8 @@ mod tests {
     fn ties_go_by_name_and_the_limit_holds() {
         let tools = pool();
         let index = ToolIndex::build(&tools);
-        let found = index.search("gmail", 4);
-        assert_eq!(found.len(), 4);
-        let names: Vec<&str> = found.iter().map(ToolInfo::name).collect();
+        let names = ranked(&index, "gmail", 4);
+        assert_eq!(names.len(), 4);
         let mut sorted = names.clone();
         sorted.sort_unstable();
         assert_eq!(names, sorted);
