@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ModelTurn, ResponseError};
+use super::{Call, ResponseError};
 use crate::content::ContentBlock;
 use crate::result::ToolResult;
 
@@ -23,76 +23,70 @@ const FORMAT: &str = "Anthropic Messages";
 /// The image media types a `tool_result` may carry.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 
-/// The model's turn read from a Messages response.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    /// What the model wrote (its text blocks), if anything.
-    pub text: Option<String>,
-    /// The tool calls, in content order.
-    pub calls: Vec<Call>,
-    /// The assistant message to append before the reply.
-    pub message: AssistantMessage,
-    /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
-    pub stop_reason: Option<String>,
-}
-
-impl ModelTurn for Turn {
-    type Reply = UserMessage;
-
-    const FORMAT: &'static str = FORMAT;
-
-    /// Reads a Messages response.
-    fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
-        let mut texts = Vec::new();
-        let mut calls = Vec::new();
-        let mut content = Vec::with_capacity(response.content.len());
-        for (index, mut block) in response.content.into_iter().enumerate() {
-            match block.get("type").and_then(Value::as_str) {
-                Some("tool_use") => {
-                    // A block of the wrong shape is still a call: answered with an error.
-                    let wire: wire::ToolUse = super::from_value(FORMAT, &block).unwrap_or_default();
-                    let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
-                    calls.push(call.identified_in(
-                        &mut block,
-                        "id",
-                        wire.id,
-                        format!("toolu_missing_id_{index}"),
-                    ));
-                }
-                Some("text") => {
-                    if let Some(text) = block.get("text").and_then(Value::as_str) {
-                        texts.push(text.to_owned());
-                    }
-                }
-                _ => {}
-            }
-            content.push(block);
-        }
-        Ok(Turn {
-            text: (!texts.is_empty()).then(|| texts.concat()),
-            calls,
-            message: AssistantMessage { content },
-            stop_reason: response.stop_reason,
-        })
+turn! {
+    /// The model's turn read from a Messages response.
+    pub struct Turn {
+        /// What the model wrote (its text blocks), if anything.
+        text,
+        /// The tool calls, in content order.
+        calls,
+        /// The assistant message to append before the reply.
+        pub message: AssistantMessage,
+        /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
+        pub stop_reason: Option<String>,
     }
-
+    const FORMAT = FORMAT;
+    /// Reads a Messages response.
+    fn parse;
     /// The `user` message answering every call, one `tool_result` block per
     /// call, in call order.
-    fn calls(&self) -> &[Call] {
-        &self.calls
-    }
+    fn reply -> UserMessage;
+}
 
-    fn reply(&self, results: &[ToolResult]) -> UserMessage {
-        UserMessage {
-            content: super::paired(&self.calls, results)
-                .map(|(call, result)| ToolResultBlock {
-                    tool_use_id: call.id.clone(),
-                    content: content(&result),
-                    is_error: result.is_error,
-                })
-                .collect(),
+fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    let response: wire::Response = super::from_value(FORMAT, response)?;
+    let mut texts = Vec::new();
+    let mut calls = Vec::new();
+    let mut content = Vec::with_capacity(response.content.len());
+    for (index, mut block) in response.content.into_iter().enumerate() {
+        match block.get("type").and_then(Value::as_str) {
+            Some("tool_use") => {
+                // A block of the wrong shape is still a call: answered with an error.
+                let wire: wire::ToolUse = super::from_value(FORMAT, &block).unwrap_or_default();
+                let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
+                calls.push(call.identified_in(
+                    &mut block,
+                    "id",
+                    wire.id,
+                    format!("toolu_missing_id_{index}"),
+                ));
+            }
+            Some("text") => {
+                if let Some(text) = block.get("text").and_then(Value::as_str) {
+                    texts.push(text.to_owned());
+                }
+            }
+            _ => {}
         }
+        content.push(block);
+    }
+    Ok(Turn {
+        text: super::joined(texts),
+        calls,
+        message: AssistantMessage { content },
+        stop_reason: response.stop_reason,
+    })
+}
+
+fn reply(turn: &Turn, results: &[ToolResult]) -> UserMessage {
+    UserMessage {
+        content: super::paired(&turn.calls, results)
+            .map(|(call, result)| ToolResultBlock {
+                tool_use_id: call.id.clone(),
+                content: content(&result),
+                is_error: result.is_error,
+            })
+            .collect(),
     }
 }
 

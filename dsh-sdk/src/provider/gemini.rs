@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ModelTurn, ResponseError};
+use super::{Call, ResponseError};
 use crate::content::ContentBlock;
 use crate::result::ToolResult;
 
@@ -26,88 +26,82 @@ const FORMAT: &str = "Gemini generateContent";
 /// The image media types a `functionResponse` may carry.
 const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];
 
-/// The model's turn read from a `generateContent` response.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    /// What the model wrote (its text parts, thoughts left out), if anything.
-    pub text: Option<String>,
-    /// The function calls, in part order.
-    pub calls: Vec<Call>,
-    /// The ids Gemini gave the calls, in the same order (`None` where it gave none).
-    pub gemini_ids: Vec<Option<String>>,
-    /// The candidate's content, to append to `contents` before the reply.
-    pub content: Value,
-    /// Why the model stopped (`STOP`, `MAX_TOKENS`, …).
-    pub finish_reason: Option<String>,
-}
-
-impl ModelTurn for Turn {
-    type Reply = FunctionResponses;
-
-    const FORMAT: &'static str = FORMAT;
-
-    /// Reads the first candidate of a `generateContent` response.
-    fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
-        let candidate = super::first(FORMAT, "candidates", response.candidates)?;
-        // A candidate stopped early (for safety, say) may have no content.
-        let content: wire::Content = if candidate.content.is_null() {
-            wire::Content::default()
-        } else {
-            super::from_value(FORMAT, &candidate.content)?
-        };
-        let mut texts = Vec::new();
-        let mut calls = Vec::new();
-        let mut gemini_ids = Vec::new();
-        for (index, part) in content.parts.into_iter().enumerate() {
-            if let Some(function_call) = part.function_call {
-                // A call of the wrong shape is still a call: answered with an error.
-                let wire: wire::FunctionCall =
-                    super::from_value(FORMAT, &function_call).unwrap_or_default();
-                let id = wire.id.filter(|id| !id.is_empty());
-                // A call without arguments may leave `args` out.
-                let args = wire
-                    .args
-                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-                // Gemini's ids are optional: one made up here fails nothing.
-                let mut call = Call::from_value(wire.name, args);
-                call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
-                calls.push(call);
-                gemini_ids.push(id);
-            } else if let Some(text) = part.text
-                && !part.thought
-            {
-                texts.push(text);
-            }
-        }
-        Ok(Turn {
-            text: (!texts.is_empty()).then(|| texts.concat()),
-            calls,
-            gemini_ids,
-            content: candidate.content,
-            finish_reason: candidate.finish_reason,
-        })
+turn! {
+    /// The model's turn read from a `generateContent` response.
+    pub struct Turn {
+        /// What the model wrote (its text parts, thoughts left out), if anything.
+        text,
+        /// The function calls, in part order.
+        calls,
+        /// The ids Gemini gave the calls, in the same order (`None` where it gave none).
+        pub gemini_ids: Vec<Option<String>>,
+        /// The candidate's content, to append to `contents` before the reply.
+        pub content: Value,
+        /// Why the model stopped (`STOP`, `MAX_TOKENS`, …).
+        pub finish_reason: Option<String>,
     }
-
+    const FORMAT = FORMAT;
+    /// Reads the first candidate of a `generateContent` response.
+    fn parse;
     /// The `user` content answering every call, one `functionResponse` part
     /// per call, in call order.
-    fn calls(&self) -> &[Call] {
-        &self.calls
-    }
+    fn reply -> FunctionResponses;
+}
 
-    fn reply(&self, results: &[ToolResult]) -> FunctionResponses {
-        FunctionResponses {
-            parts: super::paired(&self.calls, results)
-                .enumerate()
-                .map(|(index, (call, result))| ResponsePart {
-                    function_response: function_response(
-                        self.gemini_ids.get(index).cloned().flatten(),
-                        call,
-                        &result,
-                    ),
-                })
-                .collect(),
+fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    let response: wire::Response = super::from_value(FORMAT, response)?;
+    let candidate = super::first(FORMAT, "candidates", response.candidates)?;
+    // A candidate stopped early (for safety, say) may have no content.
+    let content: wire::Content = if candidate.content.is_null() {
+        wire::Content::default()
+    } else {
+        super::from_value(FORMAT, &candidate.content)?
+    };
+    let mut texts = Vec::new();
+    let mut calls = Vec::new();
+    let mut gemini_ids = Vec::new();
+    for (index, part) in content.parts.into_iter().enumerate() {
+        if let Some(function_call) = part.function_call {
+            // A call of the wrong shape is still a call: answered with an error.
+            let wire: wire::FunctionCall =
+                super::from_value(FORMAT, &function_call).unwrap_or_default();
+            let id = wire.id.filter(|id| !id.is_empty());
+            // A call without arguments may leave `args` out.
+            let args = wire
+                .args
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            // Gemini's ids are optional: one made up here fails nothing.
+            let mut call = Call::from_value(wire.name, args);
+            call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
+            calls.push(call);
+            gemini_ids.push(id);
+        } else if let Some(text) = part.text
+            && !part.thought
+        {
+            texts.push(text);
         }
+    }
+    Ok(Turn {
+        text: super::joined(texts),
+        calls,
+        gemini_ids,
+        content: candidate.content,
+        finish_reason: candidate.finish_reason,
+    })
+}
+
+fn reply(turn: &Turn, results: &[ToolResult]) -> FunctionResponses {
+    FunctionResponses {
+        parts: super::paired(&turn.calls, results)
+            .enumerate()
+            .map(|(index, (call, result))| ResponsePart {
+                function_response: function_response(
+                    turn.gemini_ids.get(index).cloned().flatten(),
+                    call,
+                    &result,
+                ),
+            })
+            .collect(),
     }
 }
 

@@ -74,6 +74,75 @@ use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::result::{Cause, Failure, Status, ToolResult};
 
+/// Declares a format's `Turn` and its [`ModelTurn`] impl: the `text` the
+/// model wrote and its `calls`, each with the format's own doc, then the
+/// format's own fields; `parse` and `reply` are the module's fns of those
+/// names, given with the docs their trait methods show.
+///
+/// ```text
+/// turn! {
+///     /// The model's turn read from a … response.
+///     pub struct Turn {
+///         /// What the model wrote, if anything.
+///         text,
+///         /// The tool calls, in the order the model made them.
+///         calls,
+///         /// Why the model stopped.
+///         pub stop_reason: Option<String>,
+///     }
+///     const FORMAT = FORMAT;
+///     /// Reads a … response.
+///     fn parse;
+///     /// The reply answering every call.
+///     fn reply -> Reply;
+/// }
+/// ```
+macro_rules! turn {
+    (
+        $(#[$attr:meta])*
+        pub struct Turn {
+            $(#[$text:meta])* text,
+            $(#[$calls:meta])* calls,
+            $($(#[$field_attr:meta])* pub $field:ident: $ty:ty,)*
+        }
+        const FORMAT = $format:expr;
+        $(#[$parse:meta])* fn parse;
+        $(#[$reply:meta])* fn reply -> $reply_ty:ty;
+    ) => {
+        $(#[$attr])*
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Turn {
+            $(#[$text])*
+            pub text: ::core::option::Option<::std::string::String>,
+            $(#[$calls])*
+            pub calls: ::std::vec::Vec<crate::provider::Call>,
+            $($(#[$field_attr])* pub $field: $ty,)*
+        }
+
+        impl crate::provider::ModelTurn for Turn {
+            type Reply = $reply_ty;
+
+            const FORMAT: &'static str = $format;
+
+            $(#[$parse])*
+            fn parse(
+                response: &::serde_json::Value,
+            ) -> ::core::result::Result<Turn, crate::provider::ResponseError> {
+                parse(response)
+            }
+
+            fn calls(&self) -> &[crate::provider::Call] {
+                &self.calls
+            }
+
+            $(#[$reply])*
+            fn reply(&self, results: &[crate::result::ToolResult]) -> $reply_ty {
+                reply(self, results)
+            }
+        }
+    };
+}
+
 pub mod anthropic;
 pub mod gemini;
 pub mod openai_chat;
@@ -313,6 +382,11 @@ pub(crate) fn first<T>(
         .into_iter()
         .next()
         .ok_or(ResponseError::Empty { format, what })
+}
+
+/// The text parts a turn read, as one text; `None` when there were none.
+pub(crate) fn joined(texts: Vec<String>) -> Option<String> {
+    (!texts.is_empty()).then(|| texts.concat())
 }
 
 /// Reads a missing or `null` field as its default.

@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ModelTurn, ResponseError};
+use super::{Call, ResponseError};
 use crate::content::ContentBlock;
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
@@ -31,79 +31,71 @@ const NOT_SHOWN: &str = "OpenAI takes PNG, JPEG, WebP and GIF images only";
 /// The image media types OpenAI takes as input.
 const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
-/// The model's turn read from a Responses response.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    /// What the model wrote (every `output_text` of its messages), if anything.
-    pub text: Option<String>,
-    /// The function calls, in output order.
-    pub calls: Vec<Call>,
-    /// The response's output items, to append to the next request's `input`
-    /// before the reply; a `function_call` that had no `call_id` carries the
-    /// one made up for it.
-    pub items: Vec<Value>,
+turn! {
+    /// The model's turn read from a Responses response.
+    pub struct Turn {
+        /// What the model wrote (every `output_text` of its messages), if anything.
+        text,
+        /// The function calls, in output order.
+        calls,
+        /// The response's output items, to append to the next request's `input`
+        /// before the reply; a `function_call` that had no `call_id` carries the
+        /// one made up for it.
+        pub items: Vec<Value>,
+    }
+    const FORMAT = FORMAT;
+    /// Reads a Responses response.
+    fn parse;
+    /// The `function_call_output` items for `results`, one per call, in call order.
+    fn reply -> Vec<FunctionCallOutput>;
 }
 
-impl ModelTurn for Turn {
-    type Reply = Vec<FunctionCallOutput>;
-
-    const FORMAT: &'static str = FORMAT;
-
-    /// Reads a Responses response.
-    fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
-        let mut texts = Vec::new();
-        let mut calls = Vec::new();
-        let mut items = Vec::with_capacity(response.output.len());
-        for (index, mut item) in response.output.into_iter().enumerate() {
-            match item.get("type").and_then(Value::as_str) {
-                Some("function_call") => {
-                    // A call of the wrong shape is still a call: answered with an error.
-                    let wire: wire::FunctionCall =
-                        super::from_value(FORMAT, &item).unwrap_or_default();
-                    let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
-                    calls.push(call.identified_in(
-                        &mut item,
-                        "call_id",
-                        wire.call_id,
-                        format!("call_missing_id_{index}"),
-                    ));
-                }
-                Some("message") => {
-                    let message: wire::Message =
-                        super::from_value(FORMAT, &item).unwrap_or_default();
-                    texts.extend(
-                        message
-                            .content
-                            .into_iter()
-                            .filter(|part| part.kind == "output_text")
-                            .filter_map(|part| part.text),
-                    );
-                }
-                _ => {}
+fn parse(response: &Value) -> Result<Turn, ResponseError> {
+    let response: wire::Response = super::from_value(FORMAT, response)?;
+    let mut texts = Vec::new();
+    let mut calls = Vec::new();
+    let mut items = Vec::with_capacity(response.output.len());
+    for (index, mut item) in response.output.into_iter().enumerate() {
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => {
+                // A call of the wrong shape is still a call: answered with an error.
+                let wire: wire::FunctionCall = super::from_value(FORMAT, &item).unwrap_or_default();
+                let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
+                calls.push(call.identified_in(
+                    &mut item,
+                    "call_id",
+                    wire.call_id,
+                    format!("call_missing_id_{index}"),
+                ));
             }
-            items.push(item);
+            Some("message") => {
+                let message: wire::Message = super::from_value(FORMAT, &item).unwrap_or_default();
+                texts.extend(
+                    message
+                        .content
+                        .into_iter()
+                        .filter(|part| part.kind == "output_text")
+                        .filter_map(|part| part.text),
+                );
+            }
+            _ => {}
         }
-        Ok(Turn {
-            text: (!texts.is_empty()).then(|| texts.concat()),
-            calls,
-            items,
+        items.push(item);
+    }
+    Ok(Turn {
+        text: super::joined(texts),
+        calls,
+        items,
+    })
+}
+
+fn reply(turn: &Turn, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
+    super::paired(&turn.calls, results)
+        .map(|(call, result)| FunctionCallOutput {
+            call_id: call.id.clone(),
+            output: output(&result),
         })
-    }
-
-    /// The `function_call_output` items for `results`, one per call, in call order.
-    fn calls(&self) -> &[Call] {
-        &self.calls
-    }
-
-    fn reply(&self, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
-        super::paired(&self.calls, results)
-            .map(|(call, result)| FunctionCallOutput {
-                call_id: call.id.clone(),
-                output: output(&result),
-            })
-            .collect()
-    }
+        .collect()
 }
 
 fn output(result: &ToolResult) -> Output {
