@@ -1,6 +1,7 @@
 //! Anthropic Messages (`POST /v1/messages`).
 //!
-//! Calls are read from the response's `content[]` blocks of type `tool_use`:
+//! [`Turn::text`] is the response's `text` blocks, joined. Calls are read,
+//! in content order, from its `content[]` blocks of type `tool_use`:
 //! `{id, name, input}`, `input` a JSON object. All results of a turn go back
 //! in ONE `user` message of `tool_result` blocks, in call order: `{tool_use_id,
 //! content, is_error}`, `content` text blocks and base64 image blocks (JPEG,
@@ -26,25 +27,16 @@ const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/w
 turn! {
     /// The model's turn read from a Messages response.
     pub struct Turn {
-        /// What the model wrote (its text blocks), if anything.
-        text,
-        /// The tool calls, in content order.
-        calls,
         /// The assistant message to append before the reply.
         pub message: AssistantMessage,
         /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
         pub stop_reason: Option<String>,
     }
-    const FORMAT = FORMAT;
-    /// Reads a Messages response.
-    fn parse;
-    /// The `user` message answering every call, one `tool_result` block per
-    /// call, in call order.
-    fn reply -> UserMessage;
+    type Reply = UserMessage;
 }
 
-fn parse(response: &Value) -> Result<Turn, ResponseError> {
-    let response: wire::Response = super::from_value(FORMAT, response)?;
+/// Reads a Messages response.
+fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
     let mut texts = Vec::new();
     let mut calls = Vec::new();
     let mut content = Vec::with_capacity(response.content.len());
@@ -78,6 +70,8 @@ fn parse(response: &Value) -> Result<Turn, ResponseError> {
     })
 }
 
+/// The `user` message answering every call, one `tool_result` block per
+/// call, in call order.
 fn reply(turn: &Turn, results: &[ToolResult]) -> UserMessage {
     UserMessage {
         content: super::paired(&turn.calls, results)

@@ -1,6 +1,7 @@
 //! Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`).
 //!
-//! Calls are read from the first candidate's `content.parts[]` that hold a
+//! [`Turn::text`] is the first candidate's text parts, thoughts left out.
+//! Calls are read, in part order, from its `content.parts[]` that hold a
 //! `functionCall`: `{name, args}`, `args` a JSON object, and, on newer models,
 //! an `id`. A call without an id gets a stable one made from its position,
 //! `gemini-call-{part index}`, used only on this side: it is never sent. All
@@ -29,10 +30,6 @@ const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];
 turn! {
     /// The model's turn read from a `generateContent` response.
     pub struct Turn {
-        /// What the model wrote (its text parts, thoughts left out), if anything.
-        text,
-        /// The function calls, in part order.
-        calls,
         /// The ids Gemini gave the calls, in the same order (`None` where it gave none).
         pub gemini_ids: Vec<Option<String>>,
         /// The candidate's content, to append to `contents` before the reply.
@@ -40,16 +37,11 @@ turn! {
         /// Why the model stopped (`STOP`, `MAX_TOKENS`, …).
         pub finish_reason: Option<String>,
     }
-    const FORMAT = FORMAT;
-    /// Reads the first candidate of a `generateContent` response.
-    fn parse;
-    /// The `user` content answering every call, one `functionResponse` part
-    /// per call, in call order.
-    fn reply -> FunctionResponses;
+    type Reply = FunctionResponses;
 }
 
-fn parse(response: &Value) -> Result<Turn, ResponseError> {
-    let response: wire::Response = super::from_value(FORMAT, response)?;
+/// Reads the first candidate of a `generateContent` response.
+fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
     let candidate = super::first(FORMAT, "candidates", response.candidates)?;
     // A candidate stopped early (for safety, say) may have no content.
     let content: wire::Content = if candidate.content.is_null() {
@@ -90,6 +82,8 @@ fn parse(response: &Value) -> Result<Turn, ResponseError> {
     })
 }
 
+/// The `user` content answering every call, one `functionResponse` part
+/// per call, in call order.
 fn reply(turn: &Turn, results: &[ToolResult]) -> FunctionResponses {
     FunctionResponses {
         parts: super::paired(&turn.calls, results)

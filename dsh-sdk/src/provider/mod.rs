@@ -74,69 +74,55 @@ use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::result::{Cause, Failure, Status, ToolResult};
 
-/// Declares a format's `Turn` and its [`ModelTurn`] impl: the `text` the
-/// model wrote and its `calls`, each with the format's own doc, then the
-/// format's own fields; `parse` and `reply` are the module's fns of those
-/// names, given with the docs their trait methods show.
+/// Declares a format's `Turn`: the text the model wrote and its calls, then
+/// the format's own fields; and its [`ModelTurn`] impl, from the module's
+/// `FORMAT` and its two fns: `parse`, of the body read as the module's
+/// `wire::Response`, and `reply`, of the turn and the results.
 ///
 /// ```text
 /// turn! {
 ///     /// The model's turn read from a … response.
 ///     pub struct Turn {
-///         /// What the model wrote, if anything.
-///         text,
-///         /// The tool calls, in the order the model made them.
-///         calls,
 ///         /// Why the model stopped.
 ///         pub stop_reason: Option<String>,
 ///     }
-///     const FORMAT = FORMAT;
-///     /// Reads a … response.
-///     fn parse;
-///     /// The reply answering every call.
-///     fn reply -> Reply;
+///     type Reply = UserMessage;
 /// }
 /// ```
 macro_rules! turn {
     (
         $(#[$attr:meta])*
         pub struct Turn {
-            $(#[$text:meta])* text,
-            $(#[$calls:meta])* calls,
             $($(#[$field_attr:meta])* pub $field:ident: $ty:ty,)*
         }
-        const FORMAT = $format:expr;
-        $(#[$parse:meta])* fn parse;
-        $(#[$reply:meta])* fn reply -> $reply_ty:ty;
+        type Reply = $reply:ty;
     ) => {
         $(#[$attr])*
         #[derive(Clone, Debug, PartialEq)]
         pub struct Turn {
-            $(#[$text])*
+            /// What the model wrote, if anything.
             pub text: ::core::option::Option<::std::string::String>,
-            $(#[$calls])*
+            /// The tool calls, in the order the model made them.
             pub calls: ::std::vec::Vec<crate::provider::Call>,
             $($(#[$field_attr])* pub $field: $ty,)*
         }
 
         impl crate::provider::ModelTurn for Turn {
-            type Reply = $reply_ty;
+            type Reply = $reply;
 
-            const FORMAT: &'static str = $format;
+            const FORMAT: &'static str = FORMAT;
 
-            $(#[$parse])*
             fn parse(
                 response: &::serde_json::Value,
             ) -> ::core::result::Result<Turn, crate::provider::ResponseError> {
-                parse(response)
+                parse(crate::provider::from_value(FORMAT, response)?)
             }
 
             fn calls(&self) -> &[crate::provider::Call] {
                 &self.calls
             }
 
-            $(#[$reply])*
-            fn reply(&self, results: &[crate::result::ToolResult]) -> $reply_ty {
+            fn reply(&self, results: &[crate::result::ToolResult]) -> $reply {
                 reply(self, results)
             }
         }

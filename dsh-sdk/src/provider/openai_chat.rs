@@ -31,10 +31,6 @@ const NO_IMAGES: &str = "Chat Completions tool messages take text only";
 turn! {
     /// The model's turn read from a Chat Completions response.
     pub struct Turn {
-        /// What the model wrote, if anything.
-        text,
-        /// The tool calls, in the order the model made them.
-        calls,
         /// The assistant message to append to the conversation before the
         /// results, as the API expects it back (ids made up for calls that had
         /// none, so every result has its call).
@@ -42,15 +38,11 @@ turn! {
         /// Why the model stopped (`stop`, `tool_calls`, `length`, …).
         pub finish_reason: Option<String>,
     }
-    const FORMAT = FORMAT;
-    /// Reads the first choice of a Chat Completions response.
-    fn parse;
-    /// The tool messages for `results`, one per call, in call order.
-    fn reply -> Vec<ToolMessage>;
+    type Reply = Vec<ToolMessage>;
 }
 
-fn parse(response: &Value) -> Result<Turn, ResponseError> {
-    let completion: wire::Completion = super::from_value(FORMAT, response)?;
+/// Reads the first choice of a Chat Completions response.
+fn parse(completion: wire::Response) -> Result<Turn, ResponseError> {
     let choice = super::first(FORMAT, "choices", completion.choices)?;
     let text = match choice.message.content {
         Some(Value::String(text)) => Some(text),
@@ -87,6 +79,7 @@ fn parse(response: &Value) -> Result<Turn, ResponseError> {
     })
 }
 
+/// The tool messages for `results`, one per call, in call order.
 fn reply(turn: &Turn, results: &[ToolResult]) -> Vec<ToolMessage> {
     super::paired(&turn.calls, results)
         .map(|(call, result)| ToolMessage {
@@ -142,7 +135,7 @@ mod wire {
     use serde_json::Value;
 
     #[derive(Deserialize)]
-    pub(super) struct Completion {
+    pub(super) struct Response {
         #[serde(default)]
         pub(super) choices: Vec<Choice>,
     }

@@ -1,8 +1,10 @@
 //! OpenAI Responses (`POST /v1/responses`).
 //!
-//! Calls are read from the `output[]` items of type `function_call`: `{id,
-//! call_id, name, arguments}`, `arguments` a string of JSON. Each result goes
-//! back as a `{"type": "function_call_output", "call_id", "output"}` item:
+//! [`Turn::text`] is every `output_text` of the response's messages. Calls
+//! are read, in output order, from its `output[]` items of type
+//! `function_call`: `{id, call_id, name, arguments}`, `arguments` a string of
+//! JSON. Each result goes back as a `{"type": "function_call_output",
+//! "call_id", "output"}` item:
 //! `output` is the text, or, when the result holds an image, an array of
 //! `input_text` and `input_image` parts (the image as a `data:` URL; PNG,
 //! JPEG, WebP and GIF, the types OpenAI takes, others described in text). The
@@ -34,24 +36,16 @@ const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/
 turn! {
     /// The model's turn read from a Responses response.
     pub struct Turn {
-        /// What the model wrote (every `output_text` of its messages), if anything.
-        text,
-        /// The function calls, in output order.
-        calls,
         /// The response's output items, to append to the next request's `input`
         /// before the reply; a `function_call` that had no `call_id` carries the
         /// one made up for it.
         pub items: Vec<Value>,
     }
-    const FORMAT = FORMAT;
-    /// Reads a Responses response.
-    fn parse;
-    /// The `function_call_output` items for `results`, one per call, in call order.
-    fn reply -> Vec<FunctionCallOutput>;
+    type Reply = Vec<FunctionCallOutput>;
 }
 
-fn parse(response: &Value) -> Result<Turn, ResponseError> {
-    let response: wire::Response = super::from_value(FORMAT, response)?;
+/// Reads a Responses response.
+fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
     let mut texts = Vec::new();
     let mut calls = Vec::new();
     let mut items = Vec::with_capacity(response.output.len());
@@ -89,6 +83,7 @@ fn parse(response: &Value) -> Result<Turn, ResponseError> {
     })
 }
 
+/// The `function_call_output` items for `results`, one per call, in call order.
 fn reply(turn: &Turn, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
     super::paired(&turn.calls, results)
         .map(|(call, result)| FunctionCallOutput {
