@@ -190,17 +190,13 @@ mod wire {
     pub(super) struct Response {
         #[serde(default, deserialize_with = "super::super::null_as_default")]
         pub(super) content: Vec<Value>,
-        #[serde(default)]
         pub(super) stop_reason: Option<String>,
     }
 
     #[derive(Default, Deserialize)]
     pub(super) struct ToolUse {
-        #[serde(default)]
         pub(super) id: Option<String>,
-        #[serde(default)]
         pub(super) name: Option<String>,
-        #[serde(default)]
         pub(super) input: Option<Value>,
     }
 }

@@ -223,7 +223,6 @@ mod wire {
     pub(super) struct Candidate {
         #[serde(default)]
         pub(super) content: Value,
-        #[serde(default)]
         pub(super) finish_reason: Option<String>,
     }
 
@@ -236,21 +235,16 @@ mod wire {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     pub(super) struct Part {
-        #[serde(default)]
         pub(super) text: Option<String>,
         #[serde(default)]
         pub(super) thought: bool,
-        #[serde(default)]
         pub(super) function_call: Option<Value>,
     }
 
     #[derive(Default, Deserialize)]
     pub(super) struct FunctionCall {
-        #[serde(default)]
         pub(super) id: Option<String>,
-        #[serde(default)]
         pub(super) name: Option<String>,
-        #[serde(default)]
         pub(super) args: Option<Value>,
     }
 }

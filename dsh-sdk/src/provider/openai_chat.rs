@@ -143,15 +143,12 @@ mod wire {
     #[derive(Deserialize)]
     pub(super) struct Choice {
         pub(super) message: Message,
-        #[serde(default)]
         pub(super) finish_reason: Option<String>,
     }
 
     #[derive(Deserialize)]
     pub(super) struct Message {
-        #[serde(default)]
         pub(super) content: Option<Value>,
-        #[serde(default)]
         pub(super) refusal: Option<String>,
         #[serde(default, deserialize_with = "super::super::null_as_default")]
         pub(super) tool_calls: Vec<ToolCall>,
@@ -159,19 +156,15 @@ mod wire {
 
     #[derive(Deserialize)]
     pub(super) struct ToolCall {
-        #[serde(default)]
         pub(super) id: Option<String>,
-        #[serde(rename = "type", default)]
+        #[serde(rename = "type")]
         pub(super) kind: Option<String>,
-        #[serde(default)]
         pub(super) function: Option<Function>,
     }
 
     #[derive(Default, Deserialize)]
     pub(super) struct Function {
-        #[serde(default)]
         pub(super) name: Option<String>,
-        #[serde(default)]
         pub(super) arguments: Option<Value>,
     }
 }

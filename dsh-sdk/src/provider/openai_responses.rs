@@ -277,11 +277,8 @@ mod wire {
 
     #[derive(Default, Deserialize)]
     pub(super) struct FunctionCall {
-        #[serde(default)]
         pub(super) call_id: Option<String>,
-        #[serde(default)]
         pub(super) name: Option<String>,
-        #[serde(default)]
         pub(super) arguments: Option<Value>,
     }
 
@@ -295,7 +292,6 @@ mod wire {
     pub(super) struct Part {
         #[serde(rename = "type", default)]
         pub(super) kind: String,
-        #[serde(default)]
         pub(super) text: Option<String>,
     }
 }
