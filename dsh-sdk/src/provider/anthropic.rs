@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ResponseError};
+use super::{Call, Read, ResponseError};
 use crate::content::ContentBlock;
 use crate::result::ToolResult;
 
@@ -37,35 +37,34 @@ turn! {
 
 /// Reads a Messages response.
 fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
-    let mut texts = Vec::new();
-    let mut calls = Vec::new();
-    let mut content = Vec::with_capacity(response.content.len());
-    for (index, mut block) in response.content.into_iter().enumerate() {
-        match block.get("type").and_then(Value::as_str) {
-            Some("tool_use") => {
-                // A block of the wrong shape is still a call: answered with an error.
-                let wire: wire::ToolUse = super::from_value(FORMAT, &block).unwrap_or_default();
-                let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
-                calls.push(call.identified_in(
-                    &mut block,
-                    "id",
-                    wire.id,
-                    format!("toolu_missing_id_{index}"),
-                ));
-            }
-            Some("text") => {
-                if let Some(text) = block.get("text").and_then(Value::as_str) {
-                    texts.push(text.to_owned());
-                }
-            }
-            _ => {}
+    let read = super::read_items(response.content, |index, kind, block| match kind {
+        "tool_use" => {
+            // A block of the wrong shape is still a call: answered with an error.
+            let wire: wire::ToolUse = super::from_value(FORMAT, block).unwrap_or_default();
+            let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
+            Read::Call(call.identified_in(
+                block,
+                "id",
+                wire.id,
+                format!("toolu_missing_id_{index}"),
+            ))
         }
-        content.push(block);
-    }
+        "text" => Read::Text(
+            block
+                .get("text")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .into_iter()
+                .collect(),
+        ),
+        _ => Read::Nothing,
+    });
     Ok(Turn {
-        text: super::joined(texts),
-        calls,
-        message: AssistantMessage { content },
+        text: read.text,
+        calls: read.calls,
+        message: AssistantMessage {
+            content: read.items,
+        },
         stop_reason: response.stop_reason,
     })
 }

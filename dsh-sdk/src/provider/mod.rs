@@ -375,6 +375,57 @@ pub(crate) fn joined(texts: Vec<String>) -> Option<String> {
     (!texts.is_empty()).then(|| texts.concat())
 }
 
+/// What [`read_items`] takes from one item.
+pub(crate) enum Read {
+    /// A tool call.
+    Call(Call),
+    /// Text the model wrote.
+    Text(Vec<String>),
+    /// Nothing: the item only goes back as it came.
+    Nothing,
+}
+
+/// A turn read from items that go back to the model as they came.
+pub(crate) struct Items {
+    /// The text the items held, joined; `None` when there was none.
+    pub(crate) text: Option<String>,
+    /// The calls, in item order.
+    pub(crate) calls: Vec<Call>,
+    /// The items, as `read` left them.
+    pub(crate) items: Vec<Value>,
+}
+
+/// Reads a turn whose items go back to the model as they came (Anthropic's
+/// content blocks, the Responses output items): `read` gets each item's
+/// index, its `type` and the item, which it may change (to write a made-up
+/// id into it), and says what the item holds.
+pub(crate) fn read_items(
+    items: Vec<Value>,
+    mut read: impl FnMut(usize, &str, &mut Value) -> Read,
+) -> Items {
+    let mut texts = Vec::new();
+    let mut calls = Vec::new();
+    let mut kept = Vec::with_capacity(items.len());
+    for (index, mut item) in items.into_iter().enumerate() {
+        let kind = item
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        match read(index, &kind, &mut item) {
+            Read::Call(call) => calls.push(call),
+            Read::Text(text) => texts.extend(text),
+            Read::Nothing => {}
+        }
+        kept.push(item);
+    }
+    Items {
+        text: joined(texts),
+        calls,
+        items: kept,
+    }
+}
+
 /// Reads a missing or `null` field as its default.
 pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where

@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ResponseError};
+use super::{Call, Read, ResponseError};
 use crate::content::ContentBlock;
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
@@ -46,40 +46,31 @@ turn! {
 
 /// Reads a Responses response.
 fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
-    let mut texts = Vec::new();
-    let mut calls = Vec::new();
-    let mut items = Vec::with_capacity(response.output.len());
-    for (index, mut item) in response.output.into_iter().enumerate() {
-        match item.get("type").and_then(Value::as_str) {
-            Some("function_call") => {
-                // A call of the wrong shape is still a call: answered with an error.
-                let wire: wire::FunctionCall = super::from_value(FORMAT, &item).unwrap_or_default();
-                let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
-                calls.push(call.identified_in(
-                    &mut item,
-                    "call_id",
-                    wire.call_id,
-                    format!("call_missing_id_{index}"),
-                ));
-            }
-            Some("message") => {
-                let message: wire::Message = super::from_value(FORMAT, &item).unwrap_or_default();
-                texts.extend(
-                    message
-                        .content
-                        .into_iter()
-                        .filter(|part| part.kind == "output_text")
-                        .filter_map(|part| part.text),
-                );
-            }
-            _ => {}
+    let read = super::read_items(response.output, |index, kind, item| match kind {
+        "function_call" => {
+            // A call of the wrong shape is still a call: answered with an error.
+            let wire: wire::FunctionCall = super::from_value(FORMAT, item).unwrap_or_default();
+            let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
+            let made_up = format!("call_missing_id_{index}");
+            Read::Call(call.identified_in(item, "call_id", wire.call_id, made_up))
         }
-        items.push(item);
-    }
+        "message" => {
+            let message: wire::Message = super::from_value(FORMAT, item).unwrap_or_default();
+            Read::Text(
+                message
+                    .content
+                    .into_iter()
+                    .filter(|part| part.kind == "output_text")
+                    .filter_map(|part| part.text)
+                    .collect(),
+            )
+        }
+        _ => Read::Nothing,
+    });
     Ok(Turn {
-        text: super::joined(texts),
-        calls,
-        items,
+        text: read.text,
+        calls: read.calls,
+        items: read.items,
     })
 }
 
