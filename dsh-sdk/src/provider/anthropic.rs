@@ -16,13 +16,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, Read, ResponseError};
-use crate::content::ContentBlock;
+use super::{Call, Part, Read, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Anthropic Messages";
 /// The image media types a `tool_result` may carry.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+/// Why an image of another type is described instead.
+const NOT_SHOWN: &str = "Anthropic takes JPEG, PNG, GIF and WebP images only";
 
 turn! {
     /// The model's turn read from a Messages response.
@@ -84,43 +85,22 @@ fn reply(turn: &Turn, results: &[ToolResult]) -> UserMessage {
 }
 
 fn content(result: &ToolResult) -> Vec<ResultContent> {
-    let mut content = Vec::new();
-    for block in &result.content {
-        let item = match block {
-            ContentBlock::Image { data, mime_type }
-                if !result.is_error && IMAGE_TYPES.contains(&mime_type.as_str()) =>
-            {
-                ResultContent::Image {
-                    source: ImageSource {
-                        media_type: mime_type.clone(),
-                        data: data.clone(),
-                    },
-                }
-            }
-            ContentBlock::Image { .. } => {
-                let why = if result.is_error {
-                    "the result is an error"
-                } else {
-                    "Anthropic takes JPEG, PNG, GIF and WebP images only"
-                };
-                ResultContent::Text {
-                    text: super::describe_block(block, why).unwrap_or_default(),
-                }
-            }
-            ContentBlock::Text { text } => ResultContent::Text { text: text.clone() },
-            ContentBlock::ResourceLink { .. } => ResultContent::Text {
-                text: super::describe_link(block),
-            },
-            ContentBlock::Audio { .. } | ContentBlock::Resource { .. } => ResultContent::Text {
-                text: super::describe_block(block, super::TEXT_ONLY).unwrap_or_default(),
-            },
-        };
-        // Anthropic rejects empty text blocks; an empty result is no content.
-        if !matches!(&item, ResultContent::Text { text } if text.is_empty()) {
-            content.push(item);
-        }
-    }
-    content
+    let (shown, why) = super::shown_unless_failed(result, &IMAGE_TYPES, NOT_SHOWN);
+    result
+        .content
+        .iter()
+        .filter_map(|block| match super::part(block, shown, why) {
+            Part::Image { mime_type, data } => Some(ResultContent::Image {
+                source: ImageSource {
+                    media_type: mime_type.to_owned(),
+                    data: data.to_owned(),
+                },
+            }),
+            // Anthropic rejects empty text blocks; an empty result is no content.
+            Part::Text(text) if text.is_empty() => None,
+            Part::Text(text) => Some(ResultContent::Text { text }),
+        })
+        .collect()
 }
 
 /// The model's turn as the next request carries it: `{"role": "assistant", "content"}`.

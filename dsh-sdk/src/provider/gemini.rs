@@ -19,13 +19,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ResponseError};
-use crate::content::ContentBlock;
+use super::{Call, Part, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Gemini generateContent";
 /// The image media types a `functionResponse` may carry.
 const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];
+/// Why an image of another type is described instead.
+const NOT_SHOWN: &str = "Gemini takes PNG, JPEG and WebP images only";
 
 turn! {
     /// The model's turn read from a `generateContent` response.
@@ -100,33 +101,18 @@ fn reply(turn: &Turn, results: &[ToolResult]) -> FunctionResponses {
 }
 
 fn function_response(id: Option<String>, call: &Call, result: &ToolResult) -> FunctionResponse {
+    let (shown, why) = super::shown_unless_failed(result, &IMAGE_TYPES, NOT_SHOWN);
     let mut texts = Vec::new();
     let mut parts = Vec::new();
     for block in &result.content {
-        match block {
-            ContentBlock::Image { data, mime_type }
-                if !result.is_error && IMAGE_TYPES.contains(&mime_type.as_str()) =>
-            {
-                parts.push(FunctionResponsePart {
-                    inline_data: Blob {
-                        mime_type: mime_type.clone(),
-                        data: data.clone(),
-                    },
-                });
-            }
-            ContentBlock::Image { .. } => {
-                let why = if result.is_error {
-                    "the result is an error"
-                } else {
-                    "Gemini takes PNG, JPEG and WebP images only"
-                };
-                texts.extend(super::describe_block(block, why));
-            }
-            ContentBlock::Text { text } => texts.push(text.clone()),
-            ContentBlock::ResourceLink { .. } => texts.push(super::describe_link(block)),
-            ContentBlock::Audio { .. } | ContentBlock::Resource { .. } => {
-                texts.extend(super::describe_block(block, super::TEXT_ONLY));
-            }
+        match super::part(block, shown, why) {
+            Part::Image { mime_type, data } => parts.push(FunctionResponsePart {
+                inline_data: Blob {
+                    mime_type: mime_type.to_owned(),
+                    data: data.to_owned(),
+                },
+            }),
+            Part::Text(text) => texts.push(text),
         }
     }
     let text = texts.join("\n");

@@ -570,6 +570,51 @@ pub(crate) fn describe_block(block: &ContentBlock, why: &str) -> Option<String> 
     }
 }
 
+/// A result's block as a provider that takes some images sees it.
+pub(crate) enum Part<'a> {
+    /// An image it takes.
+    Image {
+        /// Its media type.
+        mime_type: &'a str,
+        /// Its bytes, base64-encoded.
+        data: &'a str,
+    },
+    /// Text: the block's own, or a line saying what is not shown and why.
+    Text(String),
+}
+
+/// `block` as a provider that takes images of the `shown` media types sees
+/// it: such an image as it is, any other described in text saying `why`, and
+/// audio and embedded resources described in text ([`TEXT_ONLY`]).
+pub(crate) fn part<'a>(block: &'a ContentBlock, shown: &[&str], why: &str) -> Part<'a> {
+    match block {
+        ContentBlock::Image { data, mime_type } if shown.contains(&mime_type.as_str()) => {
+            Part::Image { mime_type, data }
+        }
+        ContentBlock::Text { text } => Part::Text(text.clone()),
+        ContentBlock::Image { .. } => Part::Text(describe_block(block, why).unwrap_or_default()),
+        ContentBlock::ResourceLink { .. } => Part::Text(describe_link(block)),
+        ContentBlock::Audio { .. } | ContentBlock::Resource { .. } => {
+            Part::Text(describe_block(block, TEXT_ONLY).unwrap_or_default())
+        }
+    }
+}
+
+/// The image types [`part`] shows of `result`, and why it shows no others,
+/// for a provider that takes images in a successful result only: `types`
+/// and `why`, or none in a failed one.
+pub(crate) fn shown_unless_failed<'a>(
+    result: &ToolResult,
+    types: &'a [&'a str],
+    why: &'a str,
+) -> (&'a [&'a str], &'a str) {
+    if result.is_error {
+        (&[], "the result is an error")
+    } else {
+        (types, why)
+    }
+}
+
 /// Why audio and embedded resources reach a provider as text.
 pub(crate) const TEXT_ONLY: &str = "tool results carry text and images only";
 

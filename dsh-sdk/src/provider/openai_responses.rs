@@ -21,8 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, Read, ResponseError};
-use crate::content::ContentBlock;
+use super::{Call, Part, Read, ResponseError};
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
 use crate::result::ToolResult;
@@ -85,35 +84,25 @@ fn reply(turn: &Turn, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
 }
 
 fn output(result: &ToolResult) -> Output {
-    let shown = |block: &ContentBlock| matches!(block, ContentBlock::Image { mime_type, .. } if IMAGE_TYPES.contains(&mime_type.as_str()));
-    if !result.content.iter().any(shown) {
+    let parts: Vec<Part> = result
+        .content
+        .iter()
+        .map(|block| super::part(block, &IMAGE_TYPES, NOT_SHOWN))
+        .collect();
+    if !parts.iter().any(|part| matches!(part, Part::Image { .. })) {
         return Output::Text(super::text_only(result, NOT_SHOWN));
     }
-    let mut parts = Vec::new();
-    if result.is_error {
-        parts.push(InputContent::InputText {
-            text: "Error:".into(),
-        });
-    }
-    for block in &result.content {
-        parts.push(match block {
-            ContentBlock::Text { text } => InputContent::InputText { text: text.clone() },
-            ContentBlock::Image { data, mime_type } if shown(block) => InputContent::InputImage {
-                image_url: format!("data:{mime_type};base64,{data}"),
-                detail: ImageDetail::Auto,
-            },
-            ContentBlock::Image { .. } => InputContent::InputText {
-                text: super::describe_block(block, NOT_SHOWN).unwrap_or_default(),
-            },
-            ContentBlock::ResourceLink { .. } => InputContent::InputText {
-                text: super::describe_link(block),
-            },
-            ContentBlock::Audio { .. } | ContentBlock::Resource { .. } => InputContent::InputText {
-                text: super::describe_block(block, super::TEXT_ONLY).unwrap_or_default(),
-            },
-        });
-    }
-    Output::Content(parts)
+    let error = result.is_error.then(|| InputContent::InputText {
+        text: "Error:".into(),
+    });
+    let parts = parts.into_iter().map(|part| match part {
+        Part::Image { mime_type, data } => InputContent::InputImage {
+            image_url: format!("data:{mime_type};base64,{data}"),
+            detail: ImageDetail::Auto,
+        },
+        Part::Text(text) => InputContent::InputText { text },
+    });
+    Output::Content(error.into_iter().chain(parts).collect())
 }
 
 /// A function's result: `{"type": "function_call_output", "call_id", "output"}`.
