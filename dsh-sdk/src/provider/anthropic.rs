@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, Part, Read, ResponseError};
+use super::{Call, CallFields, Part, Read, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Anthropic Messages";
@@ -41,12 +41,12 @@ fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
     let read = super::read_items(response.content, |index, kind, block| match kind {
         "tool_use" => {
             // A block of the wrong shape is still a call: answered with an error.
-            let wire: wire::ToolUse = super::from_value(FORMAT, block).unwrap_or_default();
-            let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
+            let fields = CallFields::read(block, "id", "input");
+            let call = Call::from_value(fields.name, fields.arguments.unwrap_or(Value::Null));
             Read::Call(call.identified_in(
                 block,
                 "id",
-                wire.id,
+                fields.id,
                 format!("toolu_missing_id_{index}"),
             ))
         }
@@ -170,12 +170,5 @@ mod wire {
         #[serde(default, deserialize_with = "super::super::null_as_default")]
         pub(super) content: Vec<Value>,
         pub(super) stop_reason: Option<String>,
-    }
-
-    #[derive(Default, Deserialize)]
-    pub(super) struct ToolUse {
-        pub(super) id: Option<String>,
-        pub(super) name: Option<String>,
-        pub(super) input: Option<Value>,
     }
 }

@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, Part, ResponseError};
+use super::{Call, CallFields, Part, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Gemini generateContent";
@@ -56,15 +56,14 @@ fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
     for (index, part) in content.parts.into_iter().enumerate() {
         if let Some(function_call) = part.function_call {
             // A call of the wrong shape is still a call: answered with an error.
-            let wire: wire::FunctionCall =
-                super::from_value(FORMAT, &function_call).unwrap_or_default();
-            let id = wire.id.filter(|id| !id.is_empty());
+            let fields = CallFields::read(&function_call, "id", "args");
+            let id = fields.id.filter(|id| !id.is_empty());
             // A call without arguments may leave `args` out.
-            let args = wire
-                .args
+            let args = fields
+                .arguments
                 .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
             // Gemini's ids are optional: one made up here fails nothing.
-            let mut call = Call::from_value(wire.name, args);
+            let mut call = Call::from_value(fields.name, args);
             call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
             calls.push(call);
             gemini_ids.push(id);
@@ -225,12 +224,5 @@ mod wire {
         #[serde(default)]
         pub(super) thought: bool,
         pub(super) function_call: Option<Value>,
-    }
-
-    #[derive(Default, Deserialize)]
-    pub(super) struct FunctionCall {
-        pub(super) id: Option<String>,
-        pub(super) name: Option<String>,
-        pub(super) args: Option<Value>,
     }
 }

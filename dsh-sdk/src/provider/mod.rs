@@ -426,6 +426,46 @@ pub(crate) fn read_items(
     }
 }
 
+/// A call's id, name and arguments as the model wrote them, read from a
+/// call object under its format's keys; unknown keys are ignored.
+#[derive(Default)]
+pub(crate) struct CallFields {
+    /// The id, under the format's id key.
+    pub(crate) id: Option<String>,
+    /// The tool's name, under `name`.
+    pub(crate) name: Option<String>,
+    /// The arguments, under the format's arguments key.
+    pub(crate) arguments: Option<Value>,
+}
+
+impl CallFields {
+    /// Reads `call` with the id under `id` and the arguments under
+    /// `arguments`; a missing or `null` key reads as `None`. A call of the
+    /// wrong shape (not an object, or an id or name that is not a string)
+    /// reads as none of them: it is still a call, answered with an error.
+    pub(crate) fn read(call: &Value, id: &str, arguments: &str) -> Self {
+        let Some(call) = call.as_object() else {
+            return Self::default();
+        };
+        let text = |key: &str| match call.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(_) => Err(()),
+        };
+        match (text(id), text("name")) {
+            (Ok(id), Ok(name)) => CallFields {
+                id,
+                name,
+                arguments: call
+                    .get(arguments)
+                    .filter(|value| !value.is_null())
+                    .cloned(),
+            },
+            _ => Self::default(),
+        }
+    }
+}
+
 /// Reads a missing or `null` field as its default.
 pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
@@ -694,6 +734,35 @@ mod tests {
             describe_block(&blob, "why").unwrap(),
             "[resource file:///a.png, image/png, 2 bytes, not shown: why]"
         );
+    }
+
+    #[test]
+    fn call_fields_are_read_under_the_formats_keys() {
+        let call = serde_json::json!({"call_id": "c1", "name": "t", "arguments": "{}", "id": 7});
+        let fields = CallFields::read(&call, "call_id", "arguments");
+        assert_eq!(fields.id.as_deref(), Some("c1"));
+        assert_eq!(fields.name.as_deref(), Some("t"));
+        assert_eq!(fields.arguments, Some(Value::String("{}".into())));
+
+        let null = CallFields::read(
+            &serde_json::json!({"name": "t", "input": null}),
+            "id",
+            "input",
+        );
+        assert_eq!((null.id, null.arguments), (None, None));
+
+        for wrong in [
+            serde_json::json!({"id": 1, "name": "t", "input": {}}),
+            serde_json::json!({"id": "a", "name": ["t"], "input": {}}),
+            serde_json::json!("t"),
+        ] {
+            let fields = CallFields::read(&wrong, "id", "input");
+            assert_eq!(
+                (fields.id, fields.name, fields.arguments),
+                (None, None, None),
+                "{wrong}"
+            );
+        }
     }
 
     #[test]

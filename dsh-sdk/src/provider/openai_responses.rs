@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, Part, Read, ResponseError};
+use super::{Call, CallFields, Part, Read, ResponseError};
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
 use crate::result::ToolResult;
@@ -48,10 +48,10 @@ fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
     let read = super::read_items(response.output, |index, kind, item| match kind {
         "function_call" => {
             // A call of the wrong shape is still a call: answered with an error.
-            let wire: wire::FunctionCall = super::from_value(FORMAT, item).unwrap_or_default();
-            let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
+            let fields = CallFields::read(item, "call_id", "arguments");
+            let call = Call::from_text(fields.name, &super::arguments_text(fields.arguments));
             let made_up = format!("call_missing_id_{index}");
-            Read::Call(call.identified_in(item, "call_id", wire.call_id, made_up))
+            Read::Call(call.identified_in(item, "call_id", fields.id, made_up))
         }
         "message" => {
             let message: wire::Message = super::from_value(FORMAT, item).unwrap_or_default();
@@ -253,13 +253,6 @@ mod wire {
     pub(super) struct Response {
         #[serde(default, deserialize_with = "super::super::null_as_default")]
         pub(super) output: Vec<Value>,
-    }
-
-    #[derive(Default, Deserialize)]
-    pub(super) struct FunctionCall {
-        pub(super) call_id: Option<String>,
-        pub(super) name: Option<String>,
-        pub(super) arguments: Option<Value>,
     }
 
     #[derive(Default, Deserialize)]
