@@ -38,7 +38,7 @@ turn! {
 
 /// Reads a Messages response.
 fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
-    let read = super::read_items(response.content, |index, kind, block| match kind {
+    let read = super::read_items(response.content.0, |index, kind, block| match kind {
         "tool_use" => {
             // A block of the wrong shape is still a call: answered with an error.
             let fields = CallFields::read(block, "id", "input");
@@ -162,13 +162,13 @@ pub struct ImageSource {
 
 /// The response, as far as tool calling reads it; unknown fields are ignored.
 mod wire {
+    use super::super::List;
     use serde::Deserialize;
     use serde_json::Value;
 
     #[derive(Deserialize)]
     pub(super) struct Response {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) content: Vec<Value>,
+        pub(super) content: List<Value>,
         pub(super) stop_reason: Option<String>,
     }
 }

@@ -43,7 +43,7 @@ turn! {
 
 /// Reads the first candidate of a `generateContent` response.
 fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
-    let candidate = super::first(FORMAT, "candidates", response.candidates)?;
+    let candidate = super::first(FORMAT, "candidates", response.candidates.0)?;
     // A candidate stopped early (for safety, say) may have no content.
     let content: wire::Content = if candidate.content.is_null() {
         wire::Content::default()
@@ -53,7 +53,7 @@ fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
     let mut texts = Vec::new();
     let mut calls = Vec::new();
     let mut gemini_ids = Vec::new();
-    for (index, part) in content.parts.into_iter().enumerate() {
+    for (index, part) in content.parts.0.into_iter().enumerate() {
         if let Some(function_call) = part.function_call {
             // A call of the wrong shape is still a call: answered with an error.
             let fields = CallFields::read(&function_call, "id", "args");
@@ -194,13 +194,13 @@ pub struct Blob {
 
 /// The response, as far as tool calling reads it; unknown fields are ignored.
 mod wire {
+    use super::super::List;
     use serde::Deserialize;
     use serde_json::Value;
 
     #[derive(Deserialize)]
     pub(super) struct Response {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) candidates: Vec<Candidate>,
+        pub(super) candidates: List<Candidate>,
     }
 
     #[derive(Deserialize)]
@@ -213,8 +213,7 @@ mod wire {
 
     #[derive(Default, Deserialize)]
     pub(super) struct Content {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) parts: Vec<Part>,
+        pub(super) parts: List<Part>,
     }
 
     #[derive(Deserialize)]

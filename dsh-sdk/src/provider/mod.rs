@@ -466,14 +466,24 @@ impl CallFields {
     }
 }
 
-/// Reads a missing or `null` field as its default.
-pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de> + Default,
-{
-    use serde::Deserialize;
-    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+/// A list in a response that may be left out or sent as `null`: read as
+/// empty either way. It reads as an `Option` does, so serde takes a missing
+/// field for `None` with no `#[serde(default)]`.
+#[derive(Debug)]
+pub(crate) struct List<T>(pub(crate) Vec<T>);
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(Vec::new())
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for List<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(List(
+            Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default(),
+        ))
+    }
 }
 
 /// Parses a body as JSON, saying where it broke.
@@ -763,6 +773,25 @@ mod tests {
                 "{wrong}"
             );
         }
+    }
+
+    #[test]
+    fn a_list_left_out_or_null_reads_as_empty() {
+        #[derive(serde::Deserialize)]
+        struct Body {
+            items: List<u8>,
+        }
+        let read = |body: Value| from_value::<Body>("test", &body).map(|body| body.items.0);
+        assert_eq!(read(serde_json::json!({})).unwrap(), Vec::<u8>::new());
+        assert_eq!(
+            read(serde_json::json!({"items": null})).unwrap(),
+            Vec::<u8>::new()
+        );
+        assert_eq!(
+            read(serde_json::json!({"items": [1, 2]})).unwrap(),
+            vec![1, 2]
+        );
+        assert!(read(serde_json::json!({"items": "no"})).is_err());
     }
 
     #[test]

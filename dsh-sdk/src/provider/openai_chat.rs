@@ -50,7 +50,7 @@ fn parse(completion: wire::Response) -> Result<Turn, ResponseError> {
     };
     let mut calls = Vec::new();
     let mut tool_calls = Vec::new();
-    for (index, wire) in choice.message.tool_calls.into_iter().enumerate() {
+    for (index, wire) in choice.message.tool_calls.0.into_iter().enumerate() {
         let function = wire.function.unwrap_or_default();
         let arguments = super::arguments_text(function.arguments);
         let mut call = Call::from_text(function.name, &arguments);
@@ -131,6 +131,7 @@ pub struct ToolMessage {
 
 /// The response, as far as tool calling reads it; unknown fields are ignored.
 mod wire {
+    use super::super::List;
     use serde::Deserialize;
     use serde_json::Value;
 
@@ -150,8 +151,7 @@ mod wire {
     pub(super) struct Message {
         pub(super) content: Option<Value>,
         pub(super) refusal: Option<String>,
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) tool_calls: Vec<ToolCall>,
+        pub(super) tool_calls: List<ToolCall>,
     }
 
     #[derive(Deserialize)]

@@ -45,7 +45,7 @@ turn! {
 
 /// Reads a Responses response.
 fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
-    let read = super::read_items(response.output, |index, kind, item| match kind {
+    let read = super::read_items(response.output.0, |index, kind, item| match kind {
         "function_call" => {
             // A call of the wrong shape is still a call: answered with an error.
             let fields = CallFields::read(item, "call_id", "arguments");
@@ -58,6 +58,7 @@ fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
             Read::Text(
                 message
                     .content
+                    .0
                     .into_iter()
                     .filter(|part| part.kind == "output_text")
                     .filter_map(|part| part.text)
@@ -246,19 +247,18 @@ fn function_tool(tool: &crate::registry::ToolInfo, defer_loading: bool) -> Funct
 
 /// The response, as far as tool calling reads it; unknown fields are ignored.
 mod wire {
+    use super::super::List;
     use serde::Deserialize;
     use serde_json::Value;
 
     #[derive(Deserialize)]
     pub(super) struct Response {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) output: Vec<Value>,
+        pub(super) output: List<Value>,
     }
 
     #[derive(Default, Deserialize)]
     pub(super) struct Message {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) content: Vec<Part>,
+        pub(super) content: List<Part>,
     }
 
     #[derive(Deserialize)]
