@@ -469,7 +469,6 @@ impl CallFields {
 /// A list in a response that may be left out or sent as `null`: read as
 /// empty either way. It reads as an `Option` does, so serde takes a missing
 /// field for `None` with no `#[serde(default)]`.
-#[derive(Debug)]
 pub(crate) struct List<T>(pub(crate) Vec<T>);
 
 impl<T> Default for List<T> {
