@@ -1,6 +1,7 @@
 //! Anthropic Messages (`POST /v1/messages`).
 //!
-//! Calls are read from the response's `content[]` blocks of type `tool_use`:
+//! [`Turn::text`] is the response's `text` blocks, joined. Calls are read,
+//! in content order, from its `content[]` blocks of type `tool_use`:
 //! `{id, name, input}`, `input` a JSON object. All results of a turn go back
 //! in ONE `user` message of `tool_result` blocks, in call order: `{tool_use_id,
 //! content, is_error}`, `content` text blocks and base64 image blocks (JPEG,
@@ -15,125 +16,91 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ModelTurn, ResponseError};
-use crate::content::ContentBlock;
+use super::{Call, CallFields, Part, Read, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Anthropic Messages";
 /// The image media types a `tool_result` may carry.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+/// Why an image of another type is described instead.
+const NOT_SHOWN: &str = "Anthropic takes JPEG, PNG, GIF and WebP images only";
 
-/// The model's turn read from a Messages response.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    /// What the model wrote (its text blocks), if anything.
-    pub text: Option<String>,
-    /// The tool calls, in content order.
-    pub calls: Vec<Call>,
-    /// The assistant message to append before the reply.
-    pub message: AssistantMessage,
-    /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
-    pub stop_reason: Option<String>,
+turn! {
+    /// The model's turn read from a Messages response.
+    pub struct Turn {
+        /// The assistant message to append before the reply.
+        pub message: AssistantMessage,
+        /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
+        pub stop_reason: Option<String>,
+    }
+    type Reply = UserMessage;
 }
 
-impl ModelTurn for Turn {
-    type Reply = UserMessage;
-
-    const FORMAT: &'static str = FORMAT;
-
-    /// Reads a Messages response.
-    fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
-        let mut texts = Vec::new();
-        let mut calls = Vec::new();
-        let mut content = Vec::with_capacity(response.content.len());
-        for (index, mut block) in response.content.into_iter().enumerate() {
-            match block.get("type").and_then(Value::as_str) {
-                Some("tool_use") => {
-                    // A block of the wrong shape is still a call: answered with an error.
-                    let wire: wire::ToolUse = super::from_value(FORMAT, &block).unwrap_or_default();
-                    let call = Call::from_value(wire.name, wire.input.unwrap_or(Value::Null));
-                    calls.push(call.identified_in(
-                        &mut block,
-                        "id",
-                        wire.id,
-                        format!("toolu_missing_id_{index}"),
-                    ));
-                }
-                Some("text") => {
-                    if let Some(text) = block.get("text").and_then(Value::as_str) {
-                        texts.push(text.to_owned());
-                    }
-                }
-                _ => {}
-            }
-            content.push(block);
+/// Reads a Messages response.
+fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
+    let read = super::read_items(response.content.0, |index, kind, block| match kind {
+        "tool_use" => {
+            // A block of the wrong shape is still a call: answered with an error.
+            let fields = CallFields::read(block, "id", "input");
+            let call = Call::from_value(fields.name, fields.arguments.unwrap_or(Value::Null));
+            Read::Call(call.identified_in(
+                block,
+                "id",
+                fields.id,
+                format!("toolu_missing_id_{index}"),
+            ))
         }
-        Ok(Turn {
-            text: (!texts.is_empty()).then(|| texts.concat()),
-            calls,
-            message: AssistantMessage { content },
-            stop_reason: response.stop_reason,
-        })
-    }
-
-    /// The `user` message answering every call, one `tool_result` block per
-    /// call, in call order.
-    fn calls(&self) -> &[Call] {
-        &self.calls
-    }
-
-    fn reply(&self, results: &[ToolResult]) -> UserMessage {
-        UserMessage {
-            content: super::paired(&self.calls, results)
-                .map(|(call, result)| ToolResultBlock {
-                    tool_use_id: call.id.clone(),
-                    content: content(&result),
-                    is_error: result.is_error,
-                })
+        "text" => Read::Text(
+            block
+                .get("text")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .into_iter()
                 .collect(),
-        }
+        ),
+        _ => Read::Nothing,
+    });
+    Ok(Turn {
+        text: read.text,
+        calls: read.calls,
+        message: AssistantMessage {
+            content: read.items,
+        },
+        stop_reason: response.stop_reason,
+    })
+}
+
+/// The `user` message answering every call, one `tool_result` block per
+/// call, in call order.
+fn reply(turn: &Turn, results: &[ToolResult]) -> UserMessage {
+    UserMessage {
+        content: super::paired(&turn.calls, results)
+            .map(|(call, result)| ToolResultBlock {
+                tool_use_id: call.id.clone(),
+                content: content(&result),
+                is_error: result.is_error,
+            })
+            .collect(),
     }
 }
 
 fn content(result: &ToolResult) -> Vec<ResultContent> {
-    let mut content = Vec::new();
-    for block in &result.content {
-        let item = match block {
-            ContentBlock::Image { data, mime_type }
-                if !result.is_error && IMAGE_TYPES.contains(&mime_type.as_str()) =>
-            {
-                ResultContent::Image {
-                    source: ImageSource {
-                        media_type: mime_type.clone(),
-                        data: data.clone(),
-                    },
-                }
-            }
-            ContentBlock::Image { .. } => {
-                let why = if result.is_error {
-                    "the result is an error"
-                } else {
-                    "Anthropic takes JPEG, PNG, GIF and WebP images only"
-                };
-                ResultContent::Text {
-                    text: super::describe_block(block, why).unwrap_or_default(),
-                }
-            }
-            ContentBlock::Text { text } => ResultContent::Text { text: text.clone() },
-            ContentBlock::ResourceLink { .. } => ResultContent::Text {
-                text: super::describe_link(block),
-            },
-            ContentBlock::Audio { .. } | ContentBlock::Resource { .. } => ResultContent::Text {
-                text: super::describe_block(block, super::TEXT_ONLY).unwrap_or_default(),
-            },
-        };
-        // Anthropic rejects empty text blocks; an empty result is no content.
-        if !matches!(&item, ResultContent::Text { text } if text.is_empty()) {
-            content.push(item);
-        }
-    }
-    content
+    let (shown, why) = super::shown_unless_failed(result, &IMAGE_TYPES, NOT_SHOWN);
+    result
+        .content
+        .iter()
+        .filter_map(|block| match super::part(block, shown, why) {
+            Part::Image { mime_type, data } => Some(ResultContent::Image {
+                source: ImageSource {
+                    media_type: mime_type.to_owned(),
+                    data: data.to_owned(),
+                },
+            }),
+            // Anthropic rejects empty text blocks; an empty result is no content.
+            Part::Text(text) if text.is_empty() => None,
+            Part::Text(text) => Some(ResultContent::Text { text }),
+        })
+        .collect()
 }
 
 /// The model's turn as the next request carries it: `{"role": "assistant", "content"}`.
@@ -195,24 +162,13 @@ pub struct ImageSource {
 
 /// The response, as far as tool calling reads it; unknown fields are ignored.
 mod wire {
+    use super::super::List;
     use serde::Deserialize;
     use serde_json::Value;
 
     #[derive(Deserialize)]
     pub(super) struct Response {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) content: Vec<Value>,
-        #[serde(default)]
+        pub(super) content: List<Value>,
         pub(super) stop_reason: Option<String>,
-    }
-
-    #[derive(Default, Deserialize)]
-    pub(super) struct ToolUse {
-        #[serde(default)]
-        pub(super) id: Option<String>,
-        #[serde(default)]
-        pub(super) name: Option<String>,
-        #[serde(default)]
-        pub(super) input: Option<Value>,
     }
 }

@@ -1,6 +1,7 @@
 //! Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`).
 //!
-//! Calls are read from the first candidate's `content.parts[]` that hold a
+//! [`Turn::text`] is the first candidate's text parts, thoughts left out.
+//! Calls are read, in part order, from its `content.parts[]` that hold a
 //! `functionCall`: `{name, args}`, `args` a JSON object, and, on newer models,
 //! an `id`. A call without an id gets a stable one made from its position,
 //! `gemini-call-{part index}`, used only on this side: it is never sent. All
@@ -18,127 +19,99 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ModelTurn, ResponseError};
-use crate::content::ContentBlock;
+use super::{Call, CallFields, Part, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Gemini generateContent";
 /// The image media types a `functionResponse` may carry.
 const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];
+/// Why an image of another type is described instead.
+const NOT_SHOWN: &str = "Gemini takes PNG, JPEG and WebP images only";
 
-/// The model's turn read from a `generateContent` response.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    /// What the model wrote (its text parts, thoughts left out), if anything.
-    pub text: Option<String>,
-    /// The function calls, in part order.
-    pub calls: Vec<Call>,
-    /// The ids Gemini gave the calls, in the same order (`None` where it gave none).
-    pub gemini_ids: Vec<Option<String>>,
-    /// The candidate's content, to append to `contents` before the reply.
-    pub content: Value,
-    /// Why the model stopped (`STOP`, `MAX_TOKENS`, …).
-    pub finish_reason: Option<String>,
+turn! {
+    /// The model's turn read from a `generateContent` response.
+    pub struct Turn {
+        /// The ids Gemini gave the calls, in the same order (`None` where it gave none).
+        pub gemini_ids: Vec<Option<String>>,
+        /// The candidate's content, to append to `contents` before the reply.
+        pub content: Value,
+        /// Why the model stopped (`STOP`, `MAX_TOKENS`, …).
+        pub finish_reason: Option<String>,
+    }
+    type Reply = FunctionResponses;
 }
 
-impl ModelTurn for Turn {
-    type Reply = FunctionResponses;
-
-    const FORMAT: &'static str = FORMAT;
-
-    /// Reads the first candidate of a `generateContent` response.
-    fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
-        let candidate = super::first(FORMAT, "candidates", response.candidates)?;
-        // A candidate stopped early (for safety, say) may have no content.
-        let content: wire::Content = if candidate.content.is_null() {
-            wire::Content::default()
-        } else {
-            super::from_value(FORMAT, &candidate.content)?
-        };
-        let mut texts = Vec::new();
-        let mut calls = Vec::new();
-        let mut gemini_ids = Vec::new();
-        for (index, part) in content.parts.into_iter().enumerate() {
-            if let Some(function_call) = part.function_call {
-                // A call of the wrong shape is still a call: answered with an error.
-                let wire: wire::FunctionCall =
-                    super::from_value(FORMAT, &function_call).unwrap_or_default();
-                let id = wire.id.filter(|id| !id.is_empty());
-                // A call without arguments may leave `args` out.
-                let args = wire
-                    .args
-                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-                // Gemini's ids are optional: one made up here fails nothing.
-                let mut call = Call::from_value(wire.name, args);
-                call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
-                calls.push(call);
-                gemini_ids.push(id);
-            } else if let Some(text) = part.text
-                && !part.thought
-            {
-                texts.push(text);
-            }
+/// Reads the first candidate of a `generateContent` response.
+fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
+    let candidate = super::first(FORMAT, "candidates", response.candidates.0)?;
+    // A candidate stopped early (for safety, say) may have no content.
+    let content: wire::Content = if candidate.content.is_null() {
+        wire::Content::default()
+    } else {
+        super::from_value(FORMAT, &candidate.content)?
+    };
+    let mut texts = Vec::new();
+    let mut calls = Vec::new();
+    let mut gemini_ids = Vec::new();
+    for (index, part) in content.parts.0.into_iter().enumerate() {
+        if let Some(function_call) = part.function_call {
+            // A call of the wrong shape is still a call: answered with an error.
+            let fields = CallFields::read(&function_call, "id", "args");
+            let id = fields.id.filter(|id| !id.is_empty());
+            // A call without arguments may leave `args` out.
+            let args = fields
+                .arguments
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            // Gemini's ids are optional: one made up here fails nothing.
+            let mut call = Call::from_value(fields.name, args);
+            call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
+            calls.push(call);
+            gemini_ids.push(id);
+        } else if let Some(text) = part.text
+            && !part.thought
+        {
+            texts.push(text);
         }
-        Ok(Turn {
-            text: (!texts.is_empty()).then(|| texts.concat()),
-            calls,
-            gemini_ids,
-            content: candidate.content,
-            finish_reason: candidate.finish_reason,
-        })
     }
+    Ok(Turn {
+        text: super::joined(texts),
+        calls,
+        gemini_ids,
+        content: candidate.content,
+        finish_reason: candidate.finish_reason,
+    })
+}
 
-    /// The `user` content answering every call, one `functionResponse` part
-    /// per call, in call order.
-    fn calls(&self) -> &[Call] {
-        &self.calls
-    }
-
-    fn reply(&self, results: &[ToolResult]) -> FunctionResponses {
-        FunctionResponses {
-            parts: super::paired(&self.calls, results)
-                .enumerate()
-                .map(|(index, (call, result))| ResponsePart {
-                    function_response: function_response(
-                        self.gemini_ids.get(index).cloned().flatten(),
-                        call,
-                        &result,
-                    ),
-                })
-                .collect(),
-        }
+/// The `user` content answering every call, one `functionResponse` part
+/// per call, in call order.
+fn reply(turn: &Turn, results: &[ToolResult]) -> FunctionResponses {
+    FunctionResponses {
+        parts: super::paired(&turn.calls, results)
+            .enumerate()
+            .map(|(index, (call, result))| ResponsePart {
+                function_response: function_response(
+                    turn.gemini_ids.get(index).cloned().flatten(),
+                    call,
+                    &result,
+                ),
+            })
+            .collect(),
     }
 }
 
 fn function_response(id: Option<String>, call: &Call, result: &ToolResult) -> FunctionResponse {
+    let (shown, why) = super::shown_unless_failed(result, &IMAGE_TYPES, NOT_SHOWN);
     let mut texts = Vec::new();
     let mut parts = Vec::new();
     for block in &result.content {
-        match block {
-            ContentBlock::Image { data, mime_type }
-                if !result.is_error && IMAGE_TYPES.contains(&mime_type.as_str()) =>
-            {
-                parts.push(FunctionResponsePart {
-                    inline_data: Blob {
-                        mime_type: mime_type.clone(),
-                        data: data.clone(),
-                    },
-                });
-            }
-            ContentBlock::Image { .. } => {
-                let why = if result.is_error {
-                    "the result is an error"
-                } else {
-                    "Gemini takes PNG, JPEG and WebP images only"
-                };
-                texts.extend(super::describe_block(block, why));
-            }
-            ContentBlock::Text { text } => texts.push(text.clone()),
-            ContentBlock::ResourceLink { .. } => texts.push(super::describe_link(block)),
-            ContentBlock::Audio { .. } | ContentBlock::Resource { .. } => {
-                texts.extend(super::describe_block(block, super::TEXT_ONLY));
-            }
+        match super::part(block, shown, why) {
+            Part::Image { mime_type, data } => parts.push(FunctionResponsePart {
+                inline_data: Blob {
+                    mime_type: mime_type.to_owned(),
+                    data: data.to_owned(),
+                },
+            }),
+            Part::Text(text) => texts.push(text),
         }
     }
     let text = texts.join("\n");
@@ -221,13 +194,13 @@ pub struct Blob {
 
 /// The response, as far as tool calling reads it; unknown fields are ignored.
 mod wire {
+    use super::super::List;
     use serde::Deserialize;
     use serde_json::Value;
 
     #[derive(Deserialize)]
     pub(super) struct Response {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) candidates: Vec<Candidate>,
+        pub(super) candidates: List<Candidate>,
     }
 
     #[derive(Deserialize)]
@@ -235,34 +208,20 @@ mod wire {
     pub(super) struct Candidate {
         #[serde(default)]
         pub(super) content: Value,
-        #[serde(default)]
         pub(super) finish_reason: Option<String>,
     }
 
     #[derive(Default, Deserialize)]
     pub(super) struct Content {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) parts: Vec<Part>,
+        pub(super) parts: List<Part>,
     }
 
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     pub(super) struct Part {
-        #[serde(default)]
         pub(super) text: Option<String>,
         #[serde(default)]
         pub(super) thought: bool,
-        #[serde(default)]
         pub(super) function_call: Option<Value>,
-    }
-
-    #[derive(Default, Deserialize)]
-    pub(super) struct FunctionCall {
-        #[serde(default)]
-        pub(super) id: Option<String>,
-        #[serde(default)]
-        pub(super) name: Option<String>,
-        #[serde(default)]
-        pub(super) args: Option<Value>,
     }
 }

@@ -74,6 +74,61 @@ use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::result::{Cause, Failure, Status, ToolResult};
 
+/// Declares a format's `Turn`: the text the model wrote and its calls, then
+/// the format's own fields; and its [`ModelTurn`] impl, from the module's
+/// `FORMAT` and its two fns: `parse`, of the body read as the module's
+/// `wire::Response`, and `reply`, of the turn and the results.
+///
+/// ```text
+/// turn! {
+///     /// The model's turn read from a … response.
+///     pub struct Turn {
+///         /// Why the model stopped.
+///         pub stop_reason: Option<String>,
+///     }
+///     type Reply = UserMessage;
+/// }
+/// ```
+macro_rules! turn {
+    (
+        $(#[$attr:meta])*
+        pub struct Turn {
+            $($(#[$field_attr:meta])* pub $field:ident: $ty:ty,)*
+        }
+        type Reply = $reply:ty;
+    ) => {
+        $(#[$attr])*
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Turn {
+            /// What the model wrote, if anything.
+            pub text: ::core::option::Option<::std::string::String>,
+            /// The tool calls, in the order the model made them.
+            pub calls: ::std::vec::Vec<crate::provider::Call>,
+            $($(#[$field_attr])* pub $field: $ty,)*
+        }
+
+        impl crate::provider::ModelTurn for Turn {
+            type Reply = $reply;
+
+            const FORMAT: &'static str = FORMAT;
+
+            fn parse(
+                response: &::serde_json::Value,
+            ) -> ::core::result::Result<Turn, crate::provider::ResponseError> {
+                parse(crate::provider::from_value(FORMAT, response)?)
+            }
+
+            fn calls(&self) -> &[crate::provider::Call] {
+                &self.calls
+            }
+
+            fn reply(&self, results: &[crate::result::ToolResult]) -> $reply {
+                reply(self, results)
+            }
+        }
+    };
+}
+
 pub mod anthropic;
 pub mod gemini;
 pub mod openai_chat;
@@ -315,14 +370,119 @@ pub(crate) fn first<T>(
         .ok_or(ResponseError::Empty { format, what })
 }
 
-/// Reads a missing or `null` field as its default.
-pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de> + Default,
-{
-    use serde::Deserialize;
-    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+/// The text parts a turn read, as one text; `None` when there were none.
+pub(crate) fn joined(texts: Vec<String>) -> Option<String> {
+    (!texts.is_empty()).then(|| texts.concat())
+}
+
+/// What [`read_items`] takes from one item.
+pub(crate) enum Read {
+    /// A tool call.
+    Call(Call),
+    /// Text the model wrote.
+    Text(Vec<String>),
+    /// Nothing: the item only goes back as it came.
+    Nothing,
+}
+
+/// A turn read from items that go back to the model as they came.
+pub(crate) struct Items {
+    /// The text the items held, joined; `None` when there was none.
+    pub(crate) text: Option<String>,
+    /// The calls, in item order.
+    pub(crate) calls: Vec<Call>,
+    /// The items, as `read` left them.
+    pub(crate) items: Vec<Value>,
+}
+
+/// Reads a turn whose items go back to the model as they came (Anthropic's
+/// content blocks, the Responses output items): `read` gets each item's
+/// index, its `type` and the item, which it may change (to write a made-up
+/// id into it), and says what the item holds.
+pub(crate) fn read_items(
+    items: Vec<Value>,
+    mut read: impl FnMut(usize, &str, &mut Value) -> Read,
+) -> Items {
+    let mut texts = Vec::new();
+    let mut calls = Vec::new();
+    let mut kept = Vec::with_capacity(items.len());
+    for (index, mut item) in items.into_iter().enumerate() {
+        let kind = item
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        match read(index, &kind, &mut item) {
+            Read::Call(call) => calls.push(call),
+            Read::Text(text) => texts.extend(text),
+            Read::Nothing => {}
+        }
+        kept.push(item);
+    }
+    Items {
+        text: joined(texts),
+        calls,
+        items: kept,
+    }
+}
+
+/// A call's id, name and arguments as the model wrote them, read from a
+/// call object under its format's keys; unknown keys are ignored.
+#[derive(Default)]
+pub(crate) struct CallFields {
+    /// The id, under the format's id key.
+    pub(crate) id: Option<String>,
+    /// The tool's name, under `name`.
+    pub(crate) name: Option<String>,
+    /// The arguments, under the format's arguments key.
+    pub(crate) arguments: Option<Value>,
+}
+
+impl CallFields {
+    /// Reads `call` with the id under `id` and the arguments under
+    /// `arguments`; a missing or `null` key reads as `None`. A call of the
+    /// wrong shape (not an object, or an id or name that is not a string)
+    /// reads as none of them: it is still a call, answered with an error.
+    pub(crate) fn read(call: &Value, id: &str, arguments: &str) -> Self {
+        let Some(call) = call.as_object() else {
+            return Self::default();
+        };
+        let text = |key: &str| match call.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(_) => Err(()),
+        };
+        match (text(id), text("name")) {
+            (Ok(id), Ok(name)) => CallFields {
+                id,
+                name,
+                arguments: call
+                    .get(arguments)
+                    .filter(|value| !value.is_null())
+                    .cloned(),
+            },
+            _ => Self::default(),
+        }
+    }
+}
+
+/// A list in a response that may be left out or sent as `null`: read as
+/// empty either way. It reads as an `Option` does, so serde takes a missing
+/// field for `None` with no `#[serde(default)]`.
+pub(crate) struct List<T>(pub(crate) Vec<T>);
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(Vec::new())
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for List<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(List(
+            Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default(),
+        ))
+    }
 }
 
 /// Parses a body as JSON, saying where it broke.
@@ -459,6 +619,51 @@ pub(crate) fn describe_block(block: &ContentBlock, why: &str) -> Option<String> 
     }
 }
 
+/// A result's block as a provider that takes some images sees it.
+pub(crate) enum Part<'a> {
+    /// An image it takes.
+    Image {
+        /// Its media type.
+        mime_type: &'a str,
+        /// Its bytes, base64-encoded.
+        data: &'a str,
+    },
+    /// Text: the block's own, or a line saying what is not shown and why.
+    Text(String),
+}
+
+/// `block` as a provider that takes images of the `shown` media types sees
+/// it: such an image as it is, any other described in text saying `why`, and
+/// audio and embedded resources described in text ([`TEXT_ONLY`]).
+pub(crate) fn part<'a>(block: &'a ContentBlock, shown: &[&str], why: &str) -> Part<'a> {
+    match block {
+        ContentBlock::Image { data, mime_type } if shown.contains(&mime_type.as_str()) => {
+            Part::Image { mime_type, data }
+        }
+        ContentBlock::Text { text } => Part::Text(text.clone()),
+        ContentBlock::Image { .. } => Part::Text(describe_block(block, why).unwrap_or_default()),
+        ContentBlock::ResourceLink { .. } => Part::Text(describe_link(block)),
+        ContentBlock::Audio { .. } | ContentBlock::Resource { .. } => {
+            Part::Text(describe_block(block, TEXT_ONLY).unwrap_or_default())
+        }
+    }
+}
+
+/// The image types [`part`] shows of `result`, and why it shows no others,
+/// for a provider that takes images in a successful result only: `types`
+/// and `why`, or none in a failed one.
+pub(crate) fn shown_unless_failed<'a>(
+    result: &ToolResult,
+    types: &'a [&'a str],
+    why: &'a str,
+) -> (&'a [&'a str], &'a str) {
+    if result.is_error {
+        (&[], "the result is an error")
+    } else {
+        (types, why)
+    }
+}
+
 /// Why audio and embedded resources reach a provider as text.
 pub(crate) const TEXT_ONLY: &str = "tool results carry text and images only";
 
@@ -538,6 +743,54 @@ mod tests {
             describe_block(&blob, "why").unwrap(),
             "[resource file:///a.png, image/png, 2 bytes, not shown: why]"
         );
+    }
+
+    #[test]
+    fn call_fields_are_read_under_the_formats_keys() {
+        let call = serde_json::json!({"call_id": "c1", "name": "t", "arguments": "{}", "id": 7});
+        let fields = CallFields::read(&call, "call_id", "arguments");
+        assert_eq!(fields.id.as_deref(), Some("c1"));
+        assert_eq!(fields.name.as_deref(), Some("t"));
+        assert_eq!(fields.arguments, Some(Value::String("{}".into())));
+
+        let null = CallFields::read(
+            &serde_json::json!({"name": "t", "input": null}),
+            "id",
+            "input",
+        );
+        assert_eq!((null.id, null.arguments), (None, None));
+
+        for wrong in [
+            serde_json::json!({"id": 1, "name": "t", "input": {}}),
+            serde_json::json!({"id": "a", "name": ["t"], "input": {}}),
+            serde_json::json!("t"),
+        ] {
+            let fields = CallFields::read(&wrong, "id", "input");
+            assert_eq!(
+                (fields.id, fields.name, fields.arguments),
+                (None, None, None),
+                "{wrong}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_list_left_out_or_null_reads_as_empty() {
+        #[derive(serde::Deserialize)]
+        struct Body {
+            items: List<u8>,
+        }
+        let read = |body: Value| from_value::<Body>("test", &body).map(|body| body.items.0);
+        assert_eq!(read(serde_json::json!({})).unwrap(), Vec::<u8>::new());
+        assert_eq!(
+            read(serde_json::json!({"items": null})).unwrap(),
+            Vec::<u8>::new()
+        );
+        assert_eq!(
+            read(serde_json::json!({"items": [1, 2]})).unwrap(),
+            vec![1, 2]
+        );
+        assert!(read(serde_json::json!({"items": "no"})).is_err());
     }
 
     #[test]

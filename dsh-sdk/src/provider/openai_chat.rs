@@ -22,84 +22,71 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ModelTurn, ResponseError};
+use super::{Call, CallError, ResponseError};
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Chat Completions";
 const NO_IMAGES: &str = "Chat Completions tool messages take text only";
 
-/// The model's turn read from a Chat Completions response.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    /// What the model wrote, if anything.
-    pub text: Option<String>,
-    /// The tool calls, in the order the model made them.
-    pub calls: Vec<Call>,
-    /// The assistant message to append to the conversation before the
-    /// results, as the API expects it back (ids made up for calls that had
-    /// none, so every result has its call).
-    pub message: AssistantMessage,
-    /// Why the model stopped (`stop`, `tool_calls`, `length`, …).
-    pub finish_reason: Option<String>,
+turn! {
+    /// The model's turn read from a Chat Completions response.
+    pub struct Turn {
+        /// The assistant message to append to the conversation before the
+        /// results, as the API expects it back (ids made up for calls that had
+        /// none, so every result has its call).
+        pub message: AssistantMessage,
+        /// Why the model stopped (`stop`, `tool_calls`, `length`, …).
+        pub finish_reason: Option<String>,
+    }
+    type Reply = Vec<ToolMessage>;
 }
 
-impl ModelTurn for Turn {
-    type Reply = Vec<ToolMessage>;
-
-    const FORMAT: &'static str = FORMAT;
-
-    /// Reads the first choice of a Chat Completions response.
-    fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let completion: wire::Completion = super::from_value(FORMAT, response)?;
-        let choice = super::first(FORMAT, "choices", completion.choices)?;
-        let text = match choice.message.content {
-            Some(Value::String(text)) => Some(text),
-            _ => choice.message.refusal,
-        };
-        let mut calls = Vec::new();
-        let mut tool_calls = Vec::new();
-        for (index, wire) in choice.message.tool_calls.into_iter().enumerate() {
-            let function = wire.function.unwrap_or_default();
-            let arguments = super::arguments_text(function.arguments);
-            let mut call = Call::from_text(function.name, &arguments);
-            if let Some(kind) = wire.kind.filter(|kind| kind != "function") {
-                let name = call.name.clone();
-                call = call.fail(CallError::UnsupportedKind { name, kind });
-            }
-            let (call, _) = call.identified(wire.id, format!("call_missing_id_{index}"));
-            tool_calls.push(ToolCallMessage {
-                id: call.id.clone(),
-                function: FunctionCall {
-                    name: call.name.clone(),
-                    arguments,
-                },
-            });
-            calls.push(call);
+/// Reads the first choice of a Chat Completions response.
+fn parse(completion: wire::Response) -> Result<Turn, ResponseError> {
+    let choice = super::first(FORMAT, "choices", completion.choices)?;
+    let text = match choice.message.content {
+        Some(Value::String(text)) => Some(text),
+        _ => choice.message.refusal,
+    };
+    let mut calls = Vec::new();
+    let mut tool_calls = Vec::new();
+    for (index, wire) in choice.message.tool_calls.0.into_iter().enumerate() {
+        let function = wire.function.unwrap_or_default();
+        let arguments = super::arguments_text(function.arguments);
+        let mut call = Call::from_text(function.name, &arguments);
+        if let Some(kind) = wire.kind.filter(|kind| kind != "function") {
+            let name = call.name.clone();
+            call = call.fail(CallError::UnsupportedKind { name, kind });
         }
-        Ok(Turn {
-            message: AssistantMessage {
-                content: text.clone(),
-                tool_calls,
+        let (call, _) = call.identified(wire.id, format!("call_missing_id_{index}"));
+        tool_calls.push(ToolCallMessage {
+            id: call.id.clone(),
+            function: FunctionCall {
+                name: call.name.clone(),
+                arguments,
             },
-            text,
-            calls,
-            finish_reason: choice.finish_reason,
+        });
+        calls.push(call);
+    }
+    Ok(Turn {
+        message: AssistantMessage {
+            content: text.clone(),
+            tool_calls,
+        },
+        text,
+        calls,
+        finish_reason: choice.finish_reason,
+    })
+}
+
+/// The tool messages for `results`, one per call, in call order.
+fn reply(turn: &Turn, results: &[ToolResult]) -> Vec<ToolMessage> {
+    super::paired(&turn.calls, results)
+        .map(|(call, result)| ToolMessage {
+            tool_call_id: call.id.clone(),
+            content: super::text_only(&result, NO_IMAGES),
         })
-    }
-
-    /// The tool messages for `results`, one per call, in call order.
-    fn calls(&self) -> &[Call] {
-        &self.calls
-    }
-
-    fn reply(&self, results: &[ToolResult]) -> Vec<ToolMessage> {
-        super::paired(&self.calls, results)
-            .map(|(call, result)| ToolMessage {
-                tool_call_id: call.id.clone(),
-                content: super::text_only(&result, NO_IMAGES),
-            })
-            .collect()
-    }
+        .collect()
 }
 
 /// An assistant message with its tool calls, as a request carries it.
@@ -144,11 +131,12 @@ pub struct ToolMessage {
 
 /// The response, as far as tool calling reads it; unknown fields are ignored.
 mod wire {
+    use super::super::List;
     use serde::Deserialize;
     use serde_json::Value;
 
     #[derive(Deserialize)]
-    pub(super) struct Completion {
+    pub(super) struct Response {
         #[serde(default)]
         pub(super) choices: Vec<Choice>,
     }
@@ -156,35 +144,27 @@ mod wire {
     #[derive(Deserialize)]
     pub(super) struct Choice {
         pub(super) message: Message,
-        #[serde(default)]
         pub(super) finish_reason: Option<String>,
     }
 
     #[derive(Deserialize)]
     pub(super) struct Message {
-        #[serde(default)]
         pub(super) content: Option<Value>,
-        #[serde(default)]
         pub(super) refusal: Option<String>,
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) tool_calls: Vec<ToolCall>,
+        pub(super) tool_calls: List<ToolCall>,
     }
 
     #[derive(Deserialize)]
     pub(super) struct ToolCall {
-        #[serde(default)]
         pub(super) id: Option<String>,
-        #[serde(rename = "type", default)]
+        #[serde(rename = "type")]
         pub(super) kind: Option<String>,
-        #[serde(default)]
         pub(super) function: Option<Function>,
     }
 
     #[derive(Default, Deserialize)]
     pub(super) struct Function {
-        #[serde(default)]
         pub(super) name: Option<String>,
-        #[serde(default)]
         pub(super) arguments: Option<Value>,
     }
 }

@@ -1,8 +1,10 @@
 //! OpenAI Responses (`POST /v1/responses`).
 //!
-//! Calls are read from the `output[]` items of type `function_call`: `{id,
-//! call_id, name, arguments}`, `arguments` a string of JSON. Each result goes
-//! back as a `{"type": "function_call_output", "call_id", "output"}` item:
+//! [`Turn::text`] is every `output_text` of the response's messages. Calls
+//! are read, in output order, from its `output[]` items of type
+//! `function_call`: `{id, call_id, name, arguments}`, `arguments` a string of
+//! JSON. Each result goes back as a `{"type": "function_call_output",
+//! "call_id", "output"}` item:
 //! `output` is the text, or, when the result holds an image, an array of
 //! `input_text` and `input_image` parts (the image as a `data:` URL; PNG,
 //! JPEG, WebP and GIF, the types OpenAI takes, others described in text). The
@@ -19,8 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, ModelTurn, ResponseError};
-use crate::content::ContentBlock;
+use super::{Call, CallFields, Part, Read, ResponseError};
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
 use crate::result::ToolResult;
@@ -31,111 +32,78 @@ const NOT_SHOWN: &str = "OpenAI takes PNG, JPEG, WebP and GIF images only";
 /// The image media types OpenAI takes as input.
 const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
-/// The model's turn read from a Responses response.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    /// What the model wrote (every `output_text` of its messages), if anything.
-    pub text: Option<String>,
-    /// The function calls, in output order.
-    pub calls: Vec<Call>,
-    /// The response's output items, to append to the next request's `input`
-    /// before the reply; a `function_call` that had no `call_id` carries the
-    /// one made up for it.
-    pub items: Vec<Value>,
+turn! {
+    /// The model's turn read from a Responses response.
+    pub struct Turn {
+        /// The response's output items, to append to the next request's `input`
+        /// before the reply; a `function_call` that had no `call_id` carries the
+        /// one made up for it.
+        pub items: Vec<Value>,
+    }
+    type Reply = Vec<FunctionCallOutput>;
 }
 
-impl ModelTurn for Turn {
-    type Reply = Vec<FunctionCallOutput>;
-
-    const FORMAT: &'static str = FORMAT;
-
-    /// Reads a Responses response.
-    fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
-        let mut texts = Vec::new();
-        let mut calls = Vec::new();
-        let mut items = Vec::with_capacity(response.output.len());
-        for (index, mut item) in response.output.into_iter().enumerate() {
-            match item.get("type").and_then(Value::as_str) {
-                Some("function_call") => {
-                    // A call of the wrong shape is still a call: answered with an error.
-                    let wire: wire::FunctionCall =
-                        super::from_value(FORMAT, &item).unwrap_or_default();
-                    let call = Call::from_text(wire.name, &super::arguments_text(wire.arguments));
-                    calls.push(call.identified_in(
-                        &mut item,
-                        "call_id",
-                        wire.call_id,
-                        format!("call_missing_id_{index}"),
-                    ));
-                }
-                Some("message") => {
-                    let message: wire::Message =
-                        super::from_value(FORMAT, &item).unwrap_or_default();
-                    texts.extend(
-                        message
-                            .content
-                            .into_iter()
-                            .filter(|part| part.kind == "output_text")
-                            .filter_map(|part| part.text),
-                    );
-                }
-                _ => {}
-            }
-            items.push(item);
+/// Reads a Responses response.
+fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
+    let read = super::read_items(response.output.0, |index, kind, item| match kind {
+        "function_call" => {
+            // A call of the wrong shape is still a call: answered with an error.
+            let fields = CallFields::read(item, "call_id", "arguments");
+            let call = Call::from_text(fields.name, &super::arguments_text(fields.arguments));
+            let made_up = format!("call_missing_id_{index}");
+            Read::Call(call.identified_in(item, "call_id", fields.id, made_up))
         }
-        Ok(Turn {
-            text: (!texts.is_empty()).then(|| texts.concat()),
-            calls,
-            items,
+        "message" => {
+            let message: wire::Message = super::from_value(FORMAT, item).unwrap_or_default();
+            Read::Text(
+                message
+                    .content
+                    .0
+                    .into_iter()
+                    .filter(|part| part.kind == "output_text")
+                    .filter_map(|part| part.text)
+                    .collect(),
+            )
+        }
+        _ => Read::Nothing,
+    });
+    Ok(Turn {
+        text: read.text,
+        calls: read.calls,
+        items: read.items,
+    })
+}
+
+/// The `function_call_output` items for `results`, one per call, in call order.
+fn reply(turn: &Turn, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
+    super::paired(&turn.calls, results)
+        .map(|(call, result)| FunctionCallOutput {
+            call_id: call.id.clone(),
+            output: output(&result),
         })
-    }
-
-    /// The `function_call_output` items for `results`, one per call, in call order.
-    fn calls(&self) -> &[Call] {
-        &self.calls
-    }
-
-    fn reply(&self, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
-        super::paired(&self.calls, results)
-            .map(|(call, result)| FunctionCallOutput {
-                call_id: call.id.clone(),
-                output: output(&result),
-            })
-            .collect()
-    }
+        .collect()
 }
 
 fn output(result: &ToolResult) -> Output {
-    let shown = |block: &ContentBlock| matches!(block, ContentBlock::Image { mime_type, .. } if IMAGE_TYPES.contains(&mime_type.as_str()));
-    if !result.content.iter().any(shown) {
+    let parts: Vec<Part> = result
+        .content
+        .iter()
+        .map(|block| super::part(block, &IMAGE_TYPES, NOT_SHOWN))
+        .collect();
+    if !parts.iter().any(|part| matches!(part, Part::Image { .. })) {
         return Output::Text(super::text_only(result, NOT_SHOWN));
     }
-    let mut parts = Vec::new();
-    if result.is_error {
-        parts.push(InputContent::InputText {
-            text: "Error:".into(),
-        });
-    }
-    for block in &result.content {
-        parts.push(match block {
-            ContentBlock::Text { text } => InputContent::InputText { text: text.clone() },
-            ContentBlock::Image { data, mime_type } if shown(block) => InputContent::InputImage {
-                image_url: format!("data:{mime_type};base64,{data}"),
-                detail: ImageDetail::Auto,
-            },
-            ContentBlock::Image { .. } => InputContent::InputText {
-                text: super::describe_block(block, NOT_SHOWN).unwrap_or_default(),
-            },
-            ContentBlock::ResourceLink { .. } => InputContent::InputText {
-                text: super::describe_link(block),
-            },
-            ContentBlock::Audio { .. } | ContentBlock::Resource { .. } => InputContent::InputText {
-                text: super::describe_block(block, super::TEXT_ONLY).unwrap_or_default(),
-            },
-        });
-    }
-    Output::Content(parts)
+    let error = result.is_error.then(|| InputContent::InputText {
+        text: "Error:".into(),
+    });
+    let parts = parts.into_iter().map(|part| match part {
+        Part::Image { mime_type, data } => InputContent::InputImage {
+            image_url: format!("data:{mime_type};base64,{data}"),
+            detail: ImageDetail::Auto,
+        },
+        Part::Text(text) => InputContent::InputText { text },
+    });
+    Output::Content(error.into_iter().chain(parts).collect())
 }
 
 /// A function's result: `{"type": "function_call_output", "call_id", "output"}`.
@@ -279,36 +247,24 @@ fn function_tool(tool: &crate::registry::ToolInfo, defer_loading: bool) -> Funct
 
 /// The response, as far as tool calling reads it; unknown fields are ignored.
 mod wire {
+    use super::super::List;
     use serde::Deserialize;
     use serde_json::Value;
 
     #[derive(Deserialize)]
     pub(super) struct Response {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) output: Vec<Value>,
-    }
-
-    #[derive(Default, Deserialize)]
-    pub(super) struct FunctionCall {
-        #[serde(default)]
-        pub(super) call_id: Option<String>,
-        #[serde(default)]
-        pub(super) name: Option<String>,
-        #[serde(default)]
-        pub(super) arguments: Option<Value>,
+        pub(super) output: List<Value>,
     }
 
     #[derive(Default, Deserialize)]
     pub(super) struct Message {
-        #[serde(default, deserialize_with = "super::super::null_as_default")]
-        pub(super) content: Vec<Part>,
+        pub(super) content: List<Part>,
     }
 
     #[derive(Deserialize)]
     pub(super) struct Part {
         #[serde(rename = "type", default)]
         pub(super) kind: String,
-        #[serde(default)]
         pub(super) text: Option<String>,
     }
 }
