@@ -8,7 +8,7 @@ use super::merge::merge_into;
 use super::shape::{
     ANNOTATIONS, describe, literal_values, properties_of, required_names, type_names, types_overlap,
 };
-use super::walk::{dereference, recursive_refs, walk};
+use super::walk::{dereference, recursive_refs, walk, walk_objects};
 use super::{Note, NoteKind, Object};
 
 /// Turns `oneOf` into `anyOf`, which every dialect here reads.
@@ -21,8 +21,7 @@ use super::{Note, NoteKind, Object};
 pub(super) fn one_of_to_any_of(schema: &mut Value, notes: &mut Vec<Note>) {
     let root = schema.clone();
     let recursive = recursive_refs(&root);
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         let Some(Value::Array(branches)) = map.remove("oneOf") else {
             return;
         };

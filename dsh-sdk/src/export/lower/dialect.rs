@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::Note;
 use super::NoteKind;
 use super::shape::{describe, show};
-use super::walk::walk;
+use super::walk::walk_objects;
 
 /// What one provider's schema dialect keeps, as its documentation lists it.
 ///
@@ -392,8 +392,7 @@ pub(super) fn is_simple_pattern(pattern: &str) -> bool {
 // description for the model to read. (The export runs `RestrictFormats`
 // first, for the formats JSON Schema does not define.)
 pub(super) fn keep_keywords(schema: &mut Value, dialect: &Dialect, notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         if map.get("description").is_some_and(|d| !d.is_string()) {
             map.remove("description");
         }

@@ -9,7 +9,7 @@ use super::shape::{
     ANNOTATIONS, describe, is_object_schema, literal_values, plain, required_names, show,
     single_literal,
 };
-use super::walk::{dereference, recursive_refs, resolve, unresolved, walk, without_defs};
+use super::walk::{dereference, recursive_refs, resolve, unresolved, walk_objects, without_defs};
 use super::{Note, NoteKind, Object};
 
 /// Removes `$ref`, `allOf`, `anyOf` and `oneOf` from the root, which must be a
@@ -236,8 +236,7 @@ pub(super) fn union_of(mut alternatives: Vec<Value>) -> Value {
 pub(super) fn merge_all_of(schema: &mut Value, notes: &mut Vec<Note>) {
     let root = schema.clone();
     let recursive = recursive_refs(&root);
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         // A reference on a cycle cannot be merged in (the copy would hold it
         // again); it stays a reference, beside the rest.
         let mut kept = Vec::new();
@@ -283,8 +282,7 @@ pub(super) fn is_constraint_sibling(key: &str) -> bool {
 pub(super) fn distribute_alternatives(schema: &mut Value, notes: &mut Vec<Note>) {
     let root = schema.clone();
     let recursive = recursive_refs(&root);
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         if at.is_empty() || !map.contains_key("properties") {
             return;
         }

@@ -105,7 +105,9 @@ use serde_json::{Map, Value};
 
 use crate::export::Format;
 use alternatives::{flatten_any_of, one_of_to_any_of};
-use dialect::{ANTHROPIC_STRICT, GEMINI_JSON, GEMINI_OPENAPI, OPENAI_STRICT, keep_keywords};
+use dialect::{
+    ANTHROPIC_STRICT, Dialect, GEMINI_JSON, GEMINI_OPENAPI, OPENAI_STRICT, keep_keywords,
+};
 use limits::{check_anthropic_limits, check_openai_limits};
 use merge::{distribute_alternatives, hoist_root_combinators, merge_all_of};
 use objects::{
@@ -298,10 +300,7 @@ pub fn anthropic_strict(schema: &Value) -> Lowered {
             tuples_to_arrays,
             close_objects,
             require_nullable_properties,
-            |schema, notes| keep_keywords(schema, &ANTHROPIC_STRICT, notes),
-            type_every_schema,
-            |schema, notes| inline_refs(schema, true, notes),
-            flatten_any_of,
+            |schema, notes| keep_typed_inlined(schema, &ANTHROPIC_STRICT, true, notes),
             check_anthropic_limits,
         ],
     )
@@ -342,14 +341,22 @@ pub fn gemini_openapi(schema: &Value) -> Lowered {
             split_null_enums,
             tuples_to_arrays,
             drop_additional_properties,
-            |schema, notes| keep_keywords(schema, &GEMINI_OPENAPI, notes),
-            type_every_schema,
-            |schema, notes| inline_refs(schema, false, notes),
-            flatten_any_of,
+            |schema, notes| keep_typed_inlined(schema, &GEMINI_OPENAPI, false, notes),
             nullable,
             uppercase_types,
         ],
     )
+}
+
+/// The passes the dialects without `$ref` share, in this order: keep
+/// `dialect`'s keywords, give every subschema a type, inline every `$ref`
+/// (recursion stubs closed when `closed`), and flatten the nested `anyOf`s
+/// inlining leaves.
+fn keep_typed_inlined(schema: &mut Value, dialect: &Dialect, closed: bool, notes: &mut Vec<Note>) {
+    keep_keywords(schema, dialect, notes);
+    type_every_schema(schema, notes);
+    inline_refs(schema, closed, notes);
+    flatten_any_of(schema, notes);
 }
 
 /// Lowers `schema` for an export `format`; the formats that take the

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::shape::{admits_null, describe, is_object_schema, required_names, show};
-use super::walk::{boolean_schema, each_child, walk};
+use super::walk::{boolean_schema, each_child, walk, walk_objects};
 use super::{Note, NoteKind, Object};
 use crate::pointer::escape;
 
@@ -79,8 +79,7 @@ pub(super) fn well_formed(key: &str, value: &Value) -> bool {
 // the strict modes refuse) and overwrites an `additionalProperties` already
 // there; here those cases wait for the passes that close objects.
 pub(super) fn unevaluated_to_additional(schema: &mut Value, _notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, _| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, _| {
         let applied = ["allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas"]
             .iter()
             .any(|key| map.contains_key(*key));
@@ -93,6 +92,36 @@ pub(super) fn unevaluated_to_additional(schema: &mut Value, _notes: &mut Vec<Not
     });
 }
 
+/// Removes `additionalProperties` (and `unevaluatedProperties`), which
+/// Gemini's OpenAPI `Schema` does not have: `false` is just dropped (the
+/// model is not told that other properties are refused; the canonical
+/// validation still refuses them), a map's value schema moves into the
+/// description. Both are noted.
+pub(super) fn drop_additional_properties(schema: &mut Value, notes: &mut Vec<Note>) {
+    walk_objects(schema, &mut |map, at| {
+        for key in ["additionalProperties", "unevaluatedProperties"] {
+            match map.remove(key) {
+                None | Some(Value::Bool(true)) => {}
+                Some(Value::Bool(false)) => notes.push(Note::new(
+                    at,
+                    NoteKind::Described,
+                    format!(
+                        "`{key}: false` is not supported: dropped, so the model is not told that other properties are refused"
+                    ),
+                )),
+                Some(other) => {
+                    describe(map, [show(key, &other)]);
+                    notes.push(Note::new(
+                        at,
+                        NoteKind::Described,
+                        format!("`{key}` is not supported: moved into the description"),
+                    ));
+                }
+            }
+        }
+    });
+}
+
 /// Turns tuples (`prefixItems`) into plain arrays whose items may be any of
 /// the tuple's types, keeping the length; the positions go into the
 /// description. Lossless when every position has the same schema.
@@ -100,8 +129,7 @@ pub(super) fn unevaluated_to_additional(schema: &mut Value, _notes: &mut Vec<Not
 // Not schemars' `ReplacePrefixItems`: that writes draft 7's array form of
 // `items`, which no dialect here takes (each wants one `items` schema).
 pub(super) fn tuples_to_arrays(schema: &mut Value, notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         let Some(Value::Array(prefix)) = map.remove("prefixItems") else {
             return;
         };
@@ -154,8 +182,7 @@ pub(super) fn tuples_to_arrays(schema: &mut Value, notes: &mut Vec<Note>) {
 /// `patternProperties`, `additionalProperties: true`, and a nested
 /// `{"type": "object"}` that lists nothing, which can then only be `{}`.
 pub(super) fn close_objects(schema: &mut Value, notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         if !is_object_schema(map) {
             return;
         }
@@ -227,8 +254,7 @@ pub(super) fn require_nullable_properties(schema: &mut Value, notes: &mut Vec<No
 
 pub(super) fn require_properties(schema: &mut Value, notes: &mut Vec<Note>, only_nullable: bool) {
     let root = schema.clone();
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         let Some(properties) = map.get("properties").and_then(Value::as_object) else {
             return;
         };
@@ -263,8 +289,7 @@ pub(super) fn require_properties(schema: &mut Value, notes: &mut Vec<Note>, only
 /// field) becomes any string, number, boolean or `null`, with a note, since
 /// objects and arrays of unknown shape cannot be described there.
 pub(super) fn type_every_schema(schema: &mut Value, notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         let typed = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
             .iter()
             .any(|key| map.contains_key(*key));
@@ -289,36 +314,5 @@ pub(super) fn type_every_schema(schema: &mut Value, notes: &mut Vec<Note>) {
             NoteKind::Narrowed,
             "any JSON value is narrowed to a string, number, boolean or null: objects and arrays of unknown shape cannot be described",
         ));
-    });
-}
-
-/// Removes `additionalProperties` (and `unevaluatedProperties`), which
-/// Gemini's OpenAPI `Schema` does not have: `false` is just dropped (the
-/// model is not told that other properties are refused; the canonical
-/// validation still refuses them), a map's value schema moves into the
-/// description. Both are noted.
-pub(super) fn drop_additional_properties(schema: &mut Value, notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
-        for key in ["additionalProperties", "unevaluatedProperties"] {
-            match map.remove(key) {
-                None | Some(Value::Bool(true)) => {}
-                Some(Value::Bool(false)) => notes.push(Note::new(
-                    at,
-                    NoteKind::Described,
-                    format!(
-                        "`{key}: false` is not supported: dropped, so the model is not told that other properties are refused"
-                    ),
-                )),
-                Some(other) => {
-                    describe(map, [show(key, &other)]);
-                    notes.push(Note::new(
-                        at,
-                        NoteKind::Described,
-                        format!("`{key}` is not supported: moved into the description"),
-                    ));
-                }
-            }
-        }
     });
 }

@@ -5,7 +5,7 @@ use schemars::transform::ReplaceConstValue;
 use serde_json::{Value, json};
 
 use super::shape::{ANNOTATIONS, is_null_schema};
-use super::walk::{apply, walk};
+use super::walk::{apply, walk, walk_objects};
 use super::{Note, Object};
 
 /// Writes `const` as a one-value `enum`, which Gemini reads where it does not
@@ -14,8 +14,7 @@ pub(super) fn const_to_enum(schema: &mut Value, _notes: &mut Vec<Note>) {
     // `ReplaceConstValue` overwrites an `enum` beside the `const`; first make
     // that `enum` say what both together do, so nothing widens: the `const`
     // alone where the `enum` holds its value, and nothing where it does not.
-    walk(schema, "", &mut |node, _| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, _| {
         let (Some(value), Some(values)) = (map.get("const"), map.get("enum")) else {
             return;
         };
@@ -36,8 +35,7 @@ pub(super) fn const_to_enum(schema: &mut Value, _notes: &mut Vec<Note>) {
 /// `{"type": ["string", "null"], "enum": ["a", null]}` becomes
 /// `{"anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]}`. Lossless.
 pub(super) fn split_null_enums(schema: &mut Value, _notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, _| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, _| {
         let Some(Value::Array(values)) = map.get("enum") else {
             return;
         };
@@ -96,8 +94,7 @@ pub(super) fn split_null_enums(schema: &mut Value, _notes: &mut Vec<Note>) {
 // types (Gemini takes one), and leaves `{"type": "null"}` alternatives of
 // `anyOf`, which `Option` fields of enum type bring.
 pub(super) fn nullable(schema: &mut Value, _notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, _| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, _| {
         for _ in 0..8 {
             let mut changed = false;
             if let Some(Value::Array(kinds)) = map.get("type").cloned() {

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use super::shape::{ANNOTATIONS, definition_name, describe, required_names, show};
 use super::walk::{
-    each_child, recursive_refs, refers_to_any, resolve, unresolved, walk, without_defs,
+    each_child, recursive_refs, refers_to_any, resolve, unresolved, walk, walk_objects,
+    without_defs,
 };
 use super::{Note, NoteKind, Object, RECURSION_DEPTH};
 use crate::pointer::escape;
@@ -25,8 +26,7 @@ pub(super) const MAX_INLINED: usize = 1_000;
 // OpenAI strict mode nor Gemini reads, and also wraps `$ref`s whose only
 // siblings are other `$`-keywords, which both take.
 pub(super) fn wrap_ref_siblings(schema: &mut Value, notes: &mut Vec<Note>) {
-    walk(schema, "", &mut |node, at| {
-        let Value::Object(map) = node else { return };
+    walk_objects(schema, &mut |map, at| {
         if !map.contains_key("$ref") || !map.keys().any(|key| !key.starts_with('$')) {
             return;
         }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use schemars::Schema;
 use schemars::transform::Transform;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::{Note, NoteKind};
 use crate::pointer::escape;
@@ -102,6 +102,19 @@ pub(super) fn apply(schema: &mut Value, mut transform: impl Transform) {
 pub(super) fn walk(schema: &mut Value, pointer: &str, visit: &mut dyn FnMut(&mut Value, &str)) {
     visit(schema, pointer);
     each_child(schema, pointer, &mut |child, at| walk(child, at, visit));
+}
+
+/// Visits every object schema from the root down, with its pointer: the
+/// walk of the passes that rewrite schemas in place.
+pub(super) fn walk_objects(
+    schema: &mut Value,
+    visit: &mut dyn FnMut(&mut Map<String, Value>, &str),
+) {
+    walk(schema, "", &mut |node, at| {
+        if let Value::Object(map) = node {
+            visit(map, at);
+        }
+    });
 }
 
 /// Visits `schema` and every subschema under it, read-only.
