@@ -45,7 +45,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use crate::content::{ContentBlock, render_default};
+use crate::content::{ContentBlock, render_value};
 use crate::definition::{ToolDef, Validation};
 use crate::error::ToolError;
 use crate::exec::Exec;
@@ -196,7 +196,7 @@ impl Handler for Dynamic {
     ) -> Result<Projection, ReadError> {
         let content = match &self.render {
             Some(render) => render(args, value),
-            None => render_default(value),
+            None => render_value(value),
         };
         Ok(Projection {
             content,
