@@ -1,0 +1,247 @@
+//! Unit tests of the index: its bounds, the misspelling index and the rerank.
+
+use super::*;
+use crate::dynamic::DynamicTool;
+use crate::{Registry, ToolDef};
+use serde_json::json;
+
+fn pool() -> Vec<ToolInfo> {
+    let registry = Registry::new();
+    let verbs = ["get", "list", "createNew", "delete", "send"];
+    let things = [
+        "invoice",
+        "customer_record",
+        "email-draft",
+        "file",
+        "payment",
+    ];
+    for (at, verb) in verbs.iter().enumerate() {
+        for thing in &things[..=at.min(things.len() - 1)] {
+            for place in ["stripe", "gmail", "drive"] {
+                let name = format!("{place}_{verb}_{thing}");
+                let tool = DynamicTool::new(
+                    ToolDef::owned(name, format!("{verb} a {thing} in {place}")),
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "id": { "type": "string", "description": format!("The {thing}") },
+                            "mode": { "enum": ["draft", "final"] }
+                        }
+                    }),
+                    |_, _| async { Ok(serde_json::Value::Null) },
+                );
+                registry.register_dynamic(tool).unwrap();
+            }
+        }
+    }
+    registry.tools()
+}
+
+fn ranking(index: &ToolIndex, query: &str) -> Vec<(String, f32)> {
+    index
+        .rank(query, 50)
+        .into_iter()
+        .map(|(doc, score)| (index.doc(doc).unwrap().tool.name().to_owned(), score))
+        .collect()
+}
+
+#[test]
+fn updates_rank_exactly_as_a_fresh_build_does() {
+    let tools = pool();
+    let mut index = ToolIndex::build(&tools);
+    // Take every third tool out, put some back, replace one with itself.
+    for tool in tools.iter().step_by(3) {
+        assert!(index.remove(tool.name()));
+    }
+    assert!(!index.remove(tools[0].name()));
+    for tool in tools.iter().step_by(6) {
+        index.insert(tool.clone());
+    }
+    index.insert(tools[1].clone());
+    let kept: Vec<ToolInfo> = tools
+        .iter()
+        .enumerate()
+        .filter(|(at, _)| at % 3 != 0 || at % 6 == 0)
+        .map(|(_, tool)| tool.clone())
+        .collect();
+    let fresh = ToolIndex::build(&kept);
+    assert_eq!(index.len(), kept.len());
+    for query in [
+        "send an email draft",
+        "list payments in stripe",
+        "get invoice",
+        "final customer records",
+        "delete file from drive",
+    ] {
+        let (updated, built) = (ranking(&index, query), ranking(&fresh, query));
+        assert!(!built.is_empty(), "{query}");
+        assert_eq!(updated, built, "{query}");
+    }
+    // Emptied, it holds no term at all.
+    for tool in &kept {
+        assert!(index.remove(tool.name()));
+    }
+    assert!(index.is_empty());
+    assert!(index.ids.is_empty());
+    assert!(index.neighbours.terms.is_empty());
+    assert!(index.total_length.iter().all(|&total| total == 0));
+    assert!(index.search("invoice", 5).is_empty());
+}
+
+fn one_tool(name: &str, description: &str) -> ToolInfo {
+    let registry = Registry::new();
+    let tool = DynamicTool::new(
+        ToolDef::owned(name.to_owned(), description.to_owned()),
+        json!({ "type": "object" }),
+        |_, _| async { Ok(serde_json::Value::Null) },
+    );
+    registry.register_dynamic(tool).unwrap();
+    registry.tools().remove(0)
+}
+
+/// The index of tools given by name and description.
+fn index_of(tools: &[(&str, &str)]) -> ToolIndex {
+    let tools: Vec<ToolInfo> = tools
+        .iter()
+        .map(|(name, description)| one_tool(name, description))
+        .collect();
+    ToolIndex::build(&tools)
+}
+
+/// The names `index` ranks for `query`, best first.
+fn ranked(index: &ToolIndex, query: &str, limit: usize) -> Vec<String> {
+    let found = index.search(query, limit);
+    found.iter().map(|tool| tool.name().to_owned()).collect()
+}
+
+#[test]
+fn a_remembered_word_whose_term_was_freed_is_not_taken_for_its_successor() {
+    let mut index = ToolIndex::new();
+    index.insert(one_tool("first", "Feed the zebra"));
+    assert!(index.remove("first"));
+    // The freed slots of `first`'s terms go to `second`'s.
+    index.insert(one_tool("second", "Groom the yak"));
+    index.insert(one_tool("third", "Feed the zebra"));
+    let names = |query| -> Vec<String> {
+        let found = index.search(query, 5);
+        found.iter().map(|tool| tool.name().to_owned()).collect()
+    };
+    assert_eq!(names("zebra"), ["third"]);
+    assert_eq!(names("yak"), ["second"]);
+    assert_eq!(names("feed"), ["third"]);
+}
+
+#[test]
+fn long_words_are_found_but_not_remembered() {
+    let long = "x".repeat(MAX_WORD_BYTES + 1);
+    let mut index = ToolIndex::new();
+    index.insert(one_tool("first", &format!("Feed {long}")));
+    index.insert(one_tool("second", &format!("Groom {long}")));
+    assert_eq!(index.search(&long, 5).len(), 2);
+    assert!(index.words.keys().all(|word| word.len() <= MAX_WORD_BYTES));
+}
+
+#[test]
+fn numbers_in_a_query_count_less_than_words() {
+    let index = index_of(&[
+        // "resize" only in the description, "2023" in the name too.
+        ("scale_picture", "Resize an image to a new width"),
+        ("report_2023", "The summary of 2023"),
+    ]);
+    assert_eq!(
+        ranked(&index, "resize 2023", 2),
+        ["scale_picture", "report_2023"]
+    );
+}
+
+#[test]
+fn of_tools_scored_alike_the_one_holding_more_of_the_query_comes_first() {
+    let index = index_of(&[
+        ("alpha_tool", "Feed the zebra."),
+        ("beta_tool", "Feed the zebra and the yak."),
+    ]);
+    let term = |text: &str| index.ids[text];
+    let doc = |name: &str| index.by_name[name];
+    let mut wanted = vec![(term("zebra"), 1.0), (term("yak"), 1.0)];
+    let mut own = wanted.clone();
+    // Scored alike, and by name `alpha_tool` would come first.
+    let mut best = vec![(doc("alpha_tool"), 1.0), (doc("beta_tool"), 1.0)];
+    index.rerank(&mut best, &mut wanted, &mut own);
+    assert_eq!(best[0].0, doc("beta_tool"));
+    assert!(best[0].1 > best[1].1);
+}
+
+#[test]
+fn terms_sharing_a_deletion_are_bounded() {
+    let mut index = ToolIndex::new();
+    let letters = ('a'..='z').chain('α'..='ω').chain('а'..='я');
+    for (at, last) in letters.enumerate() {
+        index.insert(one_tool(&format!("tool{at}"), &format!("Feed zebr{last}")));
+    }
+    let lengths = index.neighbours.terms.values().map(Vec::len);
+    assert_eq!(lengths.max(), Some(MAX_NEIGHBOURS));
+    // A misspelling still finds a term under a full deletion.
+    assert!(!index.search("zebar", 5).is_empty());
+    let names: Vec<String> = index.by_name.keys().cloned().collect();
+    for name in names {
+        assert!(index.remove(&name));
+    }
+    assert!(index.neighbours.terms.is_empty());
+}
+
+#[test]
+fn one_edit_apart_is_one_edit_apart() {
+    for (a, b) in [
+        ("search", "seach"),
+        ("search", "searchh"),
+        ("search", "saarch"),
+        ("search", "seacrh"),
+        ("search", "esarch"),
+        ("straße", "strase"),
+    ] {
+        assert!(one_edit_apart(a, b), "{a} {b}");
+        assert!(one_edit_apart(b, a), "{b} {a}");
+    }
+    for (a, b) in [
+        ("search", "search"),
+        ("search", "sarc"),
+        ("search", "saerhc"),
+        ("search", "scraeh"),
+        ("search", "research"),
+    ] {
+        assert!(!one_edit_apart(a, b), "{a} {b}");
+    }
+}
+
+#[test]
+fn ties_go_by_name_and_the_limit_holds() {
+    let tools = pool();
+    let index = ToolIndex::build(&tools);
+    let names = ranked(&index, "gmail", 4);
+    assert_eq!(names.len(), 4);
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    assert!(index.search("gmail", 0).is_empty());
+}
+
+#[test]
+fn hostile_tool_text_is_bounded() {
+    let registry = Registry::new();
+    let description = "word ".repeat(100_000);
+    let mut properties = serde_json::Map::new();
+    for at in 0..2_000 {
+        properties.insert(format!("p{at}"), json!({ "description": "deep" }));
+    }
+    let tool = DynamicTool::new(
+        ToolDef::owned("huge".to_owned(), description),
+        json!({ "type": "object", "properties": properties }),
+        |_, _| async { Ok(serde_json::Value::Null) },
+    );
+    registry.register_dynamic(tool).unwrap();
+    let index = ToolIndex::build(&registry.tools());
+    let lengths = index.lengths[0];
+    assert_eq!(usize::from(lengths[DESCRIPTION]), MAX_TERMS_PER_FIELD);
+    assert_eq!(usize::from(lengths[PARAMETER_TEXT]), MAX_PROPERTIES);
+    assert_eq!(index.search("word", 5).len(), 1);
+}
