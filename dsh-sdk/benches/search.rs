@@ -252,6 +252,19 @@ fn cpu_per_round(rounds: u32, mut run: impl FnMut()) -> String {
     }
 }
 
+/// The median and 99th percentile of 2,000 searches, `queries` in turn.
+fn query_percentiles(index: &ToolIndex, queries: &[&str]) -> (Duration, Duration) {
+    percentiles(
+        (0..2_000)
+            .map(|i| {
+                let started = Instant::now();
+                black_box(index.search(queries[i % queries.len()], 5));
+                started.elapsed()
+            })
+            .collect(),
+    )
+}
+
 fn percentiles(mut timings: Vec<Duration>) -> (Duration, Duration) {
     timings.sort_unstable();
     (
@@ -297,24 +310,8 @@ fn bench_size(c: &mut Criterion, providers: usize) {
     let build_cpu = cpu_per_round(rounds, || {
         black_box(ToolIndex::build(&infos));
     });
-    let (query_p50, query_p99) = percentiles(
-        (0..2_000)
-            .map(|i| {
-                let started = Instant::now();
-                black_box(index.search(QUERIES[i % QUERIES.len()], 5));
-                started.elapsed()
-            })
-            .collect(),
-    );
-    let (misspelt_p50, misspelt_p99) = percentiles(
-        (0..2_000)
-            .map(|i| {
-                let started = Instant::now();
-                black_box(index.search(MISSPELT[i % MISSPELT.len()], 5));
-                started.elapsed()
-            })
-            .collect(),
-    );
+    let (query_p50, query_p99) = query_percentiles(&index, &QUERIES);
+    let (misspelt_p50, misspelt_p99) = query_percentiles(&index, &MISSPELT);
     let mut next = 0;
     let query_cpu = cpu_per_round(2_000, || {
         next = (next + 1) % QUERIES.len();

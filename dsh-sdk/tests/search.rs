@@ -279,8 +279,18 @@ fn names_are_found_whatever_their_case_style() {
         ("geo.lookup", "GEO_lookup"),
         ("geoLookup", "GEO_lookup"),
     ] {
-        assert_eq!(ranked(&registry, query)[0], best, "{query}");
+        assert_best(&registry, query, best);
     }
+}
+
+/// That `best` ranks first for `query`.
+#[track_caller]
+fn assert_best(registry: &Registry, query: &str, best: &str) {
+    assert_eq!(
+        ranked(registry, query).first().map(String::as_str),
+        Some(best),
+        "{query}"
+    );
 }
 
 #[test]
@@ -321,11 +331,7 @@ fn a_misspelt_word_finds_the_tools_one_edit_away() {
         // A letter wrong.
         ("languoge", "detect_language"),
     ] {
-        assert_eq!(
-            ranked(&registry, query).first().map(String::as_str),
-            Some(best),
-            "{query}"
-        );
+        assert_best(&registry, query, best);
     }
     // Two edits away is too far to guess.
     assert!(ranked(&registry, "thremometr").is_empty());
