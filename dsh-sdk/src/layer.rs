@@ -155,14 +155,13 @@ impl Service<ExecRequest> for Execute {
     }
 
     fn call(&mut self, request: ExecRequest) -> Self::Future {
-        let handler = &request.entry.handler;
         let taken = request
             .prepared
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         let prepared = match taken {
             Some(prepared) => prepared,
-            None => match handler.prepare(&request.args) {
+            None => match request.entry.handler.prepare(&request.args) {
                 Ok(prepared) => prepared,
                 Err(error) => {
                     return ExecuteFuture::Failed(Some(ExecError::Tool(ToolError::new(
@@ -171,10 +170,26 @@ impl Service<ExecRequest> for Execute {
                 }
             },
         };
+        Execute::start(&request.entry, prepared, request.exec.clone())
+    }
+}
+
+impl Execute {
+    /// Runs `entry` on its deserialized arguments, a panic caught: what the
+    /// service does once it has them, and what the pipeline calls directly
+    /// when no layer has anything to do (see [`layers_idle`]).
+    pub(crate) fn start(entry: &Entry, prepared: Prepared, exec: Exec) -> ExecuteFuture {
         // The handler's future is boxed already: running it needs no second box.
-        let running = handler.execute(prepared, request.exec.clone());
+        let running = entry.handler.execute(prepared, exec);
         ExecuteFuture::Running(AssertUnwindSafe(running).catch_unwind())
     }
+}
+
+/// Whether the built-in layers would do nothing for a call with this
+/// `timeout`: no limit to keep, and no `tool.execute` span that any
+/// `tracing` subscriber records.
+pub(crate) fn layers_idle(timeout: Option<Duration>) -> bool {
+    timeout.is_none() && !tracing::span_enabled!(tracing::Level::INFO)
 }
 
 /// The future [`Execute`] returns: the tool's own, with a panic caught.

@@ -11,7 +11,7 @@ use tower::{Layer, Service, ServiceExt};
 use super::stop::Stop;
 use crate::error::panic_message;
 use crate::exec::Exec;
-use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer};
+use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer, layers_idle};
 use crate::registry::Config;
 use crate::tool::{Entry, Prepared};
 
@@ -24,6 +24,11 @@ pub(super) async fn run(
     exec: Exec,
 ) -> Result<Value, Stop> {
     let timeout = entry.def.call_timeout().or(config.timeout);
+    if config.service.is_none() && layers_idle(timeout) {
+        // Nothing for the layers to do: the tool runs as they would run it.
+        let executed = Execute::start(entry, prepared, exec).await;
+        return executed.map_err(|error| stopped(entry, error));
+    }
     let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);
     let executed = match &config.service {
         // A host layer that panics is contained like a tool that does.
@@ -47,19 +52,15 @@ pub(super) async fn run(
                 .await
         }
     };
-    let tool = || entry.def.name().to_owned();
-    executed.map_err(|error| match error {
-        ExecError::Timeout(limit) => Stop::Timeout {
-            tool: tool(),
-            limit,
-        },
-        ExecError::Tool(error) => Stop::Tool {
-            tool: tool(),
-            error,
-        },
-        ExecError::Panicked(message) => Stop::Panicked {
-            tool: tool(),
-            message,
-        },
-    })
+    executed.map_err(|error| stopped(entry, error))
+}
+
+/// Why `entry`'s execute stopped the call.
+fn stopped(entry: &Entry, error: ExecError) -> Stop {
+    let tool = entry.def.name().to_owned();
+    match error {
+        ExecError::Timeout(limit) => Stop::Timeout { tool, limit },
+        ExecError::Tool(error) => Stop::Tool { tool, error },
+        ExecError::Panicked(message) => Stop::Panicked { tool, message },
+    }
 }
