@@ -123,34 +123,50 @@ fn measure(value: &Value, max: usize) -> Option<usize> {
     let mut stack: Vec<(&Value, usize)> = Vec::new();
     let mut next = Some((value, 0));
     while let Some((value, above)) = next.take().or_else(|| stack.pop()) {
-        let children: &mut dyn Iterator<Item = (Option<&String>, &Value)> = match value {
-            Value::Array(items) => &mut items.iter().map(|item| (None, item)),
-            Value::Object(map) => &mut map.iter().map(|(key, item)| (Some(key), item)),
+        let depth = above + 1;
+        let count = match value {
+            Value::Array(items) => {
+                if depth > max {
+                    return None;
+                }
+                for item in items {
+                    bytes = bytes.saturating_add(item_len(item, depth, &mut stack));
+                }
+                items.len()
+            }
+            Value::Object(map) => {
+                if depth > max {
+                    return None;
+                }
+                for (key, item) in map {
+                    // The key and its colon.
+                    let key = string_len(key) + 1;
+                    bytes =
+                        bytes.saturating_add(key.saturating_add(item_len(item, depth, &mut stack)));
+                }
+                map.len()
+            }
             scalar => {
                 bytes = bytes.saturating_add(scalar_len(scalar));
                 continue;
             }
         };
-        let depth = above + 1;
-        if depth > max {
-            return None;
-        }
         // The brackets, and a comma between two items.
-        let mut count = 0usize;
-        for (key, child) in children {
-            count += 1;
-            if let Some(key) = key {
-                // The key and its colon.
-                bytes = bytes.saturating_add(string_len(key) + 1);
-            }
-            match child {
-                Value::Array(_) | Value::Object(_) => stack.push((child, depth)),
-                scalar => bytes = bytes.saturating_add(scalar_len(scalar)),
-            }
-        }
         bytes = bytes.saturating_add(2 + count.saturating_sub(1));
     }
     Some(bytes)
+}
+
+/// The size of an item at `depth`: a scalar's now, a container's later,
+/// when it is taken from the `stack`.
+fn item_len<'a>(item: &'a Value, depth: usize, stack: &mut Vec<(&'a Value, usize)>) -> usize {
+    match item {
+        Value::Array(_) | Value::Object(_) => {
+            stack.push((item, depth));
+            0
+        }
+        scalar => scalar_len(scalar),
+    }
 }
 
 /// The compact JSON size of a scalar (an array or object counts nothing).
@@ -159,6 +175,12 @@ fn scalar_len(value: &Value) -> usize {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
         Value::Number(number) => {
+            if let Some(whole) = number.as_u64() {
+                return digits(whole);
+            }
+            if let Some(whole) = number.as_i64() {
+                return 1 + digits(whole.unsigned_abs());
+            }
             let mut counter = Counter {
                 left: usize::MAX,
                 over: false,
@@ -170,6 +192,11 @@ fn scalar_len(value: &Value) -> usize {
         Value::String(text) => string_len(text),
         Value::Array(_) | Value::Object(_) => 0,
     }
+}
+
+/// How many decimal digits `number` has.
+fn digits(number: u64) -> usize {
+    number.checked_ilog10().map_or(1, |log| log as usize + 1)
 }
 
 /// The size of `text` as a JSON string: its quotes, and each byte that
