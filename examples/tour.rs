@@ -19,6 +19,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The host's policy: never read secrets; approve edits to notes only (a
     // real host would ask a person here); spill results over 2,000 characters.
     let registry = Registry::builder()
+        .time_calls(true)
         .rule(Rule::deny("read_file").when("path", "*secret*")?)
         .approver(FnApprover(
             |request: &dsh_sdk::permission::ApprovalRequest<'_>| {

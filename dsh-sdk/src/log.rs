@@ -742,7 +742,7 @@ impl LoggedCall {
         self.executed
             .as_ref()
             .map(|executed| executed.tool_name.as_str())
-            .or(self.result.as_ref().map(|result| result.tool_name.as_str()))
+            .or(self.result.as_ref().map(|result| &*result.tool_name))
             .or(self
                 .request
                 .as_ref()

@@ -412,7 +412,7 @@ impl From<&ToolResult> for InvokeResult {
     fn from(result: &ToolResult) -> Self {
         InvokeResult {
             invocation_id: result.invocation_id,
-            tool_name: result.tool_name.clone(),
+            tool_name: result.tool_name.to_string(),
             status: result.status,
             output: match &result.value {
                 Some(value) => value.clone(),

@@ -122,7 +122,7 @@ fn replay_call(
     let config = registry.config();
     let head = Head {
         invocation_id: call.invocation_id,
-        tool: entry.def.name().to_owned(),
+        tool: entry.def.name.clone(),
         parallel_group_id: logged.parallel_group_id,
         output_type: OutputType::resolve(&entry.def, None),
     };

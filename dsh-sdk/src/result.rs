@@ -38,7 +38,8 @@ pub struct ToolResult {
     /// The call's id (UUID v4).
     pub invocation_id: Uuid,
     /// The tool's name, or the name that was asked for when none matched.
-    pub tool_name: String,
+    /// Borrowed for a tool whose name is known at compile time.
+    pub tool_name: Cow<'static, str>,
     /// How the call ended.
     pub status: Status,
     /// What the model sees.
@@ -50,7 +51,10 @@ pub struct ToolResult {
     pub(crate) card: CardSlot,
     /// Whether the content reports a failure.
     pub is_error: bool,
-    /// How long the call took.
+    /// How long the call took, when it was timed: a registry times its
+    /// calls while something observes it (a subscriber, a session log), or
+    /// always with [`time_calls`](crate::RegistryBuilder::time_calls);
+    /// otherwise zero, the call having read no clock.
     #[serde(with = "duration_ms")]
     pub duration: Duration,
     /// Whether the content was cut short (the full text spilled to a file).
@@ -212,7 +216,7 @@ impl ToolResult {
     /// A failed call whose content is `message`.
     pub(crate) fn failed(
         invocation_id: Uuid,
-        tool_name: impl Into<String>,
+        tool_name: impl Into<Cow<'static, str>>,
         status: Status,
         failure: Failure,
         message: impl Into<String>,

@@ -97,7 +97,7 @@ pub async fn run(options: &Options, out: &mut dyn Write) -> Result<Summary, Stri
     let rule = Rule::allow("edit_file")
         .when("path", &inside)
         .map_err(|error| format!("cannot confine edits to {inside}: {error}"))?;
-    let registry = Registry::builder().rule(rule).build();
+    let registry = Registry::builder().time_calls(true).rule(rule).build();
     register_all(&registry).map_err(|error| error.to_string())?;
     let tools = registry.export(Format::OpenAi);
 

@@ -10,7 +10,6 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use futures_util::FutureExt;
 
@@ -106,13 +105,13 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Refused<'
         invocation_id: call.invocation_id,
         name: Arc::clone(&call.name),
         parallel_group_id: call.parallel_group_id,
-        started: Instant::now(),
+        started: Pending::clock(registry),
         armed: true,
     };
     if let Some(exceeded) = refused {
         drop_deep(std::mem::take(&mut call.args));
         let tool = resolve::tool_name(registry, &call.name);
-        let result = super::Head::of(&call, tool.clone()).failed(Stop::InvalidArguments {
+        let result = super::Head::of(&call, tool.clone().into()).failed(Stop::InvalidArguments {
             tool,
             error: InputError::Exceeded(exceeded),
             approved: false,
@@ -136,7 +135,7 @@ type Refused<'a> = Box<(Pending<'a>, ToolResult)>;
 fn end(mut pending: Pending<'_>, mut result: ToolResult) -> ToolResult {
     pending.armed = false;
     let registry = pending.registry;
-    result.duration = pending.started.elapsed();
+    result.duration = pending.elapsed();
     if result.status == Status::Cancelled
         && let Some(entry) = registry.entry(&result.tool_name)
     {

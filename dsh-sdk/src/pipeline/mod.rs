@@ -136,9 +136,9 @@ impl Registry {
         async move {
             let entry = match resolve::entry(self, &name) {
                 Ok(entry) => entry,
-                Err(stop) => return Head::of(&call, shown_name(&name).into_owned()).failed(stop),
+                Err(stop) => return Head::of(&call, shown_name(&name).into_owned().into()).failed(stop),
             };
-            let mut head = Head::of(&call, entry.def.name().to_owned());
+            let mut head = Head::of(&call, entry.def.name.clone());
             head.output_type = OutputType::resolve(&entry.def, None);
             let config = self.config();
             let warnings = match resolve::warnings(self, &entry) {
@@ -264,7 +264,7 @@ fn stopped(
     stop: impl FnOnce(String) -> Stop,
 ) -> ToolResult {
     let tool = shown_name(name).into_owned();
-    Head::new(invocation_id, parallel_group_id, tool.clone()).failed(stop(tool))
+    Head::new(invocation_id, parallel_group_id, tool.clone().into()).failed(stop(tool))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! dropped before it finished.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use uuid::Uuid;
@@ -89,11 +90,25 @@ pub(super) struct Pending<'a> {
     pub(super) invocation_id: Uuid,
     pub(super) name: Arc<str>,
     pub(super) parallel_group_id: Option<Uuid>,
-    pub(super) started: std::time::Instant,
+    /// When the call started, if it is timed (see [`Pending::clock`]).
+    pub(super) started: Option<Instant>,
     pub(super) armed: bool,
 }
 
 impl Pending<'_> {
+    /// The time now, when `registry` times its calls: always with
+    /// `time_calls`, else while something observes it. A call nobody
+    /// observes reads no clock.
+    pub(super) fn clock(registry: &Registry) -> Option<Instant> {
+        (registry.config().time_calls || registry.listening()).then(Instant::now)
+    }
+
+    /// How long the call has run, if it is timed; zero when it is not.
+    pub(super) fn elapsed(&self) -> Duration {
+        self.started
+            .map_or(Duration::ZERO, |started| started.elapsed())
+    }
+
     /// The call's invocation id and batch.
     pub(super) fn ids(&self) -> (Uuid, Option<Uuid>) {
         (self.invocation_id, self.parallel_group_id)
@@ -108,7 +123,7 @@ impl Drop for Pending<'_> {
         let tool = resolve::tool_name(self.registry, &self.name);
         let head = Head {
             invocation_id: self.invocation_id,
-            tool: tool.clone(),
+            tool: tool.clone().into(),
             parallel_group_id: self.parallel_group_id,
             output_type: crate::definition::OutputType::Text,
         };
@@ -116,7 +131,7 @@ impl Drop for Pending<'_> {
             tool,
             dropped: true,
         });
-        result.duration = self.started.elapsed();
+        result.duration = self.elapsed();
         self.registry.emit(&Event::Result(Arc::new(result)));
     }
 }

@@ -6,6 +6,7 @@
 //! Nothing matches on a message's text: the status, the [`Cause`] and the
 //! message all follow from the variant.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -213,7 +214,7 @@ impl Stop {
 #[derive(Clone, Debug)]
 pub(crate) struct Head {
     pub(crate) invocation_id: Uuid,
-    pub(crate) tool: String,
+    pub(crate) tool: Cow<'static, str>,
     pub(crate) parallel_group_id: Option<Uuid>,
     /// What a failure's `output_type` is, once the tool is known.
     pub(crate) output_type: OutputType,
@@ -221,7 +222,11 @@ pub(crate) struct Head {
 
 impl Head {
     /// The head of one call's results, as `tool`, until the tool is known.
-    pub(crate) fn new(invocation_id: Uuid, parallel_group_id: Option<Uuid>, tool: String) -> Self {
+    pub(crate) fn new(
+        invocation_id: Uuid,
+        parallel_group_id: Option<Uuid>,
+        tool: Cow<'static, str>,
+    ) -> Self {
         Head {
             invocation_id,
             tool,
@@ -231,7 +236,7 @@ impl Head {
     }
 
     /// The head of `call`'s results, as `tool`, until the tool is known.
-    pub(crate) fn of(call: &super::ToolCall, tool: String) -> Self {
+    pub(crate) fn of(call: &super::ToolCall, tool: Cow<'static, str>) -> Self {
         Head::new(call.invocation_id, call.parallel_group_id, tool)
     }
 

@@ -522,7 +522,7 @@ pub async fn run(registry: &Registry, calls: &[Call]) -> Vec<ToolResult> {
 pub(crate) fn not_run(name: &str, message: &str) -> ToolResult {
     ToolResult::failed(
         Uuid::new_v4(),
-        name,
+        name.to_owned(),
         Status::Error,
         Failure::new(Cause::InvalidArguments),
         message,

@@ -31,6 +31,8 @@ pub(crate) struct Config {
     pub(crate) post_execute: Vec<Arc<dyn PostExecute>>,
     /// What a call may carry in and out (`limits.rs`).
     pub(crate) limits: Limits,
+    /// Whether every call is timed, also when nothing observes the registry.
+    pub(crate) time_calls: bool,
     /// The execute stack when it has retries or host layers; `None` runs
     /// the built-in stack directly.
     pub(crate) service: Option<ExecService>,
@@ -66,6 +68,7 @@ pub struct RegistryBuilder {
     retry: RetryPolicy,
     layers: Vec<Box<dyn FnOnce(ExecService) -> ExecService + Send>>,
     limits: Limits,
+    time_calls: bool,
 }
 
 impl Registry {
@@ -82,6 +85,7 @@ impl Registry {
             retry: RetryPolicy::default(),
             layers: Vec::new(),
             limits: Limits::default(),
+            time_calls: false,
         }
     }
 }
@@ -179,6 +183,12 @@ impl RegistryBuilder {
 
         /// Retries failed calls of idempotent and read-only tools.
         retry(policy: RetryPolicy) => retry = policy;
+
+        /// Times every call ([`ToolResult::duration`](crate::ToolResult::duration)).
+        /// Without it, a call is timed only while something observes the
+        /// registry (a subscriber, a session log): with nothing observing, a
+        /// call reads no clock, and its duration is zero.
+        time_calls(yes: bool) => time_calls = yes;
     }
 
     /// Wraps the execute stage in a `tower` layer, outside the built-in ones;
@@ -241,6 +251,7 @@ impl RegistryBuilder {
                 approver: self.approver,
                 post_execute: self.post_execute,
                 limits: self.limits,
+                time_calls: self.time_calls,
                 service,
                 registry,
             },
