@@ -46,7 +46,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::content::{ContentBlock, render_value};
-use crate::definition::{ToolDef, Validation};
+use crate::definition::ToolDef;
 use crate::error::ToolError;
 use crate::exec::Exec;
 use crate::tool::{Handler, PrepareError, Prepared, Projection, ReadError};
@@ -171,21 +171,11 @@ pub(crate) struct Dynamic {
 }
 
 impl Handler for Dynamic {
-    fn prepare(&self, args: &Value) -> Result<Prepared, PrepareError> {
-        Ok(Box::new(args.clone()))
-    }
-
-    fn validate(&self, _args: &Prepared, _exec: &Exec) -> Validation {
-        Validation::Ok
-    }
-
-    fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>> {
-        match args.downcast::<Value>() {
-            Ok(args) => (self.call)(*args, exec),
-            Err(_) => {
-                Box::pin(async { Err(ToolError::new("internal: arguments of the wrong type")) })
-            }
-        }
+    fn prepare(&self, args: &Value, exec: &Exec) -> Result<Prepared, PrepareError> {
+        // The host's function is called only when the call runs: it may do
+        // work before it returns its future.
+        let (call, args, exec) = (Arc::clone(&self.call), args.clone(), exec.clone());
+        Ok(Box::pin(async move { call(args, exec).await }))
     }
 
     fn project(

@@ -161,7 +161,7 @@ impl Service<ExecRequest> for Execute {
             .unwrap_or_else(PoisonError::into_inner);
         let prepared = match taken {
             Some(prepared) => prepared,
-            None => match request.entry.handler.prepare(&request.args) {
+            None => match request.entry.handler.prepare(&request.args, &request.exec) {
                 Ok(prepared) => prepared,
                 Err(error) => {
                     return ExecuteFuture::Failed(Some(ExecError::Tool(ToolError::new(
@@ -170,7 +170,7 @@ impl Service<ExecRequest> for Execute {
                 }
             },
         };
-        Execute::start(&request.entry, prepared, request.exec.clone())
+        Execute::start(prepared)
     }
 }
 
@@ -178,10 +178,9 @@ impl Execute {
     /// Runs `entry` on its deserialized arguments, a panic caught: what the
     /// service does once it has them, and what the pipeline calls directly
     /// when no layer has anything to do (see [`layers_idle`]).
-    pub(crate) fn start(entry: &Entry, prepared: Prepared, exec: Exec) -> ExecuteFuture {
-        // The handler's future is boxed already: running it needs no second box.
-        let running = entry.handler.execute(prepared, exec);
-        ExecuteFuture::Running(AssertUnwindSafe(running).catch_unwind())
+    pub(crate) fn start(prepared: Prepared) -> ExecuteFuture {
+        // The call's future is boxed already: running it needs no second box.
+        ExecuteFuture::Running(AssertUnwindSafe(prepared).catch_unwind())
     }
 }
 

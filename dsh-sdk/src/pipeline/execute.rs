@@ -26,7 +26,7 @@ pub(super) async fn run(
     let timeout = entry.def.call_timeout().or(config.timeout);
     if config.service.is_none() && layers_idle(timeout) {
         // Nothing for the layers to do: the tool runs as they would run it.
-        let executed = Execute::start(entry, prepared, exec).await;
+        let executed = Execute::start(prepared).await;
         return executed.map_err(|error| stopped(entry, error));
     }
     let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);

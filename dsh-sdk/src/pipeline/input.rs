@@ -8,11 +8,10 @@ use std::panic::AssertUnwindSafe;
 use serde_json::Value;
 
 use super::stop::{InputError, Stop};
-use crate::definition::Validation;
 use crate::error::panic_message;
 use crate::exec::Exec;
 use crate::limits::{self, Limits, drop_deep};
-use crate::tool::{Entry, Prepared};
+use crate::tool::{Entry, PrepareError, Prepared};
 
 /// The arguments as a tool reads them, within the registry's limits: a
 /// JSON string holding an object is parsed (see [`normalize_args`]), and
@@ -66,22 +65,19 @@ pub(super) fn read(
     Ok((args, prepared))
 }
 
-/// Schema, serde, then the tool's own check.
+/// Schema, serde, then the tool's own check: the call, ready to run.
 pub(super) fn check(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared, InputError> {
     let violations = entry.input.violations(args);
     if !violations.is_empty() {
         return Err(InputError::Schema(violations));
     }
-    let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.prepare(args)))
-        .map_err(|panic| InputError::DeserializePanicked(panic_message(panic.as_ref())))?
-        .map_err(InputError::Deserialize)?;
-    let validated =
-        std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.validate(&prepared, exec)))
-            .map_err(|panic| InputError::ValidatePanicked(panic_message(panic.as_ref())))?;
-    match validated {
-        Validation::Ok => Ok(prepared),
-        Validation::Invalid { message, code } => Err(InputError::Invalid { message, code }),
-    }
+    let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.prepare(args, exec)))
+        .map_err(|panic| InputError::DeserializePanicked(panic_message(panic.as_ref())))?;
+    prepared.map_err(|error| match error {
+        PrepareError::Deserialize(error) => InputError::Deserialize(error),
+        PrepareError::Invalid { message, code } => InputError::Invalid { message, code },
+        PrepareError::ValidatePanicked(message) => InputError::ValidatePanicked(message),
+    })
 }
 
 /// Models sometimes send the arguments object as a JSON string; accept it.

@@ -136,7 +136,9 @@ impl Registry {
         async move {
             let entry = match resolve::entry(self, &name) {
                 Ok(entry) => entry,
-                Err(stop) => return Head::of(&call, shown_name(&name).into_owned().into()).failed(stop),
+                Err(stop) => {
+                    return Head::of(&call, shown_name(&name).into_owned().into()).failed(stop);
+                }
             };
             let mut head = Head::of(&call, entry.def.name.clone());
             head.output_type = OutputType::resolve(&entry.def, None);

@@ -20,7 +20,7 @@ use crate::error::ToolError;
 use crate::limits::Exceeded;
 use crate::result::{Cause, Failure, Status, ToolResult};
 use crate::schema::{Violation, describe};
-use crate::tool::{Entry, PrepareError, ProjectError};
+use crate::tool::{Entry, ProjectError};
 
 /// Why a call stopped early.
 #[derive(Debug, thiserror::Error)]
@@ -127,9 +127,9 @@ pub(crate) enum InputError {
     /// They break the input schema.
     #[error("{}", describe(.0))]
     Schema(Vec<Violation>),
-    /// serde refused them.
-    #[error(transparent)]
-    Deserialize(PrepareError),
+    /// serde refused them, in its words.
+    #[error("{0}")]
+    Deserialize(serde_json::Error),
     /// Their `Deserialize` impl panicked.
     #[error("their `Deserialize` impl panicked: {0}")]
     DeserializePanicked(String),

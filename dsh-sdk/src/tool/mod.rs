@@ -6,14 +6,12 @@
 //! `registry`, `pipeline`, `layer`, `dynamic` and `replay` all depend on this
 //! module, and on none of each other's internals.
 
-use std::any::Any;
-
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::definition::{ToolDef, Validation};
+use crate::definition::ToolDef;
 use crate::error::ToolError;
 use crate::exec::Exec;
 use crate::schema::Compiled;
@@ -38,15 +36,26 @@ pub(crate) struct Entry {
     pub(crate) handler: Box<dyn Handler>,
 }
 
-/// Arguments after serde, ready for `validate_input` and `execute`.
-pub(crate) type Prepared = Box<dyn Any + Send>;
+/// A call of a tool, its arguments read and checked, not started: the
+/// tool's future, which runs nothing until it is polled. Made whole when
+/// the arguments are read, so a call allocates once for its arguments and
+/// its future together.
+pub(crate) type Prepared = BoxFuture<'static, Result<Value, ToolError>>;
 
-/// Why arguments that passed the input schema still did not deserialize (a
-/// custom `Deserialize`, say), in serde's words. The schema has already
-/// named, with a pointer, every shape error it can see.
+/// Why arguments that passed the input schema still do not make a call.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub(crate) struct PrepareError(pub(crate) serde_json::Error);
+pub(crate) enum PrepareError {
+    /// serde refused them (a custom `Deserialize`, say), in its words: the
+    /// schema has already named, with a pointer, every shape error it can see.
+    #[error("{0}")]
+    Deserialize(serde_json::Error),
+    /// The tool's `validate_input` refused them.
+    #[error("{message}")]
+    Invalid { message: String, code: i32 },
+    /// The tool's `validate_input` panicked.
+    #[error("its `validate_input` panicked: {0}")]
+    ValidatePanicked(String),
+}
 
 /// Why a tool's projection could not read what it projects.
 #[derive(Debug, thiserror::Error)]
@@ -61,12 +70,12 @@ pub(crate) enum ReadError {
 
 /// A tool with its types erased to JSON, so typed and dynamic tools share one pool.
 pub(crate) trait Handler: Send + Sync + 'static {
-    /// Deserializes arguments that passed the input schema.
-    fn prepare(&self, args: &Value) -> Result<Prepared, PrepareError>;
-    /// The tool's own check of its arguments.
-    fn validate(&self, args: &Prepared, exec: &Exec) -> Validation;
-    /// Runs the tool and serializes its output to the canonical value.
-    fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>>;
+    /// Reads arguments that passed the input schema, runs the tool's own
+    /// check of them, and makes the call that runs the tool with them and
+    /// serializes its output to the canonical value. A panic in the
+    /// arguments' `Deserialize` goes on to the caller; one in the check is
+    /// [`PrepareError::ValidatePanicked`].
+    fn prepare(&self, args: &Value, exec: &Exec) -> Result<Prepared, PrepareError>;
     /// Renders, and presents when `present` is set, from the raw args and the canonical value.
     fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, ReadError>;
     /// The card shown while a call runs, from the raw args; `None` for the

@@ -5,7 +5,6 @@ use std::any::Any;
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 
-use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -32,28 +31,13 @@ impl<T> Typed<T> {
 // helpers that are generic over one type only (compiled once per args or
 // output type; a hundred tools returning `String` share one) or not at all.
 impl<T: Tool> Handler for Typed<T> {
-    fn prepare(&self, args: &Value) -> Result<Prepared, PrepareError> {
-        // The schema caught every shape error it can, with its pointer; what
-        // serde still refuses (a custom `Deserialize`, say) is reported in
-        // its words.
-        match T::Args::deserialize(args) {
-            Ok(args) => Ok(Box::new(args)),
-            Err(error) => Err(PrepareError(error)),
-        }
-    }
-
-    fn validate(&self, args: &Prepared, exec: &Exec) -> Validation {
-        match args.downcast_ref::<T::Args>() {
-            Some(args) => T::validate_input(args, exec),
-            None => Validation::invalid(WRONG_ARGS, -1),
-        }
-    }
-
-    fn execute(&self, args: Prepared, exec: Exec) -> BoxFuture<'static, Result<Value, ToolError>> {
-        match args.downcast::<T::Args>() {
-            Ok(args) => Box::pin(async move { canonical(T::execute(*args, &exec).await?) }),
-            Err(_) => Box::pin(std::future::ready(Err(ToolError::new(WRONG_ARGS)))),
-        }
+    fn prepare(&self, args: &Value, exec: &Exec) -> Result<Prepared, PrepareError> {
+        let args = T::Args::deserialize(args).map_err(PrepareError::Deserialize)?;
+        checked(&|| T::validate_input(&args, exec))?;
+        let exec = exec.clone();
+        Ok(Box::pin(async move {
+            canonical(T::execute(args, &exec).await?)
+        }))
     }
 
     fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, ReadError> {
@@ -89,8 +73,16 @@ impl<T: Tool> Handler for Typed<T> {
     }
 }
 
-/// What a typed tool says when the pipeline hands it another tool's arguments.
-const WRONG_ARGS: &str = "internal: arguments of the wrong type";
+/// The tool's own check of its arguments, a panic in it caught.
+fn checked(validate: &dyn Fn() -> Validation) -> Result<(), PrepareError> {
+    match std::panic::catch_unwind(AssertUnwindSafe(validate)) {
+        Ok(Validation::Ok) => Ok(()),
+        Ok(Validation::Invalid { message, code }) => Err(PrepareError::Invalid { message, code }),
+        Err(panic) => Err(PrepareError::ValidatePanicked(panic_message(
+            panic.as_ref(),
+        ))),
+    }
+}
 
 /// A tool's output as its canonical value. A `Value` is its own canonical
 /// value: taken as is, it reaches the output limits unwalked, however deep
