@@ -285,33 +285,26 @@ impl<S: Service<ExecRequest, Response = Value, Error = ExecError>> Next for S {}
 /// Starts a call of `inner`, bounded by the request's timeout.
 fn start_timed<S: Next>(inner: &mut S, request: ExecRequest) -> TimeoutFuture<S::Future> {
     let limit = request.timeout;
-    let running = inner.call(request);
-    match limit {
-        Some(limit) => TimeoutFuture::Limited {
-            running: Box::pin(tokio::time::timeout(limit, running)),
-            limit,
-        },
-        None => TimeoutFuture::Unlimited { running },
+    // The limit counts from here, though its timer is set only if needed.
+    let deadline = limit.map(|limit| (Instant::now(), limit));
+    TimeoutFuture {
+        running: inner.call(request),
+        deadline,
+        timer: None,
     }
 }
 
 pin_project! {
-    /// The future [`Timeout`] returns: the inner one, bounded in time.
-    // The fields are private in all but name: the macro cannot document them.
-    #[allow(missing_docs)]
-    #[project = TimeoutProjection]
-    pub enum TimeoutFuture<F> {
-        /// With a limit. Boxed, with its timer: a call with no limit does
-        /// not carry the timer's space in its future.
-        Limited {
-            running: Pin<Box<tokio::time::Timeout<F>>>,
-            limit: Duration,
-        },
-        /// Without one.
-        Unlimited {
-            #[pin]
-            running: F,
-        },
+    /// The future [`Timeout`] returns: the inner one, bounded in time. Its
+    /// timer is set only when the inner future does not finish on its first
+    /// poll, so a call that finishes at once never touches the runtime's
+    /// timers.
+    pub struct TimeoutFuture<F> {
+        #[pin]
+        running: F,
+        deadline: Option<(Instant, Duration)>,
+        // Boxed: a call that needs no timer does not carry its space.
+        timer: Option<Pin<Box<tokio::time::Sleep>>>,
     }
 }
 
@@ -322,13 +315,23 @@ where
     type Output = Result<Value, ExecError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            TimeoutProjection::Limited { running, limit } => match running.as_mut().poll(cx) {
-                Poll::Ready(Ok(result)) => Poll::Ready(result),
-                Poll::Ready(Err(_elapsed)) => Poll::Ready(Err(ExecError::Timeout(*limit))),
-                Poll::Pending => Poll::Pending,
-            },
-            TimeoutProjection::Unlimited { running } => running.poll(cx),
+        let this = self.project();
+        if let Poll::Ready(result) = this.running.poll(cx) {
+            return Poll::Ready(result);
+        }
+        let Some((started, limit)) = *this.deadline else {
+            return Poll::Pending;
+        };
+        // A limit too far off to name an instant never ends the call.
+        let Some(deadline) = started.checked_add(limit) else {
+            return Poll::Pending;
+        };
+        let timer = this
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline.into())));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(ExecError::Timeout(limit))),
+            Poll::Pending => Poll::Pending,
         }
     }
 }

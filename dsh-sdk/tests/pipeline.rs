@@ -250,6 +250,24 @@ async fn a_tool_timeout_and_a_registry_timeout_end_the_call_with_status_timeout(
     assert_eq!(result.text(), "`slow_read` timed out after 20 ms");
 }
 
+/// A limit too far off to name an instant (`Duration::MAX`) never ends a
+/// call, and never panics; a call that waits still finishes.
+#[tokio::test]
+async fn a_timeout_too_far_off_lets_the_call_finish() {
+    let registry = Registry::builder().timeout(Duration::MAX).build();
+    registry.register::<wait_a_little>().unwrap();
+    let result = registry.call("wait_a_little", json!({})).await;
+    assert_eq!(result.status, Status::Success, "{}", result.text());
+    assert_eq!(result.text(), "waited");
+}
+
+/// Waits a few milliseconds.
+#[tool(read_only)]
+async fn wait_a_little() -> String {
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    "waited".into()
+}
+
 /// Takes a second.
 #[tool(read_only)]
 async fn slow_read() -> String {
