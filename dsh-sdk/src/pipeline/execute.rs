@@ -60,7 +60,10 @@ fn stopped(entry: &Entry, error: ExecError) -> Stop {
     let tool = entry.def.name().to_owned();
     match error {
         ExecError::Timeout(limit) => Stop::Timeout { tool, limit },
-        ExecError::Tool(error) => Stop::Tool { tool, error },
+        ExecError::Tool(error) => Stop::Tool {
+            tool,
+            error: Box::new(error),
+        },
         ExecError::Panicked(message) => Stop::Panicked { tool, message },
     }
 }

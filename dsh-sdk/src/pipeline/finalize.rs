@@ -34,8 +34,9 @@ pub(crate) struct Settled<'a> {
 pub(crate) struct Finished {
     pub(crate) content: Vec<ContentBlock>,
     pub(crate) card: CardSlot,
-    /// Where the whole text goes, when it was over the limit.
-    pub(crate) spill: Option<Overflow>,
+    /// Where the whole text goes, when it was over the limit. Boxed: it is
+    /// rare, and the finished content is moved on every call.
+    pub(crate) spill: Option<Box<Overflow>>,
 }
 
 /// Content over its tool's limit: the file it spills to and what goes there.
@@ -88,12 +89,12 @@ pub(crate) fn finish(
             let spilled = plan(&config.spill, settled.invocation_id, &full);
             content.retain(|block| block.as_text().is_none());
             content.insert(0, ContentBlock::text(spilled_message(&spilled)));
-            spilled_to = Some(Overflow {
+            spilled_to = Some(Box::new(Overflow {
                 spilled,
                 full,
                 chars: text_chars,
                 limit,
-            });
+            }));
         }
     }
     content.extend(settled.context);

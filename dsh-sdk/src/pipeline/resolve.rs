@@ -26,7 +26,7 @@ pub(super) fn entry(registry: &Registry, name: &str) -> Result<Arc<Entry>, Stop>
 pub(super) fn warnings(registry: &Registry, entry: &Entry) -> Result<Vec<Diagnostic>, Stop> {
     registry
         .catalog_check(entry.def.name())
-        .map_err(Stop::Unavailable)
+        .map_err(|refusal| Stop::Unavailable(Box::new(refusal)))
 }
 
 /// `name`, cut to [`SHOWN_NAME_CHARS`] characters with an ellipsis: an

@@ -34,8 +34,10 @@ pub(crate) enum Stop {
         closest: Vec<String>,
     },
     /// The catalog refuses the tool; the refusal as the catalog words it.
+    /// Boxed, as is the tool's error below: every stage's result is as
+    /// large as its largest way to stop, and is moved on every call.
     #[error("{0}")]
-    Unavailable(Refusal),
+    Unavailable(Box<Refusal>),
     /// The arguments (or the approver's replacement) are invalid.
     #[error("{}{}", if *approved { "the approved arguments are invalid: " } else { "" }, error.message(tool))]
     InvalidArguments {
@@ -77,7 +79,7 @@ pub(crate) enum Stop {
     Timeout { tool: String, limit: Duration },
     /// The tool's body returned an error.
     #[error("`{tool}` failed: {error}")]
-    Tool { tool: String, error: ToolError },
+    Tool { tool: String, error: Box<ToolError> },
     /// The tool, or an execute layer, panicked.
     #[error("`{tool}` panicked: {message}")]
     Panicked { tool: String, message: String },
