@@ -374,24 +374,42 @@ impl Event {
     /// events ([`Event::Executed`], [`Event::Running`], [`Event::SpillFailed`]).
     pub fn to_rawp(&self) -> Option<RawpEvent> {
         match self {
-            Event::Request {
-                invocation_id,
-                tool_name,
-                tool_version,
-                input,
-                parallel_group_id,
-            } => Some(RawpEvent::InvokeRequest(InvokeRequest {
-                invocation_id: *invocation_id,
-                tool_name: tool_name.clone(),
-                tool_version: tool_version.clone(),
-                input: crate::pipeline::normalize_args(input.clone()),
-                parallel_group_id: parallel_group_id.map(|id| id.to_string()),
-            })),
+            Event::Request { .. } => {
+                let request = self.request_as_sent()?;
+                Some(RawpEvent::InvokeRequest(InvokeRequest {
+                    input: crate::pipeline::normalize_args(request.input),
+                    ..request
+                }))
+            }
             Event::Stream(chunk) => Some(RawpEvent::InvokeStream(InvokeStream::from(chunk))),
             Event::Result(result) => Some(RawpEvent::InvokeResult(InvokeResult::from(&**result))),
             Event::Catalog(catalog) => Some(RawpEvent::CatalogPublish(catalog.clone())),
             Event::Executed { .. } | Event::Running { .. } | Event::SpillFailed { .. } => None,
         }
+    }
+
+    /// The `tool.invoke.request` payload of an [`Event::Request`] with its
+    /// `input` as the model sent it, which is what a session log keeps;
+    /// [`to_rawp`](Self::to_rawp) normalizes the input. `None` for every
+    /// other event.
+    pub(crate) fn request_as_sent(&self) -> Option<InvokeRequest> {
+        let Event::Request {
+            invocation_id,
+            tool_name,
+            tool_version,
+            input,
+            parallel_group_id,
+        } = self
+        else {
+            return None;
+        };
+        Some(InvokeRequest {
+            invocation_id: *invocation_id,
+            tool_name: tool_name.clone(),
+            tool_version: tool_version.clone(),
+            input: input.clone(),
+            parallel_group_id: parallel_group_id.map(|id| id.to_string()),
+        })
     }
 }
 
