@@ -110,7 +110,9 @@ pub struct InvokeRequest {
     pub tool_version: Option<String>,
     /// The tool's input parameters: an object, as the spec requires, for
     /// every well-formed call. A model that sent something else (a call the
-    /// registry then refuses) is reported as it sent it, not hidden.
+    /// registry then refuses) is reported as it sent it, not hidden. A
+    /// session log's `request` record keeps it exactly as sent, where the
+    /// wire event reads an object sent as a JSON string as that object.
     pub input: Value,
     /// Groups the calls sent at the same time (one batch).
     pub parallel_group_id: Option<String>,
