@@ -20,6 +20,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 
 /// Declares [`Card`] from its variants, each with the tag a client switches
 /// on, so the variant list is written once: the enum, [`Card::kind`] and a
@@ -102,6 +103,7 @@ impl Card {
 }
 
 /// The fallback card.
+#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GenericCard {
     /// The tool's name.
@@ -109,7 +111,6 @@ pub struct GenericCard {
     /// The raw arguments.
     pub input: Value,
     /// The canonical output, once there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<Value>,
 }
 
@@ -125,6 +126,7 @@ pub struct GenericCard {
 /// assert_eq!(serde_json::to_value(&done).unwrap()["exit_code"], 0);
 /// # drop(running);
 /// ```
+#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TerminalCard {
     /// The command line.
@@ -135,7 +137,6 @@ pub struct TerminalCard {
     pub stderr: String,
     /// Its exit code, once it exited; absent while it runs, or when it was
     /// killed (by a signal, a timeout or a cancellation).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
 }
 
@@ -214,15 +215,14 @@ pub struct DiffHunk {
 }
 
 /// A file, or a range of its lines, that was read.
+#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadCard {
     /// The file.
     pub path: String,
     /// First line shown, 1-based.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u32>,
     /// Last line shown, 1-based, inclusive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_line: Option<u32>,
     /// The text shown.
     pub content: String,
@@ -310,12 +310,12 @@ impl SearchHit {
 /// let card = Card::from(WebCard::new("http://example.com/", "This domain is for use in examples.").title("Example Domain"));
 /// assert_eq!(serde_json::to_value(&card).unwrap()["title"], "Example Domain");
 /// ```
+#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WebCard {
     /// The page's address.
     pub url: String,
     /// Its title, if it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The part of it shown; empty while the page is being fetched.
     pub excerpt: String,

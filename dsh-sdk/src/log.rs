@@ -65,7 +65,7 @@
 //!
 //! | record     | RAWP-DPS event         | how the fields map |
 //! |------------|------------------------|--------------------|
-//! | `request`  | `tool.invoke.request`  | the payload's `invocation_id`, `tool_name`, `tool_version` (when the tool declares one), `input` (as the model sent it) and `parallel_group_id` |
+//! | `request`  | `tool.invoke.request`  | the payload, field for field ([`InvokeRequest`]), with `input` as the model sent it |
 //! | `running`  | none                   | the card a UI shows while the call runs: `invocation_id`, `tool_name`, `card` |
 //! | `stream`   | `tool.invoke.stream`   | the payload, field for field ([`InvokeStream`]) |
 //! | `executed` | none                   | what replay needs: the validated `args`, the canonical `value`, its `source` (`execute` or `post_execute`), `top_level`, and a post-execute hook's `replaced_content` and `context` |
@@ -89,7 +89,7 @@ use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::error::with_sources;
 use crate::event::{Event, ValueSource};
-use crate::rawp::{CatalogPublish, InvokeStream};
+use crate::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
 use crate::result::ToolResult;
 
 /// One line of a session log.
@@ -105,8 +105,9 @@ use crate::result::ToolResult;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record", rename_all = "snake_case")]
 pub enum Record {
-    /// A call was asked for (RAWP-DPS `tool.invoke.request`).
-    Request(RequestRecord),
+    /// A call was asked for: the `tool.invoke.request` payload, its `input`
+    /// as the model sent it.
+    Request(InvokeRequest),
     /// A top-level call passed its checks and is about to run.
     Running(RunningRecord),
     /// A tool streamed a chunk (RAWP-DPS `tool.invoke.stream`).
@@ -125,19 +126,11 @@ impl Record {
     /// The record of `event`.
     pub fn from_event(event: &Event) -> Self {
         match event {
-            Event::Request {
-                invocation_id,
-                tool_name,
-                tool_version,
-                input,
-                parallel_group_id,
-            } => Record::Request(RequestRecord {
-                invocation_id: *invocation_id,
-                tool_name: tool_name.clone(),
-                tool_version: tool_version.clone(),
-                input: input.clone(),
-                parallel_group_id: *parallel_group_id,
-            }),
+            Event::Request { .. } => Record::Request(
+                event
+                    .request_as_sent()
+                    .expect("a request event has a request payload"),
+            ),
             Event::Running {
                 invocation_id,
                 tool_name,
@@ -193,23 +186,6 @@ impl Record {
             Record::Catalog(_) => None,
         }
     }
-}
-
-/// A call as the model asked for it: the `tool.invoke.request` payload.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RequestRecord {
-    /// The call's id (UUID v4).
-    pub invocation_id: Uuid,
-    /// The name the model called (maybe an alias, maybe unknown).
-    pub tool_name: String,
-    /// The called tool's declared version, when it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_version: Option<String>,
-    /// The raw arguments.
-    pub input: Value,
-    /// The batch the call belongs to, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parallel_group_id: Option<Uuid>,
 }
 
 /// The card a UI shows while a top-level call runs.
@@ -710,7 +686,7 @@ pub struct LoggedCall {
     /// The line of its first record, 1-based.
     pub line: usize,
     /// What the model asked for.
-    pub request: Option<RequestRecord>,
+    pub request: Option<InvokeRequest>,
     /// The card shown while it ran, for a top-level call that got that far.
     pub running: Option<Card>,
     /// What the tool streamed, in order.

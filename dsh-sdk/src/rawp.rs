@@ -47,6 +47,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
 use crate::definition::{Category, OutputType, ToolDef};
@@ -98,6 +99,7 @@ impl RawpEvent {
 }
 
 /// `tool.invoke.request`: the agent is about to call a tool.
+#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InvokeRequest {
     /// This call's unique id, a UUID v4.
@@ -105,14 +107,14 @@ pub struct InvokeRequest {
     /// The tool's name, as the model called it.
     pub tool_name: String,
     /// The tool's version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_version: Option<String>,
     /// The tool's input parameters: an object, as the spec requires, for
     /// every well-formed call. A model that sent something else (a call the
-    /// registry then refuses) is reported as it sent it, not hidden.
+    /// registry then refuses) is reported as it sent it, not hidden. A
+    /// session log's `request` record keeps it exactly as sent, where the
+    /// wire event reads an object sent as a JSON string as that object.
     pub input: Value,
     /// Groups the calls sent at the same time (one batch).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel_group_id: Option<String>,
 }
 
@@ -132,6 +134,7 @@ pub struct InvokeStream {
 }
 
 /// `tool.invoke.result`: how a call ended and what it produced.
+#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InvokeResult {
     /// The `invocation_id` of the matching `tool.invoke.request`.
@@ -145,16 +148,13 @@ pub struct InvokeResult {
     /// How to read `output`, resolved by [`OutputType::resolve`].
     pub output_type: OutputType,
     /// How long the call took, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// Whether the output was cut short.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
     /// Why the call failed, typed, on every failed result: the cause, and
     /// the tool's own failure kind and error value where it has them. Not a
     /// field of the protocol's payload: an addition a receiver that does not
     /// know it skips, and absent on success.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
 }
 
@@ -171,35 +171,29 @@ pub struct CatalogPublish {
 }
 
 /// One tool of a [`CatalogPublish`].
+#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CatalogTool {
     /// The tool's name.
     pub name: String,
     /// The tool's version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// What the tool does.
     pub description: String,
     /// The JSON Schema of its input.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_schema: Option<Value>,
     /// Its declared `output_type`, the first step of [`OutputType::resolve`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_type: Option<OutputType>,
     /// Whether a call asks for approval before it runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requires_approval: Option<bool>,
     /// What kind of tool it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<Category>,
     /// Whether it can be used; absent means `available`.
     #[serde(default)]
     pub status: ToolStatus,
     /// Why it has its status, for a UI to show; left out when there is no reason to give.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_description: Option<String>,
     /// The hash of its definition ([`crate::digest`]), for a host to pin.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract_hash: Option<String>,
 }
 
@@ -234,12 +228,12 @@ pub enum ToolStatus {
 ///     })
 /// );
 /// ```
+#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// How bad it is.
     pub severity: Severity,
     /// The tool it is about; absent when it is about the whole catalog.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
     /// A code to switch on: `TOOL_UNAVAILABLE`, `VERSION_MISMATCH`, `DEPENDENCY_MISSING`, ….
     pub code: String,
@@ -374,24 +368,42 @@ impl Event {
     /// events ([`Event::Executed`], [`Event::Running`], [`Event::SpillFailed`]).
     pub fn to_rawp(&self) -> Option<RawpEvent> {
         match self {
-            Event::Request {
-                invocation_id,
-                tool_name,
-                tool_version,
-                input,
-                parallel_group_id,
-            } => Some(RawpEvent::InvokeRequest(InvokeRequest {
-                invocation_id: *invocation_id,
-                tool_name: tool_name.clone(),
-                tool_version: tool_version.clone(),
-                input: crate::pipeline::normalize_args(input.clone()),
-                parallel_group_id: parallel_group_id.map(|id| id.to_string()),
-            })),
+            Event::Request { .. } => {
+                let request = self.request_as_sent()?;
+                Some(RawpEvent::InvokeRequest(InvokeRequest {
+                    input: crate::pipeline::normalize_args(request.input),
+                    ..request
+                }))
+            }
             Event::Stream(chunk) => Some(RawpEvent::InvokeStream(InvokeStream::from(chunk))),
             Event::Result(result) => Some(RawpEvent::InvokeResult(InvokeResult::from(&**result))),
             Event::Catalog(catalog) => Some(RawpEvent::CatalogPublish(catalog.clone())),
             Event::Executed { .. } | Event::Running { .. } | Event::SpillFailed { .. } => None,
         }
+    }
+
+    /// The `tool.invoke.request` payload of an [`Event::Request`] with its
+    /// `input` as the model sent it, which is what a session log keeps;
+    /// [`to_rawp`](Self::to_rawp) normalizes the input. `None` for every
+    /// other event.
+    pub(crate) fn request_as_sent(&self) -> Option<InvokeRequest> {
+        let Event::Request {
+            invocation_id,
+            tool_name,
+            tool_version,
+            input,
+            parallel_group_id,
+        } = self
+        else {
+            return None;
+        };
+        Some(InvokeRequest {
+            invocation_id: *invocation_id,
+            tool_name: tool_name.clone(),
+            tool_version: tool_version.clone(),
+            input: input.clone(),
+            parallel_group_id: parallel_group_id.map(|id| id.to_string()),
+        })
     }
 }
 

@@ -297,6 +297,22 @@ fn blank_lines_are_ignored_and_a_torn_multibyte_tail_is_a_warning() {
 }
 
 #[test]
+fn a_request_record_with_every_field_reads_and_writes_back_byte_for_byte() {
+    // The input is kept as the model sent it: a JSON string, not the object inside.
+    let line = r#"{"record":"request","invocation_id":"6f1c2a8e-55b4-4b1e-9a43-8f0d2b7c1e90","tool_name":"greet","tool_version":"1.2.0","input":"{\"name\":\"Ada\"}","parallel_group_id":"0b6d7c1e-2f4a-4c8e-9d3b-5a1f2e7c9b40"}"#;
+    let record: Record = serde_json::from_str(line).unwrap();
+    let Record::Request(request) = &record else {
+        panic!("a request record reads as a request");
+    };
+    assert_eq!(request.input, json!(r#"{"name":"Ada"}"#));
+    assert_eq!(
+        request.parallel_group_id.as_deref(),
+        Some("0b6d7c1e-2f4a-4c8e-9d3b-5a1f2e7c9b40")
+    );
+    assert_eq!(serde_json::to_string(&record).unwrap(), line);
+}
+
+#[test]
 fn a_missing_file_is_a_read_error_naming_it() {
     let error = Log::read("/nonexistent/session.jsonl").unwrap_err();
     assert_eq!(

@@ -1148,8 +1148,8 @@ fn the_compatibility_report_says_why_tool_by_tool() {
         .map(|entry| {
             (
                 entry.tool.as_str(),
-                entry.is_compatible(),
-                entry.strict_usable(),
+                entry.lowered.strict_compatible(),
+                entry.lowered.strict_usable(),
             )
         })
         .collect();
@@ -1167,6 +1167,7 @@ fn the_compatibility_report_says_why_tool_by_tool() {
     let search = &report[4];
     assert_eq!(
         search
+            .lowered
             .notes
             .iter()
             .map(ToString::to_string)
@@ -1175,6 +1176,7 @@ fn the_compatibility_report_says_why_tool_by_tool() {
     );
     assert!(
         search
+            .lowered
             .notes
             .iter()
             .all(|note| note.kind == NoteKind::Described)
@@ -1184,7 +1186,7 @@ fn the_compatibility_report_says_why_tool_by_tool() {
         registry
             .compatibility(Format::OpenAi)
             .iter()
-            .all(|entry| entry.is_compatible())
+            .all(|entry| entry.lowered.strict_compatible())
     );
 }
 
@@ -1232,10 +1234,14 @@ fn gemini_refuses_names_that_do_not_start_with_a_letter() {
     registry.register::<two_factor>().unwrap();
     let report = registry.compatibility(Format::GeminiOpenApi);
     assert_eq!(
-        report[0].notes[0].to_string(),
+        report[0].lowered.notes[0].to_string(),
         "/: the name `2fa` must start with a letter or an underscore for Gemini"
     );
-    assert!(registry.compatibility(Format::OpenAiStrict)[0].is_compatible());
+    assert!(
+        registry.compatibility(Format::OpenAiStrict)[0]
+            .lowered
+            .strict_compatible()
+    );
 }
 
 #[test]

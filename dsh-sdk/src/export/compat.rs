@@ -6,7 +6,7 @@ use super::Format;
 use super::lower::limits::{
     ANTHROPIC_OPTIONAL_BUDGET, ANTHROPIC_STRICT_TOOLS, ANTHROPIC_UNION_BUDGET, anthropic_costs,
 };
-use super::lower::{Note, NoteKind, anthropic_strict, lower};
+use super::lower::{Lowered, Note, NoteKind, anthropic_strict, lower};
 use crate::registry::{Registry, ToolInfo};
 
 /// What one tool's schema loses in one export format.
@@ -14,23 +14,12 @@ use crate::registry::{Registry, ToolInfo};
 pub struct Compatibility {
     /// The tool's name.
     pub tool: String,
-    /// What its lowered schema says less than, or refuses beyond, the
-    /// canonical one; empty when nothing is lost.
-    pub notes: Vec<Note>,
-}
-
-impl Compatibility {
-    /// Whether nothing is lost: strict decoding alone guarantees arguments
-    /// that pass the canonical schema.
-    pub fn is_compatible(&self) -> bool {
-        self.notes.is_empty()
-    }
-
-    /// Whether a strict format exports this tool with `strict: true` (the
+    /// Its input schema lowered into the format, with what that loses; for
+    /// the Gemini formats, a name Gemini refuses comes first among the notes.
+    /// [`Lowered::strict_compatible`] says whether nothing is lost and
+    /// [`Lowered::strict_usable`] whether strict mode can take it (the
     /// per-request budget of Anthropic strict aside).
-    pub fn strict_usable(&self) -> bool {
-        !self.notes.iter().any(Note::blocks_strict)
-    }
+    pub lowered: Lowered,
 }
 
 impl Registry {
@@ -56,25 +45,25 @@ impl Registry {
     /// registry.register::<define>().unwrap();
     /// let report = registry.compatibility(Format::AnthropicStrict);
     /// assert_eq!(report[0].tool, "define");
-    /// assert!(!report[0].is_compatible());
+    /// assert!(!report[0].lowered.strict_compatible());
     /// assert_eq!(
-    ///     report[0].notes[0].to_string(),
+    ///     report[0].lowered.notes[0].to_string(),
     ///     "/properties/word: `minLength` is not supported: moved into the description"
     /// );
     /// // Canonical validation still enforces it; strict decoding stays on.
-    /// assert!(report[0].strict_usable());
+    /// assert!(report[0].lowered.strict_usable());
     /// ```
     pub fn compatibility(&self, format: Format) -> Vec<Compatibility> {
         self.tools()
             .iter()
             .map(|tool| {
-                let mut notes = lower(tool.input_schema(), format).notes;
+                let mut lowered = lower(tool.input_schema(), format);
                 if matches!(format, Format::Gemini | Format::GeminiOpenApi)
                     && !tool
                         .name()
                         .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 {
-                    notes.insert(
+                    lowered.notes.insert(
                         0,
                         Note::new(
                             "",
@@ -85,7 +74,7 @@ impl Registry {
                 }
                 Compatibility {
                     tool: tool.name().to_owned(),
-                    notes,
+                    lowered,
                 }
             })
             .collect()

@@ -62,13 +62,13 @@ impl Prompt {
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
-        messages: Vec<PromptMessage>,
+        messages: impl IntoIterator<Item = PromptMessage>,
     ) -> Self {
-        Prompt {
-            prompt: McpPrompt::new(name, Some(description), None),
-            get: Arc::new(move |_| Ok(messages.clone())),
-            completions: BTreeMap::new(),
-        }
+        let messages: Vec<PromptMessage> = messages.into_iter().collect();
+        Prompt::from_parts(
+            McpPrompt::new(name, Some(description), None),
+            Arc::new(move |_| Ok(messages.clone())),
+        )
     }
 
     /// A prompt whose arguments are the fields of `A`; `messages` makes the
@@ -85,9 +85,18 @@ impl Prompt {
         let get = move |args: Map<String, Value>| {
             serde_json::from_value::<A>(Value::Object(args)).map(&messages)
         };
+        Prompt::from_parts(
+            McpPrompt::new(name, Some(description), Some(arguments::<A>())),
+            Arc::new(get),
+        )
+    }
+
+    /// A prompt listed as `prompt`, whose messages `get` makes, with no
+    /// completions yet.
+    fn from_parts(prompt: McpPrompt, get: Arc<GetFn>) -> Self {
         Prompt {
-            prompt: McpPrompt::new(name, Some(description), Some(arguments::<A>())),
-            get: Arc::new(get),
+            prompt,
+            get,
             completions: BTreeMap::new(),
         }
     }

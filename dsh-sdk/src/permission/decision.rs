@@ -101,14 +101,12 @@ pub enum Tighten {
 }
 
 impl Tighten {
-    /// How strict this is; [`Tighten::Keep`] adds nothing, so it ranks as
-    /// [`Strictness::Allow`].
+    /// How strict this is: the strictness of the decision it asks for, and
+    /// [`Strictness::Allow`] for [`Tighten::Keep`], which adds nothing.
     pub fn strictness(&self) -> Strictness {
-        match self {
-            Tighten::Keep => Strictness::Allow,
-            Tighten::Ask { .. } => Strictness::Ask,
-            Tighten::Deny { .. } => Strictness::Deny,
-        }
+        self.clone()
+            .into_decision()
+            .map_or(Strictness::Allow, |decision| decision.strictness())
     }
 
     pub(super) fn into_decision(self) -> Option<Decision> {
