@@ -217,16 +217,29 @@ impl Future for ExecuteFuture {
     }
 }
 
-/// A layer over the execute stack and the service it makes: the service
-/// wraps the next one, passes its readiness through, and starts each call
-/// with the function named after `=`, written beside it.
+/// A layer over the execute stack, the service it makes and that service's
+/// future: the service wraps the next one, passes its readiness through,
+/// and starts each call with the function named after `=`; the future is
+/// polled, through its pin projection, by the function named after `poll`.
+/// Both functions are written beside it.
 macro_rules! exec_layers {
     ($(
         $(#[$layer_attr:meta])*
         $layer:ident;
         $(#[$service_attr:meta])*
-        $service:ident -> $future:ident = $start:ident;
+        $service:ident -> $future:ident = $start:ident, poll $poll:ident;
     )*) => {$(
+        impl<F> Future for $future<F>
+        where
+            F: Future<Output = Result<Value, ExecError>>,
+        {
+            type Output = Result<Value, ExecError>;
+
+            fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+                $poll(self, cx)
+            }
+        }
+
         $(#[$layer_attr])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $layer;
@@ -268,13 +281,13 @@ exec_layers! {
     /// Limits each attempt to the request's [`timeout`](ExecRequest::timeout).
     TimeoutLayer;
     /// The service [`TimeoutLayer`] makes.
-    Timeout -> TimeoutFuture = start_timed;
+    Timeout -> TimeoutFuture = start_timed, poll poll_timed;
 
     /// A `tracing` span per call, `tool.execute`, with the tool's name, the
     /// invocation id, the attempts, the status and the duration in milliseconds.
     MetricsLayer;
     /// The service [`MetricsLayer`] makes.
-    Metrics -> MetricsFuture = start_measured;
+    Metrics -> MetricsFuture = start_measured, poll poll_measured;
 }
 
 /// The service a layer of the execute stack wraps.
@@ -308,31 +321,28 @@ pin_project! {
     }
 }
 
-impl<F> Future for TimeoutFuture<F>
-where
-    F: Future<Output = Result<Value, ExecError>>,
-{
-    type Output = Result<Value, ExecError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        if let Poll::Ready(result) = this.running.poll(cx) {
-            return Poll::Ready(result);
-        }
-        let Some((started, limit)) = *this.deadline else {
-            return Poll::Pending;
-        };
-        // A limit too far off to name an instant never ends the call.
-        let Some(deadline) = started.checked_add(limit) else {
-            return Poll::Pending;
-        };
-        let timer = this
-            .timer
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline.into())));
-        match timer.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(ExecError::Timeout(limit))),
-            Poll::Pending => Poll::Pending,
-        }
+/// The inner future, then, while it is pending, its timer.
+fn poll_timed<F: Future<Output = Result<Value, ExecError>>>(
+    future: Pin<&mut TimeoutFuture<F>>,
+    cx: &mut Context<'_>,
+) -> Poll<Result<Value, ExecError>> {
+    let this = future.project();
+    if let Poll::Ready(result) = this.running.poll(cx) {
+        return Poll::Ready(result);
+    }
+    let Some((started, limit)) = *this.deadline else {
+        return Poll::Pending;
+    };
+    // A limit too far off to name an instant never ends the call.
+    let Some(deadline) = started.checked_add(limit) else {
+        return Poll::Pending;
+    };
+    let timer = this
+        .timer
+        .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline.into())));
+    match timer.as_mut().poll(cx) {
+        Poll::Ready(()) => Poll::Ready(Err(ExecError::Timeout(limit))),
+        Poll::Pending => Poll::Pending,
     }
 }
 
@@ -451,28 +461,25 @@ pin_project! {
     }
 }
 
-impl<F> Future for MetricsFuture<F>
-where
-    F: Future<Output = Result<Value, ExecError>>,
-{
-    type Output = Result<Value, ExecError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let _entered = this.span.enter();
-        let result = std::task::ready!(this.running.poll(cx));
-        if let Some(started) = this.started {
-            this.span.record(
-                "status",
-                match &result {
-                    Ok(_) => "success",
-                    Err(ExecError::Timeout(_)) => "timeout",
-                    Err(_) => "error",
-                },
-            );
-            let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-            this.span.record("duration_ms", millis);
-        }
-        Poll::Ready(result)
+/// The inner future inside the span, which records how it ended.
+fn poll_measured<F: Future<Output = Result<Value, ExecError>>>(
+    future: Pin<&mut MetricsFuture<F>>,
+    cx: &mut Context<'_>,
+) -> Poll<Result<Value, ExecError>> {
+    let this = future.project();
+    let _entered = this.span.enter();
+    let result = std::task::ready!(this.running.poll(cx));
+    if let Some(started) = this.started {
+        this.span.record(
+            "status",
+            match &result {
+                Ok(_) => "success",
+                Err(ExecError::Timeout(_)) => "timeout",
+                Err(_) => "error",
+            },
+        );
+        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        this.span.record("duration_ms", millis);
     }
+    Poll::Ready(result)
 }
