@@ -28,7 +28,7 @@ use crate::registry::Registry;
 use crate::result::ToolResult;
 use crate::stream::StreamType;
 
-use super::task_store::{TaskRecord, TaskStore, TaskStoreError};
+use super::task_store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
 
 /// How long a task is kept after it was made, unless the server says: 1 hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
@@ -233,7 +233,7 @@ impl Tasks {
         } else {
             done.status = TaskStatus::Completed;
             done.status_message = None;
-            done.result = Some(finish(result));
+            done.outcome = Some(TaskOutcome::Result(finish(result)));
         }
         done.touch();
         if let Err(error) = self.store.put(done).await {
@@ -258,10 +258,10 @@ impl Tasks {
         let record = self.record(id).await?;
         let payload = match record.status {
             TaskStatus::Completed => TaskPayload::Completed {
-                result: object(record.result.clone()),
+                result: object(record.result().cloned()),
             },
             TaskStatus::Failed => TaskPayload::Failed {
-                error: object(record.error.clone()),
+                error: object(record.error().cloned()),
             },
             TaskStatus::Cancelled => TaskPayload::Cancelled,
             _ => TaskPayload::Working,
@@ -314,8 +314,8 @@ impl Tasks {
                 ));
             }
         };
-        match (record.status, record.result, record.error) {
-            (TaskStatus::Completed, Some(mut result), _) => {
+        match (record.status, record.outcome) {
+            (TaskStatus::Completed, Some(TaskOutcome::Result(mut result))) => {
                 if let Value::Object(result) = &mut result {
                     let meta = result
                         .entry("_meta")
@@ -326,8 +326,10 @@ impl Tasks {
                 }
                 Ok(result)
             }
-            (TaskStatus::Failed, _, Some(error)) => Err(serde_json::from_value(error)
-                .unwrap_or_else(|_| ErrorData::internal_error("the task failed", None))),
+            (TaskStatus::Failed, Some(TaskOutcome::Error(error))) => {
+                Err(serde_json::from_value(error)
+                    .unwrap_or_else(|_| ErrorData::internal_error("the task failed", None)))
+            }
             _ => Err(ErrorData::invalid_params(
                 format!("task `{}` was cancelled: it has no result", record.id),
                 None,

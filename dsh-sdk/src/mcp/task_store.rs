@@ -38,12 +38,43 @@ pub struct TaskRecord {
     pub ttl_ms: u64,
     /// How often a client should poll, in milliseconds.
     pub poll_interval_ms: u64,
-    /// The `tools/call` result, once `completed`.
-    pub result: Option<Value>,
-    /// The JSON-RPC error, once `failed`.
-    pub error: Option<Value>,
+    /// What the task ended with, once it ended with something: stored as a
+    /// `result` or an `error` field beside the others.
+    #[serde(
+        default,
+        flatten,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "TaskOutcome::read"
+    )]
+    pub outcome: Option<TaskOutcome>,
     /// The server process that runs the task (its replica id).
     pub runner: String,
+}
+
+/// What a task ended with: one or the other, never both.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskOutcome {
+    /// The `tools/call` result of a `completed` task.
+    Result(Value),
+    /// The JSON-RPC error of a `failed` task.
+    Error(Value),
+}
+
+impl TaskOutcome {
+    /// The outcome of a stored record: its `result`, else its `error`; a
+    /// field that is null (a record may hold both, one null) is none.
+    fn read<'de, D: serde::Deserializer<'de>>(stored: D) -> Result<Option<Self>, D::Error> {
+        #[derive(Deserialize)]
+        struct Stored {
+            #[serde(default)]
+            result: Option<Value>,
+            #[serde(default)]
+            error: Option<Value>,
+        }
+        let Stored { result, error } = Stored::deserialize(stored)?;
+        Ok(result.map(TaskOutcome::Result).or(error.map(TaskOutcome::Error)))
+    }
 }
 
 impl TaskRecord {
@@ -59,8 +90,7 @@ impl TaskRecord {
             updated_at: now,
             ttl_ms: millis(ttl),
             poll_interval_ms: millis(poll),
-            result: None,
-            error: None,
+            outcome: None,
             runner: runner.to_owned(),
         }
     }
@@ -72,6 +102,22 @@ impl TaskRecord {
         };
         let age = chrono::Utc::now().signed_duration_since(created);
         age.num_milliseconds() > i64::try_from(self.ttl_ms).unwrap_or(i64::MAX)
+    }
+
+    /// The `tools/call` result, once the task completed with one.
+    pub fn result(&self) -> Option<&Value> {
+        match &self.outcome {
+            Some(TaskOutcome::Result(result)) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error, once the task failed with one.
+    pub fn error(&self) -> Option<&Value> {
+        match &self.outcome {
+            Some(TaskOutcome::Error(error)) => Some(error),
+            _ => None,
+        }
     }
 
     /// Marks the record changed now.
@@ -343,6 +389,34 @@ mod tests {
         )
     }
 
+    /// The outcome is stored as a `result` or an `error` field, only the
+    /// one the task ended with; a record that still holds both fields, one
+    /// of them null, reads as the one that is set.
+    #[test]
+    fn an_outcome_is_stored_as_its_own_field() {
+        let mut task = record();
+        let stored = serde_json::to_value(&task).unwrap();
+        assert!(stored.get("result").is_none() && stored.get("error").is_none());
+        assert_eq!(serde_json::from_value::<TaskRecord>(stored).unwrap(), task);
+
+        task.status = TaskStatus::Failed;
+        task.outcome = Some(TaskOutcome::Error(serde_json::json!({ "code": -32603 })));
+        let stored = serde_json::to_value(&task).unwrap();
+        assert_eq!(stored["error"], serde_json::json!({ "code": -32603 }));
+        assert!(stored.get("result").is_none());
+        let read: TaskRecord = serde_json::from_value(stored.clone()).unwrap();
+        assert_eq!(read.error(), Some(&serde_json::json!({ "code": -32603 })));
+        assert_eq!(read.result(), None);
+
+        let mut both = stored;
+        both["status"] = serde_json::json!("completed");
+        both["result"] = serde_json::json!({ "content": [] });
+        both.as_object_mut().unwrap().remove("error");
+        both["error"] = serde_json::Value::Null;
+        let read: TaskRecord = serde_json::from_value(both).unwrap();
+        assert_eq!(read.result(), Some(&serde_json::json!({ "content": [] })));
+    }
+
     #[tokio::test]
     async fn a_record_written_by_one_store_is_read_by_another_on_the_same_directory() {
         let dir = tempfile::tempdir().unwrap();
@@ -352,7 +426,7 @@ mod tests {
         one.put(task.clone()).await.unwrap();
         assert_eq!(other.get(&task.id).await.unwrap(), Some(task.clone()));
         task.status = TaskStatus::Completed;
-        task.result = Some(serde_json::json!({"content": []}));
+        task.outcome = Some(TaskOutcome::Result(serde_json::json!({"content": []})));
         other.put(task.clone()).await.unwrap();
         assert_eq!(one.get(&task.id).await.unwrap(), Some(task.clone()));
         assert_eq!(one.list(10).await.unwrap(), vec![task]);
