@@ -163,11 +163,8 @@ impl Service<ExecRequest> for Execute {
             Some(prepared) => prepared,
             None => match request.entry.handler.prepare(&request.args, &request.exec) {
                 Ok(prepared) => prepared,
-                Err(error) => {
-                    return ExecuteFuture::Failed(Some(ExecError::Tool(ToolError::new(
-                        error.to_string(),
-                    ))));
-                }
+                // The attempt fails as the tool would, with an error.
+                Err(error) => Box::pin(std::future::ready(Err(ToolError::new(error.to_string())))),
             },
         };
         Execute::start(prepared)
@@ -180,7 +177,7 @@ impl Execute {
     /// when no layer has anything to do (see [`layers_idle`]).
     pub(crate) fn start(prepared: Prepared) -> ExecuteFuture {
         // The call's future is boxed already: running it needs no second box.
-        ExecuteFuture::Running(AssertUnwindSafe(prepared).catch_unwind())
+        ExecuteFuture(AssertUnwindSafe(prepared).catch_unwind())
     }
 }
 
@@ -192,28 +189,21 @@ pub(crate) fn layers_idle(timeout: Option<Duration>) -> bool {
 }
 
 /// The future [`Execute`] returns: the tool's own, with a panic caught.
-pub(crate) enum ExecuteFuture {
-    Running(CatchUnwind<AssertUnwindSafe<BoxFuture<'static, Result<Value, ToolError>>>>),
-    /// The arguments of a retry no longer deserialized; polled once.
-    Failed(Option<ExecError>),
-}
+pub(crate) struct ExecuteFuture(
+    CatchUnwind<AssertUnwindSafe<BoxFuture<'static, Result<Value, ToolError>>>>,
+);
 
 impl Future for ExecuteFuture {
     type Output = Result<Value, ExecError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.get_mut() {
-            ExecuteFuture::Running(running) => {
-                Poll::Ready(match std::task::ready!(Pin::new(running).poll(cx)) {
-                    Ok(Ok(value)) => Ok(value),
-                    Ok(Err(error)) => Err(ExecError::Tool(error)),
-                    Err(panic) => Err(ExecError::Panicked(panic_message(panic.as_ref()))),
-                })
-            }
-            ExecuteFuture::Failed(error) => Poll::Ready(Err(error
-                .take()
-                .expect("an ExecuteFuture is not polled after it completes"))),
-        }
+        Poll::Ready(
+            match std::task::ready!(Pin::new(&mut self.get_mut().0).poll(cx)) {
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(error)) => Err(ExecError::Tool(error)),
+                Err(panic) => Err(ExecError::Panicked(panic_message(panic.as_ref()))),
+            },
+        )
     }
 }
 

@@ -73,7 +73,9 @@ impl TaskOutcome {
             error: Option<Value>,
         }
         let Stored { result, error } = Stored::deserialize(stored)?;
-        Ok(result.map(TaskOutcome::Result).or(error.map(TaskOutcome::Error)))
+        Ok(result
+            .map(TaskOutcome::Result)
+            .or(error.map(TaskOutcome::Error)))
     }
 }
 

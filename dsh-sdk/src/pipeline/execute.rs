@@ -11,7 +11,7 @@ use tower::{Layer, Service, ServiceExt};
 use super::stop::Stop;
 use crate::error::panic_message;
 use crate::exec::Exec;
-use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer, layers_idle};
+use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer};
 use crate::registry::Config;
 use crate::tool::{Entry, Prepared};
 
@@ -24,7 +24,7 @@ pub(super) async fn run(
     exec: Exec,
 ) -> Result<Value, Stop> {
     let timeout = entry.def.call_timeout().or(config.timeout);
-    if config.service.is_none() && layers_idle(timeout) {
+    if config.service.is_none() && layers_idle(config, entry) {
         // Nothing for the layers to do: the tool runs as they would run it.
         let executed = Execute::start(prepared).await;
         return executed.map_err(|error| stopped(entry, error));
@@ -55,8 +55,14 @@ pub(super) async fn run(
     executed.map_err(|error| stopped(entry, error))
 }
 
+/// Whether the built-in layers have nothing to do for a call of `entry`:
+/// no timeout, and no span any `tracing` subscriber records.
+pub(super) fn layers_idle(config: &Config, entry: &Entry) -> bool {
+    crate::layer::layers_idle(entry.def.call_timeout().or(config.timeout))
+}
+
 /// Why `entry`'s execute stopped the call.
-fn stopped(entry: &Entry, error: ExecError) -> Stop {
+pub(super) fn stopped(entry: &Entry, error: ExecError) -> Stop {
     let tool = entry.def.name().to_owned();
     match error {
         ExecError::Timeout(limit) => Stop::Timeout { tool, limit },

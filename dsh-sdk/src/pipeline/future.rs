@@ -16,12 +16,14 @@ use futures_util::FutureExt;
 use super::call::ToolCall;
 use super::notify::{self, Pending};
 use super::stop::{InputError, Stop};
-use super::{input, resolve, stopped};
+use super::{Begun, Head, Landed, Launched, input, resolve, stopped};
 use crate::definition::OutputType;
 use crate::error::panic_message;
+use crate::layer::{ExecError, Execute, ExecuteFuture};
 use crate::limits::drop_deep;
 use crate::registry::Registry;
 use crate::result::{Status, ToolResult};
+use crate::tool::Prepared;
 
 /// The stages of one call, boxed, their panic caught.
 type Stages<'a> = Pin<Box<dyn Future<Output = std::thread::Result<ToolResult>> + Send + 'a>>;
@@ -35,9 +37,18 @@ pub(super) struct CallFuture<'a> {
 enum Phase<'a> {
     /// Not polled yet.
     Start(ToolCall),
-    /// The stages run. Declared before `pending`, so they are dropped (the
-    /// tool's future with them) before `pending` records the call as
-    /// dropped.
+    /// Allowed as it is, with nothing around execute: the tool runs here,
+    /// and the stages after it run when it returns, with no boxed future
+    /// for the call (see [`Registry::runs_directly`]). The tool's future is
+    /// declared before `pending`, so it is dropped first.
+    Direct {
+        running: ExecuteFuture,
+        launched: Launched,
+        pending: Pending<'a>,
+    },
+    /// The stages run, boxed. Declared before `pending`, so they are
+    /// dropped (the tool's future with them) before `pending` records the
+    /// call as dropped.
     Running {
         stages: Stages<'a>,
         pending: Pending<'a>,
@@ -66,11 +77,41 @@ impl Future for CallFuture<'_> {
                 unreachable!("the phase was just matched");
             };
             match start(registry, call) {
-                Ok(running) => this.phase = running,
-                Err(refused) => {
-                    let (pending, result) = *refused;
+                Ok(started) => this.phase = started,
+                Err(ended) => {
+                    let (pending, result) = *ended;
                     return Poll::Ready(end(pending, result));
                 }
+            }
+        }
+        if let Phase::Direct { running, .. } = &mut this.phase {
+            let executed = std::task::ready!(Pin::new(running).poll(cx));
+            let Phase::Direct {
+                running,
+                launched,
+                pending,
+            } = std::mem::replace(&mut this.phase, Phase::Done)
+            else {
+                unreachable!("the phase was just matched");
+            };
+            drop(running);
+            let landed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let executed = executed.map_err(|error| stopped_by(&launched, error));
+                let head = Head::of_tool(
+                    pending.invocation_id,
+                    pending.parallel_group_id,
+                    launched.entry(),
+                );
+                registry.land(launched, head, executed)
+            }));
+            match landed {
+                Ok(Landed::Done(result)) => return Poll::Ready(end(pending, result)),
+                Ok(Landed::Spill(spilling)) => {
+                    let stages: Stages<'_> =
+                        Box::pin(AssertUnwindSafe(registry.spill(*spilling)).catch_unwind());
+                    this.phase = Phase::Running { stages, pending };
+                }
+                Err(panic) => return Poll::Ready(end_panicked(pending, panic)),
             }
         }
         let Phase::Running { stages, .. } = &mut this.phase else {
@@ -82,21 +123,18 @@ impl Future for CallFuture<'_> {
             unreachable!("the phase was just matched");
         };
         drop(stages);
-        let result = outcome.unwrap_or_else(|panic| {
-            let message = panic_message(panic.as_ref());
-            stopped(&pending.name, pending.ids(), |tool| Stop::CallPanicked {
-                tool,
-                message,
-            })
-        });
-        Poll::Ready(end(pending, result))
+        Poll::Ready(match outcome {
+            Ok(result) => end(pending, result),
+            Err(panic) => end_panicked(pending, panic),
+        })
     }
 }
 
 /// Bounds first, before the log or anything else walks the arguments; then
-/// the request to subscribers, and the stages, started. A call refused by
-/// the bounds ends here, with its result.
-fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Refused<'_>> {
+/// the request to subscribers, and the stages, started: up to the tool,
+/// run here for a call that runs directly, boxed otherwise. A call that
+/// stopped before its tool ran ends here, with its result.
+fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>> {
     let refused = input::over_limits(&registry.config().limits, &call.args);
     notify::request(registry, &call, refused);
     // Until disarmed, dropping the future still records a result.
@@ -111,7 +149,7 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Refused<'
     if let Some(exceeded) = refused {
         drop_deep(std::mem::take(&mut call.args));
         let tool = resolve::tool_name(registry, &call.name);
-        let result = super::Head::of(&call, tool.clone().into()).failed(Stop::InvalidArguments {
+        let result = Head::of(&call, tool.clone().into()).failed(Stop::InvalidArguments {
             tool,
             error: InputError::Exceeded(exceeded),
             approved: false,
@@ -119,17 +157,74 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Refused<'
         return Err(Box::new((pending, result)));
     }
     let name = Arc::clone(&call.name);
-    let stages: Stages<'_> = if call.cancel.is_none() && call.batch_cancel.is_none() {
-        // Nothing outside can cancel the call.
-        Box::pin(AssertUnwindSafe(registry.stages(name, call)).catch_unwind())
-    } else {
-        Box::pin(AssertUnwindSafe(registry.run_cancellable(name, call)).catch_unwind())
-    };
-    Ok(Phase::Running { stages, pending })
+    if call.cancel.is_some() || call.batch_cancel.is_some() {
+        // Something outside can cancel the call: the stages run raced
+        // against it.
+        let stages: Stages<'_> =
+            Box::pin(AssertUnwindSafe(registry.run_cancellable(name, call)).catch_unwind());
+        return Ok(Phase::Running { stages, pending });
+    }
+    let begun = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Begin, Box<ToolResult>> {
+        let begun = registry.begin(&name, &mut call)?;
+        if !registry.runs_directly(&begun) {
+            return Ok(Begin::Staged(begun));
+        }
+        // The head is made again from the call's ids when the tool
+        // returns, and the call's own context goes (the tool's call holds
+        // its own): the call's future stays small.
+        let (launched, _head, prepared, _exec) = registry.launch(begun);
+        Ok(Begin::Direct(launched, prepared))
+    }));
+    match begun {
+        Ok(Ok(Begin::Direct(launched, prepared))) => Ok(Phase::Direct {
+            running: Execute::start(prepared),
+            launched,
+            pending,
+        }),
+        Ok(Ok(Begin::Staged(begun))) => {
+            let stages: Stages<'_> =
+                Box::pin(AssertUnwindSafe(registry.rest(begun)).catch_unwind());
+            Ok(Phase::Running { stages, pending })
+        }
+        Ok(Err(result)) => Err(Box::new((pending, *result))),
+        Err(panic) => {
+            let result = panicked(&pending, panic);
+            Err(Box::new((pending, result)))
+        }
+    }
 }
 
-/// A call the bounds refused, with its result: boxed, being rare.
-type Refused<'a> = Box<(Pending<'a>, ToolResult)>;
+/// How a call that was read and decided goes on.
+enum Begin {
+    /// Its tool runs in the call's future.
+    Direct(Launched, Prepared),
+    /// The rest of its stages run boxed.
+    Staged(Begun),
+}
+
+/// A call that ended before its tool ran, with its result: boxed, being rare.
+type Ended<'a> = Box<(Pending<'a>, ToolResult)>;
+
+/// Why the tool's execute stopped the call.
+fn stopped_by(launched: &Launched, error: ExecError) -> Stop {
+    super::execute::stopped(launched.entry(), error)
+}
+
+/// The error result of a call whose stages panicked outside every hook's
+/// own catch.
+fn panicked(pending: &Pending<'_>, panic: Box<dyn std::any::Any + Send>) -> ToolResult {
+    let message = panic_message(panic.as_ref());
+    stopped(&pending.name, pending.ids(), |tool| Stop::CallPanicked {
+        tool,
+        message,
+    })
+}
+
+/// [`end`], for a call whose stages panicked.
+fn end_panicked(pending: Pending<'_>, panic: Box<dyn std::any::Any + Send>) -> ToolResult {
+    let result = panicked(&pending, panic);
+    end(pending, result)
+}
 
 /// The call's result, timed, to subscribers.
 fn end(mut pending: Pending<'_>, mut result: ToolResult) -> ToolResult {

@@ -42,11 +42,11 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::definition::OutputType;
 use crate::exec::Exec;
+use crate::rawp::Diagnostic;
 use crate::registry::Registry;
 use crate::result::ToolResult;
-use crate::tool::Entry;
+use crate::tool::{Entry, Prepared};
 use permission::Verdict;
 use resolve::shown_name;
 
@@ -134,68 +134,174 @@ impl Registry {
     ) -> impl Future<Output = ToolResult> + Send + '_ {
         let mut call = call;
         async move {
-            let entry = match resolve::entry(self, &name) {
-                Ok(entry) => entry,
-                Err(stop) => {
-                    return Head::of(&call, shown_name(&name).into_owned().into()).failed(stop);
-                }
-            };
-            let mut head = Head::of(&call, entry.def.name.clone());
-            head.output_type = OutputType::resolve(&entry.def, None);
-            let config = self.config();
-            let warnings = match resolve::warnings(self, &entry) {
-                Ok(warnings) => warnings,
-                Err(stop) => return head.failed(stop),
-            };
-            let exec = self.exec_for(&entry, &mut call);
-            let args = std::mem::take(&mut call.args);
-            let (args, prepared) = match input::read(&config.limits, &entry, args, &exec) {
-                Ok(read) => read,
-                Err(stop) => return head.failed(stop),
-            };
-            let verdict = match permission::decide_first(config, &entry, &args) {
-                Ok(verdict) => verdict,
-                Err(stop) => return head.failed(stop),
-            };
-            let (args, prepared) = match verdict {
-                Verdict::Allowed => (args, prepared),
-                // Boxed: the rare ask must not grow every call's future.
-                Verdict::Ask(prompt) => {
-                    let settled = Box::pin(permission::settle(
-                        config, &entry, args, prepared, prompt, &exec,
-                    ))
-                    .await;
-                    match settled {
-                        Ok(settled) => settled,
-                        Err(stop) => return head.failed(stop),
-                    }
-                }
-            };
-            notify::running(self, &call, &entry, &args);
-            for warning in warnings {
-                exec.progress(format!("warning: {}: {}", warning.code, warning.message));
+            match self.begin(&name, &mut call) {
+                Ok(begun) => self.rest(begun).await,
+                Err(result) => *result,
             }
-            let args = Arc::new(args);
-            let value = match execute::run(config, &entry, &args, prepared, exec).await {
-                Ok(value) => value,
-                Err(stop) => return head.failed(stop),
-            };
-            let mut settled = match self.settle(&entry, &call, args, value) {
-                Ok(settled) => settled,
-                Err(stop) => return head.failed(stop),
-            };
-            if settled.finished.spill.is_some() {
-                // Boxed: the rare spill must not grow every call's future.
-                Box::pin(finalize::write(
-                    config,
-                    entry.def.name(),
-                    call.invocation_id,
-                    &mut settled.finished,
+        }
+    }
+
+    /// Stages 1 to 3 (resolve, input, the permission decision), which never
+    /// wait: the call read and decided, or its result when a stage stopped
+    /// it (boxed, being rare).
+    fn begin(&self, name: &str, call: &mut ToolCall) -> Result<Begun, Box<ToolResult>> {
+        let entry = match resolve::entry(self, name) {
+            Ok(entry) => entry,
+            Err(stop) => {
+                let head = Head::of(call, shown_name(name).into_owned().into());
+                return Err(Box::new(head.failed(stop)));
+            }
+        };
+        let head = Head::of_tool(call.invocation_id, call.parallel_group_id, &entry);
+        let config = self.config();
+        let warnings = match resolve::warnings(self, &entry) {
+            Ok(warnings) => warnings,
+            Err(stop) => return Err(Box::new(head.failed(stop))),
+        };
+        let exec = self.exec_for(&entry, call);
+        let args = std::mem::take(&mut call.args);
+        let (args, prepared) = match input::read(&config.limits, &entry, args, &exec) {
+            Ok(read) => read,
+            Err(stop) => return Err(Box::new(head.failed(stop))),
+        };
+        let verdict = match permission::decide_first(config, &entry, &args) {
+            Ok(verdict) => verdict,
+            Err(stop) => return Err(Box::new(head.failed(stop))),
+        };
+        Ok(Begun {
+            entry,
+            head,
+            exec,
+            args,
+            prepared,
+            verdict,
+            warnings,
+            top_level: call.top_level,
+        })
+    }
+
+    /// Whether the call `begun` has nothing left to wait for but its tool:
+    /// allowed as it is, with no host layer, timeout or recorded span
+    /// around execute. Its future then runs the tool itself ([`launch`]).
+    ///
+    /// [`launch`]: Registry::launch
+    fn runs_directly(&self, begun: &Begun) -> bool {
+        let config = self.config();
+        matches!(begun.verdict, Verdict::Allowed)
+            && config.service.is_none()
+            && execute::layers_idle(config, &begun.entry)
+    }
+
+    /// The rest of the stages of a call read and decided: the approval if
+    /// it asks, execute, then [`land`](Registry::land), and the spill.
+    fn rest(&self, begun: Begun) -> impl Future<Output = ToolResult> + Send + '_ {
+        let mut begun = begun;
+        async move {
+            let config = self.config();
+            if let Verdict::Ask(_) = begun.verdict {
+                let Verdict::Ask(asking) = std::mem::replace(&mut begun.verdict, Verdict::Allowed)
+                else {
+                    unreachable!("the verdict was just matched");
+                };
+                let Begun {
+                    entry,
+                    exec,
+                    args,
+                    prepared,
+                    ..
+                } = &mut begun;
+                // Boxed: the rare ask must not grow every call's future.
+                let settled = Box::pin(permission::settle(
+                    config, entry, args, prepared, asking, exec,
                 ))
                 .await;
+                if let Err(stop) = settled {
+                    return begun.head.failed(stop);
+                }
             }
-            head.succeeded(Success::new(&entry, settled.value, settled.finished))
+            let (launched, head, prepared, exec) = self.launch(begun);
+            let executed =
+                execute::run(config, &launched.entry, &launched.args, prepared, exec).await;
+            match self.land(launched, head, executed) {
+                Landed::Done(result) => result,
+                // Boxed: the rare spill must not grow every call's future.
+                Landed::Spill(spilling) => Box::pin(self.spill(*spilling)).await,
+            }
         }
+    }
+
+    /// Just before execute, for a call that runs: the running card to
+    /// subscribers, the catalog's warnings about the tool as progress, and
+    /// the arguments shared from here on. Gives what the call needs once
+    /// the tool returns, its results' head, the tool's call and the call's
+    /// context.
+    fn launch(&self, begun: Begun) -> (Launched, Head, Prepared, Exec) {
+        let Begun {
+            entry,
+            head,
+            exec,
+            args,
+            prepared,
+            warnings,
+            top_level,
+            ..
+        } = begun;
+        notify::running(self, head.invocation_id, top_level, &entry, &args);
+        for warning in warnings {
+            exec.progress(format!("warning: {}: {}", warning.code, warning.message));
+        }
+        let launched = Launched {
+            entry,
+            args: Arc::new(args),
+            top_level,
+        };
+        (launched, head, prepared, exec)
+    }
+
+    /// Stages 6 to 9 once the tool returned: the output gate, the
+    /// post-execute hooks, project and finalize. The call's result, unless
+    /// content spills to a file, which is then written ([`spill`]).
+    ///
+    /// [`spill`]: Registry::spill
+    fn land(&self, launched: Launched, head: Head, executed: Result<Value, Stop>) -> Landed {
+        let Launched {
+            entry,
+            args,
+            top_level,
+        } = launched;
+        let value = match executed {
+            Ok(value) => value,
+            Err(stop) => return Landed::Done(head.failed(stop)),
+        };
+        let settled = match self.settle(&entry, head.invocation_id, top_level, args, value) {
+            Ok(settled) => settled,
+            Err(stop) => return Landed::Done(head.failed(stop)),
+        };
+        if settled.finished.spill.is_some() {
+            return Landed::Spill(Box::new(Spilling {
+                entry,
+                head,
+                settled,
+            }));
+        }
+        Landed::Done(head.succeeded(Success::new(&entry, settled.value, settled.finished)))
+    }
+
+    /// Writes the spill file of a call whose content is over its limit.
+    async fn spill(&self, spilling: Spilling) -> ToolResult {
+        let Spilling {
+            entry,
+            head,
+            mut settled,
+        } = spilling;
+        finalize::write(
+            self.config(),
+            entry.def.name(),
+            head.invocation_id,
+            &mut settled.finished,
+        )
+        .await;
+        head.succeeded(Success::new(&entry, settled.value, settled.finished))
     }
 
     /// From the value the tool returned to the content and card: the output
@@ -203,7 +309,8 @@ impl Registry {
     fn settle(
         &self,
         entry: &Entry,
-        call: &ToolCall,
+        invocation_id: Uuid,
+        top_level: bool,
         args: Arc<Value>,
         value: Value,
     ) -> Result<SettledValue, Stop> {
@@ -215,12 +322,12 @@ impl Registry {
                 replaced: false,
             })?;
         let hooked = post_execute::run(config, entry, &args, value)?;
-        notify::executed(self, call, entry, &args, &hooked);
+        notify::executed(self, invocation_id, top_level, entry, &args, &hooked);
         let settled = Settled {
-            invocation_id: call.invocation_id,
+            invocation_id,
             args: &args,
             value: &hooked.value,
-            top_level: call.top_level,
+            top_level,
             replaced_content: hooked.replaced_content,
             context: hooked.context,
         };
@@ -249,6 +356,55 @@ impl Registry {
 struct SettledValue {
     value: Value,
     finished: finalize::Finished,
+}
+
+/// A call read and decided, its tool not yet run: what [`Registry::begin`]
+/// gives the rest of the stages.
+pub(super) struct Begun {
+    entry: Arc<Entry>,
+    head: Head,
+    exec: Exec,
+    /// The arguments as the tool reads them.
+    args: Value,
+    prepared: Prepared,
+    verdict: Verdict,
+    /// The catalog's warnings about the tool, streamed once it runs.
+    warnings: Vec<Diagnostic>,
+    top_level: bool,
+}
+
+/// A call whose tool runs: what the stages after execute need, with its
+/// results' head.
+pub(super) struct Launched {
+    entry: Arc<Entry>,
+    args: Arc<Value>,
+    top_level: bool,
+}
+
+impl Launched {
+    /// The tool that runs.
+    pub(super) fn entry(&self) -> &Entry {
+        &self.entry
+    }
+}
+
+/// How a call ends once its tool returned.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "the result is what nearly every call lands on; boxing it would cost each call an allocation"
+)]
+pub(super) enum Landed {
+    /// With this result.
+    Done(ToolResult),
+    /// With content over its limit, to write to a file first.
+    Spill(Box<Spilling>),
+}
+
+/// A call whose content spills, the file not yet written.
+pub(super) struct Spilling {
+    entry: Arc<Entry>,
+    head: Head,
+    settled: SettledValue,
 }
 
 /// Resolves when `token` is cancelled; never without one.

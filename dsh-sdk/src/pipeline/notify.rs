@@ -40,10 +40,16 @@ pub(super) fn request(registry: &Registry, call: &ToolCall, refused: Option<Exce
 }
 
 /// The card shown while a top-level call runs.
-pub(super) fn running(registry: &Registry, call: &ToolCall, entry: &Entry, args: &Value) {
-    if call.top_level {
+pub(super) fn running(
+    registry: &Registry,
+    invocation_id: Uuid,
+    top_level: bool,
+    entry: &Entry,
+    args: &Value,
+) {
+    if top_level {
         registry.emit_with(|| Event::Running {
-            invocation_id: call.invocation_id,
+            invocation_id,
             tool_name: entry.def.name().to_owned(),
             card: running_card(entry, args),
         });
@@ -54,18 +60,19 @@ pub(super) fn running(registry: &Registry, call: &ToolCall, entry: &Entry, args:
 /// projects again.
 pub(super) fn executed(
     registry: &Registry,
-    call: &ToolCall,
+    invocation_id: Uuid,
+    top_level: bool,
     entry: &Entry,
     args: &Arc<Value>,
     hooked: &Hooked,
 ) {
     registry.emit_with(|| Event::Executed {
-        invocation_id: call.invocation_id,
+        invocation_id,
         tool_name: entry.def.name().to_owned(),
         args: Arc::clone(args),
         value: hooked.value.clone(),
         source: hooked.source,
-        top_level: call.top_level,
+        top_level,
         replaced_content: hooked.replaced_content.clone(),
         context: hooked.context.clone(),
     });

@@ -50,16 +50,17 @@ pub(super) fn decide_first(config: &Config, entry: &Entry, args: &Value) -> Resu
     }
 }
 
-/// The arguments and their deserialized form that run, once the approver
-/// settled the ask `asking` about `args`.
+/// Settles the ask `asking` about `args` with the approver: `args` and
+/// `prepared` are left as what runs, the approver's arguments if it gave
+/// some.
 pub(super) async fn settle(
     config: &Config,
     entry: &Entry,
-    args: Value,
-    prepared: Prepared,
+    args: &mut Value,
+    prepared: &mut Prepared,
     asking: Asking,
     exec: &Exec,
-) -> Result<(Value, Prepared), Stop> {
+) -> Result<(), Stop> {
     let tool = entry.def.name();
     let Some(approver) = &config.approver else {
         return Err(Stop::Unapproved {
@@ -68,8 +69,8 @@ pub(super) async fn settle(
         });
     };
     let approver = approver.as_ref();
-    let overridden = match ask(config, approver, tool, &args, &asking.prompt, exec).await? {
-        Approval::Approve => return Ok((args, prepared)),
+    let overridden = match ask(config, approver, tool, args, &asking.prompt, exec).await? {
+        Approval::Approve => return Ok(()),
         Approval::Reject { reason } => return Err(rejected(tool, reason)),
         Approval::ApproveWith(overridden) => overridden,
     };
@@ -80,7 +81,7 @@ pub(super) async fn settle(
         approved: true,
     };
     let overridden = input::bounded(&config.limits, overridden).map_err(invalid)?;
-    let prepared = input::check(entry, &overridden, exec).map_err(invalid)?;
+    let overridden_prepared = input::check(entry, &overridden, exec).map_err(invalid)?;
     match decide(config, entry, &overridden).decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
@@ -104,7 +105,9 @@ pub(super) async fn settle(
             }
         }
     }
-    Ok((overridden, prepared))
+    *args = overridden;
+    *prepared = overridden_prepared;
+    Ok(())
 }
 
 fn rejected(tool: &str, reason: String) -> Stop {

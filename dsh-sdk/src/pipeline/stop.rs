@@ -242,6 +242,20 @@ impl Head {
         Head::new(call.invocation_id, call.parallel_group_id, tool)
     }
 
+    /// The head of the results of call `invocation_id` of `entry`, known.
+    pub(crate) fn of_tool(
+        invocation_id: Uuid,
+        parallel_group_id: Option<Uuid>,
+        entry: &Entry,
+    ) -> Self {
+        Head {
+            invocation_id,
+            tool: entry.def.name.clone(),
+            parallel_group_id,
+            output_type: OutputType::resolve(&entry.def, None),
+        }
+    }
+
     /// The error result of a call that stopped this way.
     pub(crate) fn failed(&self, stop: Stop) -> ToolResult {
         let mut result = ToolResult::failed(
