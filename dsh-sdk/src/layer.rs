@@ -173,19 +173,19 @@ impl Service<ExecRequest> for Execute {
 
 impl Execute {
     /// Runs `entry` on its deserialized arguments, a panic caught: what the
-    /// service does once it has them, and what the pipeline calls directly
-    /// when no layer has anything to do (see [`layers_idle`]).
+    /// service does once it has them, and what the pipeline runs, within its
+    /// [`bounded`] timeout, when no host layer or recorded span wraps it
+    /// (see [`span_recorded`]).
     pub(crate) fn start(prepared: Prepared) -> ExecuteFuture {
         // The call's future is boxed already: running it needs no second box.
         ExecuteFuture(AssertUnwindSafe(prepared).catch_unwind())
     }
 }
 
-/// Whether the built-in layers would do nothing for a call with this
-/// `timeout`: no limit to keep, and no `tool.execute` span that any
-/// `tracing` subscriber records.
-pub(crate) fn layers_idle(timeout: Option<Duration>) -> bool {
-    timeout.is_none() && !tracing::span_enabled!(tracing::Level::INFO)
+/// Whether a `tracing` subscriber records the `tool.execute` span of
+/// [`MetricsLayer`]; without one, the layer has nothing to do.
+pub(crate) fn span_recorded() -> bool {
+    tracing::span_enabled!(tracing::Level::INFO)
 }
 
 /// The future [`Execute`] returns: the tool's own, with a panic caught.
@@ -288,12 +288,22 @@ impl<S: Service<ExecRequest, Response = Value, Error = ExecError>> Next for S {}
 /// Starts a call of `inner`, bounded by the request's timeout.
 fn start_timed<S: Next>(inner: &mut S, request: ExecRequest) -> TimeoutFuture<S::Future> {
     let limit = request.timeout;
-    // The limit counts from here, though its timer is set only if needed.
-    let deadline = limit.map(|limit| (Instant::now(), limit));
+    bounded(inner.call(request), limit)
+}
+
+/// `running`, ended with [`ExecError::Timeout`] once `limit` has passed
+/// from now.
+pub(crate) fn bounded<F>(running: F, limit: Option<Duration>) -> TimeoutFuture<F> {
     TimeoutFuture {
-        running: inner.call(request),
-        deadline,
-        timer: None,
+        running,
+        // The limit counts from here, though its timer is set only if needed.
+        limit: limit.map(|limit| {
+            Box::pin(Limit {
+                started: Instant::now(),
+                limit,
+                timer: None,
+            })
+        }),
     }
 }
 
@@ -305,9 +315,18 @@ pin_project! {
     pub struct TimeoutFuture<F> {
         #[pin]
         running: F,
-        deadline: Option<(Instant, Duration)>,
-        // Boxed: a call that needs no timer does not carry its space.
-        timer: Option<Pin<Box<tokio::time::Sleep>>>,
+        // Boxed: a call with no limit does not carry its space.
+        limit: Option<Pin<Box<Limit>>>,
+    }
+}
+
+pin_project! {
+    /// A limit on a call's time, and its timer once set.
+    struct Limit {
+        started: Instant,
+        limit: Duration,
+        #[pin]
+        timer: Option<tokio::time::Sleep>,
     }
 }
 
@@ -320,19 +339,22 @@ fn poll_timed<F: Future<Output = Result<Value, ExecError>>>(
     if let Poll::Ready(result) = this.running.poll(cx) {
         return Poll::Ready(result);
     }
-    let Some((started, limit)) = *this.deadline else {
+    let Some(limit) = this.limit else {
         return Poll::Pending;
     };
-    // A limit too far off to name an instant never ends the call.
-    let Some(deadline) = started.checked_add(limit) else {
-        return Poll::Pending;
-    };
-    let timer = this
-        .timer
-        .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline.into())));
-    match timer.as_mut().poll(cx) {
-        Poll::Ready(()) => Poll::Ready(Err(ExecError::Timeout(limit))),
-        Poll::Pending => Poll::Pending,
+    let mut limit = limit.as_mut().project();
+    if limit.timer.is_none() {
+        // A limit too far off to name an instant never ends the call.
+        let Some(deadline) = limit.started.checked_add(*limit.limit) else {
+            return Poll::Pending;
+        };
+        limit
+            .timer
+            .set(Some(tokio::time::sleep_until(deadline.into())));
+    }
+    match limit.timer.as_pin_mut().map(|timer| timer.poll(cx)) {
+        Some(Poll::Ready(())) => Poll::Ready(Err(ExecError::Timeout(*limit.limit))),
+        _ => Poll::Pending,
     }
 }
 

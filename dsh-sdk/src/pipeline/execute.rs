@@ -11,7 +11,10 @@ use tower::{Layer, Service, ServiceExt};
 use super::stop::Stop;
 use crate::error::panic_message;
 use crate::exec::Exec;
-use crate::layer::{ExecError, ExecRequest, Execute, MetricsLayer, TimeoutLayer};
+use crate::layer::{
+    ExecError, ExecRequest, Execute, ExecuteFuture, MetricsLayer, TimeoutFuture, TimeoutLayer,
+    bounded, span_recorded,
+};
 use crate::registry::Config;
 use crate::tool::{Entry, Prepared};
 
@@ -23,12 +26,12 @@ pub(super) async fn run(
     prepared: Prepared,
     exec: Exec,
 ) -> Result<Value, Stop> {
-    let timeout = entry.def.call_timeout().or(config.timeout);
-    if config.service.is_none() && layers_idle(config, entry) {
-        // Nothing for the layers to do: the tool runs as they would run it.
-        let executed = Execute::start(prepared).await;
-        return executed.map_err(|error| stopped(entry, error));
+    if runs_directly(config) {
+        return direct(config, entry, prepared)
+            .await
+            .map_err(|error| stopped(entry, error));
     }
+    let timeout = timeout(config, entry);
     let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);
     let executed = match &config.service {
         // A host layer that panics is contained like a tool that does.
@@ -55,10 +58,26 @@ pub(super) async fn run(
     executed.map_err(|error| stopped(entry, error))
 }
 
-/// Whether the built-in layers have nothing to do for a call of `entry`:
-/// no timeout, and no span any `tracing` subscriber records.
-pub(super) fn layers_idle(config: &Config, entry: &Entry) -> bool {
-    crate::layer::layers_idle(entry.def.call_timeout().or(config.timeout))
+/// Whether execute runs with no layer but its timeout: no host layer, and
+/// no `tool.execute` span that a `tracing` subscriber records. The tool
+/// then runs as the layers would run it ([`direct`]).
+pub(super) fn runs_directly(config: &Config) -> bool {
+    config.service.is_none() && !span_recorded()
+}
+
+/// The tool running on `prepared`, within its timeout, a panic caught.
+pub(super) fn direct(
+    config: &Config,
+    entry: &Entry,
+    prepared: Prepared,
+) -> TimeoutFuture<ExecuteFuture> {
+    bounded(Execute::start(prepared), timeout(config, entry))
+}
+
+/// How long one attempt of `entry` may run: its own timeout, else the
+/// registry's.
+fn timeout(config: &Config, entry: &Entry) -> Option<std::time::Duration> {
+    entry.def.call_timeout().or(config.timeout)
 }
 
 /// Why `entry`'s execute stopped the call.

@@ -16,10 +16,10 @@ use futures_util::FutureExt;
 use super::call::ToolCall;
 use super::notify::{self, Pending};
 use super::stop::{InputError, Stop};
-use super::{Begun, Head, Landed, Launched, input, resolve, stopped};
+use super::{Begun, Head, Landed, Launched, execute, input, resolve, stopped};
 use crate::definition::OutputType;
 use crate::error::panic_message;
-use crate::layer::{ExecError, Execute, ExecuteFuture};
+use crate::layer::{ExecError, ExecuteFuture, TimeoutFuture};
 use crate::limits::drop_deep;
 use crate::registry::Registry;
 use crate::result::{Status, ToolResult};
@@ -37,12 +37,13 @@ pub(super) struct CallFuture<'a> {
 enum Phase<'a> {
     /// Not polled yet.
     Start(ToolCall),
-    /// Allowed as it is, with nothing around execute: the tool runs here,
-    /// and the stages after it run when it returns, with no boxed future
-    /// for the call (see [`Registry::runs_directly`]). The tool's future is
-    /// declared before `pending`, so it is dropped first.
+    /// Allowed as it is, with no host layer or recorded span around
+    /// execute: the tool runs here within its timeout, and the stages after
+    /// it run when it returns, with no boxed future for the call (see
+    /// [`Registry::runs_directly`]). The tool's future is declared before
+    /// `pending`, so it is dropped first.
     Direct {
-        running: ExecuteFuture,
+        running: TimeoutFuture<ExecuteFuture>,
         launched: Launched,
         pending: Pending<'a>,
     },
@@ -177,7 +178,7 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
     }));
     match begun {
         Ok(Ok(Begin::Direct(launched, prepared))) => Ok(Phase::Direct {
-            running: Execute::start(prepared),
+            running: execute::direct(registry.config(), launched.entry(), prepared),
             launched,
             pending,
         }),
@@ -207,7 +208,7 @@ type Ended<'a> = Box<(Pending<'a>, ToolResult)>;
 
 /// Why the tool's execute stopped the call.
 fn stopped_by(launched: &Launched, error: ExecError) -> Stop {
-    super::execute::stopped(launched.entry(), error)
+    execute::stopped(launched.entry(), error)
 }
 
 /// The error result of a call whose stages panicked outside every hook's

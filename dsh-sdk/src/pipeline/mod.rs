@@ -181,15 +181,10 @@ impl Registry {
     }
 
     /// Whether the call `begun` has nothing left to wait for but its tool:
-    /// allowed as it is, with no host layer, timeout or recorded span
-    /// around execute. Its future then runs the tool itself ([`launch`]).
-    ///
-    /// [`launch`]: Registry::launch
+    /// allowed as it is, with no host layer or recorded span around
+    /// execute. Its future then runs the tool itself, within its timeout.
     fn runs_directly(&self, begun: &Begun) -> bool {
-        let config = self.config();
-        matches!(begun.verdict, Verdict::Allowed)
-            && config.service.is_none()
-            && execute::layers_idle(config, &begun.entry)
+        matches!(begun.verdict, Verdict::Allowed) && execute::runs_directly(self.config())
     }
 
     /// The rest of the stages of a call read and decided: the approval if
