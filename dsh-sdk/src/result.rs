@@ -198,10 +198,10 @@ impl ToolResult {
         self.card
             .shown
             .get_or_init(|| {
-                let generic = self.card.generic.as_ref()?;
+                let args = self.card.args.as_ref()?;
                 Some(Box::new(Card::generic(
-                    generic.tool.clone(),
-                    Value::clone(&generic.args),
+                    self.tool_name.clone(),
+                    Value::clone(args),
                     self.value.clone(),
                 )))
             })
@@ -240,19 +240,13 @@ impl ToolResult {
 }
 
 /// A result's card: settled, or the generic card, built on first read from
-/// the arguments kept here and the result's value.
+/// the arguments kept here and the result's tool name and value.
 #[derive(Clone, Default)]
 pub(crate) struct CardSlot {
     /// Boxed: a card is large, and most results are read for their content.
     shown: OnceLock<Option<Box<Card>>>,
-    generic: Option<GenericSource>,
-}
-
-/// What the generic card is built from, besides the value.
-#[derive(Clone)]
-struct GenericSource {
-    tool: Cow<'static, str>,
-    args: Arc<Value>,
+    /// The arguments of the call whose generic card this is.
+    args: Option<Arc<Value>>,
 }
 
 impl CardSlot {
@@ -260,15 +254,15 @@ impl CardSlot {
     pub(crate) fn ready(card: Option<Card>) -> Self {
         CardSlot {
             shown: OnceLock::from(card.map(Box::new)),
-            generic: None,
+            args: None,
         }
     }
 
-    /// The generic card of `tool` called with `args`, built when read.
-    pub(crate) fn generic(tool: Cow<'static, str>, args: Arc<Value>) -> Self {
+    /// The generic card of the call with `args`, built when read.
+    pub(crate) fn generic(args: Arc<Value>) -> Self {
         CardSlot {
             shown: OnceLock::new(),
-            generic: Some(GenericSource { tool, args }),
+            args: Some(args),
         }
     }
 }

@@ -53,7 +53,7 @@ pub(crate) fn project(
         Ok(Ok(projection)) => {
             let card = match projection.card {
                 Some(card) if top_level => CardSlot::ready(Some(card)),
-                None if top_level => CardSlot::generic(entry.def.name.clone(), Arc::clone(args)),
+                None if top_level => CardSlot::generic(Arc::clone(args)),
                 _ => CardSlot::default(),
             };
             Ok(Projected {
