@@ -5,8 +5,9 @@ use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use super::text;
-use spelling::{Neighbours, one_edit_apart};
 use crate::registry::ToolInfo;
+use evidence::{Slots, Values};
+use spelling::{Neighbours, one_edit_apart};
 
 /// The parts of a tool scored apart: its name (and aliases), its
 /// description, its parameters' names, and their descriptions and allowed
@@ -63,6 +64,14 @@ const NAME_COVERAGE: f32 = 0.2;
 /// proportion to their share of the query's IDF: of two tools scored alike,
 /// the one that leaves fewer of the request's words unexplained fits better.
 const QUERY_COVERAGE: f32 = 0.1;
+/// What it takes off, in proportion to the share of the tool's required
+/// parameters the query holds no value for (a number, a date, one of an
+/// enumeration's values): of two tools that do the same, the one the request
+/// can be passed to fits it better.
+const UNFILLED: f32 = 0.25;
+/// What it adds that the query names an allowed value of one of the tool's
+/// parameters ("in Fahrenheit" for a `unit` of `celsius` or `fahrenheit`).
+const NAMED_VALUE: f32 = 0.02;
 
 /// Bounds on what one tool or one query can cost, whoever wrote it.
 const MAX_TERMS_PER_FIELD: usize = 2_048;
@@ -104,6 +113,8 @@ struct Doc {
     /// Each of the tool's terms and where its posting sits in that term's
     /// list, sorted by term, so removing the tool touches only its own postings.
     terms: Vec<(u32, u32)>,
+    /// Its parameters, as a query might fill them.
+    slots: Slots,
 }
 
 /// An inverted index ranking tools by BM25F over their names, descriptions,
@@ -119,8 +130,12 @@ struct Doc {
 /// edit away from it (a letter added, dropped or replaced, or two swapped),
 /// so "seacrh" finds `search`. Numbers in a query count less: they are
 /// mostly values to call with. The best-scored tools are then reordered by
-/// how much of each one's name the query holds, and by how much of the
-/// query (weighed by IDF) each one holds.
+/// how much of each one's name the query holds, by how much of the query
+/// (weighed by IDF) each one holds, and by the values the query offers its
+/// parameters: a tool whose required parameters the query leaves unfilled
+/// (a number or a date it does not hold, an enumeration none of whose values
+/// it names) drops below a twin it can fill, and one of whose allowed values
+/// the query names rises a little.
 ///
 /// Adding or removing a tool costs time in proportion to that tool's text,
 /// not to the pool: postings keep raw per-field counts and the index keeps
@@ -234,13 +249,24 @@ impl ToolIndex {
             postings.push(Posting { doc, tf });
         }
         self.occurrences = occurrences;
+        let slots = Slots::of(tool.input_schema(), |value, found| {
+            // Only terms the tool holds, so they live as long as it does.
+            text::words(value, |word| {
+                if let Some(term) = text::term(word, &mut lowered)
+                    && let Some(&id) = self.ids.get(term.as_ref())
+                    && terms.binary_search_by_key(&id, |&(term, _)| term).is_ok()
+                {
+                    found(id);
+                }
+            });
+        });
         let lengths = lengths.map(|length| length.min(usize::from(u16::MAX)) as u16);
         for (total, length) in self.total_length.iter_mut().zip(lengths) {
             *total += u64::from(length);
         }
         self.by_name.insert(tool.name().to_owned(), doc);
         self.lengths[doc as usize] = lengths;
-        self.docs[doc as usize] = Some(Doc { tool, terms });
+        self.docs[doc as usize] = Some(Doc { tool, terms, slots });
     }
 
     /// The term id of `word`, a word of tool text as written, interned if
@@ -409,15 +435,24 @@ impl ToolIndex {
             best.insert(at, candidate);
             best.truncate(kept);
         }
-        self.rerank(&mut best, &mut wanted, &mut own);
+        let values = Values::of(query, MAX_QUERY_TERMS);
+        self.rerank(&mut best, &mut wanted, &mut own, values);
         best.truncate(limit);
         best
     }
 
     /// Reorders `best` (sorted, best first) by score over the best score,
     /// plus the share of each tool's name terms that `wanted` holds, plus the
-    /// share of the query's `own` terms (by IDF) that the tool holds.
-    fn rerank(&self, best: &mut [(u32, f32)], wanted: &mut [(u32, f32)], own: &mut [(u32, f32)]) {
+    /// share of the query's `own` terms (by IDF) that the tool holds, less
+    /// the share of its required parameters the query's `values` leave
+    /// unfilled, plus a little if the query names one of its allowed values.
+    fn rerank(
+        &self,
+        best: &mut [(u32, f32)],
+        wanted: &mut [(u32, f32)],
+        own: &mut [(u32, f32)],
+        values: Values,
+    ) {
         let Some(&(_, top)) = best.first() else {
             return;
         };
@@ -464,7 +499,10 @@ impl ToolIndex {
             } else {
                 0.0
             };
-            *score = *score / top + NAME_COVERAGE * name_coverage + QUERY_COVERAGE * query_coverage;
+            let (unfilled, named) = found.slots.fill(values, own);
+            *score = *score / top + NAME_COVERAGE * name_coverage + QUERY_COVERAGE * query_coverage
+                - UNFILLED * unfilled
+                + if named { NAMED_VALUE } else { 0.0 };
         }
         best.sort_by(|&a, &b| {
             if self.before(a, b) {
@@ -649,6 +687,7 @@ fn parameters(schema: &Value, depth: usize, budget: &mut usize, add: &mut impl F
     }
 }
 
+mod evidence;
 mod spelling;
 #[cfg(test)]
 mod tests;
