@@ -17,6 +17,10 @@ use super::text;
 /// enumerations, are looked at.
 const MAX_SLOTS: usize = 64;
 const MAX_CHOICES: usize = 64;
+/// Longer allowed values are not looked for in queries, and longer
+/// `required` lists are read only this far.
+const MAX_CHOICE_BYTES: usize = 256;
+const MAX_REQUIRED: usize = 1_024;
 /// At most this many bytes of a query are looked through for a date.
 const MAX_DATED_BYTES: usize = 4_096;
 
@@ -71,7 +75,7 @@ impl Slots {
             return slots;
         };
         let required = |name: &str| match schema.get("required") {
-            Some(Value::Array(names)) => names.iter().any(|held| held == name),
+            Some(Value::Array(names)) => names.iter().take(MAX_REQUIRED).any(|held| held == name),
             _ => false,
         };
         let mut choices = Vec::new();
@@ -87,7 +91,9 @@ impl Slots {
             }
             if let Some(Value::Array(values)) = property.get("enum") {
                 for value in values.iter().take(MAX_CHOICES) {
-                    if let Value::String(value) = value {
+                    if let Value::String(value) = value
+                        && value.len() <= MAX_CHOICE_BYTES
+                    {
                         terms(value, &mut |term| choices.push((at as u8, needed, term)));
                     }
                 }

@@ -335,7 +335,11 @@ fn hostile_parameter_schemas_are_bounded() {
             json!({ "type": ["integer", "null"], "enum": values }),
         );
     }
-    let required: Vec<String> = (0..1_000).map(|at| format!("p{at}")).collect();
+    properties.insert(
+        "long".to_owned(),
+        json!({ "type": "string", "enum": ["word ".repeat(100_000)] }),
+    );
+    let required: Vec<String> = (0..100_000).map(|at| format!("p{at}")).collect();
     let registry = Registry::new();
     let tool = DynamicTool::new(
         ToolDef::owned("huge".to_owned(), "Feed the zebra.".to_owned()),
