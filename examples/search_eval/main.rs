@@ -51,7 +51,8 @@
 //! both), a bonus for tools taking a date when the question holds one
 //! (lowered "dev"), the share of required parameters the question names
 //! (within a question), counting any unfilled parameter in full rather than
-//! by share (lower on "dev"), applying the penalty only to questions holding
+//! by share, or the share of only those required parameters whose values can
+//! be recognised (both lower on "dev", higher on "live"), applying the penalty only to questions holding
 //! a number or a date (it gives back most of the gain: the evidence is
 //! mostly that a question without numbers is not asking a tool that needs
 //! them), and more query terms than 64 (no change). Exact ties are rare
