@@ -437,3 +437,100 @@ fn the_search_tool_tells_the_model_how_to_phrase_a_query() {
         "{description}"
     );
 }
+
+/// A deferred dynamic tool with the given parameter schema.
+fn with_schema(name: &str, description: &str, schema: Value) -> dsh_sdk::DynamicTool {
+    dsh_sdk::DynamicTool::new(
+        ToolDef::owned(name.to_owned(), description.to_owned()).defer(true),
+        schema,
+        |_args: Value, _exec| async { Ok(Value::Null) },
+    )
+}
+
+/// Two tools alike in all but whether `second` of their parameters is
+/// required; the one requiring it has the name that sorts first, so it wins
+/// any tie.
+fn twins(names: [&str; 2], description: &str, first: Value, second: (&str, Value)) -> Registry {
+    let registry = Registry::new();
+    for (name, required) in names.into_iter().zip([true, false]) {
+        let mut schema = json!({
+            "type": "object",
+            "properties": { "place": first.clone(), second.0: second.1.clone() },
+            "required": ["place"],
+        });
+        if required {
+            schema["required"] = json!(["place", second.0]);
+        }
+        registry
+            .register_dynamic(with_schema(name, description, schema))
+            .unwrap();
+    }
+    registry
+}
+
+#[test]
+fn a_tool_needing_a_date_the_query_lacks_ranks_below_its_twin() {
+    let registry = twins(
+        ["city_weather_daily", "city_weather_hourly"],
+        "Weather for a city.",
+        json!({ "type": "string", "description": "The city" }),
+        (
+            "when",
+            json!({ "type": "string", "format": "date", "description": "The day" }),
+        ),
+    );
+    assert_best(&registry, "city weather in Paris", "city_weather_hourly");
+    // Given one, the tie goes by name again.
+    for query in [
+        "city weather in Paris on 2024-05-01",
+        "city weather in Paris on 12/05",
+        "city weather in Paris on May 1st",
+        "city weather in Paris at 4pm",
+    ] {
+        assert_best(&registry, query, "city_weather_daily");
+    }
+    // "may" as a verb is no month.
+    assert_best(
+        &registry,
+        "city weather in Paris, it may rain",
+        "city_weather_hourly",
+    );
+}
+
+#[test]
+fn a_tool_needing_more_numbers_than_the_query_holds_ranks_below_its_twin() {
+    let registry = twins(
+        ["loan_payment_fixed", "loan_payment_plan"],
+        "Monthly payment of a loan.",
+        json!({ "type": "number", "description": "The principal" }),
+        (
+            "years",
+            json!({ "type": "integer", "description": "How long" }),
+        ),
+    );
+    assert_best(&registry, "loan payment for 20000", "loan_payment_plan");
+    assert_best(
+        &registry,
+        "loan payment for 20000 over 15 years",
+        "loan_payment_fixed",
+    );
+}
+
+#[test]
+fn a_tool_whose_required_choice_the_query_does_not_name_ranks_below_its_twin() {
+    let registry = twins(
+        ["room_heat_read", "room_heat_report"],
+        "Temperature of a room.",
+        json!({ "type": "string", "description": "The room" }),
+        (
+            "scale",
+            json!({ "type": "string", "enum": ["kelvin", "rankine"] }),
+        ),
+    );
+    assert_best(&registry, "room heat of the kitchen", "room_heat_report");
+    assert_best(
+        &registry,
+        "room heat of the kitchen in kelvin",
+        "room_heat_read",
+    );
+}

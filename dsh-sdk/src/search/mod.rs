@@ -6,11 +6,12 @@
 //! over their names, descriptions, parameter names and parameter
 //! descriptions, forgiving word forms, case styles, common verb synonyms and
 //! one-letter misspellings, then reordered by how well each tool's name and
-//! the query cover each other), returns the full definitions of the best
-//! matches, and loads them: the next export lists them after the stable
-//! prefix, in the order they were loaded, so the prefix stays byte-identical
-//! and the prompt cache stays warm. `always_load` keeps a deferred tool in the
-//! list from the start.
+//! the query cover each other and by which of each tool's required
+//! parameters the query holds values for), returns the full definitions of
+//! the best matches, and loads them: the next export lists them after the
+//! stable prefix, in the order they were loaded, so the prefix stays
+//! byte-identical and the prompt cache stays warm. `always_load` keeps a
+//! deferred tool in the list from the start.
 //!
 //! ```
 //! use dsh_sdk::prelude::*;

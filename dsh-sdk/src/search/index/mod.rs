@@ -1,13 +1,13 @@
 //! [`ToolIndex`]: an incremental inverted index ranking tools with BM25F.
 
-use std::hash::BuildHasher;
-
 use foldhash::{HashMap, HashMapExt};
 
 use serde_json::Value;
 
 use super::text;
 use crate::registry::ToolInfo;
+use evidence::{Slots, Values};
+use spelling::{Neighbours, one_edit_apart};
 
 /// The parts of a tool scored apart: its name (and aliases), its
 /// description, its parameters' names, and their descriptions and allowed
@@ -64,6 +64,14 @@ const NAME_COVERAGE: f32 = 0.2;
 /// proportion to their share of the query's IDF: of two tools scored alike,
 /// the one that leaves fewer of the request's words unexplained fits better.
 const QUERY_COVERAGE: f32 = 0.1;
+/// What it takes off, in proportion to the share of the tool's required
+/// parameters the query holds no value for (a number, a date, one of an
+/// enumeration's values): of two tools that do the same, the one the request
+/// can be passed to fits it better.
+const UNFILLED: f32 = 0.25;
+/// What it adds that the query names an allowed value of one of the tool's
+/// parameters ("in Fahrenheit" for a `unit` of `celsius` or `fahrenheit`).
+const NAMED_VALUE: f32 = 0.02;
 
 /// Bounds on what one tool or one query can cost, whoever wrote it.
 const MAX_TERMS_PER_FIELD: usize = 2_048;
@@ -105,6 +113,8 @@ struct Doc {
     /// Each of the tool's terms and where its posting sits in that term's
     /// list, sorted by term, so removing the tool touches only its own postings.
     terms: Vec<(u32, u32)>,
+    /// Its parameters, as a query might fill them.
+    slots: Slots,
 }
 
 /// An inverted index ranking tools by BM25F over their names, descriptions,
@@ -120,8 +130,12 @@ struct Doc {
 /// edit away from it (a letter added, dropped or replaced, or two swapped),
 /// so "seacrh" finds `search`. Numbers in a query count less: they are
 /// mostly values to call with. The best-scored tools are then reordered by
-/// how much of each one's name the query holds, and by how much of the
-/// query (weighed by IDF) each one holds.
+/// how much of each one's name the query holds, by how much of the query
+/// (weighed by IDF) each one holds, and by the values the query offers its
+/// parameters: a tool whose required parameters the query leaves unfilled
+/// (a number or a date it does not hold, an enumeration none of whose values
+/// it names) drops below a twin it can fill, and one of whose allowed values
+/// the query names rises a little.
 ///
 /// Adding or removing a tool costs time in proportion to that tool's text,
 /// not to the pool: postings keep raw per-field counts and the index keeps
@@ -235,13 +249,24 @@ impl ToolIndex {
             postings.push(Posting { doc, tf });
         }
         self.occurrences = occurrences;
+        let slots = Slots::of(tool.input_schema(), |value, found| {
+            // Only terms the tool holds, so they live as long as it does.
+            text::words(value, |word| {
+                if let Some(term) = text::term(word, &mut lowered)
+                    && let Some(&id) = self.ids.get(term.as_ref())
+                    && terms.binary_search_by_key(&id, |&(term, _)| term).is_ok()
+                {
+                    found(id);
+                }
+            });
+        });
         let lengths = lengths.map(|length| length.min(usize::from(u16::MAX)) as u16);
         for (total, length) in self.total_length.iter_mut().zip(lengths) {
             *total += u64::from(length);
         }
         self.by_name.insert(tool.name().to_owned(), doc);
         self.lengths[doc as usize] = lengths;
-        self.docs[doc as usize] = Some(Doc { tool, terms });
+        self.docs[doc as usize] = Some(Doc { tool, terms, slots });
     }
 
     /// The term id of `word`, a word of tool text as written, interned if
@@ -410,15 +435,24 @@ impl ToolIndex {
             best.insert(at, candidate);
             best.truncate(kept);
         }
-        self.rerank(&mut best, &mut wanted, &mut own);
+        let values = Values::of(query, MAX_QUERY_TERMS);
+        self.rerank(&mut best, &mut wanted, &mut own, values);
         best.truncate(limit);
         best
     }
 
     /// Reorders `best` (sorted, best first) by score over the best score,
     /// plus the share of each tool's name terms that `wanted` holds, plus the
-    /// share of the query's `own` terms (by IDF) that the tool holds.
-    fn rerank(&self, best: &mut [(u32, f32)], wanted: &mut [(u32, f32)], own: &mut [(u32, f32)]) {
+    /// share of the query's `own` terms (by IDF) that the tool holds, less
+    /// the share of its required parameters the query's `values` leave
+    /// unfilled, plus a little if the query names one of its allowed values.
+    fn rerank(
+        &self,
+        best: &mut [(u32, f32)],
+        wanted: &mut [(u32, f32)],
+        own: &mut [(u32, f32)],
+        values: Values,
+    ) {
         let Some(&(_, top)) = best.first() else {
             return;
         };
@@ -465,7 +499,10 @@ impl ToolIndex {
             } else {
                 0.0
             };
-            *score = *score / top + NAME_COVERAGE * name_coverage + QUERY_COVERAGE * query_coverage;
+            let (unfilled, named) = found.slots.fill(values, own);
+            *score = *score / top + NAME_COVERAGE * name_coverage + QUERY_COVERAGE * query_coverage
+                - UNFILLED * unfilled
+                + if named { NAMED_VALUE } else { 0.0 };
         }
         best.sort_by(|&a, &b| {
             if self.before(a, b) {
@@ -579,119 +616,6 @@ fn want(wanted: &mut Vec<(u32, f32)>, term: u32, weight: f32) {
     }
 }
 
-/// The index's terms under each of their spellings less one character,
-/// hashed: `search` is kept under `earch`, `sarch`, … `searc`. A query word
-/// no tool holds finds the terms one edit away through them (symmetric
-/// deletion): it is a term's deletion (it lacks a letter), one of its own
-/// deletions is a term (it has one too many), or the two share a deletion
-/// (a letter differs, or two are swapped); [`one_edit_apart`] then checks
-/// each candidate, so a hash collision costs a comparison, not a wrong match.
-///
-/// A term enters when it is interned and leaves when it is freed, so keeping
-/// this costs each tool time in proportion to its new terms' lengths.
-#[derive(Default)]
-struct Neighbours {
-    terms: HashMap<u64, Vec<u32>>,
-    hasher: foldhash::fast::FixedState,
-    /// The deletion being spelt, kept to reuse.
-    spelling: String,
-}
-
-impl Neighbours {
-    fn add(&mut self, term: &str, id: u32) {
-        self.for_each_deletion(term, |terms, key| {
-            let ids = terms.entry(key).or_default();
-            if ids.len() < MAX_NEIGHBOURS {
-                ids.push(id);
-            }
-        });
-    }
-
-    fn remove(&mut self, term: &str, id: u32) {
-        self.for_each_deletion(term, |terms, key| {
-            if let Some(ids) = terms.get_mut(&key) {
-                if let Some(at) = ids.iter().position(|&held| held == id) {
-                    ids.swap_remove(at);
-                }
-                if ids.is_empty() {
-                    terms.remove(&key);
-                }
-            }
-        });
-    }
-
-    /// Calls `each` with the map and the key of each of `term`'s deletions.
-    fn for_each_deletion(
-        &mut self,
-        term: &str,
-        mut each: impl FnMut(&mut HashMap<u64, Vec<u32>>, u64),
-    ) {
-        let Neighbours {
-            terms,
-            hasher,
-            spelling,
-        } = self;
-        deletions(term, spelling, |deletion| {
-            each(terms, hasher.hash_one(deletion));
-        });
-    }
-
-    /// The terms that give `spelling` less one of their characters (and
-    /// perhaps a few others whose deletions hash alike).
-    fn of(&self, spelling: &str) -> &[u32] {
-        self.terms
-            .get(&self.hasher.hash_one(spelling))
-            .map_or(&[], Vec::as_slice)
-    }
-}
-
-/// Calls `each` with `term` less each of its characters in turn, if `term`
-/// is a word of letters [`MIN_NEAR`] to [`MAX_NEAR`] characters long.
-fn deletions(term: &str, spelling: &mut String, mut each: impl FnMut(&str)) {
-    let length = term.chars().count();
-    if !(MIN_NEAR..=MAX_NEAR).contains(&length) || !term.chars().all(char::is_alphabetic) {
-        return;
-    }
-    for (at, c) in term.char_indices() {
-        spelling.clear();
-        spelling.push_str(&term[..at]);
-        spelling.push_str(&term[at + c.len_utf8()..]);
-        each(spelling);
-    }
-}
-
-/// Whether `a` and `b` are one edit apart: a character added, dropped or
-/// replaced, or two neighbouring characters swapped.
-fn one_edit_apart(a: &str, b: &str) -> bool {
-    if a.is_ascii() && b.is_ascii() {
-        one_apart(a.as_bytes(), b.as_bytes())
-    } else {
-        let a: Vec<char> = a.chars().collect();
-        let b: Vec<char> = b.chars().collect();
-        one_apart(&a, &b)
-    }
-}
-
-fn one_apart<T: PartialEq>(a: &[T], b: &[T]) -> bool {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if long.len() - short.len() > 1 {
-        return false;
-    }
-    let same = short.iter().zip(long).take_while(|(x, y)| x == y).count();
-    if same == short.len() {
-        // Equal, or the longer one has one more at the end.
-        return long.len() > short.len();
-    }
-    if short.len() < long.len() {
-        return short[same..] == long[same + 1..];
-    }
-    short[same + 1..] == long[same + 1..]
-        || (same + 1 < short.len()
-            && short[same] == long[same + 1]
-            && short[same + 1] == long[same]
-            && short[same + 2..] == long[same + 2..])
-}
-
 impl std::fmt::Debug for ToolIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolIndex")
@@ -763,5 +687,7 @@ fn parameters(schema: &Value, depth: usize, budget: &mut usize, add: &mut impl F
     }
 }
 
+mod evidence;
+mod spelling;
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,7 @@
 use super::*;
 use crate::dynamic::DynamicTool;
 use crate::{Registry, ToolDef};
+use evidence::Values;
 use serde_json::json;
 
 fn pool() -> Vec<ToolInfo> {
@@ -166,7 +167,7 @@ fn of_tools_scored_alike_the_one_holding_more_of_the_query_comes_first() {
     let mut own = wanted.clone();
     // Scored alike, and by name `alpha_tool` would come first.
     let mut best = vec![(doc("alpha_tool"), 1.0), (doc("beta_tool"), 1.0)];
-    index.rerank(&mut best, &mut wanted, &mut own);
+    index.rerank(&mut best, &mut wanted, &mut own, Values::default());
     assert_eq!(best[0].0, doc("beta_tool"));
     assert!(best[0].1 > best[1].1);
 }
@@ -244,4 +245,109 @@ fn hostile_tool_text_is_bounded() {
     assert_eq!(usize::from(lengths[DESCRIPTION]), MAX_TERMS_PER_FIELD);
     assert_eq!(usize::from(lengths[PARAMETER_TEXT]), MAX_PROPERTIES);
     assert_eq!(index.search("word", 5).len(), 1);
+}
+
+#[test]
+fn of_tools_scored_alike_the_one_whose_allowed_value_the_query_names_comes_first() {
+    let registry = Registry::new();
+    // Both hold "fahrenheit"; only `beta_tool` as a value its parameter allows.
+    for (name, description, units) in [
+        (
+            "alpha_tool",
+            "Read the thermometer in fahrenheit.",
+            ["kelvin", "rankine"],
+        ),
+        (
+            "beta_tool",
+            "Read the thermometer.",
+            ["celsius", "fahrenheit"],
+        ),
+    ] {
+        let schema = json!({
+            "type": "object",
+            "properties": { "unit": { "type": "string", "enum": units } }
+        });
+        let tool = DynamicTool::new(
+            ToolDef::owned(name.to_owned(), description.to_owned()),
+            schema,
+            |_, _| async { Ok(serde_json::Value::Null) },
+        );
+        registry.register_dynamic(tool).unwrap();
+    }
+    let index = ToolIndex::build(&registry.tools());
+    let term = |text: &str| index.ids[text];
+    let doc = |name: &str| index.by_name[name];
+    let mut wanted = vec![(term("thermomet"), 1.0), (term("fahrenheit"), 1.0)];
+    let mut own = wanted.clone();
+    // Scored alike, and by name `alpha_tool` would come first.
+    let mut best = vec![(doc("alpha_tool"), 1.0), (doc("beta_tool"), 1.0)];
+    index.rerank(&mut best, &mut wanted, &mut own, Values::default());
+    assert_eq!(best[0].0, doc("beta_tool"));
+    assert!(best[0].1 > best[1].1);
+}
+
+#[test]
+fn dates_and_times_are_told_from_other_numbers() {
+    for text in [
+        "on 2024-05-01",
+        "by 12/05",
+        "at 16:00",
+        "at 4pm",
+        "at 9 PM",
+        "in March",
+        "on the 4th of December",
+    ] {
+        assert!(evidence::dated(text), "{text}");
+    }
+    for text in [
+        "add 5.0 to 3.0",
+        "it may rain",
+        "march on",
+        "4 pmol",
+        "scale 3-d",
+        "",
+    ] {
+        assert!(!evidence::dated(text), "{text}");
+    }
+}
+
+#[test]
+fn query_values_are_counted_within_bounds() {
+    let values = Values::of("add 5.0 to 3 and 12", 64);
+    assert_eq!(values.numbers, 4);
+    assert!(!values.dated);
+    assert_eq!(Values::of(&"7 ".repeat(1_000), 64).numbers, 64);
+    // A date past the bytes looked at is not seen, and cutting there never
+    // splits a character.
+    for pad in 0..4 {
+        let query = format!("{}{}ü 2024-05-01", "x".repeat(4_090 + pad), "é");
+        assert!(!Values::of(&query, 64).dated);
+    }
+}
+
+#[test]
+fn hostile_parameter_schemas_are_bounded() {
+    let mut properties = serde_json::Map::new();
+    for at in 0..1_000 {
+        let values: Vec<String> = (0..1_000).map(|value| format!("v{at}x{value}")).collect();
+        properties.insert(
+            format!("p{at}"),
+            json!({ "type": ["integer", "null"], "enum": values }),
+        );
+    }
+    properties.insert(
+        "long".to_owned(),
+        json!({ "type": "string", "enum": ["word ".repeat(100_000)] }),
+    );
+    let required: Vec<String> = (0..100_000).map(|at| format!("p{at}")).collect();
+    let registry = Registry::new();
+    let tool = DynamicTool::new(
+        ToolDef::owned("huge".to_owned(), "Feed the zebra.".to_owned()),
+        json!({ "type": "object", "properties": properties, "required": required }),
+        |_, _| async { Ok(serde_json::Value::Null) },
+    );
+    registry.register_dynamic(tool).unwrap();
+    let index = ToolIndex::build(&registry.tools());
+    assert_eq!(index.search("feed zebra", 5).len(), 1);
+    assert_eq!(index.search("feed zebra 1 2 3 2024-05-01", 5).len(), 1);
 }

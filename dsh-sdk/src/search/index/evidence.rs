@@ -1,0 +1,209 @@
+//! Parameter-slot evidence for the rerank: which of a tool's parameters the
+//! query holds values for.
+//!
+//! Tools that do the same thing are often told apart only by what they take:
+//! a forecast that needs a date against one for right now, a converter whose
+//! unit is one of a few allowed values. A request carries the values it will
+//! be called with, so a tool whose required parameters the query cannot fill
+//! (a number, a date, one of an enumeration's values that it does not hold)
+//! fits it less well than a twin it can, and a tool one of whose allowed
+//! values the query names fits it better.
+
+use serde_json::Value;
+
+use super::text;
+
+/// At most this many parameters of a tool, and values of one of its
+/// enumerations, are looked at.
+const MAX_SLOTS: usize = 64;
+const MAX_CHOICES: usize = 64;
+/// Longer allowed values are not looked for in queries, and longer
+/// `required` lists are read only this far.
+const MAX_CHOICE_BYTES: usize = 256;
+const MAX_REQUIRED: usize = 1_024;
+/// At most this many bytes of a query are looked through for a date.
+const MAX_DATED_BYTES: usize = 4_096;
+
+/// A tool's top-level parameters as a query might fill them.
+#[derive(Default)]
+pub(super) struct Slots {
+    /// How many parameters are required.
+    required: u8,
+    /// How many required ones take a number (or a list of numbers).
+    numbers: u8,
+    /// How many required ones take a date or a time.
+    dates: u8,
+    /// Each enumerated parameter's allowed values as terms, as (parameter,
+    /// whether it is required, term), sorted.
+    choices: Box<[(u8, bool, u32)]>,
+}
+
+/// What a query offers to fill parameters with.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Values {
+    /// How many numbers it holds.
+    pub(super) numbers: usize,
+    /// Whether it holds something that looks like a date or a time.
+    pub(super) dated: bool,
+}
+
+impl Values {
+    /// What `query` offers, looking at no more than its first
+    /// [`MAX_DATED_BYTES`] bytes for a date and counting at most `max` numbers.
+    pub(super) fn of(query: &str, max: usize) -> Values {
+        let mut numbers = 0;
+        text::words(query, |word| {
+            numbers += usize::from(word.chars().all(char::is_numeric));
+        });
+        let mut end = query.len().min(MAX_DATED_BYTES);
+        while !query.is_char_boundary(end) {
+            end -= 1;
+        }
+        Values {
+            numbers: numbers.min(max),
+            dated: dated(&query[..end]),
+        }
+    }
+}
+
+impl Slots {
+    /// The slots of `schema`'s top-level properties; `terms` calls back with
+    /// the terms of an allowed value that the tool holds.
+    pub(super) fn of(schema: &Value, mut terms: impl FnMut(&str, &mut dyn FnMut(u32))) -> Slots {
+        let mut slots = Slots::default();
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            return slots;
+        };
+        let required = |name: &str| match schema.get("required") {
+            Some(Value::Array(names)) => names.iter().take(MAX_REQUIRED).any(|held| held == name),
+            _ => false,
+        };
+        let mut choices = Vec::new();
+        for (at, (name, property)) in properties.iter().take(MAX_SLOTS).enumerate() {
+            let needed = required(name);
+            if needed {
+                slots.required += 1;
+                if takes_numbers(property) {
+                    slots.numbers += 1;
+                } else if takes_dates(name, property) {
+                    slots.dates += 1;
+                }
+            }
+            if let Some(Value::Array(values)) = property.get("enum") {
+                for value in values.iter().take(MAX_CHOICES) {
+                    if let Value::String(value) = value
+                        && value.len() <= MAX_CHOICE_BYTES
+                    {
+                        terms(value, &mut |term| choices.push((at as u8, needed, term)));
+                    }
+                }
+            }
+        }
+        choices.sort_unstable();
+        choices.dedup();
+        slots.choices = choices.into_boxed_slice();
+        slots
+    }
+
+    /// How well a query offering `values` and holding the terms `own`
+    /// (sorted by term) fills these slots: the share of the required
+    /// parameters it leaves without a value (a number or a date it lacks, an
+    /// enumeration none of whose values it names), and whether it names an
+    /// allowed value of any parameter.
+    pub(super) fn fill(&self, values: Values, own: &[(u32, f32)]) -> (f32, bool) {
+        let holds = |term: u32| own.binary_search_by_key(&term, |&(term, _)| term).is_ok();
+        let mut missing = usize::from(self.numbers).saturating_sub(values.numbers);
+        if !values.dated {
+            missing += usize::from(self.dates);
+        }
+        let mut named = false;
+        for parameter in self.choices.chunk_by(|a, b| a.0 == b.0) {
+            let found = parameter.iter().any(|&(_, _, term)| holds(term));
+            named |= found;
+            missing += usize::from(parameter[0].1 && !found);
+        }
+        let unfilled = if self.required == 0 {
+            0.0
+        } else {
+            missing.min(usize::from(self.required)) as f32 / f32::from(self.required)
+        };
+        (unfilled, named)
+    }
+}
+
+/// Whether a parameter takes a number, or a list of numbers.
+fn takes_numbers(property: &Value) -> bool {
+    let numeric = |kind: &Value| match kind {
+        Value::String(kind) => kind == "number" || kind == "integer",
+        Value::Array(kinds) => kinds
+            .iter()
+            .any(|kind| kind == "number" || kind == "integer"),
+        _ => false,
+    };
+    property.get("type").is_some_and(numeric)
+        || property
+            .get("items")
+            .and_then(|items| items.get("type"))
+            .is_some_and(numeric)
+}
+
+/// Whether a parameter takes a date or a time: a string of a date or time
+/// format, or one whose name holds the word "date" or "time".
+fn takes_dates(name: &str, property: &Value) -> bool {
+    if let Some(Value::String(format)) = property.get("format") {
+        return matches!(format.as_str(), "date" | "date-time" | "time");
+    }
+    let mut dated = false;
+    text::words(name, |word| {
+        dated |= word.eq_ignore_ascii_case("date") || word.eq_ignore_ascii_case("time");
+    });
+    dated
+}
+
+/// Whether `text` holds what looks like a date or a time: a capitalised
+/// month name (so "may" and "march" as verbs are not read as months), digits
+/// joined by `-`, `/` or `:` (`2024-03-12`, `12/03`, `16:00`), or
+/// digits followed by `am` or `pm`, with or without a space.
+pub(super) fn dated(text: &str) -> bool {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let bytes = text.as_bytes();
+    for (at, window) in bytes.windows(3).enumerate() {
+        if !window[0].is_ascii_digit() {
+            continue;
+        }
+        if matches!(window[1], b'-' | b'/' | b':') && window[2].is_ascii_digit() {
+            return true;
+        }
+        // `4pm`, `4 pm`.
+        let from = if window[1] == b' ' { at + 2 } else { at + 1 };
+        let meridiem = bytes.get(from..from + 2).is_some_and(|half| {
+            half.eq_ignore_ascii_case(b"am") || half.eq_ignore_ascii_case(b"pm")
+        });
+        if meridiem
+            && bytes
+                .get(from + 2)
+                .is_none_or(|next| !next.is_ascii_alphanumeric())
+        {
+            return true;
+        }
+    }
+    let mut month = false;
+    text::words(text, |word| {
+        month |= word.starts_with(|c: char| c.is_ascii_uppercase())
+            && MONTHS.iter().any(|name| name.eq_ignore_ascii_case(word));
+    });
+    month
+}
