@@ -432,8 +432,10 @@ fn the_search_tool_tells_the_model_how_to_phrase_a_query() {
         description.contains("\"convert currency\""),
         "{description}"
     );
+    // Details the user gave count: a tool that needs one the query lacks
+    // ranks lower.
     assert!(
-        description.contains("leave out argument values"),
+        description.contains("keep the details the user gave"),
         "{description}"
     );
 }

@@ -116,8 +116,10 @@ pub struct Found {
 /// Write a few plain words naming the action and what it acts on, the way a
 /// tool's name or description would say it: "refund payment", "list calendar
 /// events", "convert currency". Add a distinctive word when it helps (a
-/// service, a file type, a unit); leave out argument values such as ids,
-/// dates and amounts. Word forms and case styles do not matter: "sending
+/// service, a file type, a unit), and keep the details the user gave (a
+/// date, an amount, one of a set of choices): a tool that needs a detail the
+/// query does not give ranks a little lower. Word forms and case styles do
+/// not matter: "sending
 /// emails" finds `sendEmail`. Returns the full definitions of the best
 /// matches, best first (inputs, and outputs and failure shapes where
 /// declared); they can be called right away. If none fits, search again with
