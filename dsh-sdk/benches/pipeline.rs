@@ -12,7 +12,8 @@
 //! After criterion's report, the four are timed again in alternating
 //! batches, and the medians and their ratios are printed, with the goals;
 //! then a batch of 100 concurrency-safe calls on one worker thread against
-//! as many as the machine has.
+//! as many as the machine has, of `greet` and of `checksum`, a tool that
+//! keeps a core busy for some microseconds.
 //!
 //! Run with `cargo bench -p dsh-sdk --bench pipeline -- --warm-up-time 1
 //! --measurement-time 2`.
@@ -41,6 +42,20 @@ struct GreetArgs {
 #[tool(read_only, concurrency_safe)]
 async fn greet(args: GreetArgs) -> String {
     format!("Hello, {}!", args.name)
+}
+
+/// Mixes a number for a while: a tool that keeps a core busy for some
+/// microseconds, as real tool work does.
+#[tool(read_only, concurrency_safe)]
+async fn checksum(
+    /// How many rounds to mix
+    rounds: u32,
+) -> u64 {
+    let mut mixed = 0x9E37_79B9_7F4A_7C15_u64;
+    for round in 0..rounds {
+        mixed = mixed.rotate_left(5) ^ mixed.wrapping_mul(0x0100_0000_01B3) ^ u64::from(round);
+    }
+    mixed
 }
 
 /// The floor: deserialize, call, serialize.
@@ -159,12 +174,17 @@ fn bench(c: &mut Criterion) {
     );
     println!("ratio hooked/floor: {:.2} (goal <= 3)", hooked_ns / floor);
 
-    batch_scaling(&bare, &args);
+    batch_scaling(&bare, "greet", &args);
+    bare.register::<checksum>().expect("checksum registers");
+    batch_scaling(&bare, "checksum", &json!({ "rounds": 20_000 }));
 }
 
-/// A batch of 100 concurrency-safe calls on one worker thread, then on as
-/// many as the machine has: the speed-up is what the batch gains from cores.
-fn batch_scaling(registry: &Registry, args: &serde_json::Value) {
+/// A batch of 100 concurrency-safe calls of `tool` on one worker thread,
+/// then on as many as the machine has: the speed-up is what the batch gains
+/// from cores. A call of `greet` takes less than waking a worker thread, so
+/// its batch gains little; one of `checksum` keeps a core busy for some
+/// microseconds, as real tool work does.
+fn batch_scaling(registry: &Registry, tool: &str, args: &serde_json::Value) {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let time_on = |workers: usize| {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -174,7 +194,7 @@ fn batch_scaling(registry: &Registry, args: &serde_json::Value) {
             .expect("a tokio runtime");
         let batch = || {
             (0..100)
-                .map(|_| ToolCall::new("greet", args.clone()))
+                .map(|_| ToolCall::new(tool.to_owned(), args.clone()))
                 .collect::<Vec<_>>()
         };
         let mut samples = Vec::new();
@@ -192,7 +212,7 @@ fn batch_scaling(registry: &Registry, args: &serde_json::Value) {
     let one = time_on(1);
     let all = time_on(cores);
     println!(
-        "batch of 100 calls: {one:.0} µs on 1 worker, {all:.0} µs on {cores} workers; speed-up {:.2} on {cores} cores",
+        "batch of 100 `{tool}` calls: {one:.0} µs on 1 worker, {all:.0} µs on {cores} workers; speed-up {:.2} on {cores} cores",
         one / all
     );
 }

@@ -49,8 +49,11 @@ struct ExecInner {
     invocation_id: Uuid,
     tool_name: Cow<'static, str>,
     /// Made on first use when the host handed in no token: a call nobody
-    /// outside can cancel pays nothing for one unless its tool asks.
+    /// outside can cancel pays nothing for one unless its tool asks. Made
+    /// as a child of the batch's token when the call runs in a batch.
     cancel: OnceLock<CancellationToken>,
+    /// The token of the batch the call runs in, if any.
+    batch: Option<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
     /// The registry the call runs in, opaque here: `registry/` reads it
@@ -104,7 +107,7 @@ impl Exec {
     pub(crate) fn for_call(
         tool_name: Cow<'static, str>,
         invocation_id: Uuid,
-        cancel: Option<CancellationToken>,
+        tokens: CallTokens,
         state: State,
         registry: Host,
         sink: StreamSink,
@@ -114,7 +117,8 @@ impl Exec {
             inner: Arc::new(ExecInner {
                 invocation_id,
                 tool_name,
-                cancel: cancel.map_or_else(OnceLock::new, OnceLock::from),
+                cancel: tokens.own.map_or_else(OnceLock::new, OnceLock::from),
+                batch: tokens.batch,
                 state,
                 sink: Some(sink),
                 registry: Some(registry),
@@ -140,15 +144,21 @@ impl Exec {
     /// [`cancelled`](CancellationToken::cancelled); a call whose tool ignores it
     /// is dropped all the same.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.inner.cancel.get_or_init(CancellationToken::new)
+        self.inner.cancel.get_or_init(|| match &self.inner.batch {
+            Some(batch) => batch.child_token(),
+            None => CancellationToken::new(),
+        })
     }
 
     /// Whether the call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.inner
-            .cancel
-            .get()
-            .is_some_and(CancellationToken::is_cancelled)
+        let own = self.inner.cancel.get();
+        own.is_some_and(CancellationToken::is_cancelled)
+            || self
+                .inner
+                .batch
+                .as_ref()
+                .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// A value of type `T` the host handed in (a database pool, an HTTP client).
@@ -314,6 +324,13 @@ impl fmt::Debug for Exec {
     }
 }
 
+/// The tokens that cancel a call the registry runs: the host's own for
+/// the call, and its batch's.
+pub(crate) struct CallTokens {
+    pub(crate) own: Option<CancellationToken>,
+    pub(crate) batch: Option<CancellationToken>,
+}
+
 /// Builds an [`Exec`].
 pub struct ExecBuilder {
     invocation_id: Uuid,
@@ -358,6 +375,7 @@ impl ExecBuilder {
                 invocation_id: self.invocation_id,
                 tool_name: Cow::Owned(self.tool_name),
                 cancel: self.cancel.map_or_else(OnceLock::new, OnceLock::from),
+                batch: None,
                 state: self.state,
                 sink: self.sink,
                 registry: self.registry,

@@ -33,12 +33,11 @@ impl Registry {
             .into_iter()
             .map(|mut call| {
                 call.parallel_group_id = Some(group);
-                // A child token is cancelled with the batch; a call with a
-                // token of its own watches both.
-                match &call.cancel {
-                    None => call.cancel = Some(cancel.child_token()),
-                    Some(_) => call.batch_cancel = Some(cancel.clone()),
-                }
+                // Every call watches the batch's token; its tool's own token,
+                // made only if the tool asks for one, is the batch's child.
+                // No child is made up front: making and dropping one locks
+                // the batch's token, which every call of the batch shares.
+                call.batch_cancel = Some(cancel.clone());
                 call
             })
             .collect();
@@ -59,50 +58,75 @@ impl Registry {
         results
     }
 
-    /// Runs concurrency-safe calls at once: each a task of its own on a
-    /// multi-threaded tokio runtime, so they spread over its threads;
-    /// otherwise polled together on this task.
+    /// Runs concurrency-safe calls at once. On a multi-threaded tokio
+    /// runtime they are cut into as many runs as it has worker threads: the
+    /// first runs on this task, each other one on a task of its own, so they
+    /// spread over its threads; otherwise they are polled together on this
+    /// task. A task per run rather than
+    /// per call: a call takes about as long as spawning a task, and every
+    /// spawn goes through the runtime's shared queue.
     async fn call_parallel(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
-        let runtime = Handle::try_current()
+        let workers = Handle::try_current()
             .ok()
-            .filter(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread);
-        let Some(runtime) = runtime.filter(|_| calls.len() > 1) else {
+            .filter(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
+            .map(|runtime| (runtime.metrics().num_workers(), runtime));
+        let Some((workers, runtime)) =
+            workers.filter(|(workers, _)| *workers > 1 && calls.len() > 1)
+        else {
             return join_all(calls.into_iter().map(|call| self.call_with(call))).await;
         };
-        let tasks: Vec<Task> = calls
-            .into_iter()
-            .map(|call| {
-                let name = call.name.clone();
-                let ids = (call.invocation_id, call.parallel_group_id);
-                let registry = self.clone();
-                let running = runtime.spawn(async move { registry.call_with(call).await });
-                Task { running, name, ids }
-            })
-            .collect();
-        let mut results = Vec::with_capacity(tasks.len());
+        let per_task = calls.len().div_ceil(workers);
+        let mut calls = calls.into_iter().peekable();
+        // The first run stays on this task, which would otherwise only wait.
+        let here: Vec<ToolCall> = calls.by_ref().take(per_task).collect();
+        let mut tasks: Vec<Task> = Vec::with_capacity(workers);
+        while calls.peek().is_some() {
+            let run: Vec<ToolCall> = calls.by_ref().take(per_task).collect();
+            let shown = run
+                .iter()
+                .map(|call| {
+                    (
+                        call.name.clone(),
+                        (call.invocation_id, call.parallel_group_id),
+                    )
+                })
+                .collect();
+            let registry = self.clone();
+            let running = runtime.spawn(async move {
+                join_all(run.into_iter().map(|call| registry.call_with(call))).await
+            });
+            tasks.push(Task { running, shown });
+        }
+        let mut results = join_all(here.into_iter().map(|call| self.call_with(call))).await;
+        results.reserve(tasks.iter().map(|task| task.shown.len()).sum());
         for mut task in tasks {
-            let result = match (&mut task.running).await {
-                Ok(result) => result,
+            match (&mut task.running).await {
+                Ok(run) => results.extend(run),
                 // A call contains its own panics; a task that failed all the
-                // same gets the result of a call that panicked.
-                Err(error) => super::stopped(&task.name, task.ids, |tool| Stop::CallPanicked {
-                    tool,
-                    message: error.to_string(),
-                }),
-            };
-            results.push(result);
+                // same gives each of its calls the result of a call that
+                // panicked.
+                Err(error) => results.extend(task.shown.iter().map(|(name, ids)| {
+                    super::stopped(name, *ids, |tool| Stop::CallPanicked {
+                        tool,
+                        message: error.to_string(),
+                    })
+                })),
+            }
         }
         results
     }
 }
 
-/// One spawned call, aborted when dropped: a batch dropped before it
-/// finished drops its calls, as a batch polled in place would.
+/// One spawned run of calls, aborted when dropped: a batch dropped before
+/// it finished drops its calls, as a batch polled in place would.
 struct Task {
-    running: JoinHandle<ToolResult>,
-    name: Arc<str>,
-    ids: (Uuid, Option<Uuid>),
+    running: JoinHandle<Vec<ToolResult>>,
+    /// Each call's name and ids, for the results of a task that failed.
+    shown: Vec<(Arc<str>, CallIds)>,
 }
+
+/// A call's invocation id and batch.
+type CallIds = (Uuid, Option<Uuid>);
 
 impl Drop for Task {
     fn drop(&mut self) {

@@ -27,7 +27,7 @@ pub struct ToolCall {
     pub(super) invocation_id: Uuid,
     /// The host's token for this call, if it handed one in.
     pub(super) cancel: Option<CancellationToken>,
-    /// The batch's token, when the call also has a token of its own.
+    /// The token of the batch the call runs in, if any.
     pub(super) batch_cancel: Option<CancellationToken>,
     pub(super) parallel_group_id: Option<Uuid>,
     pub(super) top_level: bool,

@@ -16,6 +16,7 @@ use futures_util::FutureExt;
 use super::call::ToolCall;
 use super::notify::{self, Pending};
 use super::stop::{InputError, Stop};
+use super::watch::{Watch, watched};
 use super::{Begun, Head, Landed, Launched, execute, input, resolve, stopped};
 use crate::definition::OutputType;
 use crate::error::panic_message;
@@ -45,6 +46,8 @@ enum Phase<'a> {
     Direct {
         running: TimeoutFuture<ExecuteFuture>,
         launched: Launched,
+        /// The tokens that may cancel the call, if it has any.
+        watch: Option<Box<Watch>>,
         pending: Pending<'a>,
     },
     /// The stages run, boxed. Declared before `pending`, so they are
@@ -85,17 +88,22 @@ impl Future for CallFuture<'_> {
                 }
             }
         }
-        if let Phase::Direct { running, .. } = &mut this.phase {
-            let executed = std::task::ready!(Pin::new(running).poll(cx));
+        if let Phase::Direct { running, watch, .. } = &mut this.phase {
+            let executed = std::task::ready!(poll_watched(running, watch.as_deref_mut(), cx));
             let Phase::Direct {
                 running,
                 launched,
                 pending,
+                ..
             } = std::mem::replace(&mut this.phase, Phase::Done)
             else {
                 unreachable!("the phase was just matched");
             };
             drop(running);
+            let Some(executed) = executed else {
+                let result = cancelled(&pending.name, pending.ids());
+                return Poll::Ready(end(pending, result));
+            };
             let landed = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 let executed = executed.map_err(|error| stopped_by(&launched, error));
                 let head = Head::of_tool(
@@ -158,12 +166,10 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
         return Err(Box::new((pending, result)));
     }
     let name = Arc::clone(&call.name);
-    if call.cancel.is_some() || call.batch_cancel.is_some() {
-        // Something outside can cancel the call: the stages run raced
-        // against it.
-        let stages: Stages<'_> =
-            Box::pin(AssertUnwindSafe(registry.run_cancellable(name, call)).catch_unwind());
-        return Ok(Phase::Running { stages, pending });
+    let watch = Watch::of(&call);
+    if watch.as_ref().is_some_and(|watch| watch.cancelled()) {
+        let result = cancelled(&name, pending.ids());
+        return Err(Box::new((pending, result)));
     }
     let begun = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Begin, Box<ToolResult>> {
         let begun = registry.begin(&name, &mut call)?;
@@ -180,11 +186,19 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
         Ok(Ok(Begin::Direct(launched, prepared))) => Ok(Phase::Direct {
             running: execute::direct(registry.config(), launched.entry(), prepared),
             launched,
+            watch,
             pending,
         }),
         Ok(Ok(Begin::Staged(begun))) => {
-            let stages: Stages<'_> =
-                Box::pin(AssertUnwindSafe(registry.rest(begun)).catch_unwind());
+            let rest = registry.rest(begun);
+            let stages: Stages<'_> = match watch {
+                None => Box::pin(AssertUnwindSafe(rest).catch_unwind()),
+                Some(watch) => {
+                    let ids = pending.ids();
+                    let watched = watched(watch, rest, move || cancelled(&name, ids));
+                    Box::pin(AssertUnwindSafe(watched).catch_unwind())
+                }
+            };
             Ok(Phase::Running { stages, pending })
         }
         Ok(Err(result)) => Err(Box::new((pending, *result))),
@@ -201,6 +215,34 @@ enum Begin {
     Direct(Launched, Prepared),
     /// The rest of its stages run boxed.
     Staged(Begun),
+}
+
+/// The tool, the tokens of `watch` read first and watched while it waits:
+/// its outcome, or `None` once a token is cancelled.
+fn poll_watched(
+    running: &mut TimeoutFuture<ExecuteFuture>,
+    watch: Option<&mut Watch>,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<serde_json::Value, ExecError>>> {
+    let Some(watch) = watch else {
+        return Pin::new(running).poll(cx).map(Some);
+    };
+    if watch.cancelled() {
+        return Poll::Ready(None);
+    }
+    if let Poll::Ready(executed) = Pin::new(running).poll(cx) {
+        return Poll::Ready(Some(executed));
+    }
+    watch.poll_cancelled(cx).map(|()| None)
+}
+
+/// The result of call `ids` of `name`, cancelled from outside before it
+/// finished.
+fn cancelled(name: &str, ids: (uuid::Uuid, Option<uuid::Uuid>)) -> ToolResult {
+    stopped(name, ids, |tool| Stop::Cancelled {
+        tool,
+        dropped: false,
+    })
 }
 
 /// A call that ended before its tool ran, with its result: boxed, being rare.

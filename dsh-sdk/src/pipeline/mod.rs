@@ -29,20 +29,24 @@
 //! hook, `validate_input`, a `Deserialize` impl, render, present, an execute
 //! layer) ends the call with an error result that names the hook.
 //!
-//! Each stage is a module of its own; `Registry::stages`, here, calls them in
-//! that order. A stage that stops the call returns a `Stop` (`stop`), which
-//! the one place results are built (`Head`, beside it) turns into the call's
-//! error result. The call's future (`future`) checks the bounds, tells
-//! subscribers, contains panics and times the call around the stages.
-//! `batch` runs the calls of one model turn.
+//! Each stage is a module of its own; the spine, here, calls them in that
+//! order in three plain functions around execute: `Registry::begin` (resolve,
+//! input, the permission decision), `launch` (just before execute) and
+//! `land` (output gate, post-execute, project, finalize). A stage that
+//! stops the call returns a `Stop` (`stop`), which the one place results
+//! are built (`Head`, beside it) turns into the call's error result. The
+//! call's future (`future`) checks the bounds, tells subscribers, runs the
+//! tool itself when nothing else is left to wait for (else `Registry::rest`,
+//! boxed: an approval, host layers, a spill), watches the tokens that may
+//! cancel the call (`watch`), contains panics and times the call. `batch`
+//! runs the calls of one model turn.
 
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::exec::Exec;
+use crate::exec::{CallTokens, Exec};
 use crate::rawp::Diagnostic;
 use crate::registry::Registry;
 use crate::result::ToolResult;
@@ -62,6 +66,7 @@ mod permission;
 mod post_execute;
 mod resolve;
 mod stop;
+mod watch;
 
 pub use call::ToolCall;
 pub(crate) use finalize::{Settled, finish, is_unsaved};
@@ -89,56 +94,6 @@ impl Registry {
     /// it finished still gives subscribers the call's (cancelled) result.
     pub fn call_with(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
         future::CallFuture::new(self, call)
-    }
-
-    /// Runs the stages, ending the call early when its token, or its batch's,
-    /// is cancelled. A panic goes on to the call's future, which contains it.
-    async fn run_cancellable(&self, name: Arc<str>, mut call: ToolCall) -> ToolResult {
-        let batch_cancel = call.batch_cancel.take();
-        let cancel = call.cancel.clone();
-        let ids = (call.invocation_id, call.parallel_group_id);
-        let token_cancelled = until_cancelled(cancel.as_ref());
-        let batch_cancelled = until_cancelled(batch_cancel.as_ref());
-        let cancelled = || {
-            stopped(&name, ids, |tool| Stop::Cancelled {
-                tool,
-                dropped: false,
-            })
-        };
-        // Dropping the stages drops the tool's future, so a tool that never
-        // looks at its token stops all the same.
-        tokio::select! {
-            biased;
-            () = token_cancelled => cancelled(),
-            () = batch_cancelled => {
-                if let Some(cancel) = &cancel {
-                    cancel.cancel();
-                }
-                cancelled()
-            }
-            result = self.stages(Arc::clone(&name), call) => result,
-        }
-    }
-
-    /// The stages, in order; see the [module docs](self). One flat future:
-    /// each `async fn` nested in another is copied whole into its caller's
-    /// state when it starts, so the stages are plain functions, and only
-    /// execute, and the rare approval and spill, are awaited.
-    ///
-    /// An `async` block rather than an `async fn`: an `async fn` keeps its
-    /// arguments twice in its state, as handed in and as bound.
-    fn stages(
-        &self,
-        name: Arc<str>,
-        call: ToolCall,
-    ) -> impl Future<Output = ToolResult> + Send + '_ {
-        let mut call = call;
-        async move {
-            match self.begin(&name, &mut call) {
-                Ok(begun) => self.rest(begun).await,
-                Err(result) => *result,
-            }
-        }
     }
 
     /// Stages 1 to 3 (resolve, input, the permission decision), which never
@@ -335,10 +290,14 @@ impl Registry {
 
     /// The context of one call of `entry`.
     fn exec_for(&self, entry: &Entry, call: &mut ToolCall) -> Exec {
+        let tokens = CallTokens {
+            own: call.cancel.take(),
+            batch: call.batch_cancel.take(),
+        };
         Exec::for_call(
             entry.def.name.clone(),
             call.invocation_id,
-            call.cancel.take(),
+            tokens,
             self.state().clone(),
             self.host(),
             self.stream_sink(),
@@ -402,14 +361,6 @@ pub(super) struct Spilling {
     settled: SettledValue,
 }
 
-/// Resolves when `token` is cancelled; never without one.
-async fn until_cancelled(token: Option<&CancellationToken>) {
-    match token {
-        Some(token) => token.cancelled().await,
-        None => std::future::pending().await,
-    }
-}
-
 /// The error result of the call `ids` of `name`, as the name was asked for.
 fn stopped(
     name: &str,
@@ -427,18 +378,29 @@ mod tests {
     use super::*;
 
     /// The call future is moved as it is built and polled: its size is paid
-    /// on every call, so it holds the stages boxed, and they box the rare
-    /// paths (approval, spill).
+    /// on every call, so it holds the rest of the stages boxed, and they box
+    /// the rare paths (approval, spill).
     #[test]
     fn a_call_future_stays_small() {
         let registry = Registry::new();
-        let call = registry.call("greet", json!({}));
+        let echo = crate::DynamicTool::new(
+            crate::ToolDef::owned("echo".to_owned(), "Echo.".to_owned()),
+            json!({ "type": "object" }),
+            |args, _| async move { Ok(args) },
+        );
+        registry.register_dynamic(echo).expect("echo registers");
+        let call = registry.call("echo", json!({}));
         let size = std::mem::size_of_val(&call);
         println!("call future: {size} bytes");
         assert!(size <= 256, "the call future is {size} bytes");
-        let stages = registry.stages(Arc::from("greet"), ToolCall::new("greet", json!({})));
-        let size = std::mem::size_of_val(&stages);
-        println!("stages: {size} bytes");
-        assert!(size < 1024, "the stages' future is {size} bytes");
+        let mut call = ToolCall::new("echo", json!({}));
+        let begun = registry.begin("echo", &mut call).expect("the call begins");
+        let rest = registry.rest(begun);
+        let size = std::mem::size_of_val(&rest);
+        println!("the rest of the stages: {size} bytes");
+        assert!(
+            size < 1024,
+            "the rest of the stages' future is {size} bytes"
+        );
     }
 }
