@@ -161,11 +161,15 @@ fn of_tools_scored_alike_the_one_holding_more_of_the_query_comes_first() {
         ("alpha_tool", "Feed the zebra."),
         ("beta_tool", "Feed the zebra and the yak."),
     ]);
-    let term = |text: &str| index.ids[text];
+    assert_beta_first(&index, &["zebra", "yak"]);
+}
+
+/// `alpha_tool` and `beta_tool` scored alike for the query `terms`: the
+/// rerank puts `beta_tool` first, though by name `alpha_tool` would be.
+fn assert_beta_first(index: &ToolIndex, terms: &[&str]) {
     let doc = |name: &str| index.by_name[name];
-    let mut wanted = vec![(term("zebra"), 1.0), (term("yak"), 1.0)];
+    let mut wanted: Vec<_> = terms.iter().map(|text| (index.ids[*text], 1.0)).collect();
     let mut own = wanted.clone();
-    // Scored alike, and by name `alpha_tool` would come first.
     let mut best = vec![(doc("alpha_tool"), 1.0), (doc("beta_tool"), 1.0)];
     index.rerank(&mut best, &mut wanted, &mut own, Values::default());
     assert_eq!(best[0].0, doc("beta_tool"));
@@ -275,15 +279,7 @@ fn of_tools_scored_alike_the_one_whose_allowed_value_the_query_names_comes_first
         registry.register_dynamic(tool).unwrap();
     }
     let index = ToolIndex::build(&registry.tools());
-    let term = |text: &str| index.ids[text];
-    let doc = |name: &str| index.by_name[name];
-    let mut wanted = vec![(term("thermomet"), 1.0), (term("fahrenheit"), 1.0)];
-    let mut own = wanted.clone();
-    // Scored alike, and by name `alpha_tool` would come first.
-    let mut best = vec![(doc("alpha_tool"), 1.0), (doc("beta_tool"), 1.0)];
-    index.rerank(&mut best, &mut wanted, &mut own, Values::default());
-    assert_eq!(best[0].0, doc("beta_tool"));
-    assert!(best[0].1 > best[1].1);
+    assert_beta_first(&index, &["thermomet", "fahrenheit"]);
 }
 
 #[test]
