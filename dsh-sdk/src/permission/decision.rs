@@ -170,13 +170,21 @@ pub fn default_decision(call: &CallInfo<'_>) -> Decision {
 
 /// [`default_decision`], with why it asks.
 pub(super) fn default_ruling(call: &CallInfo<'_>) -> Ruling {
-    if call.destructive {
-        Ruling::ask_because(format!("`{}` may destroy data", call.tool))
-    } else if call.requires_approval {
-        Ruling::ask_because(format!("`{}` requires approval", call.tool))
-    } else {
-        Ruling::from(Decision::Allow)
+    if !asks_by_default(call.destructive, call.requires_approval) {
+        return Ruling::from(Decision::Allow);
     }
+    let why = if call.destructive {
+        "may destroy data"
+    } else {
+        "requires approval"
+    };
+    Ruling::ask_because(format!("`{}` {why}", call.tool))
+}
+
+/// Whether a tool with these flags asks by default: a destructive tool,
+/// or one that requires approval.
+pub(super) fn asks_by_default(destructive: bool, requires_approval: bool) -> bool {
+    destructive || requires_approval
 }
 
 /// A decision and, for an ask the permission layer raised itself (the

@@ -70,8 +70,8 @@ use std::sync::Arc;
 
 pub use approver::{Approval, ApprovalRequest, Approver, FnApprover};
 pub(crate) use decision::Ruling;
-use decision::default_ruling;
 pub use decision::{CallInfo, Decision, Strictness, Tighten, default_decision};
+use decision::{asks_by_default, default_ruling};
 /// The error of an invalid glob in [`Rule::when`].
 pub use glob::PatternError;
 pub use hook::{Guard, PlanMode, PreExecute};
@@ -136,6 +136,16 @@ impl Permissions {
     #[must_use]
     pub fn decide(&self, call: &CallInfo<'_>) -> Decision {
         self.ruling(call).decision
+    }
+
+    /// Whether every call of a tool with these flags is allowed without
+    /// consulting anything: no rule, gate or guard, and a tool whose
+    /// [`default_decision`] allows. Such a call costs nothing here.
+    pub(crate) fn allows_outright(&self, destructive: bool, requires_approval: bool) -> bool {
+        self.rules.rules.is_empty()
+            && self.gates.is_empty()
+            && self.guards.is_empty()
+            && !asks_by_default(destructive, requires_approval)
     }
 
     /// [`Permissions::decide`], with why it asks when the default or a
