@@ -49,7 +49,9 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::{RwLockReadGuard, RwLockWriteGuard};
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::event::Event;
 use crate::rawp::{CatalogPublish, CatalogTool, Diagnostic, Severity, ToolStatus};
@@ -67,6 +69,53 @@ pub(crate) struct CatalogState {
     statuses: HashMap<String, (ToolStatus, Option<String>)>,
     /// Sorted: catalog-wide ones first, then by tool name, then by code.
     diagnostics: Vec<Diagnostic>,
+}
+
+/// The registry's [`CatalogState`], with whether it holds nothing, which
+/// every call reads without taking the lock: most registries never mark a
+/// tool, and calls on many threads then share no lock here.
+pub(crate) struct Catalog {
+    state: RwLock<CatalogState>,
+    /// No status and no diagnostic; kept by [`CatalogWrite`] as it is dropped.
+    clear: AtomicBool,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Catalog {
+            state: RwLock::default(),
+            clear: AtomicBool::new(true),
+        }
+    }
+}
+
+/// The catalog's state, written: dropped, it records whether it is clear.
+struct CatalogWrite<'a> {
+    state: RwLockWriteGuard<'a, CatalogState>,
+    clear: &'a AtomicBool,
+}
+
+impl Deref for CatalogWrite<'_> {
+    type Target = CatalogState;
+
+    fn deref(&self) -> &CatalogState {
+        &self.state
+    }
+}
+
+impl DerefMut for CatalogWrite<'_> {
+    fn deref_mut(&mut self) -> &mut CatalogState {
+        &mut self.state
+    }
+}
+
+impl Drop for CatalogWrite<'_> {
+    fn drop(&mut self) {
+        let clear = self.state.statuses.is_empty() && self.state.diagnostics.is_empty();
+        // Stored while the write lock is still held, so that it is never
+        // older than the state a reader then sees under the lock.
+        self.clear.store(clear, Ordering::Release);
+    }
 }
 
 /// Why a catalog change was refused.
@@ -261,10 +310,10 @@ impl Registry {
     /// What the catalog says of a call of the tool `name` (canonical): why it
     /// is refused, or else the warnings to stream before it runs.
     pub(crate) fn catalog_check(&self, name: &str) -> Result<Vec<Diagnostic>, Refusal> {
-        let state = self.catalog_state();
-        if state.statuses.is_empty() && state.diagnostics.is_empty() {
+        if self.inner.catalog.clear.load(Ordering::Acquire) {
             return Ok(Vec::new());
         }
+        let state = self.catalog_state();
         match state.refusal(name) {
             Some(refusal) => Err(refusal),
             None => Ok(state.warnings(name)),
@@ -291,11 +340,15 @@ impl Registry {
     }
 
     fn catalog_state(&self) -> RwLockReadGuard<'_, CatalogState> {
-        crate::sync::read(&self.inner.catalog)
+        crate::sync::read(&self.inner.catalog.state)
     }
 
-    fn catalog_state_mut(&self) -> RwLockWriteGuard<'_, CatalogState> {
-        crate::sync::write(&self.inner.catalog)
+    fn catalog_state_mut(&self) -> CatalogWrite<'_> {
+        let catalog = &self.inner.catalog;
+        CatalogWrite {
+            state: crate::sync::write(&catalog.state),
+            clear: &catalog.clear,
+        }
     }
 }
 

@@ -54,13 +54,22 @@ struct ExecInner {
     cancel: OnceLock<CancellationToken>,
     /// The token of the batch the call runs in, if any.
     batch: Option<CancellationToken>,
-    state: State,
-    sink: Option<StreamSink>,
-    /// The registry the call runs in, opaque here: `registry/` reads it
-    /// back ([`Exec::registry`]), so the call context need not know the pool.
-    registry: Option<Host>,
+    /// What the call shares with every other call of its registry.
+    shared: Arc<Surroundings>,
     sequence: AtomicU64,
     client: Option<Arc<dyn Client>>,
+}
+
+/// What every call of one registry shares, made once per registry: a
+/// call's context holds it behind one reference count, not one for each.
+pub(crate) struct Surroundings {
+    /// The host's typed values.
+    pub(crate) state: State,
+    /// The registry the call runs in, opaque here: `registry/` reads it
+    /// back ([`Exec::registry`]), so the call context need not know the pool.
+    pub(crate) registry: Option<Host>,
+    /// Where the chunks a tool streams go.
+    pub(crate) sink: Option<StreamSink>,
 }
 
 /// The registry a call runs in, not kept alive, as `registry/` hands it in.
@@ -90,6 +99,13 @@ impl Exec {
         Exec::builder(tool_name).build()
     }
 
+    /// The context handed to a tool that reads none (see
+    /// `Tool::READS_EXEC`): made once, belonging to no call and no registry.
+    pub(crate) fn detached() -> &'static Exec {
+        static DETACHED: OnceLock<Exec> = OnceLock::new();
+        DETACHED.get_or_init(|| Exec::builder("").invocation_id(Uuid::nil()).build())
+    }
+
     /// Starts a context with every part configurable.
     pub fn builder(tool_name: impl Into<String>) -> ExecBuilder {
         ExecBuilder {
@@ -108,9 +124,7 @@ impl Exec {
         tool_name: Cow<'static, str>,
         invocation_id: Uuid,
         tokens: CallTokens,
-        state: State,
-        registry: Host,
-        sink: StreamSink,
+        shared: Arc<Surroundings>,
         client: Option<Arc<dyn Client>>,
     ) -> Exec {
         Exec {
@@ -119,9 +133,7 @@ impl Exec {
                 tool_name,
                 cancel: tokens.own.map_or_else(OnceLock::new, OnceLock::from),
                 batch: tokens.batch,
-                state,
-                sink: Some(sink),
-                registry: Some(registry),
+                shared,
                 sequence: AtomicU64::new(0),
                 client,
             }),
@@ -188,14 +200,14 @@ impl Exec {
     /// );
     /// ```
     pub fn state<T: Any + Send + Sync>(&self) -> Result<&T, MissingState> {
-        self.inner.state.get::<T>().ok_or(MissingState {
+        self.inner.shared.state.get::<T>().ok_or(MissingState {
             type_name: type_name::<T>(),
         })
     }
 
     /// The registry the call runs in, as handed in.
     pub(crate) fn host(&self) -> Option<&Host> {
-        self.inner.registry.as_ref()
+        self.inner.shared.registry.as_ref()
     }
 
     /// Sends a progress message.
@@ -302,7 +314,9 @@ impl Exec {
     }
 
     fn send(&self, stream_type: StreamType, chunk: String) {
-        let Some(sink) = &self.inner.sink else { return };
+        let Some(sink) = &self.inner.shared.sink else {
+            return;
+        };
         let sequence = self.inner.sequence.fetch_add(1, Ordering::Relaxed);
         sink(StreamChunk {
             invocation_id: self.inner.invocation_id,
@@ -326,6 +340,7 @@ impl fmt::Debug for Exec {
 
 /// The tokens that cancel a call the registry runs: the host's own for
 /// the call, and its batch's.
+#[derive(Default)]
 pub(crate) struct CallTokens {
     pub(crate) own: Option<CancellationToken>,
     pub(crate) batch: Option<CancellationToken>,
@@ -376,9 +391,11 @@ impl ExecBuilder {
                 tool_name: Cow::Owned(self.tool_name),
                 cancel: self.cancel.map_or_else(OnceLock::new, OnceLock::from),
                 batch: None,
-                state: self.state,
-                sink: self.sink,
-                registry: self.registry,
+                shared: Arc::new(Surroundings {
+                    state: self.state,
+                    registry: self.registry,
+                    sink: self.sink,
+                }),
                 sequence: AtomicU64::new(0),
                 client: self.client,
             }),

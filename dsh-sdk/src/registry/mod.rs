@@ -11,8 +11,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use crate::catalog::CatalogState;
-use crate::exec::{Exec, ExecBuilder, Host, State, StreamSink};
+use crate::catalog::Catalog;
+use crate::exec::{Exec, ExecBuilder, Host, State, Surroundings};
 use crate::tool::Entry;
 // Where hosts and the export formats have always found it.
 pub use crate::tool::ToolInfo;
@@ -70,10 +70,10 @@ pub(crate) struct Inner {
     pub(super) subscribers: RwLock<Arc<Vec<(u64, Subscriber)>>>,
     /// How many subscribers there are, read without a lock on the hot path.
     pub(super) listened: AtomicUsize,
-    /// Forwards a tool's stream chunks to the subscribers; made once, on first use.
-    pub(crate) sink: OnceLock<StreamSink>,
+    /// What every call's context shares; made once, on first use.
+    pub(crate) surroundings: OnceLock<Arc<Surroundings>>,
     /// Each tool's status and the diagnostics (`catalog.rs`).
-    pub(crate) catalog: RwLock<CatalogState>,
+    pub(crate) catalog: Catalog,
     /// Deferred tools loaded by tool search, in the order they were loaded.
     pub(super) loaded: RwLock<Vec<String>>,
     /// Marked changed whenever a tool comes or goes, for those who wait on it

@@ -8,7 +8,7 @@ use std::sync::{Arc, PoisonError, Weak};
 
 use super::{Inner, Registry};
 use crate::event::Event;
-use crate::exec::StreamSink;
+use crate::exec::{StreamSink, Surroundings};
 use crate::rawp::RawpEvent;
 
 /// One subscriber's callback.
@@ -81,18 +81,25 @@ impl Registry {
 }
 
 impl Registry {
-    /// Forwards a tool's stream chunks to the subscribers, without keeping
-    /// the registry alive; made once, on first use.
-    pub(crate) fn stream_sink(&self) -> StreamSink {
-        let sink = self.inner.sink.get_or_init(|| {
+    /// What every call's context shares: the state, the registry (not kept
+    /// alive) and the sink that forwards a tool's stream chunks to the
+    /// subscribers; made once, on first use.
+    pub(crate) fn surroundings(&self) -> Arc<Surroundings> {
+        let shared = self.inner.surroundings.get_or_init(|| {
             let host = self.host();
-            Arc::new(move |chunk| {
-                if let Some(registry) = Registry::from_host(&host) {
+            let forward = host.clone();
+            let sink: StreamSink = Arc::new(move |chunk| {
+                if let Some(registry) = Registry::from_host(&forward) {
                     registry.emit(&Event::Stream(chunk));
                 }
+            });
+            Arc::new(Surroundings {
+                state: self.inner.state.clone(),
+                registry: Some(host),
+                sink: Some(sink),
             })
         });
-        Arc::clone(sink)
+        Arc::clone(shared)
     }
 }
 
