@@ -1,0 +1,121 @@
+//! Batches on a multi-threaded runtime: busy calls spread over the worker
+//! threads, waiting calls all wait together, results keep the calls' order,
+//! and a batch dropped half-way still records each call it started.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
+
+use dsh_sdk::event::Event;
+use dsh_sdk::prelude::*;
+use dsh_sdk::{Status, ToolCall};
+
+/// The threads `spin` ran on.
+static THREADS: Mutex<Vec<ThreadId>> = Mutex::new(Vec::new());
+
+/// Keeps its thread busy for a few milliseconds, then gives its label back.
+#[tool(read_only, concurrency_safe)]
+async fn spin(
+    /// Given back
+    label: String,
+) -> String {
+    THREADS.lock().unwrap().push(std::thread::current().id());
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(3) {
+        std::hint::spin_loop();
+    }
+    label
+}
+
+/// Waits, then says so.
+#[tool(read_only, concurrency_safe)]
+async fn wait(
+    /// Milliseconds
+    millis: u64,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    "waited".into()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn busy_calls_of_a_batch_spread_over_the_worker_threads_in_order() {
+    let registry = Registry::new();
+    registry.register::<spin>().unwrap();
+    let mut calls: Vec<ToolCall> = (0..24)
+        .map(|index| ToolCall::new("spin", json!({ "label": format!("call {index}") })))
+        .collect();
+    // A call that fails takes its place among the others.
+    calls.insert(5, ToolCall::new("nope", json!({})));
+    let results = registry.call_batch(calls).await;
+
+    let mut expected: Vec<String> = (0..24).map(|index| format!("call {index}")).collect();
+    expected.insert(5, "no tool named `nope`".to_owned());
+    let texts: Vec<String> = results.iter().map(ToolResult::text).collect();
+    assert_eq!(texts, expected);
+    let group = results[0].parallel_group_id;
+    assert!(group.is_some());
+    assert!(
+        results
+            .iter()
+            .all(|result| result.parallel_group_id == group)
+    );
+    let threads: HashSet<ThreadId> = THREADS.lock().unwrap().iter().copied().collect();
+    assert!(
+        threads.len() >= 2,
+        "24 calls that each keep a core busy for 3 ms all ran on one thread"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_calls_of_a_batch_all_wait_together() {
+    let registry = Registry::new();
+    registry.register::<wait>().unwrap();
+    let calls = (0..40)
+        .map(|_| ToolCall::new("wait", json!({ "millis": 100 })))
+        .collect();
+    let started = Instant::now();
+    let results = registry.call_batch(calls).await;
+    let elapsed = started.elapsed();
+    assert!(results.iter().all(|result| result.text() == "waited"));
+    assert!(
+        elapsed < Duration::from_secs(2),
+        "forty calls waiting 100 ms each took {elapsed:?}: they waited one after another"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_dropped_half_way_records_each_call_it_started_as_cancelled() {
+    let registry = Registry::new();
+    registry.register::<wait>().unwrap();
+    let results: Arc<Mutex<Vec<Arc<ToolResult>>>> = Arc::default();
+    let seen = Arc::clone(&results);
+    let _subscription = registry.subscribe(move |event: &Event| {
+        if let Event::Result(result) = event {
+            seen.lock().unwrap().push(Arc::clone(result));
+        }
+    });
+    let calls = (0..6)
+        .map(|_| ToolCall::new("wait", json!({ "millis": 60_000 })))
+        .collect();
+    let batch = registry.call_batch(calls);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), batch)
+            .await
+            .is_err(),
+        "calls of a minute finished"
+    );
+    // A helper's calls are dropped once its aborted task is: soon after.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while results.lock().unwrap().len() < 6 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let results = results.lock().unwrap();
+    assert_eq!(results.len(), 6, "each started call has its result");
+    assert!(
+        results
+            .iter()
+            .all(|result| result.status == Status::Cancelled),
+        "{results:?}"
+    );
+}
