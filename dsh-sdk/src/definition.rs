@@ -67,6 +67,14 @@ pub trait Tool: Send + Sync + 'static {
     #[doc(hidden)]
     const DEFAULT_PROJECTIONS: bool = false;
 
+    /// Whether [`execute`](Tool::execute) or
+    /// [`validate_input`](Tool::validate_input) read the [`Exec`] they are
+    /// handed. `#[tool]` says `false` for a fn that takes no context and
+    /// names no `validate`: a call of it that nothing else needs a context
+    /// for (no host layer, no approval, no catalog warning) gets none made.
+    #[doc(hidden)]
+    const READS_EXEC: bool = true;
+
     /// Whether the tool presents its own card ([`present`](Tool::present)),
     /// so a host can offer a card view for it (an MCP Apps UI resource, say).
     /// `#[tool(present = …)]` sets it; a hand-written impl that overrides

@@ -141,6 +141,12 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
                 const DEFAULT_PROJECTIONS: bool = true;
             )
         });
+    // Neither execute nor validate_input reads the context it is handed.
+    let reads_no_exec = (!takes_exec && validate.is_none()).then(|| {
+        quote!(
+            const READS_EXEC: bool = false;
+        )
+    });
     let presents = present.is_some().then(|| {
         quote!(
             const PRESENTS: bool = true;
@@ -185,6 +191,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             #present
             #present_call
             #default_projections
+            #reads_no_exec
             #presents
         }
     }

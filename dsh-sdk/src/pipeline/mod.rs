@@ -46,6 +46,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::client::Client;
 use crate::exec::{CallTokens, Exec};
 use crate::rawp::Diagnostic;
 use crate::registry::Registry;
@@ -113,9 +114,19 @@ impl Registry {
             Ok(warnings) => warnings,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
-        let exec = self.exec_for(&entry, call);
+        let mut exec = CallExec {
+            made: None,
+            tokens: CallTokens {
+                own: call.cancel.take(),
+                batch: call.batch_cancel.take(),
+            },
+            client: call.client.take().map(|client| client.0),
+        };
+        if entry.handler.reads_exec() {
+            exec.make(self, &entry, call.invocation_id);
+        }
         let args = std::mem::take(&mut call.args);
-        let (args, prepared) = match input::read(&config.limits, &entry, args, &exec) {
+        let (args, prepared) = match input::read(&config.limits, &entry, args, exec.handed()) {
             Ok(read) => read,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
@@ -155,11 +166,13 @@ impl Registry {
                 };
                 let Begun {
                     entry,
+                    head,
                     exec,
                     args,
                     prepared,
                     ..
                 } = &mut begun;
+                let exec = exec.make(self, entry, head.invocation_id);
                 // Boxed: the rare ask must not grow every call's future.
                 let settled = Box::pin(permission::settle(
                     config, entry, args, prepared, asking, exec,
@@ -170,6 +183,7 @@ impl Registry {
                 }
             }
             let (launched, head, prepared, exec) = self.launch(begun);
+            let exec = exec.into_made(self, &launched.entry, head.invocation_id);
             let executed =
                 execute::run(config, &launched.entry, &launched.args, prepared, exec).await;
             match self.land(launched, head, executed) {
@@ -185,11 +199,11 @@ impl Registry {
     /// the arguments shared from here on. Gives what the call needs once
     /// the tool returns, its results' head, the tool's call and the call's
     /// context.
-    fn launch(&self, begun: Begun) -> (Launched, Head, Prepared, Exec) {
+    fn launch(&self, begun: Begun) -> (Launched, Head, Prepared, CallExec) {
         let Begun {
             entry,
             head,
-            exec,
+            mut exec,
             args,
             prepared,
             warnings,
@@ -197,8 +211,11 @@ impl Registry {
             ..
         } = begun;
         notify::running(self, head.invocation_id, top_level, &entry, &args);
-        for warning in warnings {
-            exec.progress(format!("warning: {}: {}", warning.code, warning.message));
+        if !warnings.is_empty() {
+            let exec = exec.make(self, &entry, head.invocation_id);
+            for warning in warnings {
+                exec.progress(format!("warning: {}: {}", warning.code, warning.message));
+            }
         }
         let launched = Launched {
             entry,
@@ -287,22 +304,44 @@ impl Registry {
             finished,
         })
     }
+}
 
-    /// The context of one call of `entry`.
-    fn exec_for(&self, entry: &Entry, call: &mut ToolCall) -> Exec {
-        let tokens = CallTokens {
-            own: call.cancel.take(),
-            batch: call.batch_cancel.take(),
-        };
-        Exec::for_call(
-            entry.def.name.clone(),
-            call.invocation_id,
+/// A call's context, made once something needs it: a tool that reads none
+/// (`Tool::READS_EXEC`), allowed outright, run with no host layer and with
+/// no catalog warning to stream, never gets one.
+pub(super) struct CallExec {
+    made: Option<Exec>,
+    /// What it is made from, until it is.
+    tokens: CallTokens,
+    client: Option<Arc<dyn Client>>,
+}
+
+impl CallExec {
+    /// The context of call `invocation_id` of `entry`, made if it was not.
+    fn make(&mut self, registry: &Registry, entry: &Entry, invocation_id: Uuid) -> &Exec {
+        let CallExec {
+            made,
             tokens,
-            self.state().clone(),
-            self.host(),
-            self.stream_sink(),
-            call.client.take().map(|client| client.0),
-        )
+            client,
+        } = self;
+        made.get_or_insert_with(|| {
+            let (tokens, client) = (std::mem::take(tokens), client.take());
+            exec_for(registry, entry, invocation_id, tokens, client)
+        })
+    }
+
+    /// [`make`](CallExec::make), owned.
+    fn into_made(self, registry: &Registry, entry: &Entry, invocation_id: Uuid) -> Exec {
+        match self.made {
+            Some(exec) => exec,
+            None => exec_for(registry, entry, invocation_id, self.tokens, self.client),
+        }
+    }
+
+    /// The context the tool is handed when it is prepared: its own, or,
+    /// for a tool that reads none, [`Exec::detached`].
+    fn handed(&self) -> &Exec {
+        self.made.as_ref().unwrap_or_else(|| Exec::detached())
     }
 }
 
@@ -317,7 +356,7 @@ struct SettledValue {
 pub(super) struct Begun {
     entry: Arc<Entry>,
     head: Head,
-    exec: Exec,
+    exec: CallExec,
     /// The arguments as the tool reads them.
     args: Value,
     prepared: Prepared,
@@ -359,6 +398,24 @@ pub(super) struct Spilling {
     entry: Arc<Entry>,
     head: Head,
     settled: SettledValue,
+}
+
+/// The context of call `invocation_id` of `entry`.
+fn exec_for(
+    registry: &Registry,
+    entry: &Entry,
+    invocation_id: Uuid,
+    tokens: CallTokens,
+    client: Option<Arc<dyn Client>>,
+) -> Exec {
+    let shared = registry.surroundings();
+    Exec::for_call(
+        entry.def.name.clone(),
+        invocation_id,
+        tokens,
+        shared,
+        client,
+    )
 }
 
 /// The error result of the call `ids` of `name`, as the name was asked for.

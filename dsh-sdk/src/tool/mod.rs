@@ -84,6 +84,11 @@ pub(crate) trait Handler: Send + Sync + 'static {
         let _ = args;
         None
     }
+    /// Whether the tool's call reads the context it is handed; a tool
+    /// that does not is prepared with [`Exec::detached`].
+    fn reads_exec(&self) -> bool {
+        true
+    }
     /// Whether the tool was made at run time (`dynamic.rs`) rather than by a type.
     fn is_dynamic(&self) -> bool {
         false

@@ -1,7 +1,7 @@
 //! [`Typed`]: the [`Handler`] of a tool defined by a type (`#[tool]`), and
 //! the registration-time probe of its arguments' field names.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 
@@ -34,10 +34,20 @@ impl<T: Tool> Handler for Typed<T> {
     fn prepare(&self, args: &Value, exec: &Exec) -> Result<Prepared, PrepareError> {
         let args = T::Args::deserialize(args).map_err(PrepareError::Deserialize)?;
         checked(&|| T::validate_input(&args, exec))?;
+        if !T::READS_EXEC {
+            // Nothing reads it: the call holds no context of its own.
+            return Ok(Box::pin(async move {
+                canonical(T::execute(args, Exec::detached()).await?)
+            }));
+        }
         let exec = exec.clone();
         Ok(Box::pin(async move {
             canonical(T::execute(args, &exec).await?)
         }))
+    }
+
+    fn reads_exec(&self) -> bool {
+        T::READS_EXEC
     }
 
     fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, ReadError> {
@@ -102,14 +112,25 @@ fn unserializable(error: serde_json::Error) -> ToolError {
 /// The value must still read as the output type (a logged or replaced value
 /// may not); the text is rendered from the value itself, which is what
 /// serializing the output gives.
-fn project_default<O: serde::de::DeserializeOwned + serde::Serialize>(
+fn project_default<O: serde::de::DeserializeOwned + serde::Serialize + 'static>(
     value: &Value,
 ) -> Result<Projection, ReadError> {
-    O::deserialize(value).map_err(ReadError::Output)?;
+    if !reads_as_plainly::<O>(value) {
+        O::deserialize(value).map_err(ReadError::Output)?;
+    }
     Ok(Projection {
         content: crate::content::render_value(value),
         card: None,
     })
+}
+
+/// Whether `value` plainly reads as `O` without deserializing it: a
+/// `String` from any JSON string, a `Value` from anything. Outputs of other
+/// types, or a value of another shape (whose error the deserializer
+/// words), go through `O`'s `Deserialize`.
+fn reads_as_plainly<O: 'static>(value: &Value) -> bool {
+    let output = TypeId::of::<O>();
+    (output == TypeId::of::<String>() && value.is_string()) || output == TypeId::of::<Value>()
 }
 
 /// Unwinds again with a panic in `present` marked as one.
@@ -179,5 +200,29 @@ impl<'de> serde::Deserializer<'de> for FieldProbe<'_> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map enum identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn only_a_value_of_the_outputs_own_shape_skips_deserializing() {
+        assert!(reads_as_plainly::<String>(&json!("text")));
+        assert!(!reads_as_plainly::<String>(&json!(3)));
+        assert!(reads_as_plainly::<Value>(&json!({ "any": [1] })));
+        assert!(!reads_as_plainly::<u32>(&json!(3)));
+        // A value that does not read as the output still fails, with the
+        // deserializer's words.
+        let error = project_default::<String>(&json!(3))
+            .err()
+            .expect("a number is no String");
+        assert!(matches!(error, ReadError::Output(_)), "{error:?}");
+        let projected = project_default::<String>(&json!("hi")).expect("a string reads");
+        assert_eq!(projected.content.len(), 1);
+        assert!(project_default::<u32>(&json!(-1)).is_err());
     }
 }
