@@ -239,3 +239,69 @@ async fn the_fn_stays_callable_as_written() {
     assert_eq!(text, "/x (None)");
     assert_eq!(shout_tool("a".into()).await, "a");
 }
+
+/// Gives back the id of the call it runs in.
+#[tool(read_only)]
+async fn own_id(exec: &Exec) -> String {
+    exec.invocation_id().to_string()
+}
+
+/// Accepts only a call whose context is its own.
+fn in_a_call(args: &EchoArgs, exec: &Exec) -> Validation {
+    if exec.invocation_id().to_string() == args.expected {
+        Validation::Ok
+    } else {
+        Validation::invalid(
+            format!("the context is of call {}", exec.invocation_id()),
+            3,
+        )
+    }
+}
+
+/// Echoes what it was given.
+#[tool(read_only, validate = in_a_call)]
+async fn echo(
+    /// The id the call is expected to run with
+    expected: String,
+) -> String {
+    expected
+}
+
+/// Echoes what it was given, with no context at all.
+#[tool(read_only)]
+async fn plain(
+    /// Given back
+    text: String,
+) -> String {
+    text
+}
+
+#[tokio::test]
+async fn a_tool_that_reads_its_context_gets_its_own_calls_and_one_that_does_not_gets_none() {
+    assert!(<own_id as Tool>::READS_EXEC);
+    assert!(
+        <echo as Tool>::READS_EXEC,
+        "its validate fn reads the context"
+    );
+    assert!(!<plain as Tool>::READS_EXEC);
+
+    let registry = Registry::new();
+    registry.register::<own_id>().unwrap();
+    registry.register::<echo>().unwrap();
+    registry.register::<plain>().unwrap();
+    let call = dsh_sdk::ToolCall::new("own_id", json!({}));
+    let id = call.id();
+    assert_eq!(registry.call_with(call).await.text(), id.to_string());
+
+    let call = dsh_sdk::ToolCall::new("echo", json!({ "expected": "" }));
+    let id = call.id().to_string();
+    let call = dsh_sdk::ToolCall::new("echo", json!({ "expected": id })).invocation_id(call.id());
+    let result = registry.call_with(call).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), id);
+
+    assert_eq!(
+        registry.call("plain", json!({ "text": "hi" })).await.text(),
+        "hi"
+    );
+}
