@@ -278,12 +278,13 @@ async fn plain(
 
 #[tokio::test]
 async fn a_tool_that_reads_its_context_gets_its_own_calls_and_one_that_does_not_gets_none() {
-    assert!(<own_id as Tool>::READS_EXEC);
-    assert!(
+    let reads = [
+        <own_id as Tool>::READS_EXEC,
+        // Its validate fn reads the context.
         <echo as Tool>::READS_EXEC,
-        "its validate fn reads the context"
-    );
-    assert!(!<plain as Tool>::READS_EXEC);
+        <plain as Tool>::READS_EXEC,
+    ];
+    assert_eq!(reads, [true, true, false]);
 
     let registry = Registry::new();
     registry.register::<own_id>().unwrap();
