@@ -85,7 +85,7 @@ impl Registry {
             return join_all(calls.into_iter().map(|call| self.call_with(call))).await;
         };
         let run = Arc::new(Run::new(calls));
-        let helpers: Vec<Helper> = (0..helpers)
+        let mut helpers: Vec<Helper> = (0..helpers)
             .map(|index| {
                 let registry = self.clone();
                 let shared = Arc::clone(&run);
@@ -100,7 +100,6 @@ impl Registry {
                 }
             })
             .collect();
-        let mut helpers = helpers;
         let mut mine = FuturesUnordered::new();
         poll_fn(|cx| {
             // The batch's own calls wake this task as they progress; the
@@ -203,6 +202,11 @@ impl Run {
 
     /// The next call nobody took yet, marked as `taker`'s.
     fn take(&self, taker: usize) -> Option<(usize, ToolCall)> {
+        // Read first: once every call is taken, tasks that look again
+        // write nothing the others read.
+        if self.next.load(Ordering::Relaxed) >= self.slots.len() {
+            return None;
+        }
         let index = self.next.fetch_add(1, Ordering::Relaxed);
         let mut slot = lock(self.slots.get(index)?);
         slot.taker = taker;
