@@ -38,8 +38,10 @@
 //! call's future (`future`) checks the bounds, tells subscribers, runs the
 //! tool itself when nothing else is left to wait for (else `Registry::rest`,
 //! boxed: an approval, host layers, a spill), watches the tokens that may
-//! cancel the call (`watch`), contains panics and times the call. `batch`
-//! runs the calls of one model turn.
+//! cancel the call (`watch`), contains panics and times the call. The
+//! call's context ([`Exec`]) is made once something needs it (`CallExec`):
+//! the tool, an approval, a host layer. `batch` runs the calls of one model
+//! turn.
 
 use std::sync::Arc;
 
