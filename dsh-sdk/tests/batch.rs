@@ -1,8 +1,10 @@
-//! Batches on a multi-threaded runtime: busy calls spread over the worker
-//! threads, waiting calls all wait together, results keep the calls' order,
-//! and a batch dropped half-way still records each call it started.
+//! Batches: safe calls run together and the others alone, in order; on a
+//! multi-threaded runtime, busy calls spread over the worker threads,
+//! waiting calls all wait together, results keep the calls' order, and a
+//! batch dropped half-way still records each call it started.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
@@ -117,5 +119,58 @@ async fn a_batch_dropped_half_way_records_each_call_it_started_as_cancelled() {
             .iter()
             .all(|result| result.status == Status::Cancelled),
         "{results:?}"
+    );
+}
+
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static MAX_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Sleeps 50 ms, counting how many calls overlap.
+#[tool]
+async fn exclusive(
+    /// A label
+    label: String,
+) -> String {
+    let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+    MAX_RUNNING.fetch_max(now, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    RUNNING.fetch_sub(1, Ordering::SeqCst);
+    label
+}
+
+#[tokio::test]
+async fn a_batch_runs_safe_calls_together_and_unsafe_ones_alone_in_order() {
+    let registry = Registry::new();
+    registry.register::<wait>().unwrap();
+    registry.register::<exclusive>().unwrap();
+
+    let started = Instant::now();
+    let calls = (0..5)
+        .map(|_| ToolCall::new("wait", json!({ "millis": 40 })))
+        .collect();
+    let results = registry.call_batch(calls).await;
+    let elapsed = started.elapsed();
+    assert!(results.iter().all(|r| r.text() == "waited"));
+    assert!(
+        elapsed < Duration::from_millis(40 * 5),
+        "five 40 ms calls took {elapsed:?}: they did not run in parallel"
+    );
+    let group = results[0].parallel_group_id.unwrap();
+    assert!(results.iter().all(|r| r.parallel_group_id == Some(group)));
+
+    let calls = vec![
+        ToolCall::new("exclusive", json!({ "label": "a" })),
+        ToolCall::new("wait", json!({ "millis": 10 })),
+        ToolCall::new("exclusive", json!({ "label": "b" })),
+        ToolCall::new("exclusive", json!({ "label": "c" })),
+        ToolCall::new("nope", json!({})),
+    ];
+    let results = registry.call_batch(calls).await;
+    let texts: Vec<String> = results.iter().map(|r| r.text()).collect();
+    assert_eq!(texts, ["a", "waited", "b", "c", "no tool named `nope`"]);
+    assert_eq!(
+        MAX_RUNNING.load(Ordering::SeqCst),
+        1,
+        "unsafe calls overlapped"
     );
 }

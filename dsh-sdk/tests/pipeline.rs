@@ -634,59 +634,6 @@ async fn a_failed_spill_keeps_the_value_and_the_preview() {
     );
 }
 
-static RUNNING: AtomicUsize = AtomicUsize::new(0);
-static MAX_RUNNING: AtomicUsize = AtomicUsize::new(0);
-
-/// Sleeps 100 ms, counting how many calls overlap.
-#[tool]
-async fn exclusive(
-    /// A label
-    label: String,
-) -> String {
-    let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
-    MAX_RUNNING.fetch_max(now, Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    RUNNING.fetch_sub(1, Ordering::SeqCst);
-    label
-}
-
-#[tokio::test]
-async fn a_batch_runs_safe_calls_together_and_unsafe_ones_alone_in_order() {
-    let registry = Registry::new();
-    registry.register::<sleepy>().unwrap();
-    registry.register::<exclusive>().unwrap();
-
-    let started = Instant::now();
-    let calls = (0..5)
-        .map(|_| ToolCall::new("sleepy", json!({ "millis": 40 })))
-        .collect();
-    let results = registry.call_batch(calls).await;
-    let elapsed = started.elapsed();
-    assert!(results.iter().all(|r| r.text() == "awake"));
-    assert!(
-        elapsed < Duration::from_millis(40 * 5),
-        "five 40 ms calls took {elapsed:?}: they did not run in parallel"
-    );
-    let group = results[0].parallel_group_id.unwrap();
-    assert!(results.iter().all(|r| r.parallel_group_id == Some(group)));
-
-    let calls = vec![
-        ToolCall::new("exclusive", json!({ "label": "a" })),
-        ToolCall::new("sleepy", json!({ "millis": 10 })),
-        ToolCall::new("exclusive", json!({ "label": "b" })),
-        ToolCall::new("exclusive", json!({ "label": "c" })),
-        ToolCall::new("nope", json!({})),
-    ];
-    let results = registry.call_batch(calls).await;
-    let texts: Vec<String> = results.iter().map(|r| r.text()).collect();
-    assert_eq!(texts, ["a", "awake", "b", "c", "no tool named `nope`"]);
-    assert_eq!(
-        MAX_RUNNING.load(Ordering::SeqCst),
-        1,
-        "unsafe calls overlapped"
-    );
-}
-
 /// Streams its work.
 #[tool(read_only)]
 async fn chatty(exec: &Exec) -> String {
