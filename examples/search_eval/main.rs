@@ -75,7 +75,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod fit;
+
 use dsh_sdk::dynamic::DynamicTool;
+use dsh_sdk::search::ToolIndex;
 use dsh_sdk::{Registry, ToolDef};
 use serde_json::{Value, json};
 
@@ -139,6 +142,19 @@ fn main() -> Result<(), Box<dyn Error>> {
                 registry.register_dynamic(DynamicTool::new(def(), schema, noop))?;
             }
         }
+    }
+    if let Some(at) = std::env::args().position(|arg| arg == "--fit") {
+        // The features to fit, by number (all but the first stage's score by default).
+        let free: Vec<usize> = match std::env::args().nth(at + 1) {
+            Some(list) if !list.starts_with("--") => list
+                .split(',')
+                .filter_map(|n| n.parse().ok())
+                .filter(|&n| n < dsh_sdk::search::FEATURE_NAMES.len())
+                .collect(),
+            _ => (1..dsh_sdk::search::FEATURE_NAMES.len()).collect(),
+        };
+        fit::run(&ToolIndex::build(&registry.tools()), &queries, &free);
+        return Ok(());
     }
     let mut dsh_times = Vec::with_capacity(queries.len());
     let dsh: Vec<Vec<String>> = queries

@@ -58,6 +58,8 @@ use crate::registry::{Registry, ToolInfo};
 use crate::tool::Entry;
 
 pub use index::ToolIndex;
+#[doc(hidden)]
+pub use index::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
 
 /// The registry's index over its deferred tools, kept up to date as tools
 /// come and go (the registry calls it while it holds its pool's write lock,

@@ -1,0 +1,200 @@
+//! The second stage: the best-scored tools reordered by a weighed sum of
+//! what each one's fit to the query is measured by.
+
+use super::evidence::Values;
+use super::{DESCRIPTION, FIELDS, K1, LENGTH_NORM, NAME, ToolIndex};
+
+/// How many measures of a tool's fit the rerank weighs.
+pub(super) const FEATURES: usize = 15;
+
+/// What each measure is called, in the order of [`Features`].
+pub const FEATURE_NAMES: [&str; FEATURES] = [
+    "score",
+    "name_coverage",
+    "query_coverage",
+    "unfilled",
+    "named_value",
+    "name_full",
+    "field_name",
+    "field_description",
+    "field_parameter",
+    "field_parameter_text",
+    "field_max",
+    "name_recall",
+    "name_f",
+    "required",
+    "description_length",
+];
+
+/// A tool's measures of fit to one query, named by [`FEATURE_NAMES`].
+pub type Features = [f32; FEATURES];
+
+/// What each measure adds to a tool's rerank score.
+pub const RERANK_WEIGHTS: Features = [
+    1.0, 0.2, 0.1, -0.25, 0.02, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+];
+
+/// One query term as the rerank weighs it.
+#[derive(Clone, Copy)]
+struct Asked {
+    term: u32,
+    /// What the term adds to a field's BM25 score: its IDF, its weight as
+    /// looked for, and BM25's `k1 + 1`.
+    scale: f32,
+    /// Its IDF if it is one of the query's own words (not a synonym, prefix
+    /// or spelling of one), else 0.
+    own: f32,
+}
+
+/// What the rerank knows of a query.
+pub(super) struct Query {
+    asked: Vec<Asked>,
+    /// The query's own terms, sorted, at their weights.
+    own: Vec<(u32, f32)>,
+    /// Each field's tool count over its total length, for BM25's length norm.
+    inverse_average: [f32; FIELDS],
+    own_total: f32,
+    values: Values,
+}
+
+impl Query {
+    /// The query looking for `wanted`, whose own terms are `own`, at their
+    /// weights, offering `values` to fill parameters with.
+    pub(super) fn new(
+        index: &ToolIndex,
+        wanted: &[(u32, f32)],
+        own: &[(u32, f32)],
+        values: Values,
+    ) -> Query {
+        let weight_in = |list: &[(u32, f32)], term: u32| {
+            list.iter()
+                .find(|&&(held, _)| held == term)
+                .map_or(0.0, |&(_, weight)| weight)
+        };
+        let mut asked: Vec<Asked> = wanted
+            .iter()
+            .map(|&(term, weight)| {
+                let idf = index.idf(term);
+                Asked {
+                    term,
+                    scale: idf * weight * (K1 + 1.0),
+                    own: idf * weight_in(own, term),
+                }
+            })
+            .collect();
+        asked.sort_unstable_by_key(|asked| asked.term);
+        let mut own = own.to_vec();
+        own.sort_unstable_by_key(|&(term, _)| term);
+        let n = index.len() as f32;
+        let inverse_average = index
+            .total_length
+            .map(|total| if total == 0 { 0.0 } else { n / total as f32 });
+        Query {
+            own,
+            inverse_average,
+            own_total: asked.iter().map(|asked| asked.own).sum(),
+            asked,
+            values,
+        }
+    }
+}
+
+impl ToolIndex {
+    /// Reorders `best` (sorted by first-stage score, best first) by the
+    /// weighed sum of each tool's [`Features`].
+    pub(super) fn rerank(&self, best: &mut [(u32, f32)], query: &Query) {
+        let Some(&(_, top)) = best.first() else {
+            return;
+        };
+        if top <= 0.0 {
+            return;
+        }
+        for (doc, score) in best.iter_mut() {
+            if let Some(features) = self.features(*doc, *score, top, query) {
+                *score = features
+                    .iter()
+                    .zip(RERANK_WEIGHTS)
+                    .map(|(feature, weight)| feature * weight)
+                    .sum();
+            }
+        }
+        best.sort_by(|&a, &b| {
+            if self.before(a, b) {
+                std::cmp::Ordering::Less
+            } else if self.before(b, a) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
+    }
+
+    /// How tool `doc`, scored `score` by the first stage where the best tool
+    /// scored `top`, fits `query`.
+    pub(super) fn features(
+        &self,
+        doc: u32,
+        score: f32,
+        top: f32,
+        query: &Query,
+    ) -> Option<Features> {
+        let found = self.doc(doc)?;
+        let lengths = &self.lengths[doc as usize];
+        let mut fields = [0.0f32; FIELDS];
+        let mut covered = 0u32;
+        let (mut held, mut held_name) = (0.0, 0.0);
+        for asked in &query.asked {
+            let Ok(at) = found
+                .terms
+                .binary_search_by_key(&asked.term, |&(term, _)| term)
+            else {
+                continue;
+            };
+            let (term, posting) = found.terms[at];
+            let tf = self.terms[term as usize].postings[posting as usize].tf;
+            for field in 0..FIELDS {
+                if tf[field] != 0 {
+                    let norm = 1.0 - LENGTH_NORM[field]
+                        + LENGTH_NORM[field]
+                            * f32::from(lengths[field])
+                            * query.inverse_average[field];
+                    let tf = f32::from(tf[field]) / norm;
+                    fields[field] += asked.scale * tf / (tf + K1);
+                }
+            }
+            let named = tf[NAME] != 0;
+            covered += u32::from(named);
+            held += asked.own;
+            if named {
+                held_name += asked.own;
+            }
+        }
+        let share = |part: f32, whole: f32| if whole > 0.0 { part / whole } else { 0.0 };
+        let name_coverage = share(covered as f32, f32::from(found.named));
+        let name_recall = share(held_name, query.own_total);
+        let (unfilled, named_value) = found.slots.fill(query.values, &query.own);
+        let field_max = fields.iter().copied().fold(0.0, f32::max);
+        Some([
+            score / top,
+            name_coverage,
+            share(held, query.own_total),
+            unfilled,
+            f32::from(u8::from(named_value)),
+            f32::from(u8::from(
+                found.named > 0 && covered == u32::from(found.named),
+            )),
+            fields[NAME] / top,
+            fields[DESCRIPTION] / top,
+            fields[2] / top,
+            fields[3] / top,
+            field_max / top,
+            name_recall,
+            share(
+                2.0 * name_coverage * name_recall,
+                name_coverage + name_recall,
+            ),
+            f32::from(found.slots.required().min(10)) / 10.0,
+            (1.0 + f32::from(lengths[DESCRIPTION])).ln() / 8.0,
+        ])
+    }
+}
