@@ -67,7 +67,7 @@ const MAX_NEAR_CANDIDATES: usize = 256;
 /// `aaaac`, …), so removing a term scans a short list whatever the pool; a
 /// deletion that many terms share guesses none of them well anyway.
 const MAX_NEIGHBOURS: usize = 64;
-/// How many of the best-scored tools are reordered by coverage.
+/// How many of the best-scored tools are reordered by their fit.
 const RERANK: usize = 30;
 /// Bounds on what one tool or one query can cost, whoever wrote it.
 const MAX_TERMS_PER_FIELD: usize = 2_048;
@@ -123,13 +123,16 @@ struct Doc {
 /// stripped of stop words and stemmed, so `sendEmail` is found by "sending
 /// emails". A query's action verbs also look, at a lower weight, for the
 /// verbs tools use for the same action ("fetch" finds `get_…`), and its
-/// words for the abbreviations identifiers use ("calculate" finds `calc_…`).
+/// words for the abbreviations identifiers use ("calculate" finds `calc_…`)
+/// and, when six letters or longer, for the longer words they begin (a stem
+/// can stop short of a related word's: "multiplication" finds `multiply`).
 /// A query word no tool holds looks, at a lower weight, for the terms one
 /// edit away from it (a letter added, dropped or replaced, or two swapped),
 /// so "seacrh" finds `search`. Numbers in a query count less: they are
-/// mostly values to call with. The best-scored tools are then reordered by
-/// how much of each one's name the query holds, by how much of the query
-/// (weighed by IDF) each one holds, and by the values the query offers its
+/// mostly values to call with. The best-scored tools are then reordered by a
+/// weighed sum of measures of their fit ([`FEATURE_NAMES`]): their score,
+/// how much of each one's name the query holds, how much of the query
+/// (weighed by IDF) each one holds, and the values the query offers its
 /// parameters: a tool whose required parameters the query leaves unfilled
 /// (a number or a date it does not hold, an enumeration none of whose values
 /// it names) drops below a twin it can fill, and one of whose allowed values
@@ -139,7 +142,8 @@ struct Doc {
 /// not to the pool: postings keep raw per-field counts and the index keeps
 /// per-field length totals, so the length normalisation is computed at query
 /// time against the current averages; a term enters the misspelling lookup
-/// when its first tool arrives and leaves with its last.
+/// and the alphabetical one when its first tool arrives and leaves with its
+/// last.
 ///
 /// The registry keeps one over its deferred tools; build one yourself to
 /// rank any set of tools.
