@@ -123,25 +123,23 @@ impl Query {
         own: &[(u32, f32)],
         values: Values,
     ) -> Query {
-        let weight_in = |list: &[(u32, f32)], term: u32| {
-            list.iter()
-                .find(|&&(held, _)| held == term)
-                .map_or(0.0, |&(_, weight)| weight)
-        };
+        let mut own = own.to_vec();
+        own.sort_unstable_by_key(|&(term, _)| term);
         let mut asked: Vec<Asked> = wanted
             .iter()
             .map(|&(term, weight)| {
                 let idf = index.idf(term);
+                let mine = own
+                    .binary_search_by_key(&term, |&(held, _)| held)
+                    .map_or(0.0, |at| own[at].1);
                 Asked {
                     term,
                     scale: idf * weight * (K1 + 1.0),
-                    own: idf * weight_in(own, term),
+                    own: idf * mine,
                 }
             })
             .collect();
         asked.sort_unstable_by_key(|asked| asked.term);
-        let mut own = own.to_vec();
-        own.sort_unstable_by_key(|&(term, _)| term);
         let n = index.len() as f32;
         let inverse_average = index
             .total_length

@@ -394,3 +394,32 @@ fn extensions_are_bounded_and_the_shortest_come_first() {
     );
     assert_eq!(lengths[0], "abcdefi".len());
 }
+
+#[test]
+fn the_candidates_weighed_by_the_rerank_weights_rank_as_a_search_does() {
+    let index = ToolIndex::build(&pool());
+    for query in [
+        "send an email draft",
+        "list payments in stripe",
+        "get invoice",
+        "final customer records",
+    ] {
+        let mut weighed: Vec<(f32, String)> = index
+            .candidates(query)
+            .into_iter()
+            .map(|(tool, features)| {
+                let score = features
+                    .iter()
+                    .zip(RERANK_WEIGHTS)
+                    .map(|(f, w)| f * w)
+                    .sum();
+                (score, tool.name().to_owned())
+            })
+            .collect();
+        assert!(weighed.len() > 5, "{query}");
+        weighed.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let names: Vec<String> = weighed.into_iter().map(|(_, name)| name).take(10).collect();
+        assert_eq!(names, ranked(&index, query, 10), "{query}");
+    }
+    assert!(index.candidates("").is_empty());
+}
