@@ -71,7 +71,10 @@
 //! 0.619/0.838/0.713; all 0.679/0.881/0.765 to 0.684/0.884/0.768). From
 //! four or five letters "live" hit@1 fell (0.610 and 0.617 at weight 0.5),
 //! from seven nothing changed; weights 0.3 to 1.0 did within a question or
-//! two of 0.5; keeping 2 to 64 of the extensions changed nothing.
+//! two of 0.5; keeping 2 to 64 of the extensions changed nothing. Also
+//! looking for the extensions of a seven-letter or longer stem less its last
+//! one or two letters (`subscript` finding `subscrib`), or crediting the
+//! extensions in the query coverage, moved a question or two.
 //!
 //! The rerank is a weighed sum of measures the index computes for its
 //! candidates (`ToolIndex::candidates`, named by `FEATURE_NAMES`). With
