@@ -338,6 +338,22 @@ fn a_misspelt_word_finds_the_tools_one_edit_away() {
 }
 
 #[test]
+fn a_query_word_finds_the_longer_words_it_begins() {
+    // "multiplication" stems short of "multiply": it begins the latter's stem.
+    let registry = Registry::new();
+    for tool in [
+        dynamic("multiply", "Multiply two numbers.", &[]),
+        dynamic("times_table", "Print a multiplication table.", &[]),
+    ] {
+        registry.register_dynamic(tool).unwrap();
+    }
+    assert_eq!(
+        ranked(&registry, "multiplication"),
+        ["times_table", "multiply"]
+    );
+}
+
+#[test]
 fn the_name_counts_more_than_a_parameter_description() {
     let registry = catalog();
     assert_eq!(

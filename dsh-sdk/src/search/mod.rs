@@ -4,10 +4,11 @@
 //! does not crowd the prompt. The model finds such tools through
 //! [`tool_search`](struct@tool_search), which ranks them ([`ToolIndex`]: BM25F
 //! over their names, descriptions, parameter names and parameter
-//! descriptions, forgiving word forms, case styles, common verb synonyms and
-//! one-letter misspellings, then reordered by how well each tool's name and
-//! the query cover each other and by which of each tool's required
-//! parameters the query holds values for), returns the full definitions of
+//! descriptions, forgiving word forms, case styles, common verb synonyms,
+//! stems that stop short of a related word's and one-letter misspellings,
+//! then reordered by how well each tool's name and the query cover each
+//! other and by which of each tool's required parameters the query holds
+//! values for), returns the full definitions of
 //! the best matches, and loads them: the next export lists them after the
 //! stable prefix, in the order they were loaded, so the prefix stays
 //! byte-identical and the prompt cache stays warm. `always_load` keeps a
@@ -58,6 +59,8 @@ use crate::registry::{Registry, ToolInfo};
 use crate::tool::Entry;
 
 pub use index::ToolIndex;
+#[doc(hidden)]
+pub use index::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
 
 /// The registry's index over its deferred tools, kept up to date as tools
 /// come and go (the registry calls it while it holds its pool's write lock,

@@ -1,5 +1,7 @@
 //! [`ToolIndex`]: an incremental inverted index ranking tools with BM25F.
 
+use std::collections::BTreeMap;
+
 use foldhash::{HashMap, HashMapExt};
 
 use serde_json::Value;
@@ -7,6 +9,7 @@ use serde_json::Value;
 use super::text;
 use crate::registry::ToolInfo;
 use evidence::{Slots, Values};
+pub use rerank::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
 use spelling::{Neighbours, one_edit_apart};
 
 /// The parts of a tool scored apart: its name (and aliases), its
@@ -35,6 +38,17 @@ const SYNONYM_WEIGHT: f32 = 0.3;
 const PREFIX_WEIGHT: f32 = 0.5;
 /// The shortest such prefix, in characters.
 const MIN_PREFIX: usize = 4;
+/// What an indexed word that a query word begins counts for: a stem can
+/// stop short of a related word's (`multipl` of `multiplication` begins
+/// `multipli` of `multiply`).
+const EXTENSION_WEIGHT: f32 = 0.5;
+/// The shortest query word whose extensions are looked for, in characters:
+/// a shorter one begins too many unrelated words.
+const MIN_EXTENDED: usize = 6;
+/// At most this many extensions of one query word count, the shortest of
+/// the first [`MAX_EXTENSION_CANDIDATES`] in alphabetical order.
+const MAX_EXTENSIONS: usize = 8;
+const MAX_EXTENSION_CANDIDATES: usize = 64;
 /// What a number in a query counts for: numbers in a request are mostly the
 /// values to call with ("10 units", "2023"), seldom what names the tool.
 const NUMBER_WEIGHT: f32 = 0.3;
@@ -53,26 +67,8 @@ const MAX_NEAR_CANDIDATES: usize = 256;
 /// `aaaac`, …), so removing a term scans a short list whatever the pool; a
 /// deletion that many terms share guesses none of them well anyway.
 const MAX_NEIGHBOURS: usize = 64;
-/// How many of the best-scored tools are reordered by coverage.
+/// How many of the best-scored tools are reordered by their fit.
 const RERANK: usize = 30;
-/// What it adds to a tool's score (scaled to the best score's 1) that the
-/// query holds all of the tool's name words, in proportion to how many: a
-/// request naming `current_weather` in full fits it better than one that
-/// shares a word of its description with it.
-const NAME_COVERAGE: f32 = 0.2;
-/// What it adds that the tool holds all of the query's own words, in
-/// proportion to their share of the query's IDF: of two tools scored alike,
-/// the one that leaves fewer of the request's words unexplained fits better.
-const QUERY_COVERAGE: f32 = 0.1;
-/// What it takes off, in proportion to the share of the tool's required
-/// parameters the query holds no value for (a number, a date, one of an
-/// enumeration's values): of two tools that do the same, the one the request
-/// can be passed to fits it better.
-const UNFILLED: f32 = 0.25;
-/// What it adds that the query names an allowed value of one of the tool's
-/// parameters ("in Fahrenheit" for a `unit` of `celsius` or `fahrenheit`).
-const NAMED_VALUE: f32 = 0.02;
-
 /// Bounds on what one tool or one query can cost, whoever wrote it.
 const MAX_TERMS_PER_FIELD: usize = 2_048;
 const MAX_QUERY_TERMS: usize = 64;
@@ -115,6 +111,8 @@ struct Doc {
     terms: Vec<(u32, u32)>,
     /// Its parameters, as a query might fill them.
     slots: Slots,
+    /// How many distinct terms its name holds.
+    named: u16,
 }
 
 /// An inverted index ranking tools by BM25F over their names, descriptions,
@@ -125,13 +123,16 @@ struct Doc {
 /// stripped of stop words and stemmed, so `sendEmail` is found by "sending
 /// emails". A query's action verbs also look, at a lower weight, for the
 /// verbs tools use for the same action ("fetch" finds `get_…`), and its
-/// words for the abbreviations identifiers use ("calculate" finds `calc_…`).
+/// words for the abbreviations identifiers use ("calculate" finds `calc_…`)
+/// and, when six letters or longer, for the longer words they begin (a stem
+/// can stop short of a related word's: "multiplication" finds `multiply`).
 /// A query word no tool holds looks, at a lower weight, for the terms one
 /// edit away from it (a letter added, dropped or replaced, or two swapped),
 /// so "seacrh" finds `search`. Numbers in a query count less: they are
-/// mostly values to call with. The best-scored tools are then reordered by
-/// how much of each one's name the query holds, by how much of the query
-/// (weighed by IDF) each one holds, and by the values the query offers its
+/// mostly values to call with. The best-scored tools are then reordered by a
+/// weighed sum of measures of their fit ([`FEATURE_NAMES`]): their score,
+/// how much of each one's name the query holds, how much of the query
+/// (weighed by IDF) each one holds, and the values the query offers its
 /// parameters: a tool whose required parameters the query leaves unfilled
 /// (a number or a date it does not hold, an enumeration none of whose values
 /// it names) drops below a twin it can fill, and one of whose allowed values
@@ -141,7 +142,8 @@ struct Doc {
 /// not to the pool: postings keep raw per-field counts and the index keeps
 /// per-field length totals, so the length normalisation is computed at query
 /// time against the current averages; a term enters the misspelling lookup
-/// when its first tool arrives and leaves with its last.
+/// and the alphabetical one when its first tool arrives and leaves with its
+/// last.
 ///
 /// The registry keeps one over its deferred tools; build one yourself to
 /// rank any set of tools.
@@ -164,6 +166,8 @@ pub struct ToolIndex {
     /// The terms by their spellings less one character, so a misspelt query
     /// word finds the terms one edit away.
     neighbours: Neighbours,
+    /// The terms in alphabetical order, so a query word finds the terms it begins.
+    sorted: BTreeMap<Box<str>, u32>,
 }
 
 impl Default for ToolIndex {
@@ -180,6 +184,7 @@ impl Default for ToolIndex {
             words: HashMap::new(),
             occurrences: Vec::new(),
             neighbours: Neighbours::default(),
+            sorted: BTreeMap::new(),
         }
     }
 }
@@ -260,13 +265,23 @@ impl ToolIndex {
                 }
             });
         });
+        let named = terms
+            .iter()
+            .filter(|&&(term, at)| self.terms[term as usize].postings[at as usize].tf[NAME] != 0)
+            .count()
+            .min(usize::from(u16::MAX)) as u16;
         let lengths = lengths.map(|length| length.min(usize::from(u16::MAX)) as u16);
         for (total, length) in self.total_length.iter_mut().zip(lengths) {
             *total += u64::from(length);
         }
         self.by_name.insert(tool.name().to_owned(), doc);
         self.lengths[doc as usize] = lengths;
-        self.docs[doc as usize] = Some(Doc { tool, terms, slots });
+        self.docs[doc as usize] = Some(Doc {
+            tool,
+            terms,
+            slots,
+            named,
+        });
     }
 
     /// The term id of `word`, a word of tool text as written, interned if
@@ -294,6 +309,7 @@ impl ToolIndex {
         let (id, new) = intern(&mut self.ids, &mut self.terms, &mut self.free_terms, &term);
         if new {
             self.neighbours.add(&term, id);
+            self.sorted.insert(term.as_ref().into(), id);
         }
         let generation = self.terms[id as usize].generation;
         if remember {
@@ -330,6 +346,7 @@ impl ToolIndex {
                 freed.generation = freed.generation.wrapping_add(1);
                 let text = std::mem::take(&mut freed.text);
                 self.neighbours.remove(&text, term);
+                self.sorted.remove(&text);
                 self.ids.remove(&text);
                 self.free_terms.push(term);
             }
@@ -348,9 +365,42 @@ impl ToolIndex {
     }
 
     fn rank(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
-        let count = self.len();
-        if limit == 0 || count == 0 {
+        if limit == 0 {
             return Vec::new();
+        }
+        let (mut best, query) = self.first_stage(query, limit.max(RERANK));
+        self.rerank(&mut best, &query);
+        best.truncate(limit);
+        best
+    }
+
+    /// The tools the rerank weighs for `query` (the best by BM25F, at most
+    /// the rerank's window), in first-stage order, each with its measures of
+    /// fit: what the evaluation example fits the rerank's weights to.
+    #[doc(hidden)]
+    pub fn candidates(&self, query: &str) -> Vec<(ToolInfo, Features)> {
+        let (best, query) = self.first_stage(query, RERANK);
+        let Some(&(_, top)) = best.first() else {
+            return Vec::new();
+        };
+        best.iter()
+            .filter_map(|&(doc, score)| {
+                let features = self.features(doc, score, top, &query)?;
+                Some((self.doc(doc)?.tool.clone(), features))
+            })
+            .collect()
+    }
+
+    /// The best `kept` tools by BM25F for `query`, best first, and the
+    /// query as the rerank weighs it.
+    fn first_stage(&self, query: &str, kept: usize) -> (Vec<(u32, f32)>, rerank::Query) {
+        let count = self.len();
+        let empty = |index: &ToolIndex| {
+            let query = rerank::Query::new(index, &[], &[], Values::default());
+            (Vec::new(), query)
+        };
+        if kept == 0 || count == 0 {
+            return empty(self);
         }
         // Every term looked for, and apart the query's own, whose coverage
         // the rerank weighs.
@@ -378,6 +428,11 @@ impl ToolIndex {
             for (end, _) in term.char_indices().skip(MIN_PREFIX) {
                 also(&term[..end], PREFIX_WEIGHT * weight);
             }
+            if !numeric && term.chars().count() >= MIN_EXTENDED {
+                for id in self.extensions(term) {
+                    want(&mut wanted, id, EXTENSION_WEIGHT * weight);
+                }
+            }
         });
         let mut spelling = String::new();
         for (word, weight) in &unknown {
@@ -386,7 +441,7 @@ impl ToolIndex {
             }
         }
         if wanted.is_empty() {
-            return Vec::new();
+            return empty(self);
         }
 
         let n = count as f32;
@@ -420,7 +475,6 @@ impl ToolIndex {
         }
 
         // The best `kept`, kept sorted: most candidates fall below the last.
-        let kept = limit.max(RERANK);
         let mut best: Vec<(u32, f32)> = Vec::with_capacity(kept + 1);
         for doc in touched {
             let candidate = (doc, scores[doc as usize]);
@@ -436,83 +490,8 @@ impl ToolIndex {
             best.truncate(kept);
         }
         let values = Values::of(query, MAX_QUERY_TERMS);
-        self.rerank(&mut best, &mut wanted, &mut own, values);
-        best.truncate(limit);
-        best
-    }
-
-    /// Reorders `best` (sorted, best first) by score over the best score,
-    /// plus the share of each tool's name terms that `wanted` holds, plus the
-    /// share of the query's `own` terms (by IDF) that the tool holds, less
-    /// the share of its required parameters the query's `values` leave
-    /// unfilled, plus a little if the query names one of its allowed values.
-    fn rerank(
-        &self,
-        best: &mut [(u32, f32)],
-        wanted: &mut [(u32, f32)],
-        own: &mut [(u32, f32)],
-        values: Values,
-    ) {
-        let Some(&(_, top)) = best.first() else {
-            return;
-        };
-        if top <= 0.0 {
-            return;
-        }
-        wanted.sort_unstable_by_key(|&(term, _)| term);
-        own.sort_unstable_by_key(|&(term, _)| term);
-        // Each own term's weight times its IDF, once.
-        for (term, weight) in own.iter_mut() {
-            *weight *= self.idf(*term);
-        }
-        let own_total: f32 = own.iter().map(|&(_, weight)| weight).sum();
-        for (doc, score) in best.iter_mut() {
-            let Some(found) = self.doc(*doc) else {
-                continue;
-            };
-            let (mut named, mut covered) = (0u32, 0u32);
-            let mut held = 0.0;
-            let mut next = 0;
-            for &(term, at) in &found.terms {
-                if self.terms[term as usize].postings[at as usize].tf[NAME] != 0 {
-                    named += 1;
-                    let wanted = wanted.binary_search_by_key(&term, |&(term, _)| term);
-                    covered += u32::from(wanted.is_ok());
-                }
-                // Both are sorted by term.
-                while own.get(next).is_some_and(|&(have, _)| have < term) {
-                    next += 1;
-                }
-                if let Some(&(owned, weight)) = own.get(next)
-                    && owned == term
-                {
-                    held += weight;
-                }
-            }
-            let name_coverage = if named == 0 {
-                0.0
-            } else {
-                covered as f32 / named as f32
-            };
-            let query_coverage = if own_total > 0.0 {
-                held / own_total
-            } else {
-                0.0
-            };
-            let (unfilled, named) = found.slots.fill(values, own);
-            *score = *score / top + NAME_COVERAGE * name_coverage + QUERY_COVERAGE * query_coverage
-                - UNFILLED * unfilled
-                + if named { NAMED_VALUE } else { 0.0 };
-        }
-        best.sort_by(|&a, &b| {
-            if self.before(a, b) {
-                std::cmp::Ordering::Less
-            } else if self.before(b, a) {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        });
+        let query = rerank::Query::new(self, &wanted, &own, values);
+        (best, query)
     }
 
     /// BM25's inverse document frequency of `term`.
@@ -560,6 +539,23 @@ impl ToolIndex {
             consider(self.neighbours.of(spelling));
         }
         found
+    }
+
+    /// The terms longer than `word` that begin with it: the
+    /// [`MAX_EXTENSIONS`] shortest of the first [`MAX_EXTENSION_CANDIDATES`].
+    fn extensions(&self, word: &str) -> Vec<u32> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let mut found: Vec<(usize, u32)> = self
+            .sorted
+            .range::<str, _>((Excluded(word), Unbounded))
+            .take(MAX_EXTENSION_CANDIDATES)
+            .take_while(|(text, _)| text.starts_with(word))
+            .map(|(text, &id)| (text.len(), id))
+            .collect();
+        // Stable: of equal length, alphabetical order stands.
+        found.sort_by_key(|&(length, _)| length);
+        found.truncate(MAX_EXTENSIONS);
+        found.into_iter().map(|(_, id)| id).collect()
     }
 
     /// Whether `a` ranks before `b`: a higher score, or the same score and a smaller name.
@@ -688,6 +684,7 @@ fn parameters(schema: &Value, depth: usize, budget: &mut usize, add: &mut impl F
 }
 
 mod evidence;
+mod rerank;
 mod spelling;
 #[cfg(test)]
 mod tests;

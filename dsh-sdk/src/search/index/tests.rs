@@ -168,10 +168,10 @@ fn of_tools_scored_alike_the_one_holding_more_of_the_query_comes_first() {
 /// rerank puts `beta_tool` first, though by name `alpha_tool` would be.
 fn assert_beta_first(index: &ToolIndex, terms: &[&str]) {
     let doc = |name: &str| index.by_name[name];
-    let mut wanted: Vec<_> = terms.iter().map(|text| (index.ids[*text], 1.0)).collect();
-    let mut own = wanted.clone();
+    let wanted: Vec<_> = terms.iter().map(|text| (index.ids[*text], 1.0)).collect();
+    let query = rerank::Query::new(index, &wanted, &wanted, Values::default());
     let mut best = vec![(doc("alpha_tool"), 1.0), (doc("beta_tool"), 1.0)];
-    index.rerank(&mut best, &mut wanted, &mut own, Values::default());
+    index.rerank(&mut best, &query);
     assert_eq!(best[0].0, doc("beta_tool"));
     assert!(best[0].1 > best[1].1);
 }
@@ -346,4 +346,80 @@ fn hostile_parameter_schemas_are_bounded() {
     let index = ToolIndex::build(&registry.tools());
     assert_eq!(index.search("feed zebra", 5).len(), 1);
     assert_eq!(index.search("feed zebra 1 2 3 2024-05-01", 5).len(), 1);
+}
+
+#[test]
+fn a_query_word_finds_the_longer_words_it_begins() {
+    // `multiplication` stems to `multipl`, which begins `multiply`'s `multipli`;
+    // the table keeps `multipl` known, so no misspelling lookup stands in.
+    let mut index = index_of(&[
+        ("multiply", "Multiply two numbers."),
+        ("times_table", "Print a multiplication table."),
+        ("cats", "A cat sits."),
+        ("catalogue", "Browse the catalogue."),
+    ]);
+    let found = ranked(&index, "multiplication", 5);
+    assert_eq!(found, ["times_table", "multiply"]);
+    // Short words begin too many others to count.
+    assert_eq!(ranked(&index, "cat", 5), ["cats"]);
+    // The sorted terms follow the pool.
+    assert!(index.remove("multiply"));
+    assert_eq!(ranked(&index, "multiplication", 5), ["times_table"]);
+    assert!(!index.sorted.contains_key("multipli"));
+    assert_eq!(index.sorted.len(), index.ids.len());
+}
+
+#[test]
+fn extensions_are_bounded_and_the_shortest_come_first() {
+    let mut tools = vec![("base", "Reach the abcdefz.")];
+    let names: Vec<(String, String)> = (0..100)
+        .map(|at| {
+            (
+                format!("tool{at}"),
+                format!("Reach the abcdef{}.", "y".repeat(at + 1)),
+            )
+        })
+        .collect();
+    tools.extend(names.iter().map(|(n, d)| (n.as_str(), d.as_str())));
+    let index = index_of(&tools);
+    let found = index.extensions("abcdef");
+    assert_eq!(found.len(), MAX_EXTENSIONS);
+    let lengths: Vec<usize> = found
+        .iter()
+        .map(|&id| index.terms[id as usize].text.len())
+        .collect();
+    assert!(
+        lengths.windows(2).all(|pair| pair[0] <= pair[1]),
+        "{lengths:?}"
+    );
+    assert_eq!(lengths[0], "abcdefi".len());
+}
+
+#[test]
+fn the_candidates_weighed_by_the_rerank_weights_rank_as_a_search_does() {
+    let index = ToolIndex::build(&pool());
+    for query in [
+        "send an email draft",
+        "list payments in stripe",
+        "get invoice",
+        "final customer records",
+    ] {
+        let mut weighed: Vec<(f32, String)> = index
+            .candidates(query)
+            .into_iter()
+            .map(|(tool, features)| {
+                let score = features
+                    .iter()
+                    .zip(RERANK_WEIGHTS)
+                    .map(|(f, w)| f * w)
+                    .sum();
+                (score, tool.name().to_owned())
+            })
+            .collect();
+        assert!(weighed.len() > 5, "{query}");
+        weighed.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let names: Vec<String> = weighed.into_iter().map(|(_, name)| name).take(10).collect();
+        assert_eq!(names, ranked(&index, query, 10), "{query}");
+    }
+    assert!(index.candidates("").is_empty());
 }
