@@ -16,18 +16,30 @@ use dsh_sdk::{Status, ToolCall};
 /// The threads `spin` ran on.
 static THREADS: Mutex<Vec<ThreadId>> = Mutex::new(Vec::new());
 
-/// Keeps its thread busy for a few milliseconds, then gives its label back.
+/// Keeps its thread busy until a call of it has run on another thread as
+/// well (or for half a second at most), then gives its label back.
 #[tool(read_only, concurrency_safe)]
 async fn spin(
     /// Given back
     label: String,
 ) -> String {
-    THREADS.lock().unwrap().push(std::thread::current().id());
+    let this = std::thread::current().id();
+    THREADS.lock().unwrap().push(this);
     let started = Instant::now();
-    while started.elapsed() < Duration::from_millis(3) {
+    let elsewhere = || THREADS.lock().unwrap().iter().any(|other| *other != this);
+    while !elsewhere() && started.elapsed() < Duration::from_millis(500) {
         std::hint::spin_loop();
     }
     label
+}
+
+/// Gives its number back at once.
+#[tool(read_only, concurrency_safe)]
+async fn quick(
+    /// Given back
+    number: u32,
+) -> u32 {
+    number
 }
 
 /// Waits, then says so.
@@ -65,8 +77,45 @@ async fn busy_calls_of_a_batch_spread_over_the_worker_threads_in_order() {
     let threads: HashSet<ThreadId> = THREADS.lock().unwrap().iter().copied().collect();
     assert!(
         threads.len() >= 2,
-        "24 calls that each keep a core busy for 3 ms all ran on one thread"
+        "24 calls that each keep a core busy ran on one thread"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_is_not_held_up_by_worker_threads_that_are_busy() {
+    let registry = Registry::new();
+    registry.register::<quick>().unwrap();
+    // Both worker threads blocked for a while: the batch's own task, here,
+    // runs what no helper could start.
+    let (started, mut blocked) = tokio::sync::mpsc::channel(2);
+    let blockers: Vec<_> = (0..2)
+        .map(|_| {
+            let started = started.clone();
+            tokio::spawn(async move {
+                let _ = started.send(()).await;
+                std::thread::sleep(Duration::from_secs(3));
+            })
+        })
+        .collect();
+    for _ in 0..2 {
+        blocked.recv().await;
+    }
+    let calls = (0..10)
+        .map(|index| ToolCall::new("quick", json!({ "number": index })))
+        .collect();
+    let begun = Instant::now();
+    let results = registry.call_batch(calls).await;
+    let elapsed = begun.elapsed();
+    let numbers: Vec<String> = results.iter().map(ToolResult::text).collect();
+    let expected: Vec<String> = (0..10).map(|index| index.to_string()).collect();
+    assert_eq!(numbers, expected);
+    assert!(
+        elapsed < Duration::from_secs(2),
+        "ten quick calls took {elapsed:?}: the batch waited for a busy worker thread"
+    );
+    for blocker in blockers {
+        blocker.await.unwrap();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
