@@ -116,14 +116,7 @@ impl Registry {
             Ok(warnings) => warnings,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
-        let mut exec = CallExec {
-            made: None,
-            tokens: CallTokens {
-                own: call.cancel.take(),
-                batch: call.batch_cancel.take(),
-            },
-            client: call.client.take().map(|client| client.0),
-        };
+        let mut exec = CallExec::of(call);
         if entry.handler.reads_exec() {
             exec.make(self, &entry, call.invocation_id);
         }
@@ -319,6 +312,18 @@ pub(super) struct CallExec {
 }
 
 impl CallExec {
+    /// The context of `call`, not made yet: its tokens and client, taken.
+    fn of(call: &mut ToolCall) -> Self {
+        CallExec {
+            made: None,
+            tokens: CallTokens {
+                own: call.cancel.take(),
+                batch: call.batch_cancel.take(),
+            },
+            client: call.client.take().map(|client| client.0),
+        }
+    }
+
     /// The context of call `invocation_id` of `entry`, made if it was not.
     fn make(&mut self, registry: &Registry, entry: &Entry, invocation_id: Uuid) -> &Exec {
         let CallExec {
