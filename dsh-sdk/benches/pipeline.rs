@@ -12,8 +12,8 @@
 //! After criterion's report, the four are timed again in alternating
 //! batches, and the medians and their ratios are printed, with the goals;
 //! then a batch of 100 concurrency-safe calls on one worker thread against
-//! as many as the machine has, of `greet` and of `checksum`, a tool that
-//! keeps a core busy for some microseconds.
+//! as many as the machine has, of `greet` (on both registries) and of
+//! `checksum`, a tool that keeps a core busy for some microseconds.
 //!
 //! Run with `cargo bench -p dsh-sdk --bench pipeline -- --warm-up-time 1
 //! --measurement-time 2`.
@@ -174,9 +174,10 @@ fn bench(c: &mut Criterion) {
     );
     println!("ratio hooked/floor: {:.2} (goal <= 3)", hooked_ns / floor);
 
-    batch_scaling(&bare, "greet", &args);
+    batch_scaling(&bare, "greet", &args, "");
+    batch_scaling(&hooked, "greet", &args, ", every hook on");
     bare.register::<checksum>().expect("checksum registers");
-    batch_scaling(&bare, "checksum", &json!({ "rounds": 20_000 }));
+    batch_scaling(&bare, "checksum", &json!({ "rounds": 20_000 }), "");
 }
 
 /// A batch of 100 concurrency-safe calls of `tool` on one worker thread,
@@ -184,7 +185,7 @@ fn bench(c: &mut Criterion) {
 /// from cores. A call of `greet` takes less than waking a worker thread, so
 /// its batch gains little; one of `checksum` keeps a core busy for some
 /// microseconds, as real tool work does.
-fn batch_scaling(registry: &Registry, tool: &str, args: &serde_json::Value) {
+fn batch_scaling(registry: &Registry, tool: &str, args: &serde_json::Value, hooks: &str) {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let time_on = |workers: usize| {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -212,7 +213,7 @@ fn batch_scaling(registry: &Registry, tool: &str, args: &serde_json::Value) {
     let one = time_on(1);
     let all = time_on(cores);
     println!(
-        "batch of 100 `{tool}` calls: {one:.0} µs on 1 worker, {all:.0} µs on {cores} workers; speed-up {:.2} on {cores} cores",
+        "batch of 100 `{tool}` calls{hooks}: {one:.0} µs on 1 worker, {all:.0} µs on {cores} workers; speed-up {:.2} on {cores} cores",
         one / all
     );
 }

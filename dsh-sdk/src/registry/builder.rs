@@ -255,7 +255,7 @@ impl RegistryBuilder {
                 service,
                 registry,
             },
-            subscribers: RwLock::default(),
+            subscribers: Default::default(),
             listened: AtomicUsize::new(0),
             surroundings: OnceLock::new(),
             catalog: Default::default(),

@@ -5,6 +5,7 @@
 //! (`handle.rs`) and the subscribers that observe calls (`subscribe.rs`).
 //! What a tool is at run time lives in `tool/`, what a call does in `pipeline/`.
 
+use arc_swap::ArcSwap;
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -65,9 +66,10 @@ pub(crate) struct Inner {
     pub(super) tools: RwLock<Tools>,
     pub(crate) state: State,
     pub(crate) config: Config,
-    /// Copied on write, so that emitting takes a snapshot for one atomic
-    /// increment and calls the subscribers outside the lock.
-    pub(super) subscribers: RwLock<Arc<Vec<(u64, Subscriber)>>>,
+    /// Copied on write, so that emitting reads a snapshot without a lock
+    /// or a shared reference count, and calls the subscribers with none held:
+    /// a subscriber may subscribe or unsubscribe.
+    pub(super) subscribers: ArcSwap<Vec<(u64, Subscriber)>>,
     /// How many subscribers there are, read without a lock on the hot path.
     pub(super) listened: AtomicUsize,
     /// What every call's context shares; made once, on first use.

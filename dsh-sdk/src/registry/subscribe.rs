@@ -4,7 +4,7 @@
 use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, PoisonError, Weak};
+use std::sync::{Arc, Weak};
 
 use super::{Inner, Registry};
 use crate::event::Event;
@@ -34,13 +34,12 @@ impl Registry {
     /// stops it.
     pub fn subscribe(&self, subscriber: impl Fn(&Event) + Send + Sync + 'static) -> Subscription {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut subscribers = self
-            .inner
-            .subscribers
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        Arc::make_mut(&mut subscribers).push((id, Arc::new(subscriber)));
-        drop(subscribers);
+        let subscriber: Subscriber = Arc::new(subscriber);
+        self.inner.subscribers.rcu(|subscribers| {
+            let mut subscribers = Vec::clone(subscribers);
+            subscribers.push((id, Arc::clone(&subscriber)));
+            subscribers
+        });
         self.inner.listened.fetch_add(1, Ordering::Relaxed);
         Subscription {
             registry: Arc::downgrade(&self.inner),
@@ -105,12 +104,7 @@ impl Registry {
 
 impl Inner {
     fn emit(&self, event: &Event) {
-        let subscribers = Arc::clone(
-            &self
-                .subscribers
-                .read()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
+        let subscribers = self.subscribers.load();
         for (_, subscriber) in subscribers.iter() {
             // A panicking subscriber must not take the call down with it.
             let _ = std::panic::catch_unwind(AssertUnwindSafe(|| subscriber(event)));
@@ -128,12 +122,11 @@ pub struct Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         if let Some(inner) = self.registry.upgrade() {
-            let mut subscribers = inner
-                .subscribers
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
-            Arc::make_mut(&mut subscribers).retain(|(id, _)| *id != self.id);
-            drop(subscribers);
+            inner.subscribers.rcu(|subscribers| {
+                let mut subscribers = Vec::clone(subscribers);
+                subscribers.retain(|(id, _)| *id != self.id);
+                subscribers
+            });
             inner.listened.fetch_sub(1, Ordering::Relaxed);
         }
     }
