@@ -93,7 +93,9 @@
 //! number of required parameters, the description's length, and, measured
 //! then dropped, the share of the query held by the description's first
 //! sentence or of the query's last sentence held by the tool) moved "dev"
-//! by a few questions and "live" by none or down. Also tried and left out:
+//! by a few questions and "live" by none or down; the index no longer
+//! computes them, so `--fit` refits the five measures that carry weight.
+//! Also tried and left out:
 //! the query's last sentence weighed more in the first stage (by a quarter:
 //! dev hit@1 0.772, live 0.610), the description's first sentence counted
 //! twice (dev 0.766/0.947/0.841, live 0.616/0.836/0.710), a query word

@@ -105,11 +105,6 @@ impl Slots {
         slots
     }
 
-    /// How many of the tool's parameters are required.
-    pub(super) fn required(&self) -> u8 {
-        self.required
-    }
-
     /// How well a query offering `values` and holding the terms `own`
     /// (sorted by term) fills these slots: the share of the required
     /// parameters it leaves without a value (a number or a date it lacks, an

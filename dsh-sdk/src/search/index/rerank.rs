@@ -3,16 +3,15 @@
 //!
 //! Each measure is computed for the candidates alone (at most the rerank's
 //! window), from the tool's own terms and the query's, so its cost does not
-//! grow with the pool. Four of them carry weight; the others are measured so
-//! that the evaluation example (`examples/search_eval`, `--fit`) can refit
-//! the weights over all of them, and weigh 0: fitted on its "dev" questions
-//! they raised "dev" and lowered the held-out "live" ones.
+//! grow with the pool. The evaluation example (`examples/search_eval`,
+//! `--fit`) refits the weights from the same measures; the other measures
+//! it tried, and why none was kept, are in its doc comment.
 
 use super::evidence::Values;
-use super::{DESCRIPTION, FIELDS, K1, LENGTH_NORM, NAME, PARAMETER, PARAMETER_TEXT, ToolIndex};
+use super::{NAME, ToolIndex};
 
 /// How many measures of a tool's fit the rerank weighs.
-pub(super) const FEATURES: usize = 15;
+pub(super) const FEATURES: usize = 5;
 
 /// What each measure is called, in the order of [`Features`]:
 ///
@@ -21,30 +20,13 @@ pub(super) const FEATURES: usize = 15;
 /// - `query_coverage`: the share of the query's own terms (by IDF) the tool holds;
 /// - `unfilled`: the share of the tool's required parameters the query holds
 ///   no value for (a number, a date or time, one of an enumeration's values);
-/// - `named_value`: 1 if the query names an allowed value of a parameter;
-/// - `name_full`: 1 if the query looks for every term of the tool's name;
-/// - `field_…`: each field's own BM25 score (unweighted), and the best of
-///   them, over the best candidate's first-stage score;
-/// - `name_recall`: the share of the query's own terms (by IDF) the name holds;
-/// - `name_f`: the harmonic mean of `name_coverage` and `name_recall`;
-/// - `required`: how many parameters the tool requires, a tenth each, up to 1;
-/// - `description_length`: the log of the description's length in terms, over 8.
+/// - `named_value`: 1 if the query names an allowed value of a parameter.
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "score",
     "name_coverage",
     "query_coverage",
     "unfilled",
     "named_value",
-    "name_full",
-    "field_name",
-    "field_description",
-    "field_parameter",
-    "field_parameter_text",
-    "field_max",
-    "name_recall",
-    "name_f",
-    "required",
-    "description_length",
 ];
 
 /// A tool's measures of fit to one query, named by [`FEATURE_NAMES`].
@@ -69,35 +51,15 @@ const NAMED_VALUE: f32 = 0.02;
 
 /// What each measure adds to a tool's rerank score. Each weight was chosen
 /// on the evaluation's "dev" questions and kept as it did not lower the
-/// held-out "live" ones; weights fitted over all measures at once (by
-/// coordinate ascent on "dev" MRR, or by a softmax likelihood with or
-/// without an L2 penalty) raised "dev" and lowered "live", so they were not
-/// taken.
-pub const RERANK_WEIGHTS: Features = [
-    1.0,
-    NAME_COVERAGE,
-    QUERY_COVERAGE,
-    -UNFILLED,
-    NAMED_VALUE,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-];
+/// held-out "live" ones; weights fitted at once (by coordinate ascent on
+/// "dev" MRR, or by a softmax likelihood with or without an L2 penalty)
+/// raised "dev" and lowered "live", so they were not taken.
+pub const RERANK_WEIGHTS: Features = [1.0, NAME_COVERAGE, QUERY_COVERAGE, -UNFILLED, NAMED_VALUE];
 
 /// One query term as the rerank weighs it.
 #[derive(Clone, Copy)]
 struct Asked {
     term: u32,
-    /// What the term adds to a field's BM25 score: its IDF, its weight as
-    /// looked for, and BM25's `k1 + 1`.
-    scale: f32,
     /// Its IDF if it is one of the query's own words (not a synonym, prefix
     /// or spelling of one), else 0.
     own: f32,
@@ -108,8 +70,6 @@ pub(super) struct Query {
     asked: Vec<Asked>,
     /// The query's own terms, sorted, at their weights.
     own: Vec<(u32, f32)>,
-    /// Each field's tool count over its total length, for BM25's length norm.
-    inverse_average: [f32; FIELDS],
     own_total: f32,
     values: Values,
 }
@@ -127,26 +87,20 @@ impl Query {
         own.sort_unstable_by_key(|&(term, _)| term);
         let mut asked: Vec<Asked> = wanted
             .iter()
-            .map(|&(term, weight)| {
+            .map(|&(term, _)| {
                 let idf = index.idf(term);
                 let mine = own
                     .binary_search_by_key(&term, |&(held, _)| held)
                     .map_or(0.0, |at| own[at].1);
                 Asked {
                     term,
-                    scale: idf * weight * (K1 + 1.0),
                     own: idf * mine,
                 }
             })
             .collect();
         asked.sort_unstable_by_key(|asked| asked.term);
-        let n = index.len() as f32;
-        let inverse_average = index
-            .total_length
-            .map(|total| if total == 0 { 0.0 } else { n / total as f32 });
         Query {
             own,
-            inverse_average,
             own_total: asked.iter().map(|asked| asked.own).sum(),
             asked,
             values,
@@ -194,10 +148,7 @@ impl ToolIndex {
         query: &Query,
     ) -> Option<Features> {
         let found = self.doc(doc)?;
-        let lengths = &self.lengths[doc as usize];
-        let mut fields = [0.0f32; FIELDS];
-        let mut covered = 0u32;
-        let (mut held, mut held_name) = (0.0, 0.0);
+        let (mut covered, mut held) = (0u32, 0.0);
         for asked in &query.asked {
             let Ok(at) = found
                 .terms
@@ -207,49 +158,17 @@ impl ToolIndex {
             };
             let (term, posting) = found.terms[at];
             let tf = self.terms[term as usize].postings[posting as usize].tf;
-            for field in 0..FIELDS {
-                if tf[field] != 0 {
-                    let norm = 1.0 - LENGTH_NORM[field]
-                        + LENGTH_NORM[field]
-                            * f32::from(lengths[field])
-                            * query.inverse_average[field];
-                    let tf = f32::from(tf[field]) / norm;
-                    fields[field] += asked.scale * tf / (tf + K1);
-                }
-            }
-            let named = tf[NAME] != 0;
-            covered += u32::from(named);
+            covered += u32::from(tf[NAME] != 0);
             held += asked.own;
-            if named {
-                held_name += asked.own;
-            }
         }
         let share = |part: f32, whole: f32| if whole > 0.0 { part / whole } else { 0.0 };
-        let name_coverage = share(covered as f32, f32::from(found.named));
-        let name_recall = share(held_name, query.own_total);
         let (unfilled, named_value) = found.slots.fill(query.values, &query.own);
-        let field_max = fields.iter().copied().fold(0.0, f32::max);
         Some([
             score / top,
-            name_coverage,
+            share(covered as f32, f32::from(found.named)),
             share(held, query.own_total),
             unfilled,
             f32::from(u8::from(named_value)),
-            f32::from(u8::from(
-                found.named > 0 && covered == u32::from(found.named),
-            )),
-            fields[NAME] / top,
-            fields[DESCRIPTION] / top,
-            fields[PARAMETER] / top,
-            fields[PARAMETER_TEXT] / top,
-            field_max / top,
-            name_recall,
-            share(
-                2.0 * name_coverage * name_recall,
-                name_coverage + name_recall,
-            ),
-            f32::from(found.slots.required().min(10)) / 10.0,
-            (1.0 + f32::from(lengths[DESCRIPTION])).ln() / 8.0,
         ])
     }
 }
