@@ -1,5 +1,7 @@
 //! RAWP-DPS tool events: request, stream, result and catalog publish.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::stream::StreamType;
@@ -15,8 +17,9 @@ pub enum Event {
     Request {
         /// The call's id (UUID v4).
         invocation_id: uuid::Uuid,
-        /// The name the model called (maybe an alias, maybe unknown).
-        tool_name: String,
+        /// The name the model called (maybe an alias, maybe unknown);
+        /// borrowed when it is the name of a tool known at compile time.
+        tool_name: Cow<'static, str>,
         /// The called tool's declared version, when it has one.
         tool_version: Option<String>,
         /// The raw arguments.
@@ -31,8 +34,9 @@ pub enum Event {
     Executed {
         /// The call's id.
         invocation_id: uuid::Uuid,
-        /// The tool's canonical name.
-        tool_name: String,
+        /// The tool's canonical name, borrowed for a tool whose name is
+        /// known at compile time.
+        tool_name: Cow<'static, str>,
         /// The validated arguments (an approver's override, if it gave one),
         /// shared with the call rather than copied.
         args: std::sync::Arc<serde_json::Value>,
@@ -55,8 +59,9 @@ pub enum Event {
     SpillFailed {
         /// The call's id.
         invocation_id: uuid::Uuid,
-        /// The tool's canonical name.
-        tool_name: String,
+        /// The tool's canonical name, borrowed for a tool whose name is
+        /// known at compile time.
+        tool_name: Cow<'static, str>,
         /// Why the file could not be saved.
         error: String,
     },
@@ -66,8 +71,9 @@ pub enum Event {
     Running {
         /// The call's id.
         invocation_id: uuid::Uuid,
-        /// The tool's canonical name.
-        tool_name: String,
+        /// The tool's canonical name, borrowed for a tool whose name is
+        /// known at compile time.
+        tool_name: Cow<'static, str>,
         /// The card to show until the result's card replaces it.
         card: crate::card::Card,
     },

@@ -137,7 +137,7 @@ impl Record {
                 card,
             } => Record::Running(RunningRecord {
                 invocation_id: *invocation_id,
-                tool_name: tool_name.clone(),
+                tool_name: tool_name.to_string(),
                 card: card.clone(),
             }),
             Event::Stream(chunk) => Record::Stream(InvokeStream::from(chunk)),
@@ -152,7 +152,7 @@ impl Record {
                 context,
             } => Record::Executed(ExecutedRecord {
                 invocation_id: *invocation_id,
-                tool_name: tool_name.clone(),
+                tool_name: tool_name.to_string(),
                 args: serde_json::Value::clone(args),
                 value: value.clone(),
                 source: *source,
@@ -166,7 +166,7 @@ impl Record {
                 error,
             } => Record::SpillFailed(SpillFailedRecord {
                 invocation_id: *invocation_id,
-                tool_name: tool_name.clone(),
+                tool_name: tool_name.to_string(),
                 error: error.clone(),
             }),
             Event::Result(result) => Record::Result(Box::new(ToolResult::clone(result))),

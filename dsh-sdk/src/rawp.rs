@@ -399,7 +399,7 @@ impl Event {
         };
         Some(InvokeRequest {
             invocation_id: *invocation_id,
-            tool_name: tool_name.clone(),
+            tool_name: tool_name.to_string(),
             tool_version: tool_version.clone(),
             input: input.clone(),
             parallel_group_id: parallel_group_id.map(|id| id.to_string()),

@@ -148,7 +148,7 @@ pub(super) async fn write(
             }
             config.emit_with(|| Event::SpillFailed {
                 invocation_id,
-                tool_name: tool.to_owned(),
+                tool_name: tool.to_owned().into(),
                 error: error.to_string(),
             });
         }

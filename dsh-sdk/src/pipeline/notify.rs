@@ -22,20 +22,28 @@ use crate::tool::{Entry, running_card};
 /// The request, as subscribers see it: the arguments, or why they are not
 /// recorded.
 pub(super) fn request(registry: &Registry, call: &ToolCall, refused: Option<Exceeded>) {
-    registry.emit_with(|| Event::Request {
-        invocation_id: call.invocation_id,
-        tool_name: shown_name(&call.name).into_owned(),
-        tool_version: registry
-            .entry(&call.name)
-            .and_then(|entry| entry.def.version_text().map(str::to_owned)),
-        input: match refused {
-            None => call.args.clone(),
-            Some(exceeded) => Value::String(format!(
-                "(not recorded: the arguments are {})",
-                exceeded.describe()
-            )),
-        },
-        parallel_group_id: call.parallel_group_id,
+    registry.emit_with(|| {
+        let entry = registry.entry(&call.name);
+        Event::Request {
+            invocation_id: call.invocation_id,
+            // The tool's own name, borrowed when it is known at compile time,
+            // if that is what was called; else the name as it was asked for.
+            tool_name: match &entry {
+                Some(entry) if *entry.def.name == *call.name => entry.def.name.clone(),
+                _ => shown_name(&call.name).into_owned().into(),
+            },
+            tool_version: entry
+                .as_ref()
+                .and_then(|entry| entry.def.version_text().map(str::to_owned)),
+            input: match refused {
+                None => call.args.clone(),
+                Some(exceeded) => Value::String(format!(
+                    "(not recorded: the arguments are {})",
+                    exceeded.describe()
+                )),
+            },
+            parallel_group_id: call.parallel_group_id,
+        }
     });
 }
 
@@ -50,7 +58,7 @@ pub(super) fn running(
     if top_level {
         registry.emit_with(|| Event::Running {
             invocation_id,
-            tool_name: entry.def.name().to_owned(),
+            tool_name: entry.def.name.clone(),
             card: running_card(entry, args),
         });
     }
@@ -68,7 +76,7 @@ pub(super) fn executed(
 ) {
     registry.emit_with(|| Event::Executed {
         invocation_id,
-        tool_name: entry.def.name().to_owned(),
+        tool_name: entry.def.name.clone(),
         args: Arc::clone(args),
         value: hooked.value.clone(),
         source: hooked.source,
