@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::{Stop, ToolCall};
+use super::{CallName, Stop, ToolCall};
 use crate::registry::Registry;
 use crate::result::ToolResult;
 
@@ -143,7 +143,7 @@ struct Slot {
     call: Option<ToolCall>,
     /// The call's name and ids, for its result should the task that took
     /// it stop before it finished.
-    shown: (Arc<str>, CallIds),
+    shown: (CallName, CallIds),
     /// The task that took it: 0 for the batch's own, n for helper n.
     taker: usize,
     result: Option<ToolResult>,
@@ -156,7 +156,7 @@ impl Run {
             .map(|call| {
                 Mutex::new(Slot {
                     shown: (
-                        Arc::clone(&call.name),
+                        call.name.clone(),
                         (call.invocation_id, call.parallel_group_id),
                     ),
                     call: Some(call),
@@ -281,7 +281,7 @@ impl Run {
 }
 
 /// The result of the call `shown`, whose task stopped with `message`.
-fn failed((name, ids): &(Arc<str>, CallIds), message: String) -> ToolResult {
+fn failed((name, ids): &(CallName, CallIds), message: String) -> ToolResult {
     super::stopped(name, *ids, |tool| Stop::CallPanicked { tool, message })
 }
 

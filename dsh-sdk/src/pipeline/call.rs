@@ -22,7 +22,7 @@ use crate::client::Client;
 /// ```
 #[derive(Clone, Debug)]
 pub struct ToolCall {
-    pub(super) name: Arc<str>,
+    pub(super) name: CallName,
     pub(super) args: Value,
     pub(super) invocation_id: Uuid,
     /// The host's token for this call, if it handed one in.
@@ -33,6 +33,26 @@ pub struct ToolCall {
     pub(super) top_level: bool,
     /// The client the call came from, when it can be reached.
     pub(super) client: Option<CallClient>,
+}
+
+/// The name a call asks for: borrowed when it is the name of a registered
+/// tool known at compile time, so calling one by its name allocates nothing
+/// for it; else shared.
+#[derive(Clone, Debug)]
+pub(super) enum CallName {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl std::ops::Deref for CallName {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            CallName::Static(name) => name,
+            CallName::Shared(name) => name,
+        }
+    }
 }
 
 /// A call's [`Client`], shown by name only in `Debug`.
@@ -48,8 +68,13 @@ impl std::fmt::Debug for CallClient {
 impl ToolCall {
     /// A top-level call of `name` with `args`, with a fresh invocation id.
     pub fn new(name: impl Into<Arc<str>>, args: Value) -> Self {
+        Self::named(CallName::Shared(name.into()), args)
+    }
+
+    /// A top-level call of the tool `name` with `args`.
+    pub(super) fn named(name: CallName, args: Value) -> Self {
         ToolCall {
-            name: name.into(),
+            name,
             args,
             invocation_id: Uuid::new_v4(),
             cancel: None,

@@ -8,7 +8,6 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures_util::FutureExt;
@@ -150,7 +149,7 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
     let pending = Pending {
         registry,
         invocation_id: call.invocation_id,
-        name: Arc::clone(&call.name),
+        name: call.name.clone(),
         parallel_group_id: call.parallel_group_id,
         started: Pending::clock(registry),
         armed: true,
@@ -165,7 +164,7 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
         });
         return Err(Box::new((pending, result)));
     }
-    let name = Arc::clone(&call.name);
+    let name = call.name.clone();
     let watch = Watch::of(&call);
     if watch.as_ref().is_some_and(|watch| watch.cancelled()) {
         let result = cancelled(&name, pending.ids());

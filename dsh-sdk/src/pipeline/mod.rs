@@ -71,6 +71,7 @@ mod resolve;
 mod stop;
 mod watch;
 
+use call::CallName;
 pub use call::ToolCall;
 pub(crate) use finalize::{Settled, finish, is_unsaved};
 pub(crate) use input::normalize_args;
@@ -88,7 +89,11 @@ impl Registry {
         name: &str,
         args: Value,
     ) -> impl Future<Output = ToolResult> + Send + use<'a> {
-        self.call_with(ToolCall::new(name, args))
+        let name = match self.static_name(name) {
+            Some(name) => CallName::Static(name),
+            None => CallName::Shared(name.into()),
+        };
+        self.call_with(ToolCall::named(name, args))
     }
 
     /// Calls with every option of [`ToolCall`].

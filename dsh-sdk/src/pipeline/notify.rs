@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::call::ToolCall;
+use super::call::{CallName, ToolCall};
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
@@ -103,7 +103,7 @@ pub(super) fn result(registry: &Registry, result: ToolResult) -> ToolResult {
 pub(super) struct Pending<'a> {
     pub(super) registry: &'a Registry,
     pub(super) invocation_id: Uuid,
-    pub(super) name: Arc<str>,
+    pub(super) name: CallName,
     pub(super) parallel_group_id: Option<Uuid>,
     /// When the call started, if it is timed (see [`Pending::clock`]).
     pub(super) started: Option<Instant>,

@@ -96,10 +96,15 @@ fn checked(validate: &dyn Fn() -> Validation) -> Result<(), PrepareError> {
 
 /// A tool's output as its canonical value. A `Value` is its own canonical
 /// value: taken as is, it reaches the output limits unwalked, however deep
-/// (serializing would recurse once per level).
+/// (serializing would recurse once per level). A `String`, the commonest
+/// output, is moved into its value rather than copied.
 fn canonical<O: serde::Serialize + 'static>(mut output: O) -> Result<Value, ToolError> {
-    if let Some(value) = (&mut output as &mut dyn Any).downcast_mut::<Value>() {
+    let output_any = &mut output as &mut dyn Any;
+    if let Some(value) = output_any.downcast_mut::<Value>() {
         return Ok(std::mem::take(value));
+    }
+    if let Some(text) = output_any.downcast_mut::<String>() {
+        return Ok(Value::String(std::mem::take(text)));
     }
     serde_json::to_value(&output).map_err(unserializable)
 }
