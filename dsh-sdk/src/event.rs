@@ -22,8 +22,8 @@ pub enum Event {
         tool_name: Cow<'static, str>,
         /// The called tool's declared version, when it has one.
         tool_version: Option<String>,
-        /// The raw arguments.
-        input: serde_json::Value,
+        /// The raw arguments, shared with the call rather than copied.
+        input: std::sync::Arc<serde_json::Value>,
         /// The batch the call belongs to, if any.
         parallel_group_id: Option<uuid::Uuid>,
     },

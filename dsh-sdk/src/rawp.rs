@@ -401,7 +401,7 @@ impl Event {
             invocation_id: *invocation_id,
             tool_name: tool_name.to_string(),
             tool_version: tool_version.clone(),
-            input: input.clone(),
+            input: serde_json::Value::clone(input),
             parallel_group_id: parallel_group_id.map(|id| id.to_string()),
         })
     }

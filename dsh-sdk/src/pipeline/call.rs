@@ -23,7 +23,7 @@ use crate::client::Client;
 #[derive(Clone, Debug)]
 pub struct ToolCall {
     pub(super) name: CallName,
-    pub(super) args: Value,
+    pub(super) args: CallArgs,
     pub(super) invocation_id: Uuid,
     /// The host's token for this call, if it handed one in.
     pub(super) cancel: Option<CancellationToken>,
@@ -55,6 +55,61 @@ impl std::ops::Deref for CallName {
     }
 }
 
+/// A call's arguments: its own, or shared with the request event
+/// subscribers observed, so that event copies nothing, and the call shares
+/// the same arguments with every stage after execute.
+#[derive(Clone, Debug)]
+pub(super) enum CallArgs {
+    Owned(Value),
+    Shared(Arc<Value>),
+}
+
+impl CallArgs {
+    /// The arguments, shared: wrapped once, then handed out again.
+    pub(super) fn share(&mut self) -> Arc<Value> {
+        if let CallArgs::Owned(args) = self {
+            *self = CallArgs::Shared(Arc::new(std::mem::take(args)));
+        }
+        match self {
+            CallArgs::Shared(args) => Arc::clone(args),
+            CallArgs::Owned(_) => unreachable!("the arguments were just shared"),
+        }
+    }
+
+    /// [`share`](CallArgs::share), by value.
+    pub(super) fn into_shared(self) -> Arc<Value> {
+        match self {
+            CallArgs::Owned(args) => Arc::new(args),
+            CallArgs::Shared(args) => args,
+        }
+    }
+
+    /// The arguments themselves, copied only if someone else holds them.
+    pub(super) fn into_owned(self) -> Value {
+        match self {
+            CallArgs::Owned(args) => args,
+            CallArgs::Shared(args) => Arc::unwrap_or_clone(args),
+        }
+    }
+}
+
+impl Default for CallArgs {
+    fn default() -> Self {
+        CallArgs::Owned(Value::Null)
+    }
+}
+
+impl std::ops::Deref for CallArgs {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        match self {
+            CallArgs::Owned(args) => args,
+            CallArgs::Shared(args) => args,
+        }
+    }
+}
+
 /// A call's [`Client`], shown by name only in `Debug`.
 #[derive(Clone)]
 pub(super) struct CallClient(pub(super) Arc<dyn Client>);
@@ -75,7 +130,7 @@ impl ToolCall {
     pub(super) fn named(name: CallName, args: Value) -> Self {
         ToolCall {
             name,
-            args,
+            args: CallArgs::Owned(args),
             invocation_id: Uuid::new_v4(),
             cancel: None,
             batch_cancel: None,

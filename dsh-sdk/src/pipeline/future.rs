@@ -144,7 +144,7 @@ impl Future for CallFuture<'_> {
 /// stopped before its tool ran ends here, with its result.
 fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>> {
     let refused = input::over_limits(&registry.config().limits, &call.args);
-    notify::request(registry, &call, refused);
+    notify::request(registry, &mut call, refused);
     // Until disarmed, dropping the future still records a result.
     let pending = Pending {
         registry,
@@ -155,7 +155,7 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
         armed: true,
     };
     if let Some(exceeded) = refused {
-        drop_deep(std::mem::take(&mut call.args));
+        drop_deep(std::mem::take(&mut call.args).into_owned());
         let tool = resolve::tool_name(registry, &call.name);
         let result = Head::of(&call, tool.clone().into()).failed(Stop::InvalidArguments {
             tool,

@@ -7,6 +7,7 @@ use std::panic::AssertUnwindSafe;
 
 use serde_json::Value;
 
+use super::call::CallArgs;
 use super::stop::{InputError, Stop};
 use crate::error::panic_message;
 use crate::exec::Exec;
@@ -46,9 +47,9 @@ pub(super) fn over_limits(limits: &Limits, args: &Value) -> Option<limits::Excee
 pub(super) fn read(
     limits: &Limits,
     entry: &Entry,
-    args: Value,
+    args: CallArgs,
     exec: &Exec,
-) -> Result<(Value, Prepared), Stop> {
+) -> Result<(CallArgs, Prepared), Stop> {
     let invalid = |error| Stop::InvalidArguments {
         tool: entry.def.name().to_owned(),
         error,
@@ -57,7 +58,7 @@ pub(super) fn read(
     // Within the limits already (the spine checked them first): only a
     // string the model sent in place of an object is parsed and checked.
     let args = if args.is_string() {
-        bounded(limits, args).map_err(invalid)?
+        CallArgs::Owned(bounded(limits, args.into_owned()).map_err(invalid)?)
     } else {
         args
     };

@@ -71,8 +71,8 @@ mod resolve;
 mod stop;
 mod watch;
 
-use call::CallName;
 pub use call::ToolCall;
+use call::{CallArgs, CallName};
 pub(crate) use finalize::{Settled, finish, is_unsaved};
 pub(crate) use input::normalize_args;
 pub(crate) use stop::{Head, Stop, Success};
@@ -219,7 +219,7 @@ impl Registry {
         }
         let launched = Launched {
             entry,
-            args: Arc::new(args),
+            args: args.into_shared(),
             top_level,
         };
         (launched, head, prepared, exec)
@@ -370,7 +370,7 @@ pub(super) struct Begun {
     head: Head,
     exec: CallExec,
     /// The arguments as the tool reads them.
-    args: Value,
+    args: CallArgs,
     prepared: Prepared,
     verdict: Verdict,
     /// The catalog's warnings about the tool, streamed once it runs.

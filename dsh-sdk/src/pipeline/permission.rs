@@ -10,6 +10,7 @@ use futures_util::FutureExt;
 use serde_json::Value;
 use uuid::Uuid;
 
+use super::call::CallArgs;
 use super::input;
 use super::stop::Stop;
 use crate::error::panic_message;
@@ -60,7 +61,7 @@ pub(super) fn decide_first(config: &Config, entry: &Entry, args: &Value) -> Resu
 pub(super) async fn settle(
     config: &Config,
     entry: &Entry,
-    args: &mut Value,
+    args: &mut CallArgs,
     prepared: &mut Prepared,
     asking: Asking,
     exec: &Exec,
@@ -109,7 +110,7 @@ pub(super) async fn settle(
             }
         }
     }
-    *args = overridden;
+    *args = CallArgs::Owned(overridden);
     *prepared = overridden_prepared;
     Ok(())
 }
