@@ -67,13 +67,9 @@ pub(super) enum CallArgs {
 impl CallArgs {
     /// The arguments, shared: wrapped once, then handed out again.
     pub(super) fn share(&mut self) -> Arc<Value> {
-        if let CallArgs::Owned(args) = self {
-            *self = CallArgs::Shared(Arc::new(std::mem::take(args)));
-        }
-        match self {
-            CallArgs::Shared(args) => Arc::clone(args),
-            CallArgs::Owned(_) => unreachable!("the arguments were just shared"),
-        }
+        let shared = std::mem::take(self).into_shared();
+        *self = CallArgs::Shared(Arc::clone(&shared));
+        shared
     }
 
     /// [`share`](CallArgs::share), by value.
