@@ -17,6 +17,8 @@
 //! [`Tool::present`]: crate::Tool::present
 //! [`Tool::present_call`]: crate::Tool::present_call
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -92,11 +94,16 @@ cards! {
 }
 
 impl Card {
-    /// The card of a tool that presents nothing: title = tool name, input = raw args.
-    pub fn generic(title: impl Into<String>, input: Value, output: Option<Value>) -> Self {
+    /// The card of a tool that presents nothing: title = tool name, input =
+    /// raw args (a `Value`, or an `Arc` of one to share rather than copy).
+    pub fn generic(
+        title: impl Into<String>,
+        input: impl Into<Arc<Value>>,
+        output: Option<Value>,
+    ) -> Self {
         Card::Generic(GenericCard {
             title: title.into(),
-            input,
+            input: input.into(),
             output,
         })
     }
@@ -108,8 +115,8 @@ impl Card {
 pub struct GenericCard {
     /// The tool's name.
     pub title: String,
-    /// The raw arguments.
-    pub input: Value,
+    /// The raw arguments, shared with the call they came with.
+    pub input: Arc<Value>,
     /// The canonical output, once there is one.
     pub output: Option<Value>,
 }

@@ -201,7 +201,7 @@ impl ToolResult {
                 let args = self.card.args.as_ref()?;
                 Some(Box::new(Card::generic(
                     self.tool_name.clone(),
-                    Value::clone(args),
+                    Arc::clone(args),
                     self.value.clone(),
                 )))
             })

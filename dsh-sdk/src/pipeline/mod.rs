@@ -210,6 +210,7 @@ impl Registry {
             top_level,
             ..
         } = begun;
+        let args = args.into_shared();
         notify::running(self, head.invocation_id, top_level, &entry, &args);
         if !warnings.is_empty() {
             let exec = exec.make(self, &entry, head.invocation_id);
@@ -219,7 +220,7 @@ impl Registry {
         }
         let launched = Launched {
             entry,
-            args: args.into_shared(),
+            args,
             top_level,
         };
         (launched, head, prepared, exec)

@@ -53,7 +53,7 @@ pub(super) fn running(
     invocation_id: Uuid,
     top_level: bool,
     entry: &Entry,
-    args: &Value,
+    args: &Arc<Value>,
 ) {
     if top_level {
         registry.emit_with(|| Event::Running {
