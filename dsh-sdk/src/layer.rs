@@ -297,12 +297,10 @@ pub(crate) fn bounded<F>(running: F, limit: Option<Duration>) -> TimeoutFuture<F
     TimeoutFuture {
         running,
         // The limit counts from here, though its timer is set only if needed.
-        limit: limit.map(|limit| {
-            Box::pin(Limit {
-                started: Instant::now(),
-                limit,
-                timer: None,
-            })
+        limit: limit.map(|limit| Limit {
+            started: Instant::now(),
+            limit,
+            timer: None,
         }),
     }
 }
@@ -311,23 +309,20 @@ pin_project! {
     /// The future [`Timeout`] returns: the inner one, bounded in time. Its
     /// timer is set only when the inner future does not finish on its first
     /// poll, so a call that finishes at once never touches the runtime's
-    /// timers.
+    /// timers, nor allocates one.
     pub struct TimeoutFuture<F> {
         #[pin]
         running: F,
-        // Boxed: a call with no limit does not carry its space.
-        limit: Option<Pin<Box<Limit>>>,
+        limit: Option<Limit>,
     }
 }
 
-pin_project! {
-    /// A limit on a call's time, and its timer once set.
-    struct Limit {
-        started: Instant,
-        limit: Duration,
-        #[pin]
-        timer: Option<tokio::time::Sleep>,
-    }
+/// A limit on a call's time, and its timer once set (boxed: a timer is
+/// large, and most calls finish before they need one).
+struct Limit {
+    started: Instant,
+    limit: Duration,
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 /// The inner future, then, while it is pending, its timer.
@@ -342,18 +337,15 @@ fn poll_timed<F: Future<Output = Result<Value, ExecError>>>(
     let Some(limit) = this.limit else {
         return Poll::Pending;
     };
-    let mut limit = limit.as_mut().project();
     if limit.timer.is_none() {
         // A limit too far off to name an instant never ends the call.
-        let Some(deadline) = limit.started.checked_add(*limit.limit) else {
+        let Some(deadline) = limit.started.checked_add(limit.limit) else {
             return Poll::Pending;
         };
-        limit
-            .timer
-            .set(Some(tokio::time::sleep_until(deadline.into())));
+        limit.timer = Some(Box::pin(tokio::time::sleep_until(deadline.into())));
     }
-    match limit.timer.as_pin_mut().map(|timer| timer.poll(cx)) {
-        Some(Poll::Ready(())) => Poll::Ready(Err(ExecError::Timeout(*limit.limit))),
+    match limit.timer.as_mut().map(|timer| timer.as_mut().poll(cx)) {
+        Some(Poll::Ready(())) => Poll::Ready(Err(ExecError::Timeout(limit.limit))),
         _ => Poll::Pending,
     }
 }
