@@ -23,7 +23,9 @@ use crate::client::Client;
 #[derive(Clone, Debug)]
 pub struct ToolCall {
     pub(super) name: CallName,
-    pub(super) args: CallArgs,
+    /// Shared, from here on, with whatever observes the call (its
+    /// request event, its card) rather than copied.
+    pub(super) args: Arc<Value>,
     pub(super) invocation_id: Uuid,
     /// The host's token for this call, if it handed one in.
     pub(super) cancel: Option<CancellationToken>,
@@ -55,57 +57,6 @@ impl std::ops::Deref for CallName {
     }
 }
 
-/// A call's arguments: its own, or shared with the request event
-/// subscribers observed, so that event copies nothing, and the call shares
-/// the same arguments with every stage after execute.
-#[derive(Clone, Debug)]
-pub(super) enum CallArgs {
-    Owned(Value),
-    Shared(Arc<Value>),
-}
-
-impl CallArgs {
-    /// The arguments, shared: wrapped once, then handed out again.
-    pub(super) fn share(&mut self) -> Arc<Value> {
-        let shared = std::mem::take(self).into_shared();
-        *self = CallArgs::Shared(Arc::clone(&shared));
-        shared
-    }
-
-    /// [`share`](CallArgs::share), by value.
-    pub(super) fn into_shared(self) -> Arc<Value> {
-        match self {
-            CallArgs::Owned(args) => Arc::new(args),
-            CallArgs::Shared(args) => args,
-        }
-    }
-
-    /// The arguments themselves, copied only if someone else holds them.
-    pub(super) fn into_owned(self) -> Value {
-        match self {
-            CallArgs::Owned(args) => args,
-            CallArgs::Shared(args) => Arc::unwrap_or_clone(args),
-        }
-    }
-}
-
-impl Default for CallArgs {
-    fn default() -> Self {
-        CallArgs::Owned(Value::Null)
-    }
-}
-
-impl std::ops::Deref for CallArgs {
-    type Target = Value;
-
-    fn deref(&self) -> &Value {
-        match self {
-            CallArgs::Owned(args) => args,
-            CallArgs::Shared(args) => args,
-        }
-    }
-}
-
 /// A call's [`Client`], shown by name only in `Debug`.
 #[derive(Clone)]
 pub(super) struct CallClient(pub(super) Arc<dyn Client>);
@@ -126,7 +77,7 @@ impl ToolCall {
     pub(super) fn named(name: CallName, args: Value) -> Self {
         ToolCall {
             name,
-            args: CallArgs::Owned(args),
+            args: Arc::new(args),
             invocation_id: Uuid::new_v4(),
             cancel: None,
             batch_cancel: None,

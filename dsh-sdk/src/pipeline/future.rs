@@ -8,6 +8,7 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures_util::FutureExt;
@@ -144,7 +145,7 @@ impl Future for CallFuture<'_> {
 /// stopped before its tool ran ends here, with its result.
 fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>> {
     let refused = input::over_limits(&registry.config().limits, &call.args);
-    notify::request(registry, &mut call, refused);
+    notify::request(registry, &call, refused);
     // Until disarmed, dropping the future still records a result.
     let pending = Pending {
         registry,
@@ -155,7 +156,9 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
         armed: true,
     };
     if let Some(exceeded) = refused {
-        drop_deep(std::mem::take(&mut call.args).into_owned());
+        if let Some(args) = Arc::get_mut(&mut call.args) {
+            drop_deep(std::mem::take(args));
+        }
         let tool = resolve::tool_name(registry, &call.name);
         let result = Head::of(&call, tool.clone().into()).failed(Stop::InvalidArguments {
             tool,
@@ -171,7 +174,7 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
         return Err(Box::new((pending, result)));
     }
     let begun = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Begin, Box<ToolResult>> {
-        let begun = registry.begin(&name, &mut call)?;
+        let begun = registry.begin(&name, call)?;
         if !registry.runs_directly(&begun) {
             return Ok(Begin::Staged(begun));
         }

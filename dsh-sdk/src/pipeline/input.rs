@@ -4,10 +4,10 @@
 //! `validate_input` refuses them too.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::call::CallArgs;
 use super::stop::{InputError, Stop};
 use crate::error::panic_message;
 use crate::exec::Exec;
@@ -47,9 +47,9 @@ pub(super) fn over_limits(limits: &Limits, args: &Value) -> Option<limits::Excee
 pub(super) fn read(
     limits: &Limits,
     entry: &Entry,
-    args: CallArgs,
+    args: Arc<Value>,
     exec: &Exec,
-) -> Result<(CallArgs, Prepared), Stop> {
+) -> Result<(Arc<Value>, Prepared), Stop> {
     let invalid = |error| Stop::InvalidArguments {
         tool: entry.def.name().to_owned(),
         error,
@@ -58,7 +58,7 @@ pub(super) fn read(
     // Within the limits already (the spine checked them first): only a
     // string the model sent in place of an object is parsed and checked.
     let args = if args.is_string() {
-        CallArgs::Owned(bounded(limits, args.into_owned()).map_err(invalid)?)
+        Arc::new(bounded(limits, Arc::unwrap_or_clone(args)).map_err(invalid)?)
     } else {
         args
     };

@@ -71,8 +71,8 @@ mod resolve;
 mod stop;
 mod watch;
 
+use call::CallName;
 pub use call::ToolCall;
-use call::{CallArgs, CallName};
 pub(crate) use finalize::{Settled, finish, is_unsaved};
 pub(crate) use input::normalize_args;
 pub(crate) use stop::{Head, Stop, Success};
@@ -107,11 +107,11 @@ impl Registry {
     /// Stages 1 to 3 (resolve, input, the permission decision), which never
     /// wait: the call read and decided, or its result when a stage stopped
     /// it (boxed, being rare).
-    fn begin(&self, name: &str, call: &mut ToolCall) -> Result<Begun, Box<ToolResult>> {
+    fn begin(&self, name: &str, mut call: ToolCall) -> Result<Begun, Box<ToolResult>> {
         let entry = match resolve::entry(self, name) {
             Ok(entry) => entry,
             Err(stop) => {
-                let head = Head::of(call, shown_name(name).into_owned().into());
+                let head = Head::of(&call, shown_name(name).into_owned().into());
                 return Err(Box::new(head.failed(stop)));
             }
         };
@@ -121,12 +121,11 @@ impl Registry {
             Ok(warnings) => warnings,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
-        let mut exec = CallExec::of(call);
+        let mut exec = CallExec::of(&mut call);
         if entry.handler.reads_exec() {
             exec.make(self, &entry, call.invocation_id);
         }
-        let args = std::mem::take(&mut call.args);
-        let (args, prepared) = match input::read(&config.limits, &entry, args, exec.handed()) {
+        let (args, prepared) = match input::read(&config.limits, &entry, call.args, exec.handed()) {
             Ok(read) => read,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
@@ -210,7 +209,6 @@ impl Registry {
             top_level,
             ..
         } = begun;
-        let args = args.into_shared();
         notify::running(self, head.invocation_id, top_level, &entry, &args);
         if !warnings.is_empty() {
             let exec = exec.make(self, &entry, head.invocation_id);
@@ -371,7 +369,7 @@ pub(super) struct Begun {
     head: Head,
     exec: CallExec,
     /// The arguments as the tool reads them.
-    args: CallArgs,
+    args: Arc<Value>,
     prepared: Prepared,
     verdict: Verdict,
     /// The catalog's warnings about the tool, streamed once it runs.
@@ -463,8 +461,8 @@ mod tests {
         let size = std::mem::size_of_val(&call);
         println!("call future: {size} bytes");
         assert!(size <= 256, "the call future is {size} bytes");
-        let mut call = ToolCall::new("echo", json!({}));
-        let begun = registry.begin("echo", &mut call).expect("the call begins");
+        let call = ToolCall::new("echo", json!({}));
+        let begun = registry.begin("echo", call).expect("the call begins");
         let rest = registry.rest(begun);
         let size = std::mem::size_of_val(&rest);
         println!("the rest of the stages: {size} bytes");

@@ -21,7 +21,7 @@ use crate::tool::{Entry, running_card};
 
 /// The request, as subscribers see it: the arguments, or why they are not
 /// recorded.
-pub(super) fn request(registry: &Registry, call: &mut ToolCall, refused: Option<Exceeded>) {
+pub(super) fn request(registry: &Registry, call: &ToolCall, refused: Option<Exceeded>) {
     registry.emit_with(|| {
         let entry = registry.entry(&call.name);
         Event::Request {
@@ -36,7 +36,7 @@ pub(super) fn request(registry: &Registry, call: &mut ToolCall, refused: Option<
                 .as_ref()
                 .and_then(|entry| entry.def.version_text().map(str::to_owned)),
             input: match refused {
-                None => call.args.share(),
+                None => Arc::clone(&call.args),
                 Some(exceeded) => Arc::new(Value::String(format!(
                     "(not recorded: the arguments are {})",
                     exceeded.describe()

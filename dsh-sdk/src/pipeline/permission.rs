@@ -5,12 +5,12 @@
 //! read and decided again, as if the model had sent them.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use futures_util::FutureExt;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::call::CallArgs;
 use super::input;
 use super::stop::Stop;
 use crate::error::panic_message;
@@ -61,7 +61,7 @@ pub(super) fn decide_first(config: &Config, entry: &Entry, args: &Value) -> Resu
 pub(super) async fn settle(
     config: &Config,
     entry: &Entry,
-    args: &mut CallArgs,
+    args: &mut Arc<Value>,
     prepared: &mut Prepared,
     asking: Asking,
     exec: &Exec,
@@ -110,7 +110,7 @@ pub(super) async fn settle(
             }
         }
     }
-    *args = CallArgs::Owned(overridden);
+    *args = Arc::new(overridden);
     *prepared = overridden_prepared;
     Ok(())
 }
