@@ -40,8 +40,9 @@ pub enum Event {
         /// The validated arguments (an approver's override, if it gave one),
         /// shared with the call rather than copied.
         args: std::sync::Arc<serde_json::Value>,
-        /// The canonical value render and present receive.
-        value: serde_json::Value,
+        /// The canonical value render and present receive, shared with the
+        /// call rather than copied.
+        value: std::sync::Arc<serde_json::Value>,
         /// Whether `execute` or a post-execute hook produced the value.
         source: ValueSource,
         /// Whether the call is top-level, so present runs and the result has a card.

@@ -154,7 +154,7 @@ impl Record {
                 invocation_id: *invocation_id,
                 tool_name: tool_name.to_string(),
                 args: serde_json::Value::clone(args),
-                value: value.clone(),
+                value: serde_json::Value::clone(value),
                 source: *source,
                 top_level: *top_level,
                 replaced_content: replaced_content.clone(),

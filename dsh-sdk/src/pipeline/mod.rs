@@ -288,7 +288,7 @@ impl Registry {
                 replaced: false,
             })?;
         let hooked = post_execute::run(config, entry, &args, value)?;
-        notify::executed(self, invocation_id, top_level, entry, &args, &hooked);
+        let hooked = notify::executed(self, invocation_id, top_level, entry, &args, hooked);
         let settled = Settled {
             invocation_id,
             args: &args,

@@ -65,25 +65,33 @@ pub(super) fn running(
 }
 
 /// The value the call settled on, before it is projected: what a replay
-/// projects again.
+/// projects again. The value is shared with subscribers, then taken back
+/// without a copy unless one of them kept it: a large output is not copied
+/// for a session log.
 pub(super) fn executed(
     registry: &Registry,
     invocation_id: Uuid,
     top_level: bool,
     entry: &Entry,
     args: &Arc<Value>,
-    hooked: &Hooked,
-) {
-    registry.emit_with(|| Event::Executed {
+    mut hooked: Hooked,
+) -> Hooked {
+    if !registry.listening() {
+        return hooked;
+    }
+    let value = Arc::new(std::mem::take(&mut hooked.value));
+    registry.emit(&Event::Executed {
         invocation_id,
         tool_name: entry.def.name.clone(),
         args: Arc::clone(args),
-        value: hooked.value.clone(),
+        value: Arc::clone(&value),
         source: hooked.source,
         top_level,
         replaced_content: hooked.replaced_content.clone(),
         context: hooked.context.clone(),
     });
+    hooked.value = Arc::unwrap_or_clone(value);
+    hooked
 }
 
 /// The result, to every subscriber, taken back without a copy unless one
