@@ -638,3 +638,49 @@ fn events_the_spec_does_not_name_have_no_wire_form() {
         Some(RawpEvent::CatalogPublish(CatalogPublish::default()))
     );
 }
+
+/// Upper-case a word.
+#[tool(read_only, concurrency_safe)]
+async fn upper(
+    /// The word
+    word: String,
+) -> String {
+    word.to_uppercase()
+}
+
+#[tokio::test]
+async fn subscribers_share_the_calls_arguments_rather_than_copies() {
+    let registry = Registry::new();
+    registry.register::<upper>().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let _subscription = registry.subscribe(move |event| sink.lock().unwrap().push(event.clone()));
+    let result = registry.call("upper", json!({ "word": "hi" })).await;
+    assert_eq!(result.value, Some(json!("HI")));
+
+    let events = seen.lock().unwrap();
+    let Event::Request { input, .. } = &events[0] else {
+        panic!("the request comes first: {:?}", events[0]);
+    };
+    let Event::Running {
+        card: Card::Generic(running),
+        ..
+    } = &events[1]
+    else {
+        panic!("a generic running card comes next: {:?}", events[1]);
+    };
+    let Event::Executed { args, value, .. } = &events[2] else {
+        panic!("then the executed value: {:?}", events[2]);
+    };
+    assert_eq!(**input, json!({ "word": "hi" }));
+    assert_eq!(**value, json!("HI"));
+    // One value for the request, the running card, the executed record and
+    // the result's card, however large the arguments.
+    assert!(Arc::ptr_eq(input, args));
+    assert!(Arc::ptr_eq(input, &running.input));
+    let Some(Card::Generic(card)) = result.card() else {
+        panic!("the result has the generic card");
+    };
+    assert!(Arc::ptr_eq(input, &card.input));
+    assert_eq!(card.output, Some(json!("HI")));
+}
