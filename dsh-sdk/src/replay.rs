@@ -177,7 +177,7 @@ fn running_card(
     executed: &ExecutedRecord,
 ) -> Option<Difference> {
     let logged = call.running.as_ref()?;
-    let card = tool::running_card(entry, &Arc::new(executed.args.clone()));
+    let card = tool::running_card(entry, &executed.args, || Arc::new(executed.args.clone()));
     let (expected, actual) = (json_text(logged), json_text(&card));
     (expected != actual).then_some(Difference {
         field: Field::RunningCard,

@@ -652,9 +652,11 @@ async fn upper(
 async fn subscribers_share_the_calls_arguments_rather_than_copies() {
     let registry = Registry::new();
     registry.register::<upper>().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&seen);
-    let _subscription = registry.subscribe(move |event| sink.lock().unwrap().push(event.clone()));
+    let seen: Arc<Mutex<Vec<Event>>> = Arc::default();
+    let _subscription = registry.subscribe({
+        let seen = Arc::clone(&seen);
+        move |event| seen.lock().unwrap().push(event.clone())
+    });
     let result = registry.call("upper", json!({ "word": "hi" })).await;
     assert_eq!(result.value, Some(json!("HI")));
 

@@ -59,7 +59,7 @@ pub(super) fn running(
         registry.emit_with(|| Event::Running {
             invocation_id,
             tool_name: entry.def.name.clone(),
-            card: running_card(entry, args),
+            card: running_card(entry, args, || Arc::clone(args)),
         });
     }
 }

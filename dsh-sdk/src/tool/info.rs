@@ -77,7 +77,7 @@ impl ToolInfo {
     /// `args`, no output). Arguments the tool cannot read, or a
     /// `present_call` that panics, also give the generic card.
     pub fn present_call(&self, args: &Value) -> Card {
-        super::running_card(&self.entry, &Arc::new(args.clone()))
+        super::running_card(&self.entry, args, || Arc::new(args.clone()))
     }
 }
 

@@ -70,11 +70,16 @@ pub(crate) fn project(
 }
 
 /// The card a UI shows while a call with `args` runs: the tool's
-/// `present_call`, else (unreadable arguments, a panic) the generic card.
-pub(crate) fn running_card(entry: &Entry, args: &Arc<Value>) -> Card {
+/// `present_call`, else (unreadable arguments, a panic) the generic card,
+/// which holds the arguments as `shared` gives them.
+pub(crate) fn running_card(
+    entry: &Entry,
+    args: &Value,
+    shared: impl FnOnce() -> Arc<Value>,
+) -> Card {
     let presented = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.present_call(args)));
     match presented {
         Ok(Some(card)) => card,
-        _ => Card::generic(entry.def.name(), Arc::clone(args), None),
+        _ => Card::generic(entry.def.name(), shared(), None),
     }
 }
