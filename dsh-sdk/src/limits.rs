@@ -99,6 +99,14 @@ impl Exceeded {
 /// upper bound of it at worst: a value within the size limit by that count,
 /// which is most, is never serialized.
 pub(crate) fn check(value: &Value, max_depth: usize, max_bytes: usize) -> Result<(), Exceeded> {
+    // A lone string (the commonest output) nests nothing, and its JSON is
+    // at most six bytes a byte (`\u001f`) and its quotes: well within the
+    // limit, it need not be counted.
+    if let Value::String(text) = value
+        && text.len() <= max_bytes.saturating_sub(2) / 6
+    {
+        return Ok(());
+    }
     match measure(value, max_depth) {
         None => return Err(Exceeded::Depth { limit: max_depth }),
         Some(bytes) if bytes <= max_bytes => return Ok(()),
@@ -313,6 +321,24 @@ mod tests {
             check(&value, 64, len - 1),
             Err(Exceeded::Size { limit: len - 1 })
         );
+    }
+
+    #[test]
+    fn a_lone_string_is_held_to_its_exact_size_near_the_limit() {
+        // Plain text, of every length around the limit, and text that is
+        // all escapes, which is six bytes a byte as JSON.
+        for text in ["abcdefgh".to_owned(), "\n".repeat(4), "\u{1}".repeat(3)] {
+            let value = Value::String(text);
+            let len = serde_json::to_string(&value).unwrap().len();
+            for limit in 0..len + 8 {
+                let expected = if len <= limit {
+                    Ok(())
+                } else {
+                    Err(Exceeded::Size { limit })
+                };
+                assert_eq!(check(&value, 0, limit), expected, "{value} within {limit}");
+            }
+        }
     }
 
     #[test]
