@@ -288,17 +288,22 @@ impl<S: Service<ExecRequest, Response = Value, Error = ExecError>> Next for S {}
 /// Starts a call of `inner`, bounded by the request's timeout.
 fn start_timed<S: Next>(inner: &mut S, request: ExecRequest) -> TimeoutFuture<S::Future> {
     let limit = request.timeout;
-    bounded(inner.call(request), limit)
+    bounded(inner.call(request), limit, None)
 }
 
 /// `running`, ended with [`ExecError::Timeout`] once `limit` has passed
-/// from now.
-pub(crate) fn bounded<F>(running: F, limit: Option<Duration>) -> TimeoutFuture<F> {
+/// from `started`, or from now: a call that already read the clock as it
+/// began counts from then, and reads it no more.
+pub(crate) fn bounded<F>(
+    running: F,
+    limit: Option<Duration>,
+    started: Option<Instant>,
+) -> TimeoutFuture<F> {
     TimeoutFuture {
         running,
         // The limit counts from here, though its timer is set only if needed.
         limit: limit.map(|limit| Limit {
-            started: Instant::now(),
+            started: started.unwrap_or_else(Instant::now),
             limit,
             timer: None,
         }),

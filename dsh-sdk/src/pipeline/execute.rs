@@ -27,7 +27,7 @@ pub(super) async fn run(
     exec: Exec,
 ) -> Result<Value, Stop> {
     if runs_directly(config) {
-        return direct(config, entry, prepared)
+        return direct(config, entry, prepared, None)
             .await
             .map_err(|error| stopped(entry, error));
     }
@@ -65,13 +65,16 @@ pub(super) fn runs_directly(config: &Config) -> bool {
     config.service.is_none() && !span_recorded()
 }
 
-/// The tool running on `prepared`, within its timeout, a panic caught.
+/// The tool running on `prepared`, within its timeout (counted from
+/// `started`, when the call read the clock as it began, else from now), a
+/// panic caught.
 pub(super) fn direct(
     config: &Config,
     entry: &Entry,
     prepared: Prepared,
+    started: Option<std::time::Instant>,
 ) -> TimeoutFuture<ExecuteFuture> {
-    bounded(Execute::start(prepared), timeout(config, entry))
+    bounded(Execute::start(prepared), timeout(config, entry), started)
 }
 
 /// How long one attempt of `entry` may run: its own timeout, else the

@@ -186,7 +186,12 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
     }));
     match begun {
         Ok(Ok(Begin::Direct(launched, prepared))) => Ok(Phase::Direct {
-            running: execute::direct(registry.config(), launched.entry(), prepared),
+            running: execute::direct(
+                registry.config(),
+                launched.entry(),
+                prepared,
+                pending.started,
+            ),
             launched,
             watch,
             pending,
