@@ -117,7 +117,7 @@ pub enum Record {
     /// Content over its limit could not be saved to its spill file.
     SpillFailed(SpillFailedRecord),
     /// A call ended, whatever its status.
-    Result(Box<ToolResult>),
+    Result(Arc<ToolResult>),
     /// The tool catalog was published (RAWP-DPS `tool.catalog.publish`).
     Catalog(CatalogPublish),
 }
@@ -153,8 +153,8 @@ impl Record {
             } => Record::Executed(ExecutedRecord {
                 invocation_id: *invocation_id,
                 tool_name: tool_name.to_string(),
-                args: serde_json::Value::clone(args),
-                value: serde_json::Value::clone(value),
+                args: Arc::clone(args),
+                value: Arc::clone(value),
                 source: *source,
                 top_level: *top_level,
                 replaced_content: replaced_content.clone(),
@@ -169,7 +169,7 @@ impl Record {
                 tool_name: tool_name.to_string(),
                 error: error.clone(),
             }),
-            Event::Result(result) => Record::Result(Box::new(ToolResult::clone(result))),
+            Event::Result(result) => Record::Result(Arc::clone(result)),
             Event::Catalog(catalog) => Record::Catalog(catalog.clone()),
         }
     }
@@ -207,10 +207,11 @@ pub struct ExecutedRecord {
     pub invocation_id: Uuid,
     /// The tool's canonical name.
     pub tool_name: String,
-    /// The validated arguments (an approver's override, if it gave one).
-    pub args: Value,
-    /// The canonical value render and present received.
-    pub value: Value,
+    /// The validated arguments (an approver's override, if it gave one),
+    /// shared with the call's event rather than copied.
+    pub args: Arc<Value>,
+    /// The canonical value render and present received, shared likewise.
+    pub value: Arc<Value>,
     /// Whether `execute` or a post-execute hook produced the value.
     pub source: ValueSource,
     /// Whether the call was top-level, so present ran and the result has a card.
@@ -730,7 +731,7 @@ impl LoggedCall {
     pub fn args(&self) -> Option<&Value> {
         self.executed
             .as_ref()
-            .map(|executed| &executed.args)
+            .map(|executed| &*executed.args)
             .or(self.request.as_ref().map(|request| &request.input))
     }
 }

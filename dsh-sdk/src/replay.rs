@@ -127,7 +127,7 @@ fn replay_call(
         output_type: OutputType::resolve(&entry.def, None),
     };
     // The very result a live call builds from the same settled value.
-    let args = Arc::new(executed.args.clone());
+    let args = Arc::clone(&executed.args);
     let (replayed, spill) = match finish(config, &entry, settled(call, executed, &args)) {
         Ok(mut finished) => {
             let spill = finished.spill.as_mut().map(|overflow| {
@@ -136,7 +136,7 @@ fn replay_call(
                     std::mem::take(&mut overflow.full),
                 )
             });
-            let success = Success::new(&entry, executed.value.clone(), finished);
+            let success = Success::new(&entry, serde_json::Value::clone(&executed.value), finished);
             (head.succeeded(success), spill)
         }
         Err(stop) => (head.failed(stop), None),
@@ -177,7 +177,7 @@ fn running_card(
     executed: &ExecutedRecord,
 ) -> Option<Difference> {
     let logged = call.running.as_ref()?;
-    let card = tool::running_card(entry, &executed.args, || Arc::new(executed.args.clone()));
+    let card = tool::running_card(entry, &executed.args, || Arc::clone(&executed.args));
     let (expected, actual) = (json_text(logged), json_text(&card));
     (expected != actual).then_some(Difference {
         field: Field::RunningCard,

@@ -89,7 +89,7 @@ async fn every_call_appends_its_records_in_order() {
     assert_eq!(result.text(), "Hello, Ada!");
     assert_eq!(greet.running.as_ref().unwrap().kind(), "generic");
     let executed = greet.executed.as_ref().unwrap();
-    assert_eq!(executed.value, json!("Hello, Ada!"));
+    assert_eq!(*executed.value, json!("Hello, Ada!"));
     assert!(executed.top_level);
 
     let count = &calls[1];

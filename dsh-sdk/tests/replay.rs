@@ -536,7 +536,7 @@ async fn post_execute_decisions_and_overrides_replay_from_the_log() {
         "replaced\ncontext for content"
     );
     assert_eq!(
-        calls[3].executed.as_ref().unwrap().args,
+        *calls[3].executed.as_ref().unwrap().args,
         json!({ "command": "ls -l" })
     );
 
