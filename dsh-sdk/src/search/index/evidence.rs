@@ -50,6 +50,11 @@ pub(super) struct Values {
 impl Values {
     /// What `query` offers, looking at no more than its first
     /// [`MAX_DATED_BYTES`] bytes for a date and counting at most `max` numbers.
+    ///
+    /// A number that is part of a date or a time (`2024-05-01`, `16:00`,
+    /// `4pm`, "the 25th of April 2023") is the date's, not a number a
+    /// parameter could take: a forecast for "April 11th" is not one for
+    /// eleven days.
     pub(super) fn of(query: &str, max: usize) -> Values {
         let mut numbers = 0;
         text::words(query, |word| {
@@ -59,9 +64,10 @@ impl Values {
         while !query.is_char_boundary(end) {
             end -= 1;
         }
+        let dates = Dates::of(&query[..end]);
         Values {
-            numbers: numbers.min(max),
-            dated: dated(&query[..end]),
+            numbers: numbers.saturating_sub(dates.numbers).min(max),
+            dated: dates.dated,
         }
     }
 }
@@ -161,49 +167,121 @@ fn takes_dates(name: &str, property: &Value) -> bool {
 }
 
 /// Whether `text` holds what looks like a date or a time: a capitalised
-/// month name (so "may" and "march" as verbs are not read as months), digits
-/// joined by `-`, `/` or `:` (`2024-03-12`, `12/03`, `16:00`), or
-/// digits followed by `am` or `pm`, with or without a space.
+/// month name (so "may" and "march" as verbs are not read as months), or one
+/// next to a day or a year ("5th of march"), digits joined by `-`, `/` or
+/// `:` (`2024-03-12`, `12/03`, `16:00`), or digits followed by `am` or `pm`,
+/// with or without a space.
 pub(super) fn dated(text: &str) -> bool {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    let bytes = text.as_bytes();
-    for (at, window) in bytes.windows(3).enumerate() {
-        if !window[0].is_ascii_digit() {
-            continue;
-        }
-        if matches!(window[1], b'-' | b'/' | b':') && window[2].is_ascii_digit() {
-            return true;
-        }
-        // `4pm`, `4 pm`.
-        let from = if window[1] == b' ' { at + 2 } else { at + 1 };
-        let meridiem = bytes.get(from..from + 2).is_some_and(|half| {
-            half.eq_ignore_ascii_case(b"am") || half.eq_ignore_ascii_case(b"pm")
+    Dates::of(text).dated
+}
+
+/// The dates and times found in a text.
+struct Dates {
+    /// Whether it holds one.
+    dated: bool,
+    /// How many of its numbers (as [`text::words`] splits them) belong to one.
+    numbers: usize,
+}
+
+impl Dates {
+    fn of(text: &str) -> Dates {
+        const MONTHS: [&str; 12] = [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ];
+        /// Words that may stand between a month and its day or year.
+        const BETWEEN: [&str; 6] = ["st", "nd", "rd", "th", "of", "the"];
+        let bytes = text.as_bytes();
+        let mut spans = Vec::new();
+        text::words(text, |word| {
+            // Each word is a slice of `text`, so its address gives its place.
+            let start = word.as_ptr() as usize - text.as_ptr() as usize;
+            spans.push(start..start + word.len());
         });
-        if meridiem
-            && bytes
+        let words: Vec<(usize, &str)> = spans
+            .into_iter()
+            .map(|span| (span.start, &text[span]))
+            .collect();
+        let numeric = |word: &str| word.chars().all(char::is_numeric);
+        let mut in_date = vec![false; words.len()];
+        let mut dated = false;
+        for (at, &(start, word)) in words.iter().enumerate() {
+            if !numeric(word) {
+                continue;
+            }
+            let end = start + word.len();
+            // `2024-05-01`, `12/05`, `16:00`: digits joined to digits.
+            let joined = |sign: Option<&u8>, digit: Option<&u8>| {
+                sign.is_some_and(|sign| matches!(sign, b'-' | b'/' | b':'))
+                    && digit.is_some_and(u8::is_ascii_digit)
+            };
+            let before = start
+                .checked_sub(2)
+                .is_some_and(|from| joined(bytes.get(from + 1), bytes.get(from)));
+            let after = joined(bytes.get(end), bytes.get(end + 1));
+            // `4pm`, `4 pm`.
+            let from = if bytes.get(end) == Some(&b' ') {
+                end + 1
+            } else {
+                end
+            };
+            let meridiem = bytes.get(from..from + 2).is_some_and(|half| {
+                half.eq_ignore_ascii_case(b"am") || half.eq_ignore_ascii_case(b"pm")
+            }) && bytes
                 .get(from + 2)
-                .is_none_or(|next| !next.is_ascii_alphanumeric())
-        {
-            return true;
+                .is_none_or(|next| !next.is_ascii_alphanumeric());
+            if before || after || meridiem {
+                in_date[at] = true;
+                dated = true;
+            }
+        }
+        for (at, &(_, word)) in words.iter().enumerate() {
+            if !MONTHS.iter().any(|name| name.eq_ignore_ascii_case(word)) {
+                continue;
+            }
+            let capitalised = word.starts_with(|c: char| c.is_ascii_uppercase());
+            // Its day before it, its day and year after it.
+            let mut near = Vec::new();
+            let mut walk = |places: &mut dyn Iterator<Item = usize>, most: usize| {
+                let mut found = 0;
+                for place in places {
+                    let word = words[place].1;
+                    if numeric(word) {
+                        near.push(place);
+                        found += 1;
+                        if found == most {
+                            break;
+                        }
+                    } else if !BETWEEN
+                        .iter()
+                        .any(|between| between.eq_ignore_ascii_case(word))
+                    {
+                        break;
+                    }
+                }
+            };
+            walk(&mut (0..at).rev().take(3), 1);
+            walk(&mut (at + 1..words.len()).take(5), 2);
+            if capitalised || !near.is_empty() {
+                dated = true;
+                for place in near {
+                    in_date[place] = true;
+                }
+            }
+        }
+        Dates {
+            dated,
+            numbers: in_date.iter().filter(|&&held| held).count(),
         }
     }
-    let mut month = false;
-    text::words(text, |word| {
-        month |= word.starts_with(|c: char| c.is_ascii_uppercase())
-            && MONTHS.iter().any(|name| name.eq_ignore_ascii_case(word));
-    });
-    month
 }

@@ -322,6 +322,61 @@ fn query_values_are_counted_within_bounds() {
 }
 
 #[test]
+fn numbers_of_a_date_or_time_are_the_dates_not_values() {
+    for (query, numbers) in [
+        ("the forecast for April 11th, 2023", 0),
+        ("on the 5th of march 2023", 0),
+        ("between 16:00 - 18:00 on 2024-03-12", 0),
+        ("at 4pm or 5 pm", 0),
+        ("add 3 and 12 on 2024-03-12", 2),
+        ("7 days from March 3", 1),
+    ] {
+        let values = Values::of(query, 64);
+        assert!(values.dated, "{query}");
+        assert_eq!(values.numbers, numbers, "{query}");
+    }
+    // A month's name near no number, in lowercase, is a word like any other.
+    let values = Values::of("march 10 miles north", 64);
+    assert!(values.dated);
+    let values = Values::of("they march on for miles", 64);
+    assert!(!values.dated);
+    assert_eq!(values.numbers, 0);
+}
+
+#[test]
+fn a_forecast_for_a_date_is_not_taken_for_one_for_a_number_of_days() {
+    let registry = Registry::new();
+    for (name, parameter, kind) in [
+        ("alpha_tool", "days", "integer"),
+        ("beta_tool", "date", "string"),
+    ] {
+        let schema = json!({
+            "type": "object",
+            "properties": { "city": { "type": "string" }, parameter: { "type": kind } },
+            "required": ["city", parameter]
+        });
+        let tool = DynamicTool::new(
+            ToolDef::owned(
+                name.to_owned(),
+                "The weather forecast for a city.".to_owned(),
+            ),
+            schema,
+            |_, _| async { Ok(serde_json::Value::Null) },
+        );
+        registry.register_dynamic(tool).unwrap();
+    }
+    let index = ToolIndex::build(&registry.tools());
+    assert_eq!(
+        ranked(&index, "the forecast for Pacifica on April 11th, 2023", 2),
+        ["beta_tool", "alpha_tool"]
+    );
+    assert_eq!(
+        ranked(&index, "the forecast for Pacifica for the next 3 days", 2),
+        ["alpha_tool", "beta_tool"]
+    );
+}
+
+#[test]
 fn hostile_parameter_schemas_are_bounded() {
     let mut properties = serde_json::Map::new();
     for at in 0..1_000 {
