@@ -177,12 +177,91 @@ const SYNONYMS: &[&[&str]] = &[
     &["convert", "translate", "transform"],
 ];
 
+/// Words and the abbreviations identifiers write them as, one group a line,
+/// where the abbreviation is not simply the word's beginning (those are
+/// found by prefix: `calc`, `temp`, `info`). A query word in a group also
+/// looks for the others, so "run a command" finds `cmd_execute` and "avg
+/// price" finds `average_price`.
+const ABBREVIATIONS: &[&[&str]] = &[
+    &["account", "acct"],
+    &["address", "addr"],
+    &["amount", "amt"],
+    &["application", "app"],
+    &["argument", "arg"],
+    &["attribute", "attr"],
+    &["average", "avg"],
+    &["button", "btn"],
+    &["centimeter", "centimetre", "cm"],
+    &["command", "cmd"],
+    &["configuration", "config", "cfg", "conf"],
+    &["context", "ctx"],
+    &["count", "cnt"],
+    &["database", "db"],
+    &["department", "dept"],
+    &["destination", "dst", "dest"],
+    &["directory", "dir"],
+    &["document", "doc"],
+    &["environment", "env"],
+    &["error", "err"],
+    &["function", "func", "fn"],
+    &["hour", "hr"],
+    &["identifier", "id"],
+    &["image", "img"],
+    &["index", "idx"],
+    &["javascript", "js"],
+    &["kilogram", "kg"],
+    &["kilometer", "kilometre", "km"],
+    &["language", "lang"],
+    &["latitude", "lat"],
+    &["length", "len"],
+    &["library", "lib"],
+    &["longitude", "lng", "lon"],
+    &["manager", "mgr"],
+    &["maximum", "max"],
+    &["message", "msg"],
+    &["minimum", "min"],
+    &["minute", "min"],
+    &["number", "num"],
+    &["object", "obj"],
+    &["organization", "organisation", "org"],
+    &["parameter", "param"],
+    &["password", "pwd", "passwd"],
+    &["percent", "percentage", "pct"],
+    &["picture", "pic"],
+    &["position", "pos"],
+    &["previous", "prev"],
+    &["python", "py"],
+    &["quantity", "qty"],
+    &["reference", "ref"],
+    &["repository", "repo"],
+    &["request", "req"],
+    &["response", "resp"],
+    &["source", "src"],
+    &["specification", "spec"],
+    &["standard", "std"],
+    &["string", "str"],
+    &["telephone", "phone", "tel"],
+    &["temporary", "tmp"],
+    &["transaction", "txn"],
+    &["user", "usr"],
+    &["value", "val"],
+    &["variable", "var"],
+    &["year", "yr"],
+];
+
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// Each stemmed synonym to the other stems of its groups.
-static EXPANSIONS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
+static EXPANSIONS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| by_stem(SYNONYMS));
+
+/// Each stemmed word or abbreviation to the other stems of its groups.
+static ABBREVIATED: LazyLock<HashMap<String, Vec<String>>> =
+    LazyLock::new(|| by_stem(ABBREVIATIONS));
+
+/// Each stem of `groups` to the other stems of the groups it is in.
+fn by_stem(groups: &[&[&str]]) -> HashMap<String, Vec<String>> {
     let mut expansions: HashMap<String, Vec<String>> = HashMap::new();
-    for group in SYNONYMS {
+    for group in groups {
         let stems: Vec<String> = group.iter().map(|word| stem(word)).collect();
         for (at, from) in stems.iter().enumerate() {
             let entry = expansions.entry(from.clone()).or_default();
@@ -194,7 +273,7 @@ static EXPANSIONS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
         }
     }
     expansions
-});
+}
 
 fn stem(word: &str) -> String {
     STEMMER.stem(word).into_owned()
@@ -246,6 +325,12 @@ pub(crate) fn terms(text: &str, max: usize, mut each: impl FnMut(&str, bool)) {
 /// The other stems a query term also looks for (see `SYNONYMS`).
 pub(crate) fn expansions(term: &str) -> &'static [String] {
     EXPANSIONS.get(term).map_or(&[], Vec::as_slice)
+}
+
+/// The other stems a query term stands for as a word or its abbreviation
+/// (see `ABBREVIATIONS`).
+pub(crate) fn abbreviations(term: &str) -> &'static [String] {
+    ABBREVIATED.get(term).map_or(&[], Vec::as_slice)
 }
 
 /// Splits `text` into words: runs of alphanumeric characters, cut where a
@@ -348,5 +433,22 @@ mod tests {
         assert!(expansions(&stem("fetch")).contains(&stem("retrieve")));
         assert!(expansions(&stem("retrieving")).contains(&stem("get")));
         assert!(expansions("quantum").is_empty());
+    }
+
+    #[test]
+    fn abbreviations_stand_for_their_words_both_ways_by_stem() {
+        assert!(abbreviations(&stem("commands")).contains(&"cmd".to_owned()));
+        assert!(abbreviations("cmd").contains(&stem("command")));
+        assert!(abbreviations("avg").contains(&stem("averaging")));
+        // A word's plain beginning is found by prefix, not listed here.
+        assert!(abbreviations(&stem("calculate")).is_empty());
+        // Every group's stems differ, so each stands for something else.
+        for group in ABBREVIATIONS {
+            let stems: Vec<String> = group.iter().map(|word| stem(word)).collect();
+            assert!(
+                stems.iter().all(|held| !abbreviations(held).is_empty()),
+                "{group:?}"
+            );
+        }
     }
 }

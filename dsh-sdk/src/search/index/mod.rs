@@ -33,6 +33,10 @@ const LENGTH_NORM: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
 const K1: f32 = 1.2;
 /// What a query term's synonym counts for, against the term itself.
 const SYNONYM_WEIGHT: f32 = 0.3;
+/// What a query word's abbreviation, or the word a query's abbreviation
+/// stands for, counts for ("command" finds `cmd`, "avg" finds `average`):
+/// the same word, but seldom written that way by a tool that means it.
+const ABBREVIATION_WEIGHT: f32 = 0.5;
 /// What an indexed word that begins a query word counts for: identifiers
 /// abbreviate (`calc_area`, `math_hypot`, `get_temp`), queries rarely do.
 const PREFIX_WEIGHT: f32 = 0.5;
@@ -123,8 +127,9 @@ struct Doc {
 /// stripped of stop words and stemmed, so `sendEmail` is found by "sending
 /// emails". A query's action verbs also look, at a lower weight, for the
 /// verbs tools use for the same action ("fetch" finds `get_…`), and its
-/// words for the abbreviations identifiers use ("calculate" finds `calc_…`)
-/// and, when six letters or longer, for the longer words they begin (a stem
+/// words for the abbreviations identifiers use, the words' beginnings
+/// ("calculate" finds `calc_…`) and the usual short forms ("command" finds
+/// `cmd_…`, "avg" finds `average_…`), and, when six letters or longer, for the longer words they begin (a stem
 /// can stop short of a related word's: "multiplication" finds `multiply`).
 /// A query word no tool holds looks, at a lower weight, for the terms one
 /// edit away from it (a letter added, dropped or replaced, or two swapped),
@@ -424,6 +429,9 @@ impl ToolIndex {
             };
             for synonym in text::expansions(term) {
                 also(synonym, SYNONYM_WEIGHT * weight);
+            }
+            for short in text::abbreviations(term) {
+                also(short, ABBREVIATION_WEIGHT * weight);
             }
             for (end, _) in term.char_indices().skip(MIN_PREFIX) {
                 also(&term[..end], PREFIX_WEIGHT * weight);

@@ -377,6 +377,21 @@ fn a_forecast_for_a_date_is_not_taken_for_one_for_a_number_of_days() {
 }
 
 #[test]
+fn a_query_finds_the_short_forms_identifiers_use() {
+    let index = index_of(&[
+        ("cmd_execute", "Run it in the shell."),
+        ("shell_open", "Open the shell for a run."),
+        ("average_price", "The price over a window."),
+        ("price_list", "Every price."),
+    ]);
+    assert_eq!(
+        ranked(&index, "run this command in the shell", 1),
+        ["cmd_execute"]
+    );
+    assert_eq!(ranked(&index, "avg price", 1), ["average_price"]);
+}
+
+#[test]
 fn hostile_parameter_schemas_are_bounded() {
     let mut properties = serde_json::Map::new();
     for at in 0..1_000 {
