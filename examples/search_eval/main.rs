@@ -234,8 +234,15 @@ fn main() -> Result<(), Box<dyn Error>> {
         for (query, ranked) in queries.iter().zip(&dsh) {
             if ranked.first() != Some(&query.answer) {
                 let text: String = query.text.chars().take(160).collect();
+                let rank = ranked
+                    .iter()
+                    .position(|name| *name == query.answer)
+                    .map_or_else(
+                        || format!("not in the first {LIMIT}"),
+                        |at| format!("at {}", at + 1),
+                    );
                 println!(
-                    "miss{}: {text:?}\n  expected {}, got {:?}",
+                    "miss{}: {text:?}\n  expected {} ({rank}), got {:?}",
                     if query.live { " (live)" } else { "" },
                     query.answer,
                     &ranked[..ranked.len().min(3)]
