@@ -166,16 +166,11 @@ fn takes_dates(name: &str, property: &Value) -> bool {
     dated
 }
 
-/// Whether `text` holds what looks like a date or a time: a capitalised
-/// month name (so "may" and "march" as verbs are not read as months), or one
-/// next to a day or a year ("5th of march"), digits joined by `-`, `/` or
-/// `:` (`2024-03-12`, `12/03`, `16:00`), or digits followed by `am` or `pm`,
+/// The dates and times found in a text: a capitalised month name (so
+/// "may" and "march" as verbs are not read as months), or one next to a day
+/// or a year ("5th of march"), digits joined by `-`, `/` or `:`
+/// (`2024-03-12`, `12/03`, `16:00`), or digits followed by `am` or `pm`,
 /// with or without a space.
-pub(super) fn dated(text: &str) -> bool {
-    Dates::of(text).dated
-}
-
-/// The dates and times found in a text.
 struct Dates {
     /// Whether it holds one.
     dated: bool,

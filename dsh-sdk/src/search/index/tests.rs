@@ -293,7 +293,7 @@ fn dates_and_times_are_told_from_other_numbers() {
         "in March",
         "on the 4th of December",
     ] {
-        assert!(evidence::dated(text), "{text}");
+        assert!(Values::of(text, 64).dated, "{text}");
     }
     for text in [
         "add 5.0 to 3.0",
@@ -303,7 +303,7 @@ fn dates_and_times_are_told_from_other_numbers() {
         "scale 3-d",
         "",
     ] {
-        assert!(!evidence::dated(text), "{text}");
+        assert!(!Values::of(text, 64).dated, "{text}");
     }
 }
 
