@@ -166,6 +166,36 @@ fn takes_dates(name: &str, property: &Value) -> bool {
     dated
 }
 
+/// Where `bytes` holds three numbers joined by dots (`2023.10.02`, `1.3.2024`):
+/// a date, where two would be a decimal.
+fn dotted_dates(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_digit() || (at > 0 && bytes[at - 1].is_ascii_alphanumeric()) {
+            at += 1;
+            continue;
+        }
+        // A run of numbers each followed by one dot and a digit.
+        let (start, mut numbers) = (at, 1);
+        loop {
+            while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+                at += 1;
+            }
+            if bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(u8::is_ascii_digit) {
+                at += 1;
+                numbers += 1;
+            } else {
+                break;
+            }
+        }
+        if numbers == 3 && !bytes.get(at).is_some_and(u8::is_ascii_alphanumeric) {
+            runs.push(start..at);
+        }
+    }
+    runs
+}
+
 /// The dates and times found in a text: a capitalised month name (so
 /// "may" and "march" as verbs are not read as months), or one next to a day
 /// or a year ("5th of march"), digits joined by `-`, `/` or `:`
@@ -210,8 +240,14 @@ impl Dates {
         let numeric = |word: &str| word.chars().all(char::is_numeric);
         let mut in_date = vec![false; words.len()];
         let mut dated = false;
+        let dotted = dotted_dates(bytes);
         for (at, &(start, word)) in words.iter().enumerate() {
             if !numeric(word) {
+                continue;
+            }
+            if dotted.iter().any(|run| run.contains(&start)) {
+                in_date[at] = true;
+                dated = true;
                 continue;
             }
             let end = start + word.len();

@@ -330,10 +330,15 @@ fn numbers_of_a_date_or_time_are_the_dates_not_values() {
         ("at 4pm or 5 pm", 0),
         ("add 3 and 12 on 2024-03-12", 2),
         ("7 days from March 3", 1),
+        ("tonight 2023.10.02, for 2 people", 1),
     ] {
         let values = Values::of(query, 64);
         assert!(values.dated, "{query}");
         assert_eq!(values.numbers, numbers, "{query}");
+    }
+    // Two numbers joined by a dot are a decimal; four are a version.
+    for query in ["add 5.0 and 2", "version 1.2.3.4 of 2"] {
+        assert!(!Values::of(query, 64).dated, "{query}");
     }
     // A month's name near no number, in lowercase, is a word like any other.
     let values = Values::of("march 10 miles north", 64);
