@@ -337,31 +337,50 @@ pub(crate) fn abbreviations(term: &str) -> &'static [String] {
 /// lowercase letter meets an uppercase one (`getUser`), before the last
 /// capital of a capitalised run that goes on in lowercase (`HTTPServer`), and
 /// where letters meet digits (`utf8`, `v2api`).
-pub(crate) fn words(text: &str, mut word: impl FnMut(&str)) {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Kind {
-        Lower,
-        Upper,
-        Digit,
-        Other,
+pub(crate) fn words(text: &str, word: impl FnMut(&str)) {
+    // Most tool text is ASCII: read it a byte at a time, with no decoding
+    // and no Unicode tables.
+    if text.is_ascii() {
+        let kinds = text.bytes().map(|byte| match byte {
+            b'0'..=b'9' => Kind::Digit,
+            b'A'..=b'Z' => Kind::Upper,
+            b'a'..=b'z' => Kind::Lower,
+            _ => Kind::Other,
+        });
+        split(text, kinds.enumerate(), word);
+    } else {
+        let kinds = text.char_indices().map(|(at, c)| {
+            let kind = if c.is_numeric() {
+                Kind::Digit
+            } else if c.is_uppercase() {
+                Kind::Upper
+            } else if c.is_alphabetic() {
+                Kind::Lower
+            } else {
+                Kind::Other
+            };
+            (at, kind)
+        });
+        split(text, kinds, word);
     }
-    let kind = |c: char| {
-        if c.is_numeric() {
-            Kind::Digit
-        } else if c.is_uppercase() {
-            Kind::Upper
-        } else if c.is_alphabetic() {
-            Kind::Lower
-        } else {
-            Kind::Other
-        }
-    };
+}
+
+/// What a character is to [`words`].
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Lower,
+    Upper,
+    Digit,
+    Other,
+}
+
+/// [`words`] over `text`'s characters, given as where each starts and its kind.
+fn split(text: &str, kinds: impl Iterator<Item = (usize, Kind)>, mut word: impl FnMut(&str)) {
     let mut start: Option<usize> = None;
-    let mut chars = text.char_indices().peekable();
+    let mut kinds = kinds.peekable();
     let mut previous = Kind::Other;
-    while let Some((at, c)) = chars.next() {
-        let this = kind(c);
-        let next = chars.peek().map_or(Kind::Other, |&(_, c)| kind(c));
+    while let Some((at, this)) = kinds.next() {
+        let next = kinds.peek().map_or(Kind::Other, |&(_, kind)| kind);
         let boundary = match (previous, this) {
             (_, Kind::Other) => true,
             (Kind::Other, _) => false,
@@ -392,6 +411,29 @@ mod tests {
         let mut found = Vec::new();
         terms(text, usize::MAX, |term, _| found.push(term.to_owned()));
         found
+    }
+
+    #[test]
+    fn ascii_text_splits_as_any_text_does() {
+        let split = |text: &str| {
+            let mut found = Vec::new();
+            words(text, |word| found.push(word.to_owned()));
+            found
+        };
+        let text = "getUserID, get_user-id.v2api HTTPServer 2024-05-01T16:00 x9Y utf8";
+        let ascii = split(text);
+        assert_eq!(
+            ascii,
+            [
+                "get", "User", "ID", "get", "user", "id", "v", "2", "api", "HTTP", "Server",
+                "2024", "05", "01", "T", "16", "00", "x", "9", "Y", "utf", "8"
+            ]
+        );
+        // The same text ending in a word that is not ASCII is read a
+        // character at a time, and splits the same up to that word.
+        let mut other = split(&format!("{text} café"));
+        assert_eq!(other.pop().as_deref(), Some("café"));
+        assert_eq!(other, ascii);
     }
 
     #[test]
