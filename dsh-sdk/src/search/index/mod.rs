@@ -644,49 +644,91 @@ fn document(tool: &ToolInfo, add: &mut impl FnMut(usize, &str)) {
 /// Adds the names and descriptions of a schema's properties, and of the
 /// properties of objects nested in them, to the parameter fields.
 fn parameters(schema: &Value, depth: usize, budget: &mut usize, add: &mut impl FnMut(usize, &str)) {
+    if let Value::Object(schema) = schema {
+        nested(&Keywords::of(schema), depth, budget, add);
+    }
+}
+
+/// The keywords of one schema that [`parameters`] reads, found in one pass
+/// over its keys rather than a lookup each.
+#[derive(Default)]
+struct Keywords<'a> {
+    properties: Option<&'a serde_json::Map<String, Value>>,
+    description: Option<&'a str>,
+    choices: Option<&'a [Value]>,
+    definitions: Option<&'a serde_json::Map<String, Value>>,
+    /// `items` and `additionalProperties`.
+    inner: [Option<&'a Value>; 2],
+    /// `anyOf`, `oneOf` and `allOf`.
+    variants: [Option<&'a [Value]>; 3],
+}
+
+impl<'a> Keywords<'a> {
+    fn of(schema: &'a serde_json::Map<String, Value>) -> Self {
+        let mut found = Keywords::default();
+        for (key, value) in schema {
+            match (key.as_str(), value) {
+                ("properties", Value::Object(map)) => found.properties = Some(map),
+                ("description", Value::String(text)) => found.description = Some(text),
+                ("enum", Value::Array(values)) => found.choices = Some(values),
+                ("$defs", Value::Object(map)) => found.definitions = Some(map),
+                ("items", _) => found.inner[0] = Some(value),
+                ("additionalProperties", _) => found.inner[1] = Some(value),
+                ("anyOf", Value::Array(values)) => found.variants[0] = Some(values),
+                ("oneOf", Value::Array(values)) => found.variants[1] = Some(values),
+                ("allOf", Value::Array(values)) => found.variants[2] = Some(values),
+                _ => {}
+            }
+        }
+        found
+    }
+}
+
+/// [`parameters`] of a schema at `depth` whose keywords are `schema`.
+fn nested(
+    schema: &Keywords<'_>,
+    depth: usize,
+    budget: &mut usize,
+    add: &mut impl FnMut(usize, &str),
+) {
     if depth > MAX_SCHEMA_DEPTH {
         return;
     }
-    let Value::Object(schema) = schema else {
-        return;
-    };
-    if let Some(Value::Object(properties)) = schema.get("properties") {
+    if let Some(properties) = schema.properties {
         for (name, property) in properties {
             if *budget == 0 {
                 return;
             }
             *budget -= 1;
             add(PARAMETER, name);
-            if let Some(Value::String(description)) = property.get("description") {
+            let Value::Object(property) = property else {
+                continue;
+            };
+            let property = Keywords::of(property);
+            if let Some(description) = property.description {
                 add(PARAMETER_TEXT, description);
             }
-            if let Some(Value::Array(values)) = property.get("enum") {
-                for value in values.iter().take(64) {
-                    if let Value::String(value) = value {
-                        add(PARAMETER_TEXT, value);
-                    }
+            for value in property.choices.unwrap_or_default().iter().take(64) {
+                if let Value::String(value) = value {
+                    add(PARAMETER_TEXT, value);
                 }
             }
-            parameters(property, depth + 1, budget, add);
+            nested(&property, depth + 1, budget, add);
         }
     }
     if depth == 0
-        && let Some(Value::Object(definitions)) = schema.get("$defs")
+        && let Some(definitions) = schema.definitions
     {
         for definition in definitions.values().take(64) {
             parameters(definition, depth + 1, budget, add);
         }
     }
-    for nested in ["items", "additionalProperties"] {
-        if let Some(inner) = schema.get(nested) {
-            parameters(inner, depth + 1, budget, add);
-        }
+    for inner in schema.inner.into_iter().flatten() {
+        parameters(inner, depth + 1, budget, add);
     }
-    for choices in ["anyOf", "oneOf", "allOf"] {
-        if let Some(Value::Array(variants)) = schema.get(choices) {
-            for variant in variants.iter().take(16) {
-                parameters(variant, depth + 1, budget, add);
-            }
+    for variants in schema.variants.into_iter().flatten() {
+        for variant in variants.iter().take(16) {
+            parameters(variant, depth + 1, budget, add);
         }
     }
 }
