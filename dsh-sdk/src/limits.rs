@@ -97,20 +97,24 @@ impl Exceeded {
 ///
 /// The walk that measures the depth also adds up the compact JSON size, an
 /// upper bound of it at worst: a value within the size limit by that count,
-/// which is most, is never serialized.
+/// which is most, is never serialized. It first counts each string at its
+/// most, six bytes a byte (`\u001f`) and its quotes, so a value well within
+/// the limit is not read byte by byte; only one that might be over it has
+/// its strings' escapes counted.
 pub(crate) fn check(value: &Value, max_depth: usize, max_bytes: usize) -> Result<(), Exceeded> {
-    // A lone string (the commonest output) nests nothing, and its JSON is
-    // at most six bytes a byte (`\u001f`) and its quotes: well within the
-    // limit, it need not be counted.
+    // A lone string (the commonest output) nests nothing: its bound is all.
     if let Value::String(text) = value
-        && text.len() <= max_bytes.saturating_sub(2) / 6
+        && most_string_len(text) <= max_bytes
     {
         return Ok(());
     }
-    match measure(value, max_depth) {
+    match measure(value, max_depth, most_string_len) {
         None => return Err(Exceeded::Depth { limit: max_depth }),
         Some(bytes) if bytes <= max_bytes => return Ok(()),
         Some(_) => {}
+    }
+    if measure(value, max_depth, string_len).is_some_and(|bytes| bytes <= max_bytes) {
+        return Ok(());
     }
     let mut counter = Counter {
         left: max_bytes,
@@ -126,7 +130,7 @@ pub(crate) fn check(value: &Value, max_depth: usize, max_bytes: usize) -> Result
 /// The size of `value` as compact JSON, or more, without recursion; `None`
 /// when it nests more than `max` arrays and objects. Scalars inside a
 /// container are counted in place, so a flat value allocates nothing.
-fn measure(value: &Value, max: usize) -> Option<usize> {
+fn measure(value: &Value, max: usize, string_len: impl Fn(&str) -> usize + Copy) -> Option<usize> {
     let mut bytes = 0usize;
     let mut stack: Vec<(&Value, usize)> = Vec::new();
     let mut next = Some((value, 0));
@@ -138,7 +142,7 @@ fn measure(value: &Value, max: usize) -> Option<usize> {
                     return None;
                 }
                 for item in items {
-                    bytes = bytes.saturating_add(item_len(item, depth, &mut stack));
+                    bytes = bytes.saturating_add(item_len(item, depth, &mut stack, string_len));
                 }
                 items.len()
             }
@@ -149,13 +153,13 @@ fn measure(value: &Value, max: usize) -> Option<usize> {
                 for (key, item) in map {
                     // The key and its colon.
                     let key = string_len(key) + 1;
-                    bytes =
-                        bytes.saturating_add(key.saturating_add(item_len(item, depth, &mut stack)));
+                    let item = item_len(item, depth, &mut stack, string_len);
+                    bytes = bytes.saturating_add(key.saturating_add(item));
                 }
                 map.len()
             }
             scalar => {
-                bytes = bytes.saturating_add(scalar_len(scalar));
+                bytes = bytes.saturating_add(scalar_len(scalar, string_len));
                 continue;
             }
         };
@@ -167,18 +171,24 @@ fn measure(value: &Value, max: usize) -> Option<usize> {
 
 /// The size of an item at `depth`: a scalar's now, a container's later,
 /// when it is taken from the `stack`.
-fn item_len<'a>(item: &'a Value, depth: usize, stack: &mut Vec<(&'a Value, usize)>) -> usize {
+fn item_len<'a>(
+    item: &'a Value,
+    depth: usize,
+    stack: &mut Vec<(&'a Value, usize)>,
+    string_len: impl Fn(&str) -> usize,
+) -> usize {
     match item {
         Value::Array(_) | Value::Object(_) => {
             stack.push((item, depth));
             0
         }
-        scalar => scalar_len(scalar),
+        scalar => scalar_len(scalar, string_len),
     }
 }
 
-/// The compact JSON size of a scalar (an array or object counts nothing).
-fn scalar_len(value: &Value) -> usize {
+/// The compact JSON size of a scalar (an array or object counts nothing),
+/// its strings' as `string_len` counts them.
+fn scalar_len(value: &Value, string_len: impl Fn(&str) -> usize) -> usize {
     match value {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
@@ -207,6 +217,12 @@ fn digits(number: u64) -> usize {
     number.checked_ilog10().map_or(1, |log| log as usize + 1)
 }
 
+/// The most `text` can take as a JSON string: its quotes, and six bytes
+/// (`\u001f`) a byte.
+fn most_string_len(text: &str) -> usize {
+    text.len().saturating_mul(6).saturating_add(2)
+}
+
 /// The size of `text` as a JSON string: its quotes, and each byte that
 /// needs it escaped, `\"` or `\n` in two bytes, other control characters
 /// in six (`\u001f`).
@@ -225,7 +241,7 @@ fn string_len(text: &str) -> usize {
 /// Whether `value` nests more than `max` arrays and objects.
 #[cfg(test)]
 fn depth_exceeds(value: &Value, max: usize) -> bool {
-    measure(value, max).is_none()
+    measure(value, max, most_string_len).is_none()
 }
 
 /// Drops `value` without recursion: serde_json's own drop recurses once per
@@ -308,7 +324,7 @@ mod tests {
             json!({ "a\"b": [null, { "c": "d\u{1}" }], "e": 1 }),
         ] {
             let len = serde_json::to_string(&value).unwrap().len();
-            assert_eq!(measure(&value, 64), Some(len), "{value}");
+            assert_eq!(measure(&value, 64, string_len), Some(len), "{value}");
         }
     }
 
