@@ -199,8 +199,9 @@ fn dotted_dates(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
 /// The dates and times found in a text: a capitalised month name (so
 /// "may" and "march" as verbs are not read as months), or one next to a day
 /// or a year ("5th of march"), digits joined by `-`, `/` or `:`
-/// (`2024-03-12`, `12/03`, `16:00`), or digits followed by `am` or `pm`,
-/// with or without a space.
+/// (`2024-03-12`, `12/03`, `16:00`), three numbers joined by dots
+/// (`2023.10.02`), or digits followed by `am` or `pm`, with or without a
+/// space.
 struct Dates {
     /// Whether it holds one.
     dated: bool,
@@ -240,12 +241,14 @@ impl Dates {
         let numeric = |word: &str| word.chars().all(char::is_numeric);
         let mut in_date = vec![false; words.len()];
         let mut dated = false;
-        let dotted = dotted_dates(bytes);
+        // Both in the text's order: the runs are passed as the words are.
+        let mut dotted = dotted_dates(bytes).into_iter().peekable();
         for (at, &(start, word)) in words.iter().enumerate() {
+            while dotted.next_if(|run| run.end <= start).is_some() {}
             if !numeric(word) {
                 continue;
             }
-            if dotted.iter().any(|run| run.contains(&start)) {
+            if dotted.peek().is_some_and(|run| run.contains(&start)) {
                 in_date[at] = true;
                 dated = true;
                 continue;
