@@ -102,7 +102,8 @@ impl Exceeded {
 /// the limit is not read byte by byte; only one that might be over it has
 /// its strings' escapes counted.
 pub(crate) fn check(value: &Value, max_depth: usize, max_bytes: usize) -> Result<(), Exceeded> {
-    // A lone string (the commonest output) nests nothing: its bound is all.
+    // A lone string (the commonest output) nests nothing: within the limit
+    // at its most, it need not be walked at all.
     if let Value::String(text) = value
         && most_string_len(text) <= max_bytes
     {

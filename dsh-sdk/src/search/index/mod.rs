@@ -129,8 +129,9 @@ struct Doc {
 /// verbs tools use for the same action ("fetch" finds `get_…`), and its
 /// words for the abbreviations identifiers use, the words' beginnings
 /// ("calculate" finds `calc_…`) and the usual short forms ("command" finds
-/// `cmd_…`, "avg" finds `average_…`), and, when six letters or longer, for the longer words they begin (a stem
-/// can stop short of a related word's: "multiplication" finds `multiply`).
+/// `cmd_…`, "avg" finds `average_…`), and, when six letters or longer, for
+/// the longer words they begin (a stem can stop short of a related word's:
+/// "multiplication" finds `multiply`).
 /// A query word no tool holds looks, at a lower weight, for the terms one
 /// edit away from it (a letter added, dropped or replaced, or two swapped),
 /// so "seacrh" finds `search`. Numbers in a query count less: they are
