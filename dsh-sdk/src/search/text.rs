@@ -177,9 +177,11 @@ const SYNONYMS: &[&[&str]] = &[
     &["convert", "translate", "transform"],
 ];
 
-/// Words and the abbreviations identifiers write them as, one group a line,
-/// where the abbreviation is not simply the word's beginning (those are
-/// found by prefix: `calc`, `temp`, `info`). A query word in a group also
+/// Words and the short forms identifiers write them as, one group a line.
+/// A query word's own beginnings of four letters or more are looked for
+/// anyway (`calc`, `temp`, `info`); these groups add the shorter and the
+/// irregular ones (`arg`, `db`, `cmd`) and the way back, from a short form
+/// in a query to the word a tool spells out. A query word in a group also
 /// looks for the others, so "run a command" finds `cmd_execute` and "avg
 /// price" finds `average_price`.
 const ABBREVIATIONS: &[&[&str]] = &[
