@@ -177,94 +177,99 @@ const SYNONYMS: &[&[&str]] = &[
     &["convert", "translate", "transform"],
 ];
 
-/// Words and the short forms identifiers write them as, one group a line.
+/// Words and the short forms identifiers write them as, one group a line,
+/// its words apart.
 /// A query word's own beginnings of four letters or more are looked for
 /// anyway (`calc`, `temp`, `info`); these groups add the shorter and the
 /// irregular ones (`arg`, `db`, `cmd`) and the way back, from a short form
 /// in a query to the word a tool spells out. A query word in a group also
 /// looks for the others, so "run a command" finds `cmd_execute` and "avg
 /// price" finds `average_price`.
-const ABBREVIATIONS: &[&[&str]] = &[
-    &["account", "acct"],
-    &["address", "addr"],
-    &["amount", "amt"],
-    &["application", "app"],
-    &["argument", "arg"],
-    &["attribute", "attr"],
-    &["average", "avg"],
-    &["button", "btn"],
-    &["centimeter", "centimetre", "cm"],
-    &["command", "cmd"],
-    &["configuration", "config", "cfg", "conf"],
-    &["context", "ctx"],
-    &["count", "cnt"],
-    &["database", "db"],
-    &["department", "dept"],
-    &["destination", "dst", "dest"],
-    &["directory", "dir"],
-    &["document", "doc"],
-    &["environment", "env"],
-    &["error", "err"],
-    &["function", "func", "fn"],
-    &["hour", "hr"],
-    &["identifier", "id"],
-    &["image", "img"],
-    &["index", "idx"],
-    &["javascript", "js"],
-    &["kilogram", "kg"],
-    &["kilometer", "kilometre", "km"],
-    &["language", "lang"],
-    &["latitude", "lat"],
-    &["length", "len"],
-    &["library", "lib"],
-    &["longitude", "lng", "lon"],
-    &["manager", "mgr"],
-    &["maximum", "max"],
-    &["message", "msg"],
-    &["minimum", "min"],
-    &["minute", "min"],
-    &["number", "num"],
-    &["object", "obj"],
-    &["organization", "organisation", "org"],
-    &["parameter", "param"],
-    &["password", "pwd", "passwd"],
-    &["percent", "percentage", "pct"],
-    &["picture", "pic"],
-    &["position", "pos"],
-    &["previous", "prev"],
-    &["python", "py"],
-    &["quantity", "qty"],
-    &["reference", "ref"],
-    &["repository", "repo"],
-    &["request", "req"],
-    &["response", "resp"],
-    &["source", "src"],
-    &["specification", "spec"],
-    &["standard", "std"],
-    &["string", "str"],
-    &["telephone", "phone", "tel"],
-    &["temporary", "tmp"],
-    &["transaction", "txn"],
-    &["user", "usr"],
-    &["value", "val"],
-    &["variable", "var"],
-    &["year", "yr"],
-];
+const ABBREVIATIONS: &str = "\
+account acct
+address addr
+amount amt
+application app
+argument arg
+attribute attr
+average avg
+button btn
+centimeter centimetre cm
+command cmd
+configuration config cfg conf
+context ctx
+count cnt
+database db
+department dept
+destination dst dest
+directory dir
+document doc
+environment env
+error err
+function func fn
+hour hr
+identifier id
+image img
+index idx
+javascript js
+kilogram kg
+kilometer kilometre km
+language lang
+latitude lat
+length len
+library lib
+longitude lng lon
+manager mgr
+maximum max
+message msg
+minimum min
+minute min
+number num
+object obj
+organization organisation org
+parameter param
+password pwd passwd
+percent percentage pct
+picture pic
+position pos
+previous prev
+python py
+quantity qty
+reference ref
+repository repo
+request req
+response resp
+source src
+specification spec
+standard std
+string str
+telephone phone tel
+temporary tmp
+transaction txn
+user usr
+value val
+variable var
+year yr
+";
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// Each stemmed synonym to the other stems of its groups.
-static EXPANSIONS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| by_stem(SYNONYMS));
+static EXPANSIONS: LazyLock<HashMap<String, Vec<String>>> =
+    LazyLock::new(|| by_stem(SYNONYMS.iter().map(|group| group.iter().copied())));
 
 /// Each stemmed word or abbreviation to the other stems of its groups.
 static ABBREVIATED: LazyLock<HashMap<String, Vec<String>>> =
-    LazyLock::new(|| by_stem(ABBREVIATIONS));
+    LazyLock::new(|| by_stem(ABBREVIATIONS.lines().map(str::split_whitespace)));
 
 /// Each stem of `groups` to the other stems of the groups it is in.
-fn by_stem(groups: &[&[&str]]) -> HashMap<String, Vec<String>> {
+fn by_stem<'a, G>(groups: impl Iterator<Item = G>) -> HashMap<String, Vec<String>>
+where
+    G: Iterator<Item = &'a str>,
+{
     let mut expansions: HashMap<String, Vec<String>> = HashMap::new();
     for group in groups {
-        let stems: Vec<String> = group.iter().map(|word| stem(word)).collect();
+        let stems: Vec<String> = group.map(stem).collect();
         for (at, from) in stems.iter().enumerate() {
             let entry = expansions.entry(from.clone()).or_default();
             for (other, to) in stems.iter().enumerate() {
@@ -484,14 +489,16 @@ mod tests {
         assert!(abbreviations(&stem("commands")).contains(&"cmd".to_owned()));
         assert!(abbreviations("cmd").contains(&stem("command")));
         assert!(abbreviations("avg").contains(&stem("averaging")));
-        // A word's plain beginning is found by prefix, not listed here.
+        // `calc` begins "calculate": the prefix lookup finds it, no group.
         assert!(abbreviations(&stem("calculate")).is_empty());
-        // Every group's stems differ, so each stands for something else.
-        for group in ABBREVIATIONS {
-            let stems: Vec<String> = group.iter().map(|word| stem(word)).collect();
+        // Every group holds two stems or more that differ, so each stands
+        // for something else.
+        for group in ABBREVIATIONS.lines() {
+            let stems: Vec<String> = group.split_whitespace().map(stem).collect();
+            assert!(stems.len() >= 2, "{group}");
             assert!(
                 stems.iter().all(|held| !abbreviations(held).is_empty()),
-                "{group:?}"
+                "{group}"
             );
         }
     }
