@@ -160,6 +160,9 @@ pub struct ToolIndex {
     docs: Vec<Option<Doc>>,
     /// Each slot's field lengths, apart from `docs` so scoring reads them densely.
     lengths: Vec<[u16; FIELDS]>,
+    /// Each slot's name's first bytes as [`name_key`] gives them, apart from
+    /// `docs` so that ties, which go by name, are mostly told apart densely.
+    name_keys: Vec<u64>,
     free_docs: Vec<u32>,
     by_name: HashMap<String, u32>,
     total_length: [u64; FIELDS],
@@ -184,6 +187,7 @@ impl Default for ToolIndex {
             free_terms: Vec::new(),
             docs: Vec::new(),
             lengths: Vec::new(),
+            name_keys: Vec::new(),
             free_docs: Vec::new(),
             by_name: HashMap::new(),
             total_length: [0; FIELDS],
@@ -244,6 +248,7 @@ impl ToolIndex {
             None => {
                 self.docs.push(None);
                 self.lengths.push([0; FIELDS]);
+                self.name_keys.push(0);
                 u32::try_from(self.docs.len() - 1).unwrap_or(u32::MAX)
             }
         };
@@ -282,6 +287,7 @@ impl ToolIndex {
         }
         self.by_name.insert(tool.name().to_owned(), doc);
         self.lengths[doc as usize] = lengths;
+        self.name_keys[doc as usize] = name_key(tool.name());
         self.docs[doc as usize] = Some(Doc {
             tool,
             terms,
@@ -573,8 +579,14 @@ impl ToolIndex {
             std::cmp::Ordering::Greater => true,
             std::cmp::Ordering::Less => false,
             std::cmp::Ordering::Equal => {
-                let name = |doc| self.doc(doc).map(|doc| doc.tool.name());
-                name(a.0) < name(b.0)
+                let key = |doc: u32| self.name_keys.get(doc as usize);
+                match key(a.0).cmp(&key(b.0)) {
+                    std::cmp::Ordering::Equal => {
+                        let name = |doc| self.doc(doc).map(|doc| doc.tool.name());
+                        name(a.0) < name(b.0)
+                    }
+                    order => order.is_lt(),
+                }
             }
         }
     }
@@ -628,6 +640,17 @@ impl std::fmt::Debug for ToolIndex {
             .field("terms", &self.ids.len())
             .finish_non_exhaustive()
     }
+}
+
+/// The first eight bytes of `name`, big-endian, zeros after its end: two
+/// names whose keys differ are ordered as their keys are (a name that ends
+/// first has a zero where the other has a byte), and only names whose keys
+/// are equal need comparing in full.
+fn name_key(name: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    let head = &name.as_bytes()[..name.len().min(8)];
+    bytes[..head.len()].copy_from_slice(head);
+    u64::from_be_bytes(bytes)
 }
 
 /// Calls `add` with each field of a tool and a text in it.

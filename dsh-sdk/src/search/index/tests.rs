@@ -231,6 +231,34 @@ fn ties_go_by_name_and_the_limit_holds() {
 }
 
 #[test]
+fn ties_go_by_the_whole_name_past_its_first_bytes() {
+    let names = [
+        "billing_export_b",
+        "billing_export",
+        "billing_export_a",
+        "bil",
+        "billingsx",
+        "zeta",
+    ];
+    // Keys that differ order names as the names do, whatever their bytes.
+    for a in names.iter().chain(&["bil\u{0}", "é_first", ""]) {
+        for b in names.iter().chain(&["bil\u{0}", "é_first", ""]) {
+            let (ka, kb) = (super::name_key(a), super::name_key(b));
+            assert!(ka == kb || ka.cmp(&kb) == a.cmp(b), "{a:?} {b:?}");
+        }
+    }
+    // Tied: the query is only in their descriptions, which are alike.
+    let tools: Vec<(&str, &str)> = names
+        .iter()
+        .map(|name| (*name, "Send an invoice."))
+        .collect();
+    let index = index_of(&tools);
+    let mut sorted = names.map(str::to_owned).to_vec();
+    sorted.sort_unstable();
+    assert_eq!(ranked(&index, "invoice", names.len()), sorted);
+}
+
+#[test]
 fn hostile_tool_text_is_bounded() {
     let registry = Registry::new();
     let description = "word ".repeat(100_000);
