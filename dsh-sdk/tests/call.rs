@@ -125,6 +125,23 @@ async fn lookup(
 }
 
 #[tokio::test]
+async fn a_call_runs_the_tool_it_was_made_to_even_if_unregistered_before_it_is_polled() {
+    let calls = Arc::new(Calls::default());
+    let registry = Registry::builder().state(Arc::clone(&calls)).build();
+    let handle = registry.register::<read_file>().unwrap();
+    let made = registry.call("cat", json!({ "path": "/a" }));
+    assert!(handle.unregister());
+    let result = made.await;
+    assert_eq!(result.status, Status::Success, "{:?}", result.content);
+    assert_eq!(result.tool_name, "read_file");
+    assert_eq!(calls.0.load(Ordering::SeqCst), 1);
+    // A call made once it is gone finds none.
+    let result = registry.call("read_file", json!({ "path": "/a" })).await;
+    assert!(result.is_error);
+    assert_eq!(calls.0.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
 async fn a_tool_error_reaches_the_model() {
     let registry = Registry::new();
     registry.register::<lookup>().unwrap();

@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::client::Client;
+use crate::tool::Entry;
 
 /// One call a model asked for: a tool name and its raw arguments.
 ///
@@ -35,6 +36,21 @@ pub struct ToolCall {
     pub(super) top_level: bool,
     /// The client the call came from, when it can be reached.
     pub(super) client: Option<CallClient>,
+    /// The tool, when whoever made the call already looked it up.
+    pub(super) resolved: Option<Resolved>,
+}
+
+/// A call's tool, looked up when the call was made ([`Registry::call`]), so
+/// the pipeline does not look it up again; shown by name only in `Debug`.
+///
+/// [`Registry::call`]: crate::Registry::call
+#[derive(Clone)]
+pub(super) struct Resolved(pub(super) Arc<Entry>);
+
+impl std::fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Resolved").field(&self.0.def.name()).finish()
+    }
 }
 
 /// The name a call asks for: borrowed when it is the name of a registered
@@ -75,6 +91,12 @@ impl ToolCall {
 
     /// A top-level call of the tool `name` with `args`.
     pub(super) fn named(name: CallName, args: Value) -> Self {
+        Self::resolved(name, args, None)
+    }
+
+    /// A top-level call of the tool `name` with `args`, whose tool, when
+    /// `resolved`, was looked up already.
+    pub(super) fn resolved(name: CallName, args: Value, resolved: Option<Resolved>) -> Self {
         ToolCall {
             name,
             args: Arc::new(args),
@@ -84,6 +106,7 @@ impl ToolCall {
             parallel_group_id: None,
             top_level: true,
             client: None,
+            resolved,
         }
     }
 

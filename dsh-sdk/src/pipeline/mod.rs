@@ -43,6 +43,7 @@
 //! the tool, an approval, a host layer. `batch` runs the calls of one model
 //! turn.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -71,8 +72,8 @@ mod resolve;
 mod stop;
 mod watch;
 
-use call::CallName;
 pub use call::ToolCall;
+use call::{CallName, Resolved};
 pub(crate) use finalize::{Settled, finish, is_unsaved};
 pub(crate) use input::normalize_args;
 pub(crate) use stop::{Head, Stop, Success};
@@ -84,16 +85,25 @@ impl Registry {
     /// schema, a refusal, the tool's own error, a panic, a timeout or an
     /// output that breaks its schema all come back as a result with
     /// `is_error` set and a message the model can act on.
+    ///
+    /// The tool is looked up here, once for the whole call: the call runs
+    /// the tool registered under `name` now, even if it is unregistered or
+    /// replaced before the future is first polled. Everything else (the
+    /// catalog's verdict on the tool, the checks, the tool itself) happens
+    /// when the future is polled.
     pub fn call<'a>(
         &'a self,
         name: &str,
         args: Value,
     ) -> impl Future<Output = ToolResult> + Send + use<'a> {
-        let name = match self.static_name(name) {
-            Some(name) => CallName::Static(name),
-            None => CallName::Shared(name.into()),
+        // Looked up once, here: the name borrowed when it is the tool's own
+        // and known at compile time, the tool kept for the pipeline.
+        let entry = self.entry(name);
+        let name = match entry.as_ref().map(|entry| &entry.def.name) {
+            Some(Cow::Borrowed(own)) if *own == name => CallName::Static(own),
+            _ => CallName::Shared(name.into()),
         };
-        self.call_with(ToolCall::named(name, args))
+        self.call_with(ToolCall::resolved(name, args, entry.map(Resolved)))
     }
 
     /// Calls with every option of [`ToolCall`].
@@ -108,7 +118,8 @@ impl Registry {
     /// wait: the call read and decided, or its result when a stage stopped
     /// it (boxed, being rare).
     fn begin(&self, name: &str, mut call: ToolCall) -> Result<Begun, Box<ToolResult>> {
-        let entry = match resolve::entry(self, name) {
+        let resolved = call.resolved.take().map(|Resolved(entry)| Ok(entry));
+        let entry = match resolved.unwrap_or_else(|| resolve::entry(self, name)) {
             Ok(entry) => entry,
             Err(stop) => {
                 let head = Head::of(&call, shown_name(name).into_owned().into());

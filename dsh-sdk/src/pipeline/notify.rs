@@ -23,7 +23,10 @@ use crate::tool::{Entry, running_card};
 /// recorded.
 pub(super) fn request(registry: &Registry, call: &ToolCall, refused: Option<Exceeded>) {
     registry.emit_with(|| {
-        let entry = registry.entry(&call.name);
+        let entry = match &call.resolved {
+            Some(resolved) => Some(Arc::clone(&resolved.0)),
+            None => registry.entry(&call.name),
+        };
         Event::Request {
             invocation_id: call.invocation_id,
             // The tool's own name, borrowed when it is known at compile time,

@@ -232,15 +232,6 @@ impl Registry {
         &self.inner.state
     }
 
-    /// The name of the tool called `name` (not an alias), when it is known
-    /// at compile time: a call by that name then need not copy it.
-    pub(crate) fn static_name(&self, name: &str) -> Option<&'static str> {
-        match &self.read().by_name.get(name)?.def.name {
-            std::borrow::Cow::Borrowed(name) => Some(name),
-            std::borrow::Cow::Owned(_) => None,
-        }
-    }
-
     pub(crate) fn entry(&self, name: &str) -> Option<Arc<Entry>> {
         let tools = self.read();
         if let Some(entry) = tools.by_name.get(name) {
