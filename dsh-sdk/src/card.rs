@@ -17,6 +17,7 @@
 //! [`Tool::present`]: crate::Tool::present
 //! [`Tool::present_call`]: crate::Tool::present_call
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -97,7 +98,7 @@ impl Card {
     /// The card of a tool that presents nothing: title = tool name, input =
     /// raw args (a `Value`, or an `Arc` of one to share rather than copy).
     pub fn generic(
-        title: impl Into<String>,
+        title: impl Into<Cow<'static, str>>,
         input: impl Into<Arc<Value>>,
         output: Option<Value>,
     ) -> Self {
@@ -113,8 +114,9 @@ impl Card {
 #[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GenericCard {
-    /// The tool's name.
-    pub title: String,
+    /// The tool's name: borrowed when it is known at compile time, so the
+    /// card of a call of a `#[tool]` fn does not copy it.
+    pub title: Cow<'static, str>,
     /// The raw arguments, shared with the call they came with.
     pub input: Arc<Value>,
     /// The canonical output, once there is one.

@@ -80,6 +80,6 @@ pub(crate) fn running_card(
     let presented = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.present_call(args)));
     match presented {
         Ok(Some(card)) => card,
-        _ => Card::generic(entry.def.name(), shared(), None),
+        _ => Card::generic(entry.def.name.clone(), shared(), None),
     }
 }
