@@ -23,21 +23,23 @@ use crate::tool::{Entry, running_card};
 /// recorded.
 pub(super) fn request(registry: &Registry, call: &ToolCall, refused: Option<Exceeded>) {
     registry.emit_with(|| {
+        let looked_up;
         let entry = match &call.resolved {
-            Some(resolved) => Some(Arc::clone(&resolved.0)),
-            None => registry.entry(&call.name),
+            Some(resolved) => Some(&resolved.0),
+            None => {
+                looked_up = registry.entry(&call.name);
+                looked_up.as_ref()
+            }
         };
         Event::Request {
             invocation_id: call.invocation_id,
             // The tool's own name, borrowed when it is known at compile time,
             // if that is what was called; else the name as it was asked for.
-            tool_name: match &entry {
+            tool_name: match entry {
                 Some(entry) if *entry.def.name == *call.name => entry.def.name.clone(),
                 _ => shown_name(&call.name).into_owned().into(),
             },
-            tool_version: entry
-                .as_ref()
-                .and_then(|entry| entry.def.version_text().map(str::to_owned)),
+            tool_version: entry.and_then(|entry| entry.def.version_text().map(str::to_owned)),
             input: match refused {
                 None => Arc::clone(&call.args),
                 Some(exceeded) => Arc::new(Value::String(format!(
