@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::{CallName, Stop, ToolCall};
+use super::{CallName, Resolved, Stop, ToolCall};
 use crate::registry::Registry;
 use crate::result::ToolResult;
 
@@ -30,7 +30,9 @@ impl Registry {
     /// Calls the tools of one model turn. Runs of consecutive
     /// concurrency-safe calls run in parallel; every other call runs alone,
     /// in request order. Results come back in request order, sharing one
-    /// `parallel_group_id`.
+    /// `parallel_group_id`. Each call's tool is looked up once, when the
+    /// calls before it have run: a run of concurrency-safe calls has its
+    /// tools looked up before any of the run starts.
     pub async fn call_batch(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
         self.call_batch_with(calls, CancellationToken::new()).await
     }
@@ -57,12 +59,22 @@ impl Registry {
             .collect();
         let mut results = Vec::with_capacity(calls.len());
         let mut parallel: Vec<ToolCall> = Vec::new();
-        for call in calls {
-            if self.is_concurrency_safe(&call.name) {
+        for mut call in calls {
+            let entry = self.entry(&call.name);
+            // A name no tool has may run beside others: its call only fails.
+            if entry
+                .as_ref()
+                .is_none_or(|entry| entry.def.is_concurrency_safe())
+            {
+                // Looked up here, once: the calls of a run start together,
+                // and none of them takes the registry's lock again.
+                call.resolved = entry.map(Resolved);
                 parallel.push(call);
                 continue;
             }
             results.extend(self.call_parallel(std::mem::take(&mut parallel)).await);
+            // Alone and in order: looked up when its turn comes, after the
+            // calls before it.
             results.push(self.call_with(call).await);
         }
         results.extend(self.call_parallel(parallel).await);
@@ -112,13 +124,6 @@ impl Registry {
         // Every call finished: a helper still running has nothing left.
         drop(helpers);
         run.results()
-    }
-
-    /// Whether a call of `name` may run beside others; a name no tool has
-    /// may (its call only fails).
-    fn is_concurrency_safe(&self, name: &str) -> bool {
-        self.entry(name)
-            .is_none_or(|entry| entry.def.is_concurrency_safe())
     }
 }
 
