@@ -228,16 +228,12 @@ impl Dates {
         /// Words that may stand between a month and its day or year.
         const BETWEEN: [&str; 6] = ["st", "nd", "rd", "th", "of", "the"];
         let bytes = text.as_bytes();
-        let mut spans = Vec::new();
+        let mut words: Vec<(usize, &str)> = Vec::new();
         text::words(text, |word| {
             // Each word is a slice of `text`, so its address gives its place.
             let start = word.as_ptr() as usize - text.as_ptr() as usize;
-            spans.push(start..start + word.len());
+            words.push((start, &text[start..start + word.len()]));
         });
-        let words: Vec<(usize, &str)> = spans
-            .into_iter()
-            .map(|span| (span.start, &text[span]))
-            .collect();
         let numeric = |word: &str| word.chars().all(char::is_numeric);
         let mut in_date = vec![false; words.len()];
         let mut dated = false;
