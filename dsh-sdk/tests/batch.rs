@@ -1,7 +1,8 @@
 //! Batches: safe calls run together and the others alone, in order; on a
 //! multi-threaded runtime, busy calls spread over the worker threads,
 //! waiting calls all wait together, results keep the calls' order, and a
-//! batch dropped half-way still records each call it started.
+//! batch dropped half-way still records each call it started; a run of safe
+//! calls runs the tools the pool held when it started.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -222,4 +223,40 @@ async fn a_batch_runs_safe_calls_together_and_unsafe_ones_alone_in_order() {
         1,
         "unsafe calls overlapped"
     );
+}
+
+/// The handle of the tool `retire` unregisters.
+type Retiring = Arc<Mutex<Option<dsh_sdk::ToolHandle>>>;
+
+/// Unregisters the tool whose handle the state holds.
+#[tool(concurrency_safe)]
+async fn retire(exec: &Exec) -> Result<String, ToolError> {
+    let handle = exec.state::<Retiring>()?.lock().unwrap().take();
+    Ok(handle.is_some_and(|handle| handle.unregister()).to_string())
+}
+
+#[tokio::test]
+async fn a_run_of_safe_calls_runs_the_tools_there_were_when_it_started() {
+    let retiring = Retiring::default();
+    let registry = Registry::builder().state(Arc::clone(&retiring)).build();
+    registry.register::<retire>().unwrap();
+    *retiring.lock().unwrap() = Some(registry.register::<quick>().unwrap());
+    // `retire` runs first and takes `quick` out of the pool; the run's
+    // other call still runs it, as the run found it.
+    let calls = vec![
+        ToolCall::new("retire", json!({})),
+        ToolCall::new("quick", json!({ "number": 7 })),
+    ];
+    let texts: Vec<String> = registry
+        .call_batch(calls)
+        .await
+        .iter()
+        .map(ToolResult::text)
+        .collect();
+    assert_eq!(texts, ["true", "7"]);
+    // A later batch finds it gone.
+    let results = registry
+        .call_batch(vec![ToolCall::new("quick", json!({ "number": 7 }))])
+        .await;
+    assert!(results[0].is_error, "{}", results[0].text());
 }
