@@ -363,6 +363,58 @@ fn the_name_counts_more_than_a_parameter_description() {
 }
 
 #[test]
+fn text_written_without_spaces_is_found_by_its_words() {
+    // Chinese and Japanese leave no space between words, and Korean joins
+    // particles to them: the query's words are inside longer runs.
+    let registry = Registry::new();
+    for tool in [
+        dynamic(
+            "weather_now",
+            "查询城市当前的天气状况",
+            &[("city", "城市名称")],
+        ),
+        dynamic(
+            "ticket_list",
+            "获取公司所有未解决的工单",
+            &[("company", "公司名称")],
+        ),
+        dynamic(
+            "send_mail",
+            "メールを送信します",
+            &[("to", "宛先のアドレス")],
+        ),
+        dynamic(
+            "recipe_search",
+            "요리 레시피를 검색합니다",
+            &[("dish", "요리 이름")],
+        ),
+        dynamic(
+            "currency_rate",
+            "Convert an amount between currencies.",
+            &[],
+        ),
+    ] {
+        registry.register_dynamic(tool).unwrap();
+    }
+    for (query, best) in [
+        ("北京现在的天气怎么样？", "weather_now"),
+        (
+            "请帮我检索一下'红星科技'公司目前所有未解决的工单",
+            "ticket_list",
+        ),
+        ("田中さんにメールを送って", "send_mail"),
+        ("스테이크 레시피 알려줘", "recipe_search"),
+        // A mixed query finds by its English words as ever.
+        ("convert 100 USD 到 EUR", "currency_rate"),
+    ] {
+        assert_best(&registry, query, best);
+    }
+    // A character shared by chance is no match: "work" (工作) shares its
+    // first character with "ticket" (工单), not a pair.
+    assert!(ranked(&registry, "工作").is_empty());
+}
+
+#[test]
 fn stop_words_alone_find_nothing() {
     let registry = catalog();
     assert!(ranked(&registry, "can you please do it for me").is_empty());

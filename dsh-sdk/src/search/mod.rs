@@ -6,6 +6,7 @@
 //! over their names, descriptions, parameter names and parameter
 //! descriptions, forgiving word forms, case styles, common verb synonyms,
 //! stems that stop short of a related word's and one-letter misspellings,
+//! and reading Chinese, Japanese, Korean and Thai by pairs of characters,
 //! then reordered by how well each tool's name and the query cover each
 //! other and by which of each tool's required parameters the query holds
 //! values for), returns the full definitions of

@@ -291,8 +291,13 @@ fn stem(word: &str) -> String {
 /// word to the next), then stemmed; one-character words and stop words give
 /// `None`.
 pub(crate) fn term<'a>(word: &str, lowered: &'a mut String) -> Option<Cow<'a, str>> {
-    // One character says nothing.
-    word.chars().nth(1)?;
+    // One character says nothing, unless it is a word of a script written
+    // without spaces (`天`).
+    let mut chars = word.chars();
+    let first = chars.next()?;
+    if chars.next().is_none() && !is_dense(first) {
+        return None;
+    }
     lowered.clear();
     if word.is_ascii() {
         lowered.push_str(word);
@@ -344,6 +349,13 @@ pub(crate) fn abbreviations(term: &str) -> &'static [String] {
 /// lowercase letter meets an uppercase one (`getUser`), before the last
 /// capital of a capitalised run that goes on in lowercase (`HTTPServer`), and
 /// where letters meet digits (`utf8`, `v2api`).
+///
+/// Scripts written without spaces between words (Chinese, Japanese, Thai,
+/// and Korean, whose words carry their particles) have no word boundaries
+/// to find, so a run of them gives its overlapping pairs of characters
+/// instead, as CJK search engines index them: `查询天气` gives `查询`, `询天`
+/// and `天气`, which a query saying `天气` finds. A lone such character is a
+/// word of its own.
 pub(crate) fn words(text: &str, word: impl FnMut(&str)) {
     // Most tool text is ASCII: read it a byte at a time, with no decoding
     // and no Unicode tables.
@@ -357,7 +369,9 @@ pub(crate) fn words(text: &str, word: impl FnMut(&str)) {
         split(text, kinds.enumerate(), word);
     } else {
         let kinds = text.char_indices().map(|(at, c)| {
-            let kind = if c.is_numeric() {
+            let kind = if is_dense(c) {
+                Kind::Dense
+            } else if c.is_numeric() {
                 Kind::Digit
             } else if c.is_uppercase() {
                 Kind::Upper
@@ -378,7 +392,32 @@ enum Kind {
     Lower,
     Upper,
     Digit,
+    /// A letter of a script written without spaces (see [`is_dense`]).
+    Dense,
     Other,
+}
+
+/// Whether `c` belongs to a script written without spaces between words, or,
+/// for Korean, with particles joined to them: Han, Hiragana, Katakana,
+/// Hangul, Thai, Lao, Khmer and Myanmar. Their text is searched by pairs of
+/// characters (see [`words`]).
+fn is_dense(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0E00}'..='\u{0EFF}' // Thai, Lao
+            | '\u{1000}'..='\u{109F}' // Myanmar
+            | '\u{1100}'..='\u{11FF}' // Hangul jamo
+            | '\u{1780}'..='\u{17FF}' // Khmer
+            | '\u{3040}'..='\u{30FF}' // Hiragana, Katakana
+            | '\u{3130}'..='\u{318F}' // Hangul compatibility jamo
+            | '\u{31F0}'..='\u{31FF}' // Katakana extensions
+            | '\u{3400}'..='\u{4DBF}' // Han, extension A
+            | '\u{4E00}'..='\u{9FFF}' // Han
+            | '\u{AC00}'..='\u{D7AF}' // Hangul syllables
+            | '\u{F900}'..='\u{FAFF}' // Han compatibility
+            | '\u{FF66}'..='\u{FF9F}' // halfwidth Katakana
+            | '\u{20000}'..='\u{3134F}' // Han, supplementary planes
+    ) && c.is_alphanumeric()
 }
 
 /// [`words`] over `text`'s characters, given as where each starts and its kind.
@@ -391,6 +430,8 @@ fn split(text: &str, kinds: impl Iterator<Item = (usize, Kind)>, mut word: impl 
         let boundary = match (previous, this) {
             (_, Kind::Other) => true,
             (Kind::Other, _) => false,
+            (Kind::Dense, Kind::Dense) => false,
+            (Kind::Dense, _) | (_, Kind::Dense) => true,
             (Kind::Lower, Kind::Upper) => true,
             (Kind::Upper, Kind::Upper) => next == Kind::Lower,
             (Kind::Digit, Kind::Digit) => false,
@@ -398,7 +439,7 @@ fn split(text: &str, kinds: impl Iterator<Item = (usize, Kind)>, mut word: impl 
             _ => false,
         };
         if boundary && let Some(from) = start.take() {
-            word(&text[from..at]);
+            emit(&text[from..at], previous, &mut word);
         }
         if this != Kind::Other && start.is_none() {
             start = Some(at);
@@ -406,7 +447,26 @@ fn split(text: &str, kinds: impl Iterator<Item = (usize, Kind)>, mut word: impl 
         previous = this;
     }
     if let Some(from) = start {
-        word(&text[from..]);
+        emit(&text[from..], previous, &mut word);
+    }
+}
+
+/// One run of [`split`], ended by a character of kind `last`: a word, or,
+/// for a run of a script written without spaces, its overlapping pairs of
+/// characters (the run itself when it is one character).
+fn emit(run: &str, last: Kind, word: &mut impl FnMut(&str)) {
+    if last != Kind::Dense {
+        return word(run);
+    }
+    let mut starts = run.char_indices().map(|(at, _)| at).skip(1).peekable();
+    if starts.peek().is_none() {
+        return word(run);
+    }
+    let mut from = 0;
+    while let Some(next) = starts.next() {
+        let to = starts.peek().copied().unwrap_or(run.len());
+        word(&run[from..to]);
+        from = next;
     }
 }
 
@@ -441,6 +501,23 @@ mod tests {
         let mut other = split(&format!("{text} café"));
         assert_eq!(other.pop().as_deref(), Some("café"));
         assert_eq!(other, ascii);
+    }
+
+    #[test]
+    fn text_without_spaces_gives_pairs_of_characters() {
+        assert_eq!(all("查询天气"), ["查询", "询天", "天气"]);
+        // Each run apart; a lone character is a word; other words as usual.
+        assert_eq!(
+            all("获取工单 getTickets 天"),
+            ["获取", "取工", "工单", "get", "ticket", "天"]
+        );
+        assert_eq!(
+            all("スケジュール"),
+            ["スケ", "ケジ", "ジュ", "ュー", "ール"]
+        );
+        assert_eq!(all("날씨를 알려줘"), ["날씨", "씨를", "알려", "려줘"]);
+        // Punctuation of these scripts ends a run.
+        assert_eq!(all("天气，工单。"), ["天气", "工单"]);
     }
 
     #[test]
