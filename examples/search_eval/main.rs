@@ -4,8 +4,10 @@
 //!
 //! Run it with `cargo run --release --example search_eval` (add `--dsh-only`
 //! to skip FastMCP, `--misses` to list the queries dsh does not rank first,
-//! `--fit` to refit the rerank's weights, see below). It needs `python3`
-//! with `venv` and PyPI, and works under `target/search-eval/`:
+//! `--explain QUERY` to show the rerank's candidates for one query with
+//! their measures, `--fit` to refit the rerank's weights, see below). It
+//! needs `python3` with `venv` and PyPI, and works under
+//! `target/search-eval/`:
 //!
 //! - the data comes from the `bfcl-eval` package on PyPI (pinned below;
 //!   Apache-2.0), downloaded without its dependencies and unpacked: nothing of
@@ -208,6 +210,21 @@ fn main() -> Result<(), Box<dyn Error>> {
                 registry.register_dynamic(DynamicTool::new(def(), schema, noop))?;
             }
         }
+    }
+    if let Some(at) = std::env::args().position(|arg| arg == "--explain") {
+        // The rerank's candidates for one query, with their measures.
+        let query = std::env::args().nth(at + 1).unwrap_or_default();
+        let index = ToolIndex::build(&registry.tools());
+        println!(
+            "{:<48} {}",
+            "candidate",
+            dsh_sdk::search::FEATURE_NAMES.join(" ")
+        );
+        for (tool, features) in index.candidates(&query).iter().take(LIMIT * 3) {
+            let measures: Vec<String> = features.iter().map(|x| format!("{x:.3}")).collect();
+            println!("{:<48} {}", tool.name(), measures.join(" "));
+        }
+        return Ok(());
     }
     if let Some(at) = std::env::args().position(|arg| arg == "--fit") {
         // The features to fit, by number (all but the first stage's score by default).
