@@ -164,11 +164,15 @@ impl Record {
                 invocation_id,
                 tool_name,
                 error,
-            } => Record::SpillFailed(SpillFailedRecord {
-                invocation_id: *invocation_id,
-                tool_name: tool_name.to_string(),
-                error: error.clone(),
-            }),
+            } => {
+                let (invocation_id, error) = (*invocation_id, error.clone());
+                let tool_name = tool_name.to_string();
+                Record::SpillFailed(SpillFailedRecord {
+                    invocation_id,
+                    tool_name,
+                    error,
+                })
+            }
             Event::Result(result) => Record::Result(Arc::clone(result)),
             Event::Catalog(catalog) => Record::Catalog(catalog.clone()),
         }
