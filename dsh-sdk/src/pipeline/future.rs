@@ -277,6 +277,7 @@ fn end_panicked(pending: Pending<'_>, panic: Box<dyn std::any::Any + Send>) -> T
 }
 
 /// The call's result, timed, to subscribers.
+#[inline]
 fn end(mut pending: Pending<'_>, mut result: ToolResult) -> ToolResult {
     pending.armed = false;
     let registry = pending.registry;

@@ -100,11 +100,19 @@ pub(super) fn executed(
 }
 
 /// The result, to every subscriber, taken back without a copy unless one
-/// of them kept it.
+/// of them kept it. Inlined, so that a result nobody listens for is not
+/// moved on its way out.
+#[inline]
 pub(super) fn result(registry: &Registry, result: ToolResult) -> ToolResult {
     if !registry.listening() {
         return result;
     }
+    emit_result(registry, result)
+}
+
+/// [`result`], to subscribers.
+#[cold]
+fn emit_result(registry: &Registry, result: ToolResult) -> ToolResult {
     let shared = Arc::new(result);
     registry.emit(&Event::Result(Arc::clone(&shared)));
     Arc::try_unwrap(shared).unwrap_or_else(|kept| ToolResult::clone(&kept))
