@@ -1,6 +1,6 @@
-//! Tool text into search terms: identifiers split into words, case folded,
-//! stop words dropped, each word stemmed; and the query-side expansion of
-//! action verbs that tools name in different words.
+//! Tool text into search terms: identifiers split into words, case and
+//! accents folded, stop words dropped, each word stemmed; and the query-side
+//! expansion of action verbs that tools name in different words.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 use foldhash::{HashMap, HashMapExt};
 
 use rust_stemmers::{Algorithm, Stemmer};
+use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 
 /// Words a tool's text or a query is no better found by: English function
 /// words and the politeness and filler of a request ("can you please help me
@@ -303,12 +304,28 @@ pub(crate) fn term<'a>(word: &str, lowered: &'a mut String) -> Option<Cow<'a, st
         lowered.push_str(word);
         lowered.make_ascii_lowercase();
     } else {
-        lowered.extend(word.chars().flat_map(char::to_lowercase));
+        for c in word.chars() {
+            fold(c, lowered);
+        }
     }
     if STOP_WORDS.binary_search(&lowered.as_str()).is_ok() {
         return None;
     }
     Some(STEMMER.stem(lowered))
+}
+
+/// Pushes `c` lowercased onto `into`, a Latin letter without its accents
+/// (`É` gives `e`, `ñ` gives `n`), as people often type them without.
+fn fold(c: char, into: &mut String) {
+    if matches!(c, '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}') {
+        decompose_canonical(c, |part| {
+            if !is_combining_mark(part) {
+                into.extend(part.to_lowercase());
+            }
+        });
+    } else {
+        into.extend(c.to_lowercase());
+    }
 }
 
 /// Calls `each` with each search term of `text`, in order, at most `max`
@@ -317,9 +334,12 @@ pub(crate) fn term<'a>(word: &str, lowered: &'a mut String) -> Option<Cow<'a, st
 /// Words are runs of letters and digits, split again where an identifier's
 /// case style or digits mark a new word: `getUserID`, `get_user_id`,
 /// `get-user.id` and `GET USER ID` all give `get`, `user`, `id`. Words are
-/// lowercased; one-character words and stop words are dropped; the rest are
-/// stemmed (Snowball's English stemmer, Porter2), so `emails`, `emailing`
-/// and `emailed` all give `email`.
+/// lowercased and Latin letters lose their accents (`Café` gives `cafe`);
+/// one-character words (but a lone Chinese or Japanese character) and stop
+/// words are dropped; the rest are stemmed (Snowball's English stemmer,
+/// Porter2), so `emails`, `emailing` and `emailed` all give `email`. Text
+/// in a script written without spaces gives pairs of characters (see
+/// [`words`]).
 pub(crate) fn terms(text: &str, max: usize, mut each: impl FnMut(&str, bool)) {
     let mut emitted = 0;
     let mut lowered = String::new();
@@ -545,6 +565,9 @@ mod tests {
         assert_eq!(all("Can you please send the emails?"), ["send", "email"]);
         assert_eq!(all("emailing"), all("emailed"));
         assert_eq!(all("ÜBER Straße"), all("über straße"));
+        // Accents of Latin letters go: people often type words without.
+        assert_eq!(all("Café crème brûlée"), ["cafe", "creme", "brule"]);
+        assert_eq!(all("Müller Ñandú Łódź"), ["muller", "nandu", "łodz"]);
     }
 
     #[test]
