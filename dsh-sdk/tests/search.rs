@@ -194,10 +194,18 @@ fn dynamic(name: &str, description: &str, parameters: &[(&str, &str)]) -> dsh_sd
     )
 }
 
+/// A registry of `tools`.
+fn registry_of(tools: impl IntoIterator<Item = dsh_sdk::DynamicTool>) -> Registry {
+    let registry = Registry::new();
+    for tool in tools {
+        registry.register_dynamic(tool).unwrap();
+    }
+    registry
+}
+
 /// A small catalog of look-alike tools, as a host with several services has.
 fn catalog() -> Registry {
-    let registry = Registry::new();
-    for tool in [
+    registry_of([
         dynamic(
             "fetchUserProfile",
             "Return a member's profile.",
@@ -252,10 +260,7 @@ fn catalog() -> Registry {
                 "The text, e.g. a message someone may want to translate",
             )],
         ),
-    ] {
-        registry.register_dynamic(tool).unwrap();
-    }
-    registry
+    ])
 }
 
 fn ranked(registry: &Registry, query: &str) -> Vec<String> {
@@ -340,13 +345,10 @@ fn a_misspelt_word_finds_the_tools_one_edit_away() {
 #[test]
 fn a_query_word_finds_the_longer_words_it_begins() {
     // "multiplication" stems short of "multiply": it begins the latter's stem.
-    let registry = Registry::new();
-    for tool in [
+    let registry = registry_of([
         dynamic("multiply", "Multiply two numbers.", &[]),
         dynamic("times_table", "Print a multiplication table.", &[]),
-    ] {
-        registry.register_dynamic(tool).unwrap();
-    }
+    ]);
     assert_eq!(
         ranked(&registry, "multiplication"),
         ["times_table", "multiply"]
@@ -366,36 +368,16 @@ fn the_name_counts_more_than_a_parameter_description() {
 fn text_written_without_spaces_is_found_by_its_words() {
     // Chinese and Japanese leave no space between words, and Korean joins
     // particles to them: the query's words are inside longer runs.
-    let registry = Registry::new();
-    for tool in [
-        dynamic(
-            "weather_now",
-            "查询城市当前的天气状况",
-            &[("city", "城市名称")],
-        ),
-        dynamic(
-            "ticket_list",
-            "获取公司所有未解决的工单",
-            &[("company", "公司名称")],
-        ),
-        dynamic(
-            "send_mail",
-            "メールを送信します",
-            &[("to", "宛先のアドレス")],
-        ),
-        dynamic(
-            "recipe_search",
-            "요리 레시피를 검색합니다",
-            &[("dish", "요리 이름")],
-        ),
-        dynamic(
-            "currency_rate",
-            "Convert an amount between currencies.",
-            &[],
-        ),
-    ] {
-        registry.register_dynamic(tool).unwrap();
-    }
+    let registry = registry_of(
+        [
+            ("weather_now", "查询城市当前的天气状况", "城市名称"),
+            ("ticket_list", "获取公司所有未解决的工单", "公司名称"),
+            ("send_mail", "メールを送信します", "宛先のアドレス"),
+            ("recipe_search", "요리 레시피를 검색합니다", "요리 이름"),
+            ("currency_rate", "Convert an amount between currencies.", ""),
+        ]
+        .map(|(name, description, parameter)| dynamic(name, description, &[("target", parameter)])),
+    );
     for (query, best) in [
         ("北京现在的天气怎么样？", "weather_now"),
         (
