@@ -374,6 +374,7 @@ fn text_written_without_spaces_is_found_by_its_words() {
             ("ticket_list", "获取公司所有未解决的工单", "公司名称"),
             ("send_mail", "メールを送信します", "宛先のアドレス"),
             ("recipe_search", "요리 레시피를 검색합니다", "요리 이름"),
+            ("ironing_service", "บริการรีดผ้า", "ที่อยู่"),
             ("currency_rate", "Convert an amount between currencies.", ""),
         ]
         .map(|(name, description, parameter)| dynamic(name, description, &[("target", parameter)])),
@@ -386,6 +387,7 @@ fn text_written_without_spaces_is_found_by_its_words() {
         ),
         ("田中さんにメールを送って", "send_mail"),
         ("스테이크 레시피 알려줘", "recipe_search"),
+        ("ช่วยหาคุณแม่บ้านที่ให้บริการรีดผ้า", "ironing_service"),
         // A mixed query finds by its English words as ever.
         ("convert 100 USD 到 EUR", "currency_rate"),
     ] {

@@ -420,7 +420,8 @@ enum Kind {
 /// Whether `c` belongs to a script written without spaces between words, or,
 /// for Korean, with particles joined to them: Han, Hiragana, Katakana,
 /// Hangul, Thai, Lao, Khmer and Myanmar. Their text is searched by pairs of
-/// characters (see [`words`]).
+/// characters (see [`words`]); the marks written over and under letters
+/// (Thai tone marks, Japanese voicing marks) belong to the run.
 fn is_dense(c: char) -> bool {
     matches!(
         c,
@@ -437,7 +438,7 @@ fn is_dense(c: char) -> bool {
             | '\u{F900}'..='\u{FAFF}' // Han compatibility
             | '\u{FF66}'..='\u{FF9F}' // halfwidth Katakana
             | '\u{20000}'..='\u{3134F}' // Han, supplementary planes
-    ) && c.is_alphanumeric()
+    ) && (c.is_alphanumeric() || is_combining_mark(c))
 }
 
 /// [`words`] over `text`'s characters, given as where each starts and its kind.
@@ -536,6 +537,8 @@ mod tests {
             ["スケ", "ケジ", "ジュ", "ュー", "ール"]
         );
         assert_eq!(all("날씨를 알려줘"), ["날씨", "씨를", "알려", "려줘"]);
+        // A Thai tone mark is part of its word, not a break in it.
+        assert_eq!(all("ผ้า"), ["ผ\u{0E49}", "\u{0E49}า"]);
         // Punctuation of these scripts ends a run.
         assert_eq!(all("天气，工单。"), ["天气", "工单"]);
     }
