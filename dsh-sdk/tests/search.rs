@@ -274,17 +274,26 @@ fn ranked(registry: &Registry, query: &str) -> Vec<String> {
 #[test]
 fn names_are_found_whatever_their_case_style() {
     let registry = catalog();
-    for (query, best) in [
-        ("fetch user profile", "fetchUserProfile"),
-        ("fetch_user_profile", "fetchUserProfile"),
-        ("deleteUserProfile", "delete_user_profile"),
-        ("DELETE-USER-PROFILE", "delete_user_profile"),
-        ("ArchiveUserProfile", "archive-user-profile"),
-        ("archive user profile", "archive-user-profile"),
-        ("geo.lookup", "GEO_lookup"),
-        ("geoLookup", "GEO_lookup"),
-    ] {
-        assert_best(&registry, query, best);
+    assert_each_best(
+        &registry,
+        &[
+            ("fetch user profile", "fetchUserProfile"),
+            ("fetch_user_profile", "fetchUserProfile"),
+            ("deleteUserProfile", "delete_user_profile"),
+            ("DELETE-USER-PROFILE", "delete_user_profile"),
+            ("ArchiveUserProfile", "archive-user-profile"),
+            ("archive user profile", "archive-user-profile"),
+            ("geo.lookup", "GEO_lookup"),
+            ("geoLookup", "GEO_lookup"),
+        ],
+    );
+}
+
+/// That each `(query, best)` ranks `best` first for `query`.
+#[track_caller]
+fn assert_each_best(registry: &Registry, cases: &[(&str, &str)]) {
+    for &(query, best) in cases {
+        assert_best(registry, query, best);
     }
 }
 
@@ -325,19 +334,20 @@ fn other_word_forms_find_the_same_tool() {
 #[test]
 fn a_misspelt_word_finds_the_tools_one_edit_away() {
     let registry = catalog();
-    for (query, best) in [
-        // Two letters swapped.
-        ("paymnets", "list_payments"),
-        ("send an invocie", "send_invoice"),
-        // A letter missing.
-        ("termometer", "get_temp"),
-        // A letter too many.
-        ("transslate", "translate_text"),
-        // A letter wrong.
-        ("languoge", "detect_language"),
-    ] {
-        assert_best(&registry, query, best);
-    }
+    assert_each_best(
+        &registry,
+        &[
+            // Two letters swapped.
+            ("paymnets", "list_payments"),
+            ("send an invocie", "send_invoice"),
+            // A letter missing.
+            ("termometer", "get_temp"),
+            // A letter too many.
+            ("transslate", "translate_text"),
+            // A letter wrong.
+            ("languoge", "detect_language"),
+        ],
+    );
     // Two edits away is too far to guess.
     assert!(ranked(&registry, "thremometr").is_empty());
 }
@@ -379,20 +389,21 @@ fn text_written_without_spaces_is_found_by_its_words() {
         ]
         .map(|(name, description, parameter)| dynamic(name, description, &[("target", parameter)])),
     );
-    for (query, best) in [
-        ("北京现在的天气怎么样？", "weather_now"),
-        (
-            "请帮我检索一下'红星科技'公司目前所有未解决的工单",
-            "ticket_list",
-        ),
-        ("田中さんにメールを送って", "send_mail"),
-        ("스테이크 레시피 알려줘", "recipe_search"),
-        ("ช่วยหาคุณแม่บ้านที่ให้บริการรีดผ้า", "ironing_service"),
-        // A mixed query finds by its English words as ever.
-        ("convert 100 USD 到 EUR", "currency_rate"),
-    ] {
-        assert_best(&registry, query, best);
-    }
+    assert_each_best(
+        &registry,
+        &[
+            ("北京现在的天气怎么样？", "weather_now"),
+            (
+                "请帮我检索一下'红星科技'公司目前所有未解决的工单",
+                "ticket_list",
+            ),
+            ("田中さんにメールを送って", "send_mail"),
+            ("스테이크 레시피 알려줘", "recipe_search"),
+            ("ช่วยหาคุณแม่บ้านที่ให้บริการรีดผ้า", "ironing_service"),
+            // A mixed query finds by its English words as ever.
+            ("convert 100 USD 到 EUR", "currency_rate"),
+        ],
+    );
     // A character shared by chance is no match: "work" (工作) shares its
     // first character with "ticket" (工单), not a pair.
     assert!(ranked(&registry, "工作").is_empty());
