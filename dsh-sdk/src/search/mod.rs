@@ -4,13 +4,13 @@
 //! does not crowd the prompt. The model finds such tools through
 //! [`tool_search`](struct@tool_search), which ranks them ([`ToolIndex`]: BM25F
 //! over their names, descriptions, parameter names and parameter
-//! descriptions, forgiving word forms, case styles, common verb synonyms,
-//! stems that stop short of a related word's and one-letter misspellings,
-//! and reading Chinese, Japanese, Korean and Thai by pairs of characters,
-//! then reordered by how well each tool's name and the query cover each
-//! other and by which of each tool's required parameters the query holds
-//! values for), returns the full definitions of
-//! the best matches, and loads them: the next export lists them after the
+//! descriptions, forgiving word forms, case styles, accents, common verb
+//! synonyms, stems that stop short of a related word's and one-letter
+//! misspellings, and reading Chinese, Japanese, Korean and Thai by pairs of
+//! characters, then reordered by how well each tool's name and the query
+//! cover each other and by which of each tool's required parameters the
+//! query holds values for), returns the full definitions of the best
+//! matches, and loads them: the next export lists them after the
 //! stable prefix, in the order they were loaded, so the prefix stays
 //! byte-identical and the prompt cache stays warm. `always_load` keeps a
 //! deferred tool in the list from the start.

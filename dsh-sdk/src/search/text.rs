@@ -288,9 +288,10 @@ fn stem(word: &str) -> String {
 }
 
 /// The search term of one word that [`words`] cut out, or `None` for a word
-/// that says nothing: the word lowercased (into `lowered`, reused from one
-/// word to the next), then stemmed; one-character words and stop words give
-/// `None`.
+/// that says nothing: the word lowercased and its Latin letters' accents
+/// dropped (into `lowered`, reused from one word to the next), then stemmed;
+/// stop words and one-character words give `None`, but for a lone character
+/// of a script written without spaces.
 pub(crate) fn term<'a>(word: &str, lowered: &'a mut String) -> Option<Cow<'a, str>> {
     // One character says nothing, unless it is a word of a script written
     // without spaces (`天`).
