@@ -217,15 +217,13 @@ type Ranked = (Vec<Vec<String>>, Vec<Duration>);
 struct Pool {
     registry: Registry,
     handles: HashMap<String, dsh_sdk::ToolHandle>,
-    /// How many tools were registered with a simplified schema.
-    simplified: usize,
 }
 
 impl Pool {
     /// Registers `tool` (`{name, description, input_schema}`), in place of
     /// any tool of its name; with its parameters' names and descriptions
-    /// only when its schema is not valid JSON Schema.
-    fn register(&mut self, tool: &Value) -> Result<(), Box<dyn Error>> {
+    /// only when its schema is not valid JSON Schema, which it then says.
+    fn register(&mut self, tool: &Value) -> Result<bool, Box<dyn Error>> {
         let name = tool["name"].as_str().unwrap_or_default();
         if let Some(handle) = self.handles.remove(name) {
             handle.unregister();
@@ -239,20 +237,22 @@ impl Pool {
         };
         let noop = |_: Value, _| async { Ok(Value::Null) };
         let schema = tool["input_schema"].clone();
-        let handle = match self
-            .registry
-            .register_dynamic(DynamicTool::new(def(), schema, noop))
-        {
-            Ok(handle) => handle,
-            Err(_) => {
-                self.simplified += 1;
-                let schema = descriptions_only(&tool["input_schema"]);
-                self.registry
-                    .register_dynamic(DynamicTool::new(def(), schema, noop))?
-            }
-        };
+        let (handle, simplified) =
+            match self
+                .registry
+                .register_dynamic(DynamicTool::new(def(), schema, noop))
+            {
+                Ok(handle) => (handle, false),
+                Err(_) => {
+                    let schema = descriptions_only(&tool["input_schema"]);
+                    let registered =
+                        self.registry
+                            .register_dynamic(DynamicTool::new(def(), schema, noop))?;
+                    (registered, true)
+                }
+            };
         self.handles.insert(name.to_owned(), handle);
-        Ok(())
+        Ok(simplified)
     }
 
     /// Each query's best `LIMIT` tool names under `protocol`, and how long
@@ -263,7 +263,6 @@ impl Pool {
         queries: &[Query],
         protocol: Protocol,
     ) -> Result<Ranked, Box<dyn Error>> {
-        let simplified = self.simplified;
         let mut times = Vec::with_capacity(queries.len());
         let mut ranked = Vec::with_capacity(queries.len());
         for query in queries {
@@ -279,8 +278,6 @@ impl Pool {
                 self.register(&catalog[&query.answer])?;
             }
         }
-        // Only the catalog's own tools count as simplified.
-        self.simplified = simplified;
         Ok((ranked, times))
     }
 }
@@ -296,8 +293,9 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // dsh: the catalog as deferred dynamic tools, searched as `tool_search` does.
     let mut pool = Pool::default();
+    let mut simplified = 0;
     for tool in &catalog {
-        pool.register(tool)?;
+        simplified += usize::from(pool.register(tool)?);
     }
     let registry = &pool.registry;
     if let Some(at) = std::env::args().position(|arg| arg == "--explain") {
@@ -388,10 +386,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         catalog.len(),
         queries.len()
     );
-    if pool.simplified > 0 {
+    if simplified > 0 {
         println!(
-            "({} tools whose parameter schema is not valid JSON Schema were registered with their parameters' names and descriptions only)",
-            pool.simplified
+            "({simplified} tools whose parameter schema is not valid JSON Schema were registered with their parameters' names and descriptions only)"
         );
     }
     let swapped = queries.iter().filter(|query| query.own.is_some()).count();
