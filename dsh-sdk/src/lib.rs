@@ -53,7 +53,7 @@ extern crate self as dsh_sdk;
 /// self, param: Type) -> Self` that sets the field and returns the
 /// builder, with the attributes and docs written above it. An entry that
 /// starts with `const` is a `pub const fn`, storing through
-/// [`fixed::set`](crate::fixed::set), for definitions that may be `const`.
+/// [`fixed::set`](crate::tool::fixed::set), for definitions that may be `const`.
 /// A setter that does more than store a value is written out where it
 /// stands.
 macro_rules! setters {
@@ -65,7 +65,7 @@ macro_rules! setters {
     ) => {
         $(#[$attr])*
         pub const fn $name(mut self, $param: $ty) -> Self {
-            crate::fixed::set(&mut self.$field, $value);
+            crate::tool::fixed::set(&mut self.$field, $value);
             self
         }
         setters! { $($rest)* }
@@ -153,70 +153,55 @@ macro_rules! background_handle {
     };
 }
 
+// The layers, lowest first; each module depends only on those above it
+// in this list (none on a later one), so the crate has no import circle.
+//
+// Values: what a call carries and produces.
 pub mod card;
-pub mod catalog;
-pub mod client;
 mod content;
-mod contract;
-mod definition;
-pub mod digest;
-pub mod dynamic;
-pub mod elicit;
-mod error;
 pub mod event;
-mod exec;
-pub mod export;
-mod fixed;
-mod icon;
-pub mod layer;
 pub mod limits;
+mod result;
+mod schema;
+// What a tool is.
+mod tool;
+// Whether a call may run; the index that finds deferred tools.
+pub mod permission;
+pub mod search;
+// The pool of registered tools.
+mod pool;
+// Every stage of a call.
+mod pipeline;
+// What the model sees of the pool, per provider.
+pub mod export;
+// Each tool's status and diagnostics; deferred tools and tool search.
+pub mod catalog;
+// Front ends.
 pub mod log;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod names;
-pub mod permission;
-mod pipeline;
 #[cfg(feature = "playground")]
 pub mod playground;
-mod pointer;
-pub mod post_execute;
-mod project;
 pub mod provider;
-pub mod rawp;
-mod registry;
-pub mod replay;
-mod result;
-mod schema;
-pub mod search;
 #[cfg(any(feature = "mcp", feature = "playground"))]
 mod served;
-mod spill;
-mod stream;
-mod suggest;
-mod sync;
 pub mod testing;
-mod tool;
-pub mod web;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use card::Card;
-pub use catalog::CatalogError;
 pub use content::{ContentBlock, EmbeddedResource, joined_text, render_default};
-pub use definition::{Category, OutputType, TaskSupport, Tool, ToolDef, Validation};
-pub use dynamic::DynamicTool;
-pub use error::{RegisterError, ToolError};
-pub use exec::{Exec, ExecBuilder, MissingState, State, StreamChunk};
-pub use icon::{Icon, IconError, IconTheme};
-pub use pipeline::ToolCall;
-pub use project::{PresentCallFn, PresentFn, RenderFn};
-pub use registry::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle};
+pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
+pub use pipeline::{ToolCall, layer, post_execute};
+pub use pool::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle};
 pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::{SchemaError, Violation};
-pub use spill::DEFAULT_MAX_RESULT_CHARS;
-pub use tool::ToolInfo;
+pub use tool::{
+    Category, DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MissingState,
+    OutputType, PresentCallFn, PresentFn, RegisterError, RenderFn, State, StreamChunk,
+    TaskSupport, Tool, ToolDef, ToolError, ToolInfo, Validation, client, elicit,
+};
 
 pub use dsh_macros::{present, render, tool};
 
@@ -226,11 +211,8 @@ pub use tokio_util::sync::CancellationToken;
 
 // The contract of a tool fn's types, each a trait and, for the args and the
 // output, a derive of the same name.
-pub use contract::{
-    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
-};
 pub use dsh_macros::{ToolArgs, ToolOutput};
-pub use elicit::{Elicit, Elicitable};
+pub use tool::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn};
 
 /// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing
 /// but `dsh-sdk` in its Cargo.toml.
@@ -246,7 +228,8 @@ pub mod prelude {
         CancellationToken, Category, ContentBlock, Exec, Failure, OutputType, Registry, Status,
         Tool, ToolCall, ToolDef, ToolError, ToolResult, Validation, present, render, tool,
     };
-    pub use crate::{Elicit, Elicitable, ToolArgs, ToolOutput};
+    pub use crate::elicit::{Elicit, Elicitable};
+    pub use crate::{ToolArgs, ToolOutput};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::json;

@@ -7,14 +7,14 @@ pub use ::serde_json;
 
 pub use crate::card::Card;
 pub use crate::content::ContentBlock;
-pub use crate::contract::{
+pub use crate::tool::{
     IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
-pub use crate::definition::{Category, OutputType, Tool, ToolDef, Validation};
-pub use crate::error::ToolError;
-pub use crate::exec::Exec;
-pub use crate::icon::Icon;
-pub use crate::project::{PresentCallFn, PresentFn, RenderFn};
+pub use crate::tool::{Category, OutputType, Tool, ToolDef, Validation};
+pub use crate::tool::ToolError;
+pub use crate::tool::Exec;
+pub use crate::tool::Icon;
+pub use crate::tool::{PresentCallFn, PresentFn, RenderFn};
 
 use std::error::Error as StdError;
 use std::fmt::Display;
@@ -25,7 +25,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::with_sources;
+use crate::tool::with_sources;
 
 // How a tool fn's error becomes a `ToolError`, chosen by its type with
 // autoref-based specialization (as `anyhow!` picks how to build an error):
@@ -63,7 +63,7 @@ pub trait SameKind {
         SameTag
     }
 }
-impl SameKind for &&&&&&Failure<crate::error::ToolError> {}
+impl SameKind for &&&&&&Failure<crate::tool::ToolError> {}
 
 /// A `Serialize + JsonSchema` error: a declared failure shape.
 pub trait TypedErrorKind {
@@ -123,7 +123,7 @@ impl<E> MessageKind for Failure<E> {}
 pub struct SameTag;
 impl SameTag {
     /// The error.
-    pub fn convert(self, error: crate::error::ToolError) -> crate::error::ToolError {
+    pub fn convert(self, error: crate::tool::ToolError) -> crate::tool::ToolError {
         error
     }
 }
@@ -133,7 +133,7 @@ impl SameTag {
 pub struct TypedErrorTag;
 impl TypedErrorTag {
     /// The error.
-    pub fn convert<E: Serialize + StdError>(self, error: E) -> crate::error::ToolError {
+    pub fn convert<E: Serialize + StdError>(self, error: E) -> crate::tool::ToolError {
         typed(&error, with_sources(&error))
     }
 }
@@ -142,7 +142,7 @@ impl TypedErrorTag {
 pub struct TypedDisplayTag;
 impl TypedDisplayTag {
     /// The error.
-    pub fn convert<E: Serialize + Display>(self, error: E) -> crate::error::ToolError {
+    pub fn convert<E: Serialize + Display>(self, error: E) -> crate::tool::ToolError {
         typed(&error, error.to_string())
     }
 }
@@ -151,8 +151,8 @@ impl TypedDisplayTag {
 pub struct ErrorTag;
 impl ErrorTag {
     /// The error.
-    pub fn convert<E: StdError + Send + Sync + 'static>(self, error: E) -> crate::error::ToolError {
-        crate::error::ToolError::from(error)
+    pub fn convert<E: StdError + Send + Sync + 'static>(self, error: E) -> crate::tool::ToolError {
+        crate::tool::ToolError::from(error)
     }
 }
 
@@ -163,8 +163,8 @@ impl DynErrorTag {
     pub fn convert<E: Deref<Target = dyn StdError + Send + Sync>>(
         self,
         error: E,
-    ) -> crate::error::ToolError {
-        crate::error::ToolError::new(with_sources(&*error))
+    ) -> crate::tool::ToolError {
+        crate::tool::ToolError::new(with_sources(&*error))
     }
 }
 
@@ -172,8 +172,8 @@ impl DynErrorTag {
 pub struct LocalDynErrorTag;
 impl LocalDynErrorTag {
     /// The error.
-    pub fn convert<E: Deref<Target = dyn StdError>>(self, error: E) -> crate::error::ToolError {
-        crate::error::ToolError::new(with_sources(&*error))
+    pub fn convert<E: Deref<Target = dyn StdError>>(self, error: E) -> crate::tool::ToolError {
+        crate::tool::ToolError::new(with_sources(&*error))
     }
 }
 
@@ -181,16 +181,16 @@ impl LocalDynErrorTag {
 pub struct MessageTag;
 impl MessageTag {
     /// The error.
-    pub fn convert<E: crate::contract::ToolFailure>(self, error: E) -> crate::error::ToolError {
-        crate::error::ToolError::new(error.message())
+    pub fn convert<E: crate::tool::ToolFailure>(self, error: E) -> crate::tool::ToolError {
+        crate::tool::ToolError::new(error.message())
     }
 }
 
 /// A declared failure shape as a `ToolError`: the variant is the kind, read
 /// from the serialized form (externally tagged: the string, or the one key),
 /// and the serialized value is the data.
-fn typed<E: Serialize>(error: &E, message: String) -> crate::error::ToolError {
-    let mut tool_error = crate::error::ToolError::new(message);
+fn typed<E: Serialize>(error: &E, message: String) -> crate::tool::ToolError {
+    let mut tool_error = crate::tool::ToolError::new(message);
     let Ok(value) = serde_json::to_value(error) else {
         return tool_error;
     };

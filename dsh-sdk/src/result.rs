@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::{ContentBlock, joined_text};
-use crate::definition::OutputType;
+use crate::tool::OutputType;
 
 /// How a call ended (RAWP-DPS `tool.invoke.result` `status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -69,8 +69,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::definition::Tool;
-use crate::error::panic_message;
+use crate::tool::Tool;
+use crate::tool::panic_message;
 
 /// Asserts that `T`'s `render`, `present` and `present_call` give the same
 /// bytes on every run for `args` and `output`, under the perturbations of

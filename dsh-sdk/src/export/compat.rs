@@ -7,7 +7,7 @@ use super::lower::limits::{
     ANTHROPIC_OPTIONAL_BUDGET, ANTHROPIC_STRICT_TOOLS, ANTHROPIC_UNION_BUDGET, anthropic_costs,
 };
 use super::lower::{Lowered, Note, NoteKind, anthropic_strict, lower};
-use crate::registry::{Registry, ToolInfo};
+use crate::pool::{Registry, ToolInfo};
 
 /// What one tool's schema loses in one export format.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,12 +4,14 @@
 //! order, so the same tools give byte-identical output whatever the order they
 //! were registered in (a stable prompt prefix keeps the prompt cache warm).
 
+pub mod digest;
+
 use serde_json::{Map, Value, json};
 
 mod compat;
 pub mod lower;
 
-use crate::registry::{Registry, ToolInfo};
+use crate::pool::{Registry, ToolInfo};
 pub use compat::Compatibility;
 use compat::formats_for;
 
@@ -195,7 +197,7 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
             annotations.insert("idempotentHint".into(), def.is_idempotent().into());
             object.insert("annotations".into(), Value::Object(annotations));
             // MCP 2025-11-25: whether calls may, or must, run as tasks.
-            if def.tasks() != crate::definition::TaskSupport::Forbidden {
+            if def.tasks() != crate::tool::TaskSupport::Forbidden {
                 object.insert(
                     "execution".into(),
                     serde_json::json!({ "taskSupport": def.tasks().as_str() }),

@@ -39,7 +39,7 @@ pub(super) fn tools_list(tools: Vec<Tool>) -> ListToolsResult {
     let mut meta = MetaObject::default();
     meta.0.insert(
         LIST_VERSION_META_KEY.to_owned(),
-        crate::digest::canonical_hash(&listed).into(),
+        crate::export::digest::canonical_hash(&listed).into(),
     );
     let mut result = ListToolsResult::with_all_items(tools)
         .with_ttl_ms(TTL_MS)

@@ -33,7 +33,7 @@
 //!   prompts ([`McpServer::prompt`]); the MCP Apps card views of tools that
 //!   present a card are one resource provider among them.
 //! - A tool reaches the client of its call through [`Exec`](crate::Exec):
-//!   log messages, elicitation, sampling (see [`crate::client`]).
+//!   log messages, elicitation, sampling (see [`crate::tool::client`]).
 //! - Long-running tools run as MCP tasks, kept in a [`TaskStore`] (in memory,
 //!   or a [`FileTaskStore`] that replicas share); [`McpServer::stateless`]
 //!   serves HTTP with no sessions, for replicas behind a load balancer.

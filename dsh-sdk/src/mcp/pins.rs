@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 /// approves the new definition.
 pub const TOOL_CONTRACT_CHANGED: &str = "MCP_TOOL_CONTRACT_CHANGED";
 
-/// The [contract hashes](crate::digest) a host approved, by the name the
+/// The [contract hashes](crate::export::digest) a host approved, by the name the
 /// tool is registered under. Shared by clones, so a host can keep it across
 /// proxies and persist it ([`pins`](Self::pins), then
 /// [`from_pins`](Self::from_pins) on the next run).

@@ -29,13 +29,13 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use uuid::Uuid;
 
-use crate::client::{
+use crate::tool::client::{
     Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, LogLevel, LogMessage,
     Sample, SampleRequest,
 };
 use crate::event::Event;
-use crate::registry::{Registry, Subscription};
-use crate::stream::StreamType;
+use crate::pool::{Registry, Subscription};
+use crate::event::stream::StreamType;
 
 /// What one session remembers between requests.
 #[derive(Default)]

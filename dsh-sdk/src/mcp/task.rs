@@ -24,9 +24,9 @@ use uuid::Uuid;
 
 use crate::event::Event;
 use crate::pipeline::ToolCall;
-use crate::registry::Registry;
+use crate::pool::Registry;
 use crate::result::ToolResult;
-use crate::stream::StreamType;
+use crate::event::stream::StreamType;
 
 use super::task_store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
 

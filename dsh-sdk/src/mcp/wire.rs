@@ -7,13 +7,13 @@ use rmcp::model::{CallToolResult, ContentBlock as McpBlock, MetaObject, Tool};
 use serde_json::Value;
 
 use crate::export::META_FAILURE;
-use crate::registry::Registry;
+use crate::pool::Registry;
 use crate::result::ToolResult;
 
 use super::apps;
 use super::content::to_mcp;
 
-/// The `_meta` key of a listed tool's [contract hash](crate::digest).
+/// The `_meta` key of a listed tool's [contract hash](crate::export::digest).
 pub const CONTRACT_META_KEY: &str = "dsh-sdk/contract";
 
 /// The `_meta` key of a listed tool's task support (`optional` or
@@ -31,7 +31,7 @@ const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema"
 /// Its `_meta` carries the definition's contract hash under
 /// [`CONTRACT_META_KEY`], for a client to pin.
 pub(super) fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
-    let hash = crate::digest::contract_hash(&exported);
+    let hash = crate::export::digest::contract_hash(&exported);
     if let Value::Object(tool) = &mut exported {
         // rmcp's `Tool` follows the tasks extension, which has no
         // `execution`: the 2025-11-25 field travels in `_meta`.

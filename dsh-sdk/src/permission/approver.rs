@@ -6,7 +6,11 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::exec::Exec;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::tool::Exec;
+use crate::tool::client::Elicited;
 
 /// How the host settled an [`Decision::Ask`](super::Decision::Ask).
 #[derive(Debug, Clone, PartialEq)]
@@ -84,4 +88,61 @@ where
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Approval> {
         Box::pin(std::future::ready((self.0)(&request)))
     }
+}
+
+/// An [`Approver`] that asks the user through the call's client
+/// (elicitation): "approve?" with a yes/no form. The decision, or why no
+/// one could be asked, goes into the call's stream as a `progress` chunk, so
+/// the event log records who approved what; a call whose client cannot be
+/// asked is rejected.
+///
+/// ```
+/// use dsh_sdk::Registry;
+/// use dsh_sdk::permission::ElicitApprover;
+///
+/// let registry = Registry::builder().approver(ElicitApprover).build();
+/// # drop(registry);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ElicitApprover;
+
+/// The form [`ElicitApprover`] asks the user to fill in.
+#[derive(Deserialize, JsonSchema, crate::elicit::Elicit)]
+struct ApprovalForm {
+    /// Let this call run?
+    approve: bool,
+}
+
+impl Approver for ElicitApprover {
+    fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Approval> {
+        Box::pin(async move {
+            let message = format!(
+                "{}\n\n`{}` would run with {}",
+                request.prompt, request.tool, request.args
+            );
+            let (approval, record) = match request.exec.elicit::<ApprovalForm>(message).await {
+                Ok(Elicited::Accepted(ApprovalForm { approve: true })) => (
+                    Approval::Approve,
+                    "approved by the user through elicitation".to_owned(),
+                ),
+                Ok(Elicited::Accepted(ApprovalForm { approve: false })) => {
+                    rejected("the user did not approve it")
+                }
+                Ok(Elicited::Declined) => rejected("the user declined it"),
+                Ok(Elicited::Cancelled) => rejected("the user dismissed the question"),
+                Err(error) => rejected(&format!("no one could be asked: {error}")),
+            };
+            request.exec.progress(format!("approval: {record}"));
+            approval
+        })
+    }
+}
+
+fn rejected(reason: &str) -> (Approval, String) {
+    (
+        Approval::Reject {
+            reason: reason.to_owned(),
+        },
+        format!("rejected: {reason}"),
+    )
 }

@@ -68,7 +68,7 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-pub use approver::{Approval, ApprovalRequest, Approver, FnApprover};
+pub use approver::{Approval, ApprovalRequest, Approver, ElicitApprover, FnApprover};
 pub(crate) use decision::Ruling;
 pub use decision::{CallInfo, Decision, Strictness, Tighten, default_decision};
 use decision::{asks_by_default, default_ruling};
@@ -194,7 +194,7 @@ impl Hook<'_> {
             Hook::Gate(index, _) => format!("the pre-execute gate #{}", index + 1),
             Hook::Guard(index, _) => format!("the guard #{}", index + 1),
         };
-        crate::error::hook_panicked(&hook, panic)
+        crate::tool::hook_panicked(&hook, panic)
     }
 }
 

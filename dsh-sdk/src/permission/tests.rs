@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::*;
-use crate::exec::Exec;
+use crate::tool::Exec;
 
 const ALIASES: &[&str] = &["cat"];
 

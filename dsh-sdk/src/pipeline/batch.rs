@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::{CallName, Resolved, Stop, ToolCall};
-use crate::registry::Registry;
+use crate::pool::Registry;
 use crate::result::ToolResult;
 
 impl Registry {

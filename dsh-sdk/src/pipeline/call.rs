@@ -6,7 +6,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::client::Client;
+use crate::tool::client::Client;
 use crate::tool::Entry;
 
 /// One call a model asked for: a tool name and its raw arguments.

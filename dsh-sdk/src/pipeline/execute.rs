@@ -1,5 +1,5 @@
 //! Stage 5, execute: the tool inside its layers (the host's layers, metrics,
-//! retry, timeout; see [`layer`](crate::layer)), with panics caught.
+//! retry, timeout; see [`layer`](crate::pipeline::layer)), with panics caught.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -9,13 +9,13 @@ use serde_json::Value;
 use tower::{Layer, Service, ServiceExt};
 
 use super::stop::Stop;
-use crate::error::panic_message;
-use crate::exec::Exec;
-use crate::layer::{
+use crate::tool::panic_message;
+use crate::tool::Exec;
+use crate::pipeline::layer::{
     ExecError, ExecRequest, Execute, ExecuteFuture, MetricsLayer, TimeoutFuture, TimeoutLayer,
     bounded, span_recorded,
 };
-use crate::registry::Config;
+use crate::pool::Config;
 use crate::tool::{Entry, Prepared};
 
 /// Runs the tool on `prepared`, to its canonical value.

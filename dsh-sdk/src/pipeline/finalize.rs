@@ -11,11 +11,11 @@ use uuid::Uuid;
 
 use super::stop::Stop;
 use crate::content::ContentBlock;
-use crate::error::with_sources;
+use crate::tool::with_sources;
 use crate::event::Event;
-use crate::registry::Config;
+use crate::pool::Config;
 use crate::result::CardSlot;
-use crate::spill::{SpillError, Spilled, plan, spill, spilled_message};
+use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
 use crate::tool::{Entry, project};
 
 /// What project and finalize start from: a value that passed the output gate

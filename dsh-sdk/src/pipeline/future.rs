@@ -18,11 +18,11 @@ use super::notify::{self, Pending};
 use super::stop::{InputError, Stop};
 use super::watch::{Watch, watched};
 use super::{Begun, Head, Landed, Launched, execute, input, resolve, stopped};
-use crate::definition::OutputType;
-use crate::error::panic_message;
-use crate::layer::{ExecError, ExecuteFuture, TimeoutFuture};
+use crate::tool::OutputType;
+use crate::tool::panic_message;
+use crate::pipeline::layer::{ExecError, ExecuteFuture, TimeoutFuture};
 use crate::limits::drop_deep;
-use crate::registry::Registry;
+use crate::pool::Registry;
 use crate::result::{Status, ToolResult};
 use crate::tool::Prepared;
 

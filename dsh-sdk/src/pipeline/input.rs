@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::stop::{InputError, Stop};
-use crate::error::panic_message;
-use crate::exec::Exec;
+use crate::tool::panic_message;
+use crate::tool::Exec;
 use crate::limits::{self, Limits, drop_deep};
 use crate::tool::{Entry, PrepareError, Prepared};
 

@@ -12,7 +12,7 @@
 //! 4. `permission`: monotone guards, which can only tighten that decision;
 //!    `ask` goes to the host's approver, within the approval timeout, which
 //!    may override the arguments: those are validated and decided again;
-//! 5. `execute` inside the [layers](crate::layer) (host layers, metrics,
+//! 5. `execute` inside the [layers](crate::pipeline::layer) (host layers, metrics,
 //!    retry, timeout), with cancellation and panics caught; just before, a
 //!    top-level call's running card goes to subscribers, and the catalog's
 //!    warnings about the tool stream as `progress` chunks;
@@ -49,10 +49,10 @@ use std::sync::Arc;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::client::Client;
-use crate::exec::{CallTokens, Exec};
-use crate::rawp::Diagnostic;
-use crate::registry::Registry;
+use crate::tool::client::Client;
+use crate::tool::{CallTokens, Exec};
+use crate::event::rawp::Diagnostic;
+use crate::pool::Registry;
 use crate::result::ToolResult;
 use crate::tool::{Entry, Prepared};
 use permission::Verdict;
@@ -64,11 +64,13 @@ mod execute;
 mod finalize;
 mod future;
 mod input;
+pub mod layer;
 mod notify;
 mod output;
 mod permission;
-mod post_execute;
+pub mod post_execute;
 mod resolve;
+pub(crate) mod spill;
 mod stop;
 mod watch;
 

@@ -13,10 +13,10 @@ use uuid::Uuid;
 
 use super::input;
 use super::stop::Stop;
-use crate::error::panic_message;
-use crate::exec::Exec;
+use crate::tool::panic_message;
+use crate::tool::Exec;
 use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision, Ruling};
-use crate::registry::Config;
+use crate::pool::Config;
 use crate::tool::{Entry, Prepared};
 
 /// What the permission stage made of the arguments the model sent.

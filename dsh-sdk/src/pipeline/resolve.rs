@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::stop::Stop;
-use crate::rawp::Diagnostic;
-use crate::registry::Registry;
+use crate::event::rawp::Diagnostic;
+use crate::pool::Registry;
 use crate::tool::Entry;
 
 /// The longest tool name echoed back whole; no valid name comes close.

@@ -52,7 +52,7 @@
 //! - **Approvals**: a [`PageApprover`] parks each call that asks until the
 //!   page answers, or its timeout rejects it.
 //! - **Session log**: open a JSONL [session log](crate::log) by path or
-//!   upload, step through its calls with their cards, [replay](crate::replay)
+//!   upload, step through its calls with their cards, [replay](crate::log::replay)
 //!   it, and see every difference highlighted.
 //!
 //! The server listens on loopback only, answers only requests whose `Host`

@@ -23,17 +23,17 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::event::Event;
 use crate::log::{Log, LogError};
 use crate::permission::Approval;
-use crate::registry::{Registry, Subscription};
-use crate::replay::{Outcome, replay};
+use crate::pool::{Registry, Subscription};
+use crate::log::replay::{Outcome, replay};
 use crate::result::ToolResult;
 use crate::served::{self, Background};
-use crate::web::{CARDS_CSS, CARDS_JS};
+use crate::card::web::{CARDS_CSS, CARDS_JS};
 
 use super::approve::PageApprover;
 
-const INDEX_HTML: &str = include_str!("../web/playground.html");
-const PLAYGROUND_JS: &str = include_str!("../web/playground.js");
-const PLAYGROUND_CSS: &str = include_str!("../web/playground.css");
+const INDEX_HTML: &str = include_str!("playground.html");
+const PLAYGROUND_JS: &str = include_str!("playground.js");
+const PLAYGROUND_CSS: &str = include_str!("playground.css");
 
 /// The largest request body: a session log uploaded from the page.
 const MAX_BODY: usize = 32 * 1024 * 1024;

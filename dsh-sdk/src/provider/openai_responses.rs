@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::{Call, CallFields, Part, Read, ResponseError};
 use crate::export::{Deferred, Format, export_tool};
-use crate::registry::Registry;
+use crate::pool::Registry;
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Responses";
@@ -234,7 +234,7 @@ pub fn tools(registry: &Registry, deferred: Deferred) -> Vec<Tool> {
     tools
 }
 
-fn function_tool(tool: &crate::registry::ToolInfo, defer_loading: bool) -> FunctionTool {
+fn function_tool(tool: &crate::pool::ToolInfo, defer_loading: bool) -> FunctionTool {
     let exported = export_tool(tool, Format::OpenAi);
     FunctionTool {
         name: tool.name().to_owned(),

@@ -53,10 +53,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate as dsh_sdk;
-use crate::error::ToolError;
-use crate::exec::Exec;
+use crate::tool::ToolError;
+use crate::tool::Exec;
 use crate::export::{Format, export_tool};
-use crate::registry::{Registry, ToolInfo};
+use crate::pool::{Registry, ToolInfo};
 use crate::tool::Entry;
 
 pub use index::ToolIndex;

@@ -1,110 +1,40 @@
-//! The tool at run time: a registered tool with its types erased to JSON
-//! ([`Entry`], [`Handler`]), the host's view of it ([`ToolInfo`]), and its
-//! projections (render, present, the running card), computed from the
-//! canonical value whenever a caller asks, by a live call and a replay alike.
+//! What a tool is: the [`Tool`] trait and its [`ToolDef`], the context a call
+//! runs in ([`Exec`]), what a tool fails with ([`ToolError`], typed
+//! failures), tools made at run time ([`DynamicTool`]), and the erased form
+//! the pool keeps (`erased/`: one shape for typed and dynamic tools, and the
+//! projections computed from a call's canonical value).
 //!
-//! `registry`, `pipeline`, `layer`, `dynamic` and `replay` all depend on this
-//! module, and on none of each other's internals.
+//! Everything above (the permission engine, the pool, the pipeline, the
+//! export formats, the front ends) depends on this module; it depends only
+//! on the value types (content, cards, results, schemas).
 
-use futures_util::future::BoxFuture;
-use serde_json::Value;
+pub mod client;
+mod contract;
+mod definition;
+mod dynamic;
+pub mod elicit;
+mod erased;
+mod error;
+mod exec;
+pub(crate) mod fixed;
+mod icon;
+pub(crate) mod names;
+mod project;
+pub(crate) mod sync;
 
-use crate::card::Card;
-use crate::content::ContentBlock;
-use crate::definition::ToolDef;
-use crate::error::ToolError;
-use crate::exec::Exec;
-use crate::schema::Compiled;
-
-mod info;
-mod projection;
-mod typed;
-
-pub use info::ToolInfo;
-pub(crate) use projection::{ProjectError, project, running_card};
-pub(crate) use typed::{FieldProbe, Typed, probe_fields, unnamed_field};
-
-/// A registered tool: its definition, compiled schemas and erased body.
-pub(crate) struct Entry {
-    /// Told apart from a tool registered later under the same name.
-    pub(crate) id: u64,
-    pub(crate) def: ToolDef,
-    pub(crate) input: Compiled,
-    pub(crate) output: Compiled,
-    /// The JSON Schema of the tool's declared failure shapes, if it has one.
-    pub(crate) failure: Option<Value>,
-    pub(crate) handler: Box<dyn Handler>,
-}
-
-/// A call of a tool, its arguments read and checked, not started: the
-/// tool's future, which runs nothing until it is polled. Made whole when
-/// the arguments are read, so a call allocates once for its arguments and
-/// its future together.
-pub(crate) type Prepared = BoxFuture<'static, Result<Value, ToolError>>;
-
-/// Why arguments that passed the input schema still do not make a call.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum PrepareError {
-    /// serde refused them (a custom `Deserialize`, say), in its words: the
-    /// schema has already named, with a pointer, every shape error it can see.
-    #[error("{0}")]
-    Deserialize(serde_json::Error),
-    /// The tool's `validate_input` refused them.
-    #[error("{message}")]
-    Invalid { message: String, code: i32 },
-    /// The tool's `validate_input` panicked.
-    #[error("its `validate_input` panicked: {0}")]
-    ValidatePanicked(String),
-}
-
-/// Why a tool's projection could not read what it projects.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum ReadError {
-    /// The logged or live canonical value does not fit the output type.
-    #[error("the output does not deserialize: {0}")]
-    Output(serde_json::Error),
-    /// The arguments do not fit the arguments' type any more.
-    #[error("the arguments no longer deserialize: {0}")]
-    Args(serde_json::Error),
-}
-
-/// A tool with its types erased to JSON, so typed and dynamic tools share one pool.
-pub(crate) trait Handler: Send + Sync + 'static {
-    /// Reads arguments that passed the input schema, runs the tool's own
-    /// check of them, and makes the call that runs the tool with them and
-    /// serializes its output to the canonical value. A panic in the
-    /// arguments' `Deserialize` goes on to the caller; one in the check is
-    /// [`PrepareError::ValidatePanicked`].
-    fn prepare(&self, args: &Value, exec: &Exec) -> Result<Prepared, PrepareError>;
-    /// Renders, and presents when `present` is set, from the raw args and the canonical value.
-    fn project(&self, args: &Value, value: &Value, present: bool) -> Result<Projection, ReadError>;
-    /// The card shown while a call runs, from the raw args; `None` for the
-    /// generic card, also when the arguments do not deserialize.
-    fn present_call(&self, args: &Value) -> Option<Card> {
-        let _ = args;
-        None
-    }
-    /// Whether the tool's call reads the context it is handed; a tool
-    /// that does not is prepared with [`Exec::detached`].
-    fn reads_exec(&self) -> bool {
-        true
-    }
-    /// Whether the tool was made at run time (`dynamic.rs`) rather than by a type.
-    fn is_dynamic(&self) -> bool {
-        false
-    }
-    /// Whether the tool presents its own card.
-    fn presents(&self) -> bool {
-        false
-    }
-    /// The JSON Schema of the tool's declared failure shapes, if it has one.
-    fn failure_schema(&self) -> Option<Value> {
-        None
-    }
-}
-
-/// What render and present made of a value.
-pub(crate) struct Projection {
-    pub(crate) content: Vec<ContentBlock>,
-    pub(crate) card: Option<Card>,
-}
+pub use contract::{
+    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+};
+pub use definition::{Category, OutputType, TaskSupport, Tool, ToolDef, Validation};
+pub use dynamic::{DynamicTool, TOOL_SHADOWED};
+pub use erased::ToolInfo;
+pub(crate) use erased::{
+    Entry, FieldProbe, Handler, PrepareError, Prepared, ProjectError, Projection, ReadError,
+    Typed, probe_fields, project, running_card, unnamed_field,
+};
+pub use error::{RegisterError, ToolError};
+pub(crate) use error::{hook_panicked, panic_message, with_sources};
+pub use exec::{Exec, ExecBuilder, MissingState, State, StreamChunk};
+pub(crate) use exec::{CallTokens, Host, StreamSink, Surroundings};
+pub use icon::{Icon, IconError, IconTheme};
+pub use project::{PresentCallFn, PresentFn, RenderFn};

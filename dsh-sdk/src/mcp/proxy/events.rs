@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// How a server's tool list changed between two reads, by the name each tool
 /// is registered under (sorted). A tool is `changed` when its [contract
-/// hash](crate::digest) differs.
+/// hash](crate::export::digest) differs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct ToolListDiff {

@@ -13,11 +13,11 @@ use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
 use crate::content::{ContentBlock, render_default};
-use crate::definition::{Category, ToolDef};
-use crate::dynamic::DynamicTool;
-use crate::error::RegisterError;
-use crate::rawp::{Diagnostic, Severity, ToolStatus};
-use crate::registry::{Registry, ScopedTool};
+use crate::tool::{Category, ToolDef};
+use crate::tool::DynamicTool;
+use crate::tool::RegisterError;
+use crate::event::rawp::{Diagnostic, Severity, ToolStatus};
+use crate::pool::{Registry, ScopedTool};
 
 use super::super::pins::{ContractChanged, ContractPins, TOOL_CONTRACT_CHANGED};
 use super::TOOL_SKIPPED;
@@ -153,7 +153,7 @@ impl Link {
             let name = format!("{}{}", self.prefix, tool.name);
             seen.insert(name.clone());
             let definition = serde_json::to_value(&tool).unwrap_or(Value::Null);
-            let contract = crate::digest::contract_hash(&definition);
+            let contract = crate::export::digest::contract_hash(&definition);
             contracts.push((name.clone(), contract.clone()));
             if known
                 .get(&name)
@@ -271,7 +271,7 @@ impl Link {
             // The registry recorded `TOOL_SHADOWED` already.
             return Diagnostic::new(
                 Severity::Warning,
-                crate::dynamic::TOOL_SHADOWED,
+                crate::tool::TOOL_SHADOWED,
                 format!(
                     "the tool `{remote}` of the MCP server `{server}` is left out: the built-in tool `{existing}` has the name `{name}`"
                 ),

@@ -27,8 +27,8 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use tokio::sync::Notify;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::rawp::{Diagnostic, ToolStatus};
-use crate::registry::Registry;
+use crate::event::rawp::{Diagnostic, ToolStatus};
+use crate::pool::Registry;
 
 use super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 use client::ProxyClient;

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use rmcp::model::Implementation;
 
-use crate::registry::Registry;
+use crate::pool::Registry;
 
 use super::apps;
 use super::http::HttpSettings;
@@ -55,14 +55,14 @@ use offers::Offers;
 ///   a timeout — is a result with `isError: true` and its message, for the
 ///   model to act on; only an unknown tool is a protocol error (`-32602`), as
 ///   the MCP spec asks, and its message names the closest tools.
-/// - Each tool's `_meta` carries its [contract hash](crate::digest) under
+/// - Each tool's `_meta` carries its [contract hash](crate::export::digest) under
 ///   [`CONTRACT_META_KEY`](super::CONTRACT_META_KEY): SHA-256 of its canonical definition, for a client
 ///   to pin. [`McpProxy`](super::McpProxy) checks it.
 /// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
 ///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
 ///   resource (`resources/list`, `resources/read`, MIME type
 ///   `text/html;profile=mcp-app`) that draws the card of each of its results
-///   ([`card_app_html`](crate::web::card_app_html)); its results carry the
+///   ([`card_app_html`](crate::card::web::card_app_html)); its results carry the
 ///   card in `_meta["dsh-sdk/card"]`. Hosts without MCP Apps still get
 ///   `content` and `structuredContent`.
 /// - `notifications/cancelled` from the client cancels the call.

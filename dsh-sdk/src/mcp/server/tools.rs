@@ -9,7 +9,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
-use crate::definition::TaskSupport;
+use crate::tool::TaskSupport;
 use crate::export::{Format, export_tool};
 use crate::mcp::apps;
 use crate::mcp::session::{ProgressForward, RoundTrip};

@@ -7,7 +7,7 @@ use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use super::text;
-use crate::registry::ToolInfo;
+use crate::pool::ToolInfo;
 use evidence::{Slots, Values};
 pub use rerank::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
 use spelling::{Neighbours, one_edit_apart};

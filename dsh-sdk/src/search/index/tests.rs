@@ -1,7 +1,7 @@
 //! Unit tests of the index: its bounds, the misspelling index and the rerank.
 
 use super::*;
-use crate::dynamic::DynamicTool;
+use crate::tool::DynamicTool;
 use crate::{Registry, ToolDef};
 use evidence::Values;
 use serde_json::json;

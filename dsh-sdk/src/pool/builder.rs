@@ -12,14 +12,14 @@ use tower::retry::RetryLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
 use super::{Inner, Registry};
-use crate::exec::State;
-use crate::layer::{
+use crate::tool::State;
+use crate::pipeline::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
 };
 use crate::limits::{Limits, MAX_DEPTH};
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
-use crate::post_execute::PostExecute;
-use crate::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
+use crate::pipeline::post_execute::PostExecute;
+use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
 
 /// The settings every call reads, fixed when the registry is built.
 pub(crate) struct Config {

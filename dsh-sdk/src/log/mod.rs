@@ -43,7 +43,7 @@
 //! over its limit could not be saved to its spill file, and a `result`
 //! record; a published
 //! catalog appends a `catalog` record.
-//! [`replay`](crate::replay::replay()) re-projects content and cards from the
+//! [`replay`](crate::log::replay::replay()) re-projects content and cards from the
 //! `executed` records and compares them with the `running` and `result` records.
 //!
 //! # Durability
@@ -73,6 +73,8 @@
 //! | `result`   | `tool.invoke.result`   | a [`ToolResult`]: `invocation_id`, `tool_name`, `status`, `output_type` and `truncated` alike; `duration` is RAWP's `duration_ms`; RAWP's `output` is `value` on success and the text of `content` otherwise; `content` (what the model saw), `card`, and on failure `failure` (its cause, and the tool's failure kind and error value) besides |
 //! | `catalog`  | `tool.catalog.publish` | the payload, field for field ([`CatalogPublish`]) |
 
+pub mod replay;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -87,9 +89,9 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::error::with_sources;
+use crate::tool::with_sources;
 use crate::event::{Event, ValueSource};
-use crate::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
+use crate::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
 use crate::result::ToolResult;
 
 /// One line of a session log.

@@ -17,7 +17,7 @@ pub use dsh_macros::Elicit;
 /// A type a tool can ask the user to fill in: a flat object of primitive
 /// fields. `#[derive(Elicit)]` implements it after checking every field's
 /// type; an impl by hand is trusted at compile time, and its schema is
-/// checked when it is asked for ([`elicitation_schema`](crate::client::elicitation_schema)).
+/// checked when it is asked for ([`elicitation_schema`](crate::tool::client::elicitation_schema)).
 ///
 /// ```
 /// use dsh_sdk::prelude::*;

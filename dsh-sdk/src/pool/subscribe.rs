@@ -8,8 +8,8 @@ use std::sync::{Arc, Weak};
 
 use super::{Inner, Registry};
 use crate::event::Event;
-use crate::exec::{StreamSink, Surroundings};
-use crate::rawp::RawpEvent;
+use crate::tool::{StreamSink, Surroundings};
+use crate::event::rawp::RawpEvent;
 
 /// One subscriber's callback.
 pub(super) type Subscriber = Arc<dyn Fn(&Event) + Send + Sync>;

@@ -17,6 +17,8 @@
 //! [`Tool::present`]: crate::Tool::present
 //! [`Tool::present_call`]: crate::Tool::present_call
 
+pub mod web;
+
 use std::borrow::Cow;
 use std::sync::Arc;
 

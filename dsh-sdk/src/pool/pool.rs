@@ -6,10 +6,10 @@ use std::sync::atomic::Ordering;
 use serde_json::Value;
 
 use super::{Registry, ToolHandle};
-use crate::definition::{Tool, ToolDef};
-use crate::dynamic::DynamicTool;
-use crate::error::RegisterError;
-use crate::rawp::{Diagnostic, Severity};
+use crate::tool::{Tool, ToolDef};
+use crate::tool::DynamicTool;
+use crate::tool::RegisterError;
+use crate::event::rawp::{Diagnostic, Severity};
 use crate::schema::{self, Compiled};
 use crate::tool::{Entry, FieldProbe, Handler, Typed, probe_fields, unnamed_field};
 
@@ -58,7 +58,7 @@ impl Registry {
     ) -> Result<ToolHandle, RegisterError> {
         let name = def.name().to_owned();
         for candidate in std::iter::once(def.name()).chain(def.alias_names()) {
-            if !crate::names::is_valid_tool_name(candidate) {
+            if !crate::tool::names::is_valid_tool_name(candidate) {
                 return Err(RegisterError::InvalidName {
                     name: candidate.to_owned(),
                 });
@@ -172,7 +172,7 @@ impl Registry {
 fn shadowed_diagnostic(dynamic: &str, builtin: &str) -> Diagnostic {
     Diagnostic::new(
         Severity::Warning,
-        crate::dynamic::TOOL_SHADOWED,
+        crate::tool::TOOL_SHADOWED,
         format!(
             "the dynamic tool `{dynamic}` is left out of the pool: the built-in tool `{builtin}` has the same name, and built-in tools win"
         ),

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::catalog::Catalog;
-use crate::exec::{Exec, ExecBuilder, Host, State, Surroundings};
+use crate::tool::{Exec, ExecBuilder, Host, State, Surroundings};
 use crate::tool::Entry;
 // Where hosts and the export formats have always found it.
 pub use crate::tool::ToolInfo;
@@ -214,7 +214,7 @@ impl Registry {
             .map(String::as_str)
             .chain(tools.aliases.keys().map(String::as_str));
         let mut names: Vec<String> = Vec::new();
-        for candidate in crate::suggest::closest(name, candidates) {
+        for candidate in crate::schema::suggest::closest(name, candidates) {
             let canonical = tools
                 .resolve_name(candidate)
                 .unwrap_or(candidate)

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{Entry, ReadError};
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::error::panic_message;
+use crate::tool::panic_message;
 use crate::result::CardSlot;
 
 /// The payload a panic in `present` is resumed with, to tell it from a

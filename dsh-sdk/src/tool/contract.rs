@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::card::Card;
-use crate::exec::Exec;
+use crate::tool::Exec;
 
 /// Declares a contract trait with the one message a type that is not one
 /// gets (`message`, the label at the user's token, then the fix), so each

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::Entry;
 use crate::card::Card;
-use crate::definition::ToolDef;
+use crate::tool::ToolDef;
 
 /// A registered tool as the host sees it: its definition and schemas.
 #[derive(Clone)]
@@ -17,10 +17,10 @@ pub struct ToolInfo {
 
 impl ToolInfo {
     /// The contract hash of the tool's definition
-    /// ([`contract_hash`](crate::digest::contract_hash) of its MCP export):
+    /// ([`contract_hash`](crate::export::digest::contract_hash) of its MCP export):
     /// what a host pins to notice the tool changing.
     pub fn contract_hash(&self) -> String {
-        crate::digest::contract_hash(&crate::export::export_tool(
+        crate::export::digest::contract_hash(&crate::export::export_tool(
             self,
             crate::export::Format::Mcp,
         ))

@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::error::ToolError;
-use crate::exec::Exec;
-use crate::fixed::StrList;
-use crate::icon::Icon;
+use crate::tool::ToolError;
+use crate::tool::Exec;
+use crate::tool::fixed::StrList;
+use crate::tool::Icon;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
 ///

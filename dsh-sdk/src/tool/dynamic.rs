@@ -46,9 +46,9 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::content::{ContentBlock, render_value};
-use crate::definition::ToolDef;
-use crate::error::ToolError;
-use crate::exec::Exec;
+use crate::tool::ToolDef;
+use crate::tool::ToolError;
+use crate::tool::Exec;
 use crate::tool::{Handler, PrepareError, Prepared, Projection, ReadError};
 
 /// The code of the warning diagnostic that says a dynamic tool was left out
@@ -66,7 +66,7 @@ type RenderJsonFn = dyn Fn(&Value, &Value) -> Vec<ContentBlock> + Send + Sync;
 /// handler over JSON values. Register it with
 /// [`Registry::register_dynamic`](crate::Registry::register_dynamic).
 ///
-/// See [the module docs](crate::dynamic) for an example.
+/// See [the module docs](crate::tool) for an example.
 #[derive(Clone)]
 pub struct DynamicTool {
     def: ToolDef,

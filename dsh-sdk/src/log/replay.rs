@@ -74,10 +74,10 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::definition::OutputType;
+use crate::tool::OutputType;
 use crate::log::{ExecutedRecord, Log, LoggedCall};
 use crate::pipeline::{Head, Settled, Success, finish, is_unsaved};
-use crate::registry::Registry;
+use crate::pool::Registry;
 use crate::result::{Failure, Status, ToolResult};
 use crate::tool::{self, Entry};
 

@@ -10,13 +10,13 @@ use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::client::{
+use crate::tool::client::{
     Client, ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, LogMessage, Sample,
     SampleRequest, elicitation_schema, no_client,
 };
-use crate::elicit::Elicitable;
-use crate::error::ToolError;
-use crate::stream::StreamType;
+use crate::tool::elicit::Elicitable;
+use crate::tool::ToolError;
+use crate::event::stream::StreamType;
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.
@@ -379,7 +379,7 @@ impl ExecBuilder {
     }
 
     setters! {
-        /// Sets the client the call came from (see [`crate::client`]).
+        /// Sets the client the call came from (see [`crate::tool::client`]).
         client(client: Arc<dyn Client>) => client = Some(client);
     }
 

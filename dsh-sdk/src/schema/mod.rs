@@ -1,5 +1,8 @@
 //! JSON Schemas: generated from types, compiled once, and the violations they report.
 
+pub(crate) mod pointer;
+pub(crate) mod suggest;
+
 use std::fmt;
 
 use jsonschema::error::ValidationErrorKind;
@@ -155,7 +158,7 @@ impl Violation {
                         pointer: format!("{path}/{}", pointer_token(&Value::from(name.as_str()))),
                         message: format!(
                             "unknown property{}",
-                            crate::suggest::hint(&crate::suggest::closest(
+                            crate::schema::suggest::hint(&crate::schema::suggest::closest(
                                 name,
                                 known.iter().copied()
                             ))
@@ -246,8 +249,8 @@ fn pointer_or_root(pointer: &str) -> &str {
 /// Escapes a property name as one JSON-pointer token (RFC 6901).
 fn pointer_token(property: &Value) -> String {
     match property {
-        Value::String(name) => crate::pointer::escape(name).into_owned(),
-        other => crate::pointer::escape(&other.to_string()).into_owned(),
+        Value::String(name) => crate::schema::pointer::escape(name).into_owned(),
+        other => crate::schema::pointer::escape(&other.to_string()).into_owned(),
     }
 }
 

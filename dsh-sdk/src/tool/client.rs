@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::permission::{Approval, ApprovalRequest, Approver};
+
 
 /// The client of one call: where [`Exec::log`](crate::Exec::log),
 /// [`Exec::elicit`](crate::Exec::elicit) and
@@ -449,63 +449,6 @@ fn titled_choices(choices: &mut [Value]) -> Result<(), PropertyProblem> {
         choice.insert("title".to_owned(), title);
     }
     Ok(())
-}
-
-/// An [`Approver`] that asks the user through the call's client
-/// (elicitation): "approve?" with a yes/no form. The decision, or why no
-/// one could be asked, goes into the call's stream as a `progress` chunk, so
-/// the event log records who approved what; a call whose client cannot be
-/// asked is rejected.
-///
-/// ```
-/// use dsh_sdk::Registry;
-/// use dsh_sdk::client::ElicitApprover;
-///
-/// let registry = Registry::builder().approver(ElicitApprover).build();
-/// # drop(registry);
-/// ```
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ElicitApprover;
-
-/// The form [`ElicitApprover`] asks the user to fill in.
-#[derive(Deserialize, JsonSchema, crate::Elicit)]
-struct ApprovalForm {
-    /// Let this call run?
-    approve: bool,
-}
-
-impl Approver for ElicitApprover {
-    fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Approval> {
-        Box::pin(async move {
-            let message = format!(
-                "{}\n\n`{}` would run with {}",
-                request.prompt, request.tool, request.args
-            );
-            let (approval, record) = match request.exec.elicit::<ApprovalForm>(message).await {
-                Ok(Elicited::Accepted(ApprovalForm { approve: true })) => (
-                    Approval::Approve,
-                    "approved by the user through elicitation".to_owned(),
-                ),
-                Ok(Elicited::Accepted(ApprovalForm { approve: false })) => {
-                    rejected("the user did not approve it")
-                }
-                Ok(Elicited::Declined) => rejected("the user declined it"),
-                Ok(Elicited::Cancelled) => rejected("the user dismissed the question"),
-                Err(error) => rejected(&format!("no one could be asked: {error}")),
-            };
-            request.exec.progress(format!("approval: {record}"));
-            approval
-        })
-    }
-}
-
-fn rejected(reason: &str) -> (Approval, String) {
-    (
-        Approval::Reject {
-            reason: reason.to_owned(),
-        },
-        format!("rejected: {reason}"),
-    )
 }
 
 /// The [`ClientError`] of a call with no client.

@@ -3,7 +3,7 @@
 //! An icon is a URI (`https:` or a `data:` URI) with an optional media type,
 //! sizes and theme. Icons are presentation only: they are exported in MCP
 //! `tools/list` and in the catalog, and they take no part in a tool's
-//! [contract hash](crate::digest).
+//! [contract hash](crate::export::digest).
 //!
 //! ```
 //! use dsh_sdk::{Icon, IconTheme, ToolDef};
@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::fixed::StrList;
+use crate::tool::fixed::StrList;
 
 /// One icon of a tool. Build it with [`Icon::new`] (in a `const`) or
 /// [`Icon::owned`] (at run time).
@@ -70,7 +70,7 @@ impl Icon {
     /// An icon given at run time; refused unless `src` is `https:` or `data:`.
     pub fn owned(src: impl Into<String>) -> Result<Self, IconError> {
         let src = src.into();
-        if !crate::names::is_icon_src(&src) {
+        if !crate::tool::names::is_icon_src(&src) {
             return Err(IconError::Scheme(src));
         }
         Ok(Icon {

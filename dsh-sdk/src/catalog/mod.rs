@@ -54,8 +54,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::event::Event;
-use crate::rawp::{CatalogPublish, CatalogTool, Diagnostic, Severity, ToolStatus};
-use crate::registry::Registry;
+use crate::event::rawp::{CatalogPublish, CatalogTool, Diagnostic, Severity, ToolStatus};
+use crate::pool::Registry;
 
 /// The code of the warning a `degraded` status gives in [`Registry::warnings`].
 pub const TOOL_DEGRADED: &str = "TOOL_DEGRADED";
@@ -123,7 +123,7 @@ impl Drop for CatalogWrite<'_> {
 #[non_exhaustive]
 pub enum CatalogError {
     /// No tool of that name or alias is registered.
-    #[error("cannot set the status of `{name}`: no tool of that name is registered{}", crate::suggest::hint(.closest))]
+    #[error("cannot set the status of `{name}`: no tool of that name is registered{}", crate::schema::suggest::hint(.closest))]
     UnknownTool {
         /// The name given.
         name: String,
@@ -340,13 +340,13 @@ impl Registry {
     }
 
     fn catalog_state(&self) -> RwLockReadGuard<'_, CatalogState> {
-        crate::sync::read(&self.inner.catalog.state)
+        crate::tool::sync::read(&self.inner.catalog.state)
     }
 
     fn catalog_state_mut(&self) -> CatalogWrite<'_> {
         let catalog = &self.inner.catalog;
         CatalogWrite {
-            state: crate::sync::write(&catalog.state),
+            state: crate::tool::sync::write(&catalog.state),
             clear: &catalog.clear,
         }
     }

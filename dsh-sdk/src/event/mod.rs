@@ -1,10 +1,13 @@
 //! RAWP-DPS tool events: request, stream, result and catalog publish.
 
+pub mod rawp;
+pub(crate) mod stream;
+
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::stream::StreamType;
+pub use crate::event::stream::StreamType;
 
 /// What a subscriber observes as calls happen: the request, each streamed
 /// chunk, and the result; and the catalog when it changes. Subscribers get a
@@ -28,7 +31,7 @@ pub enum Event {
         parallel_group_id: Option<uuid::Uuid>,
     },
     /// A tool streamed a chunk.
-    Stream(crate::exec::StreamChunk),
+    Stream(crate::tool::StreamChunk),
     /// A value passed the output gate and every post-execute hook: what
     /// replay needs to project the same content and card again.
     Executed {
@@ -80,7 +83,7 @@ pub enum Event {
     },
     /// The tool catalog, published at session start and again whenever a
     /// tool's status or the diagnostics change (`tool.catalog.publish`).
-    Catalog(crate::rawp::CatalogPublish),
+    Catalog(crate::event::rawp::CatalogPublish),
 }
 
 /// Where a call's canonical value came from.

@@ -50,12 +50,12 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
-use crate::definition::{Category, OutputType, ToolDef};
+use crate::tool::{Category, OutputType, ToolDef};
 use crate::event::Event;
-use crate::exec::StreamChunk;
+use crate::tool::StreamChunk;
 pub use crate::result::Status;
 use crate::result::{Failure, ToolResult};
-pub use crate::stream::StreamType;
+pub use crate::event::stream::StreamType;
 
 /// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
 ///
@@ -193,7 +193,7 @@ pub struct CatalogTool {
     pub status: ToolStatus,
     /// Why it has its status, for a UI to show; left out when there is no reason to give.
     pub status_description: Option<String>,
-    /// The hash of its definition ([`crate::digest`]), for a host to pin.
+    /// The hash of its definition ([`crate::export::digest`]), for a host to pin.
     pub contract_hash: Option<String>,
 }
 
