@@ -160,7 +160,7 @@ macro_rules! background_handle {
 pub mod card;
 mod content;
 pub mod event;
-pub mod limits;
+mod names;
 mod result;
 mod schema;
 // What a tool is.
@@ -185,7 +185,6 @@ pub mod playground;
 pub mod provider;
 #[cfg(any(feature = "mcp", feature = "playground"))]
 mod served;
-pub mod testing;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -193,14 +192,15 @@ pub mod __private;
 
 pub use content::{ContentBlock, EmbeddedResource, joined_text, render_default};
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
+pub use names::{Category, OutputType};
 pub use pipeline::{ToolCall, layer, post_execute};
 pub use pool::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle};
 pub use result::{Cause, Failure, Status, ToolResult};
-pub use schema::{SchemaError, Violation};
+pub use schema::{SchemaError, Violation, limits};
 pub use tool::{
-    Category, DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MissingState,
-    OutputType, PresentCallFn, PresentFn, RegisterError, RenderFn, State, StreamChunk,
-    TaskSupport, Tool, ToolDef, ToolError, ToolInfo, Validation, client, elicit,
+    DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MissingState, PresentCallFn,
+    PresentFn, RegisterError, RenderFn, State, TaskSupport, Tool, ToolDef, ToolError, ToolInfo,
+    Validation, client, elicit, testing,
 };
 
 pub use dsh_macros::{present, render, tool};

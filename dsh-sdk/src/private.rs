@@ -10,7 +10,8 @@ pub use crate::content::ContentBlock;
 pub use crate::tool::{
     IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
-pub use crate::tool::{Category, OutputType, Tool, ToolDef, Validation};
+pub use crate::names::{Category, OutputType};
+pub use crate::tool::{Tool, ToolDef, Validation};
 pub use crate::tool::ToolError;
 pub use crate::tool::Exec;
 pub use crate::tool::Icon;

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::{ContentBlock, joined_text};
-use crate::tool::OutputType;
+use crate::names::OutputType;
 
 /// How a call ended (RAWP-DPS `tool.invoke.result` `status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,7 +60,7 @@ pub struct ToolResult {
     /// Whether the content was cut short (the full text spilled to a file).
     pub truncated: bool,
     /// How a receiver should read the output (RAWP-DPS `output_type`),
-    /// resolved by [`OutputType::resolve`].
+    /// resolved by [`ToolDef::resolve_output_type`](crate::ToolDef::resolve_output_type).
     #[serde(default)]
     pub output_type: OutputType,
     /// The batch the call ran in, if any.

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::event::stream::StreamType;
+pub use stream::{StreamChunk, StreamType};
 
 /// What a subscriber observes as calls happen: the request, each streamed
 /// chunk, and the result; and the catalog when it changes. Subscribers get a
@@ -31,7 +31,7 @@ pub enum Event {
         parallel_group_id: Option<uuid::Uuid>,
     },
     /// A tool streamed a chunk.
-    Stream(crate::tool::StreamChunk),
+    Stream(StreamChunk),
     /// A value passed the output gate and every post-execute hook: what
     /// replay needs to project the same content and card again.
     Executed {

@@ -50,12 +50,12 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
-use crate::tool::{Category, OutputType, ToolDef};
+use crate::names::{Category, OutputType};
 use crate::event::Event;
-use crate::tool::StreamChunk;
-pub use crate::result::Status;
+use crate::event::StreamChunk;
+use crate::result::Status;
 use crate::result::{Failure, ToolResult};
-pub use crate::event::stream::StreamType;
+use crate::event::StreamType;
 
 /// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
 ///
@@ -145,7 +145,7 @@ pub struct InvokeResult {
     pub status: Status,
     /// The tool's output: the canonical value on success, the error text otherwise.
     pub output: Value,
-    /// How to read `output`, resolved by [`OutputType::resolve`].
+    /// How to read `output`, resolved by [`ToolDef::resolve_output_type`](crate::ToolDef::resolve_output_type).
     pub output_type: OutputType,
     /// How long the call took, in milliseconds.
     pub duration_ms: Option<u64>,
@@ -182,7 +182,7 @@ pub struct CatalogTool {
     pub description: String,
     /// The JSON Schema of its input.
     pub input_schema: Option<Value>,
-    /// Its declared `output_type`, the first step of [`OutputType::resolve`].
+    /// Its declared `output_type`, the first step of [`ToolDef::resolve_output_type`](crate::ToolDef::resolve_output_type).
     pub output_type: Option<OutputType>,
     /// Whether a call asks for approval before it runs.
     pub requires_approval: Option<bool>,
@@ -275,93 +275,6 @@ pub enum Severity {
     Fatal,
 }
 
-impl OutputType {
-    /// Resolves a call's `output_type` by the protocol's three steps: the catalog's
-    /// declaration, else the category's default, else `text`.
-    ///
-    /// `value` is the call's canonical value (`None` when it failed), which
-    /// some rows of the category table look at:
-    ///
-    /// | category | tool | `output_type` |
-    /// |---|---|---|
-    /// | `filesystem`, `notebook` | writes or edits (not `read_only`) | `diff` when a change happened, else `empty` |
-    /// | `filesystem`, `notebook` | reads (`read_only`) | `file_content` |
-    /// | `filesystem`, `notebook` | lists (`read_only`, value a list of strings) | `file_list` |
-    /// | `shell` | | `text` |
-    /// | `search` | | `file_list` when the value is a list of strings, else `text` |
-    /// | `web` | | `web_content` |
-    /// | `task_management` | | `structured` |
-    /// | `agent` | | `agent_result` |
-    /// | `planning`, `mcp`, `custom` | | no default: `text` |
-    ///
-    /// The table tells reading from writing by the tool's `read_only` flag,
-    /// and listing from reading by what the tool returned: a list of strings
-    /// is a list of paths (what Glob, LS and a files-only Grep return). A
-    /// writing tool's value *is* its change, so an empty value (`null`,
-    /// `false`, `""`, `[]` or `{}`, such as the `()` or `None` of a write that
-    /// changed nothing, or a failed call) means no change happened. The spec
-    /// lists NotebookRead and NotebookEdit in the filesystem rows, so a
-    /// `notebook` tool resolves as a `filesystem` one.
-    ///
-    /// ```
-    /// use dsh_sdk::{Category, OutputType, ToolDef};
-    /// use serde_json::json;
-    ///
-    /// const WRITE: ToolDef = ToolDef::new("write_file", "Write a file.").category(Category::Filesystem);
-    /// assert_eq!(OutputType::resolve(&WRITE, Some(&json!("--- a\n+++ a\n@@ -1 +1 @@\n-x\n+y\n"))), OutputType::Diff);
-    /// assert_eq!(OutputType::resolve(&WRITE, Some(&json!(null))), OutputType::Empty);
-    ///
-    /// const DECLARED: ToolDef = WRITE.output_type(OutputType::Structured);
-    /// assert_eq!(OutputType::resolve(&DECLARED, Some(&json!(null))), OutputType::Structured);
-    /// ```
-    pub fn resolve(def: &ToolDef, value: Option<&Value>) -> OutputType {
-        def.declared_output_type()
-            .or_else(|| {
-                def.category_kind()
-                    .and_then(|category| category_default(category, def.is_read_only(), value))
-            })
-            .unwrap_or(OutputType::Text)
-    }
-}
-
-/// The second step of the `output_type` rule: the default of a category, `None` where the table has no row.
-fn category_default(
-    category: Category,
-    read_only: bool,
-    value: Option<&Value>,
-) -> Option<OutputType> {
-    let is_list = value.is_some_and(is_string_list);
-    Some(match category {
-        Category::Filesystem | Category::Notebook if read_only && is_list => OutputType::FileList,
-        Category::Filesystem | Category::Notebook if read_only => OutputType::FileContent,
-        Category::Filesystem | Category::Notebook if value.is_none_or(is_empty) => {
-            OutputType::Empty
-        }
-        Category::Filesystem | Category::Notebook => OutputType::Diff,
-        Category::Shell => OutputType::Text,
-        Category::Search if is_list => OutputType::FileList,
-        Category::Search => OutputType::Text,
-        Category::Web => OutputType::WebContent,
-        Category::TaskManagement => OutputType::Structured,
-        Category::Agent => OutputType::AgentResult,
-        Category::Planning | Category::Mcp | Category::Custom => return None,
-    })
-}
-
-fn is_string_list(value: &Value) -> bool {
-    matches!(value, Value::Array(items) if items.iter().all(Value::is_string))
-}
-
-fn is_empty(value: &Value) -> bool {
-    match value {
-        Value::Null | Value::Bool(false) => true,
-        Value::String(text) => text.is_empty(),
-        Value::Array(items) => items.is_empty(),
-        Value::Object(fields) => fields.is_empty(),
-        Value::Bool(true) | Value::Number(_) => false,
-    }
-}
-
 impl Event {
     /// The RAWP-DPS form of this event, for those the spec names: a request,
     /// a stream chunk, a result or a catalog. `None` for the registry's own
@@ -371,7 +284,7 @@ impl Event {
             Event::Request { .. } => {
                 let request = self.request_as_sent()?;
                 Some(RawpEvent::InvokeRequest(InvokeRequest {
-                    input: crate::pipeline::normalize_args(request.input),
+                    input: crate::schema::normalize_args(request.input),
                     ..request
                 }))
             }

@@ -1,10 +1,10 @@
 //! The kinds of output a running tool streams, each chunk tagged with one.
 //!
-//! A leaf of the crate: the context that writes chunks
-//! ([`Exec`](crate::Exec)) and the events and log that carry them name the
-//! same kinds without depending on each other.
+//! The context that writes chunks ([`Exec`](crate::Exec)) sits above the
+//! events and the log that carry them, and names these types from here.
 
 use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 
 /// What a `tool.invoke.stream` chunk carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -16,4 +16,19 @@ pub enum StreamType {
     Stderr,
     /// A progress message.
     Progress,
+}
+
+/// One chunk a tool streamed while it ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamChunk {
+    /// The call it belongs to.
+    pub invocation_id: Uuid,
+    /// The tool that sent it.
+    pub tool_name: String,
+    /// stdout, stderr or progress.
+    pub stream_type: StreamType,
+    /// The text.
+    pub chunk: String,
+    /// 0-based, per call.
+    pub sequence: u64,
 }

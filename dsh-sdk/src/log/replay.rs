@@ -74,7 +74,7 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::tool::OutputType;
+use crate::names::OutputType;
 use crate::log::{ExecutedRecord, Log, LoggedCall};
 use crate::pipeline::{Head, Settled, Success, finish, is_unsaved};
 use crate::pool::Registry;
@@ -124,7 +124,7 @@ fn replay_call(
         invocation_id: call.invocation_id,
         tool: entry.def.name.clone(),
         parallel_group_id: logged.parallel_group_id,
-        output_type: OutputType::resolve(&entry.def, None),
+        output_type: entry.def.resolve_output_type(None),
     };
     // The very result a live call builds from the same settled value.
     let args = Arc::clone(&executed.args);

@@ -18,10 +18,9 @@ use super::notify::{self, Pending};
 use super::stop::{InputError, Stop};
 use super::watch::{Watch, watched};
 use super::{Begun, Head, Landed, Launched, execute, input, resolve, stopped};
-use crate::tool::OutputType;
 use crate::tool::panic_message;
 use crate::pipeline::layer::{ExecError, ExecuteFuture, TimeoutFuture};
-use crate::limits::drop_deep;
+use crate::schema::limits::drop_deep;
 use crate::pool::Registry;
 use crate::result::{Status, ToolResult};
 use crate::tool::Prepared;
@@ -285,7 +284,7 @@ fn end(mut pending: Pending<'_>, mut result: ToolResult) -> ToolResult {
     if result.status == Status::Cancelled
         && let Some(entry) = registry.entry(&result.tool_name)
     {
-        result.output_type = OutputType::resolve(&entry.def, None);
+        result.output_type = entry.def.resolve_output_type(None);
     }
     notify::result(registry, result)
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::stop::{InputError, Stop};
 use crate::tool::panic_message;
 use crate::tool::Exec;
-use crate::limits::{self, Limits, drop_deep};
+use crate::schema::limits::{self, Limits, drop_deep};
 use crate::tool::{Entry, PrepareError, Prepared};
 
 /// The arguments as a tool reads them, within the registry's limits: a
@@ -22,7 +22,7 @@ pub(super) fn bounded(limits: &Limits, args: Value) -> Result<Value, InputError>
     if !args.is_string() {
         return Ok(args);
     }
-    refuse_over(limits, normalize_args(args))
+    refuse_over(limits, crate::schema::normalize_args(args))
 }
 
 /// `args`, unless they break the argument limits: then they are dropped
@@ -81,12 +81,3 @@ pub(super) fn check(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared
     })
 }
 
-/// Models sometimes send the arguments object as a JSON string; accept it.
-pub(crate) fn normalize_args(args: Value) -> Value {
-    if let Value::String(text) = &args
-        && let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text)
-    {
-        return parsed;
-    }
-    args
-}

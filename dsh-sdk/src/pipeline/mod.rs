@@ -1,7 +1,7 @@
 //! The one path every call takes, from a name and raw arguments to a [`ToolResult`].
 //!
 //! 0. bounds (`input`): arguments over the size or depth
-//!    [limits](crate::limits) are refused before anything, the session log
+//!    [limits](crate::schema::limits) are refused before anything, the session log
 //!    included, walks them;
 //! 1. `resolve` the name or alias; a tool the catalog marks `unavailable`,
 //!    or with a `fatal` diagnostic, is refused;
@@ -77,7 +77,6 @@ mod watch;
 pub use call::ToolCall;
 use call::{CallName, Resolved};
 pub(crate) use finalize::{Settled, finish, is_unsaved};
-pub(crate) use input::normalize_args;
 pub(crate) use stop::{Head, Stop, Success};
 
 impl Registry {

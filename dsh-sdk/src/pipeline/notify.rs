@@ -14,7 +14,7 @@ use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
 use crate::event::Event;
-use crate::limits::Exceeded;
+use crate::schema::limits::Exceeded;
 use crate::pool::Registry;
 use crate::result::ToolResult;
 use crate::tool::{Entry, running_card};
@@ -161,7 +161,7 @@ impl Drop for Pending<'_> {
             invocation_id: self.invocation_id,
             tool: tool.clone().into(),
             parallel_group_id: self.parallel_group_id,
-            output_type: crate::tool::OutputType::Text,
+            output_type: crate::names::OutputType::Text,
         };
         let mut result = head.failed(Stop::Cancelled {
             tool,

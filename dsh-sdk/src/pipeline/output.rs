@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::stop::OutputError;
-use crate::limits::{self, Limits, drop_deep};
+use crate::schema::limits::{self, Limits, drop_deep};
 use crate::tool::Entry;
 
 /// `value`, if it is within the limits and passes the output schema.

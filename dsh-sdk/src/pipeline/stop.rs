@@ -15,9 +15,9 @@ use uuid::Uuid;
 use super::finalize::Finished;
 use crate::catalog::Refusal;
 use crate::content::ContentBlock;
-use crate::tool::OutputType;
+use crate::names::OutputType;
 use crate::tool::ToolError;
-use crate::limits::Exceeded;
+use crate::schema::limits::Exceeded;
 use crate::result::{Cause, Failure, Status, ToolResult};
 use crate::schema::{Violation, describe};
 use crate::tool::{Entry, ProjectError};
@@ -252,7 +252,7 @@ impl Head {
             invocation_id,
             tool: entry.def.name.clone(),
             parallel_group_id,
-            output_type: OutputType::resolve(&entry.def, None),
+            output_type: entry.def.resolve_output_type(None),
         }
     }
 
@@ -310,7 +310,7 @@ pub(crate) struct Success {
 impl Success {
     /// The success of `entry` with `value`, finished.
     pub(crate) fn new(entry: &Entry, value: Value, finished: Finished) -> Self {
-        let output_type = OutputType::resolve(&entry.def, Some(&value));
+        let output_type = entry.def.resolve_output_type(Some(&value));
         Success {
             value,
             finished,

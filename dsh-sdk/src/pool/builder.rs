@@ -16,7 +16,7 @@ use crate::tool::State;
 use crate::pipeline::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
 };
-use crate::limits::{Limits, MAX_DEPTH};
+use crate::schema::limits::{Limits, MAX_DEPTH};
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::pipeline::post_execute::PostExecute;
 use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
@@ -153,30 +153,30 @@ impl RegistryBuilder {
     setters! {
         /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
         /// before anything else reads them, the session log included. Defaults
-        /// to [`DEFAULT_MAX_ARG_BYTES`](crate::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
+        /// to [`DEFAULT_MAX_ARG_BYTES`](crate::schema::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
         max_arg_bytes(bytes: usize) => limits.max_arg_bytes = bytes;
 
         /// Refuses calls whose arguments nest more than `depth` arrays and
         /// objects, before anything else reads them. Defaults to
-        /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
-        /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it),
+        /// [`DEFAULT_MAX_DEPTH`](crate::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
+        /// [`MAX_DEPTH`](crate::schema::limits::MAX_DEPTH), 100 (higher is lowered to it),
         /// so the session log stays readable.
         max_arg_depth(depth: usize) => limits.max_arg_depth = depth.min(MAX_DEPTH);
 
         /// Fails calls whose canonical output value is larger than `bytes` as
         /// compact JSON. Defaults to
-        /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
+        /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::schema::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
         max_output_bytes(bytes: usize) => limits.max_output_bytes = bytes;
 
         /// Fails calls whose canonical output value nests more than `depth`
         /// arrays and objects. Defaults to
-        /// [`DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH), 64; at most
-        /// [`MAX_DEPTH`](crate::limits::MAX_DEPTH), 100 (higher is lowered to it).
+        /// [`DEFAULT_MAX_DEPTH`](crate::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
+        /// [`MAX_DEPTH`](crate::schema::limits::MAX_DEPTH), 100 (higher is lowered to it).
         max_output_depth(depth: usize) => limits.max_output_depth = depth.min(MAX_DEPTH);
 
         /// How long a call waits for the approver's answer before it ends with
         /// status `timeout`, without running. Defaults to
-        /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::limits::DEFAULT_APPROVAL_TIMEOUT),
+        /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::schema::limits::DEFAULT_APPROVAL_TIMEOUT),
         /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
         /// once the tool runs.
         approval_timeout(timeout: Duration) => limits.approval_timeout = timeout;

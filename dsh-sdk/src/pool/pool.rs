@@ -58,7 +58,7 @@ impl Registry {
     ) -> Result<ToolHandle, RegisterError> {
         let name = def.name().to_owned();
         for candidate in std::iter::once(def.name()).chain(def.alias_names()) {
-            if !crate::tool::names::is_valid_tool_name(candidate) {
+            if !crate::names::is_valid_tool_name(candidate) {
                 return Err(RegisterError::InvalidName {
                     name: candidate.to_owned(),
                 });

@@ -1,5 +1,6 @@
 //! JSON Schemas: generated from types, compiled once, and the violations they report.
 
+pub mod limits;
 pub(crate) mod pointer;
 pub(crate) mod suggest;
 
@@ -262,6 +263,16 @@ pub(crate) fn root_kind(schema: &Value) -> Option<String> {
         None if schema.get("properties").is_some() => None,
         None => Some("not an object (no `\"type\": \"object\"` at its root)".to_owned()),
     }
+}
+
+/// Models sometimes send the arguments object as a JSON string; accept it.
+pub(crate) fn normalize_args(args: Value) -> Value {
+    if let Value::String(text) = &args
+        && let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+    {
+        return parsed;
+    }
+    args
 }
 
 #[cfg(test)]

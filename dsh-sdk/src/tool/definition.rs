@@ -14,6 +14,8 @@ use crate::tool::ToolError;
 use crate::tool::Exec;
 use crate::tool::fixed::StrList;
 use crate::tool::Icon;
+use crate::names::{Category, OutputType};
+use serde_json::Value;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
 ///
@@ -451,55 +453,52 @@ impl TaskSupport {
     }
 }
 
-/// RAWP-DPS tool categories, as the catalog publishes them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Category {
-    /// File system operations: read, write, edit, glob, list.
-    Filesystem,
-    /// Shell command execution.
-    Shell,
-    /// Search: grep, web search.
-    Search,
-    /// Web content access.
-    Web,
-    /// Notebook operations.
-    Notebook,
-    /// Task and TODO management.
-    TaskManagement,
-    /// Delegation to a sub-agent.
-    Agent,
-    /// Plan mode: entering and leaving it.
-    Planning,
-    /// A tool proxied from an MCP server.
-    Mcp,
-    /// A user-defined tool.
-    Custom,
-}
 
-/// RAWP-DPS `output_type`: how a receiver should read a result.
-///
-/// The default is `text`, the spec's fallback.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OutputType {
-    /// Plain text.
-    #[default]
-    Text,
-    /// A JSON structure.
-    Structured,
-    /// A file's content.
-    FileContent,
-    /// A list of file paths.
-    FileList,
-    /// A change as a diff.
-    Diff,
-    /// A web page or search results.
-    WebContent,
-    /// No output: side effects only.
-    Empty,
-    /// A reference to binary data.
-    BinaryRef,
-    /// A sub-agent's result.
-    AgentResult,
+impl ToolDef {
+    /// Resolves a call's `output_type` by the protocol's three steps: the catalog's
+    /// declaration, else the category's default, else `text`.
+    ///
+    /// `value` is the call's canonical value (`None` when it failed), which
+    /// some rows of the category table look at:
+    ///
+    /// | category | tool | `output_type` |
+    /// |---|---|---|
+    /// | `filesystem`, `notebook` | writes or edits (not `read_only`) | `diff` when a change happened, else `empty` |
+    /// | `filesystem`, `notebook` | reads (`read_only`) | `file_content` |
+    /// | `filesystem`, `notebook` | lists (`read_only`, value a list of strings) | `file_list` |
+    /// | `shell` | | `text` |
+    /// | `search` | | `file_list` when the value is a list of strings, else `text` |
+    /// | `web` | | `web_content` |
+    /// | `task_management` | | `structured` |
+    /// | `agent` | | `agent_result` |
+    /// | `planning`, `mcp`, `custom` | | no default: `text` |
+    ///
+    /// The table tells reading from writing by the tool's `read_only` flag,
+    /// and listing from reading by what the tool returned: a list of strings
+    /// is a list of paths (what Glob, LS and a files-only Grep return). A
+    /// writing tool's value *is* its change, so an empty value (`null`,
+    /// `false`, `""`, `[]` or `{}`, such as the `()` or `None` of a write that
+    /// changed nothing, or a failed call) means no change happened. The spec
+    /// lists NotebookRead and NotebookEdit in the filesystem rows, so a
+    /// `notebook` tool resolves as a `filesystem` one.
+    ///
+    /// ```
+    /// use dsh_sdk::{Category, OutputType, ToolDef};
+    /// use serde_json::json;
+    ///
+    /// const WRITE: ToolDef = ToolDef::new("write_file", "Write a file.").category(Category::Filesystem);
+    /// assert_eq!(WRITE.resolve_output_type(Some(&json!("--- a\n+++ a\n@@ -1 +1 @@\n-x\n+y\n"))), OutputType::Diff);
+    /// assert_eq!(WRITE.resolve_output_type(Some(&json!(null))), OutputType::Empty);
+    ///
+    /// const DECLARED: ToolDef = WRITE.output_type(OutputType::Structured);
+    /// assert_eq!(DECLARED.resolve_output_type(Some(&json!(null))), OutputType::Structured);
+    /// ```
+    pub fn resolve_output_type(&self, value: Option<&Value>) -> OutputType {
+        self.declared_output_type()
+            .or_else(|| {
+                self.category_kind()
+                    .and_then(|category| category.default_output_type(self.is_read_only(), value))
+            })
+            .unwrap_or(OutputType::Text)
+    }
 }

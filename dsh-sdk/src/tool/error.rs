@@ -140,7 +140,7 @@ pub enum RegisterError {
     /// The name is outside `^[a-zA-Z0-9_-]{1,64}$`.
     #[error(
         "cannot register `{name}`: a tool name must be {}",
-        crate::tool::names::TOOL_NAME_RULE
+        crate::names::TOOL_NAME_RULE
     )]
     InvalidName {
         /// The rejected name.

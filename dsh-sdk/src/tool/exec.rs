@@ -16,7 +16,7 @@ use crate::tool::client::{
 };
 use crate::tool::elicit::Elicitable;
 use crate::tool::ToolError;
-use crate::event::stream::StreamType;
+use crate::event::{StreamChunk, StreamType};
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.
@@ -78,20 +78,6 @@ pub(crate) type Host = std::sync::Weak<dyn Any + Send + Sync>;
 /// Receives the stream chunks a tool sends through [`Exec`].
 pub(crate) type StreamSink = Arc<dyn Fn(StreamChunk) + Send + Sync>;
 
-/// One chunk a tool streamed while it ran.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StreamChunk {
-    /// The call it belongs to.
-    pub invocation_id: Uuid,
-    /// The tool that sent it.
-    pub tool_name: String,
-    /// stdout, stderr or progress.
-    pub stream_type: StreamType,
-    /// The text.
-    pub chunk: String,
-    /// 0-based, per call.
-    pub sequence: u64,
-}
 
 impl Exec {
     /// A context for one call. Hosts get one from the registry; tests can build one.

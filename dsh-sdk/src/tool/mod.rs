@@ -18,14 +18,14 @@ mod error;
 mod exec;
 pub(crate) mod fixed;
 mod icon;
-pub(crate) mod names;
 mod project;
 pub(crate) mod sync;
+pub mod testing;
 
 pub use contract::{
     IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
-pub use definition::{Category, OutputType, TaskSupport, Tool, ToolDef, Validation};
+pub use definition::{TaskSupport, Tool, ToolDef, Validation};
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};
 pub use erased::ToolInfo;
 pub(crate) use erased::{
@@ -34,7 +34,7 @@ pub(crate) use erased::{
 };
 pub use error::{RegisterError, ToolError};
 pub(crate) use error::{hook_panicked, panic_message, with_sources};
-pub use exec::{Exec, ExecBuilder, MissingState, State, StreamChunk};
+pub use exec::{Exec, ExecBuilder, MissingState, State};
 pub(crate) use exec::{CallTokens, Host, StreamSink, Surroundings};
 pub use icon::{Icon, IconError, IconTheme};
 pub use project::{PresentCallFn, PresentFn, RenderFn};

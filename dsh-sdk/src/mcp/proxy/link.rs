@@ -13,7 +13,8 @@ use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
 use crate::content::{ContentBlock, render_default};
-use crate::tool::{Category, ToolDef};
+use crate::names::Category;
+use crate::tool::ToolDef;
 use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
 use crate::event::rawp::{Diagnostic, Severity, ToolStatus};

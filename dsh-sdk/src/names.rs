@@ -1,10 +1,112 @@
-//! What a tool may be called, and the names `#[tool(category = "…",
-//! output_type = "…")]` gives the [`Category`](crate::Category) and
-//! [`OutputType`](crate::OutputType) variants.
+//! The names of things: what a tool may be called, the RAWP-DPS
+//! [`Category`] and [`OutputType`] (and the names `#[tool(category = "…",
+//! output_type = "…")]` gives their variants), and the default output type
+//! of each category.
 //!
 //! dsh-macros checks the same rules at compile time and keeps its own copy
 //! (a proc-macro crate cannot depend on this one); the tests below hold the
 //! two equal through its hidden `__shared_rules!`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// RAWP-DPS tool categories, as the catalog publishes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// File system operations: read, write, edit, glob, list.
+    Filesystem,
+    /// Shell command execution.
+    Shell,
+    /// Search: grep, web search.
+    Search,
+    /// Web content access.
+    Web,
+    /// Notebook operations.
+    Notebook,
+    /// Task and TODO management.
+    TaskManagement,
+    /// Delegation to a sub-agent.
+    Agent,
+    /// Plan mode: entering and leaving it.
+    Planning,
+    /// A tool proxied from an MCP server.
+    Mcp,
+    /// A user-defined tool.
+    Custom,
+}
+
+/// RAWP-DPS `output_type`: how a receiver should read a result.
+///
+/// The default is `text`, the spec's fallback.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputType {
+    /// Plain text.
+    #[default]
+    Text,
+    /// A JSON structure.
+    Structured,
+    /// A file's content.
+    FileContent,
+    /// A list of file paths.
+    FileList,
+    /// A change as a diff.
+    Diff,
+    /// A web page or search results.
+    WebContent,
+    /// No output: side effects only.
+    Empty,
+    /// A reference to binary data.
+    BinaryRef,
+    /// A sub-agent's result.
+    AgentResult,
+}
+
+impl Category {
+    /// The second step of the `output_type` rule: this category's default
+    /// for a tool that reads (`read_only`) or writes, given the call's
+    /// canonical value; `None` where the table has no row.
+    pub(crate) fn default_output_type(
+        self,
+        read_only: bool,
+        value: Option<&Value>,
+    ) -> Option<OutputType> {
+        let is_list = value.is_some_and(is_string_list);
+        Some(match self {
+            Category::Filesystem | Category::Notebook if read_only && is_list => {
+                OutputType::FileList
+            }
+            Category::Filesystem | Category::Notebook if read_only => OutputType::FileContent,
+            Category::Filesystem | Category::Notebook if value.is_none_or(is_empty) => {
+                OutputType::Empty
+            }
+            Category::Filesystem | Category::Notebook => OutputType::Diff,
+            Category::Shell => OutputType::Text,
+            Category::Search if is_list => OutputType::FileList,
+            Category::Search => OutputType::Text,
+            Category::Web => OutputType::WebContent,
+            Category::TaskManagement => OutputType::Structured,
+            Category::Agent => OutputType::AgentResult,
+            Category::Planning | Category::Mcp | Category::Custom => return None,
+        })
+    }
+}
+
+fn is_string_list(value: &Value) -> bool {
+    matches!(value, Value::Array(items) if items.iter().all(Value::is_string))
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null | Value::Bool(false) => true,
+        Value::String(text) => text.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(fields) => fields.is_empty(),
+        Value::Bool(true) | Value::Number(_) => false,
+    }
+}
 
 /// The rule a tool name or alias follows, for messages.
 pub(crate) const TOOL_NAME_RULE: &str = "1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`";
