@@ -176,6 +176,8 @@ mod pipeline;
 pub mod export;
 // Each tool's status and diagnostics; deferred tools and tool search.
 pub mod catalog;
+// The host's handle on all of the above.
+mod registry;
 // Front ends.
 pub mod log;
 #[cfg(feature = "mcp")]
@@ -191,10 +193,11 @@ mod served;
 pub mod __private;
 
 pub use content::{ContentBlock, EmbeddedResource, joined_text, render_default};
-pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use names::{Category, OutputType};
+pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};
-pub use pool::{Registry, RegistryBuilder, ScopedTool, Subscription, ToolHandle};
+pub use pool::{ScopedTool, Subscription, ToolHandle};
+pub use registry::{Registry, RegistryBuilder};
 pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::{SchemaError, Violation, limits};
 pub use tool::{
@@ -222,13 +225,13 @@ pub use anyhow;
 /// and the examples use from `dsh_sdk` day to day.
 pub mod prelude {
     pub use crate::card::{self, Card};
+    pub use crate::elicit::{Elicit, Elicitable};
     pub use crate::export::Format;
     pub use crate::permission::{Approval, Rule};
     pub use crate::{
         CancellationToken, Category, ContentBlock, Exec, Failure, OutputType, Registry, Status,
         Tool, ToolCall, ToolDef, ToolError, ToolResult, Validation, present, render, tool,
     };
-    pub use crate::elicit::{Elicit, Elicitable};
     pub use crate::{ToolArgs, ToolOutput};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -7,15 +7,15 @@ pub use ::serde_json;
 
 pub use crate::card::Card;
 pub use crate::content::ContentBlock;
+pub use crate::names::{Category, OutputType};
+pub use crate::tool::Exec;
+pub use crate::tool::Icon;
+pub use crate::tool::ToolError;
 pub use crate::tool::{
     IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
-pub use crate::names::{Category, OutputType};
-pub use crate::tool::{Tool, ToolDef, Validation};
-pub use crate::tool::ToolError;
-pub use crate::tool::Exec;
-pub use crate::tool::Icon;
 pub use crate::tool::{PresentCallFn, PresentFn, RenderFn};
+pub use crate::tool::{Tool, ToolDef, Validation};
 
 use std::error::Error as StdError;
 use std::fmt::Display;

@@ -48,75 +48,18 @@
 //! # }
 //! ```
 
-use std::collections::HashMap;
-use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+mod deferred;
 
 use crate::event::Event;
-use crate::event::rawp::{CatalogPublish, CatalogTool, Diagnostic, Severity, ToolStatus};
-use crate::pool::Registry;
+use crate::event::rawp::{CatalogPublish, CatalogTool, Diagnostic, ToolStatus};
+use crate::pool::Pool;
 
-/// The code of the warning a `degraded` status gives in [`Registry::warnings`].
-pub const TOOL_DEGRADED: &str = "TOOL_DEGRADED";
-
-/// Statuses and diagnostics, held by the registry.
-#[derive(Debug, Default)]
-pub(crate) struct CatalogState {
-    /// Canonical tool name → its status and the reason for it. A tool with
-    /// no entry is `available`. Kept by name, so a status outlives a
-    /// re-registration of the same tool: a missing executable is still missing.
-    statuses: HashMap<String, (ToolStatus, Option<String>)>,
-    /// Sorted: catalog-wide ones first, then by tool name, then by code.
-    diagnostics: Vec<Diagnostic>,
-}
-
-/// The registry's [`CatalogState`], with whether it holds nothing, which
-/// every call reads without taking the lock: most registries never mark a
-/// tool, and calls on many threads then share no lock here.
-pub(crate) struct Catalog {
-    state: RwLock<CatalogState>,
-    /// No status and no diagnostic; kept by [`CatalogWrite`] as it is dropped.
-    clear: AtomicBool,
-}
-
-impl Default for Catalog {
-    fn default() -> Self {
-        Catalog {
-            state: RwLock::default(),
-            clear: AtomicBool::new(true),
-        }
-    }
-}
-
-/// The catalog's state, written: dropped, it records whether it is clear.
-struct CatalogWrite<'a> {
-    state: RwLockWriteGuard<'a, CatalogState>,
-    clear: &'a AtomicBool,
-}
-
-impl Deref for CatalogWrite<'_> {
-    type Target = CatalogState;
-
-    fn deref(&self) -> &CatalogState {
-        &self.state
-    }
-}
-
-impl DerefMut for CatalogWrite<'_> {
-    fn deref_mut(&mut self) -> &mut CatalogState {
-        &mut self.state
-    }
-}
-
-impl Drop for CatalogWrite<'_> {
-    fn drop(&mut self) {
-        let clear = self.state.statuses.is_empty() && self.state.diagnostics.is_empty();
-        // Stored while the write lock is still held, so that it is never
-        // older than the state a reader then sees under the lock.
-        self.clear.store(clear, Ordering::Release);
-    }
-}
+pub use crate::pool::TOOL_DEGRADED;
+pub use crate::tool::TOOL_SHADOWED;
+pub use deferred::{Found, tool_search};
+pub(crate) use deferred::{
+    export, export_with, load_deferred, search_deferred, split_deferred, visible_tools,
+};
 
 /// Why a catalog change was refused.
 #[derive(Debug, thiserror::Error)]
@@ -132,268 +75,147 @@ pub enum CatalogError {
     },
 }
 
-/// Why the catalog refuses a call of a tool.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum Refusal {
-    /// The tool's status is `unavailable`.
-    #[error("`{tool}` is unavailable and cannot be called{}", because(description.as_deref()))]
-    Unavailable {
-        tool: String,
-        /// The status description, when one was given.
-        description: Option<String>,
-    },
-    /// A `fatal` diagnostic is about the tool or the whole catalog.
-    #[error(
-        "`{tool}` is blocked by {} and cannot be called: {}: {}",
-        whose(diagnostic),
-        diagnostic.code,
-        diagnostic.message
-    )]
-    Blocked {
-        tool: String,
-        diagnostic: Diagnostic,
-    },
-}
-
-/// `: {description}`, or nothing without one.
-fn because(description: Option<&str>) -> String {
-    description.map_or_else(String::new, |description| format!(": {description}"))
-}
-
-/// Whose fatal diagnostic `diagnostic` is.
-fn whose(diagnostic: &Diagnostic) -> &'static str {
-    match diagnostic.tool_name {
-        Some(_) => "a fatal diagnostic",
-        None => "a fatal diagnostic of the whole catalog",
-    }
-}
-
-impl Registry {
-    /// The `tool.catalog.publish` payload: every tool, sorted by name, with
-    /// its description, input schema, declared `output_type`, whether it asks
-    /// for approval, category and status; then the diagnostics.
-    ///
-    /// `requires_approval` is whether a call asks by default, before the
-    /// host's rules: a `requires_approval` or a `destructive` tool.
-    /// `output_type` is the declaration alone, so that a receiver applying
-    /// the `output_type` rule falls through to the category default where the tool declared
-    /// none.
-    pub fn catalog(&self) -> CatalogPublish {
-        let tools = self.tools();
-        let state = self.catalog_state();
-        let tools = tools
-            .iter()
-            .map(|tool| {
-                let def = tool.definition();
-                let (status, status_description) =
-                    state.statuses.get(def.name()).cloned().unwrap_or_default();
-                CatalogTool {
-                    name: def.name().to_owned(),
-                    version: def.version_text().map(str::to_owned),
-                    description: def.description().to_owned(),
-                    input_schema: Some(tool.input_schema().clone()),
-                    output_type: def.declared_output_type(),
-                    requires_approval: Some(def.is_approval_required() || def.is_destructive()),
-                    category: def.category_kind(),
-                    status,
-                    status_description,
-                    contract_hash: Some(tool.contract_hash()),
-                }
-            })
-            .collect();
-        CatalogPublish {
-            tools,
-            diagnostics: state.diagnostics.clone(),
-        }
-    }
-
-    /// Sends the catalog to every subscriber as [`Event::Catalog`]: at session
-    /// start, and after registering or unregistering tools. Status and
-    /// diagnostic changes publish it by themselves.
-    pub fn publish_catalog(&self) {
-        self.emit_with(|| Event::Catalog(self.catalog()));
-    }
-
-    /// Sets the status of the tool `name` (or alias), with the reason a UI
-    /// shows; `None` shows none. A change republishes the catalog.
-    ///
-    /// `unavailable` refuses every call; `degraded` lets calls run and warns
-    /// the user (see [`warnings`](Self::warnings)); `available` lifts both.
-    pub fn set_status(
-        &self,
-        name: &str,
-        status: ToolStatus,
-        description: Option<&str>,
-    ) -> Result<(), CatalogError> {
-        let Some(entry) = self.entry(name) else {
-            return Err(CatalogError::UnknownTool {
-                name: name.to_owned(),
-                closest: self.closest(name),
-            });
-        };
-        let tool = entry.def.name();
-        let new = (status, description.map(str::to_owned));
-        let changed = {
-            let mut state = self.catalog_state_mut();
-            let old = state.statuses.get(tool).cloned().unwrap_or_default();
-            if new == <(ToolStatus, Option<String>)>::default() {
-                state.statuses.remove(tool);
-            } else {
-                state.statuses.insert(tool.to_owned(), new.clone());
+/// The `tool.catalog.publish` payload: every tool, sorted by name, with
+/// its description, input schema, declared `output_type`, whether it asks
+/// for approval, category and status; then the diagnostics.
+///
+/// `requires_approval` is whether a call asks by default, before the
+/// host's rules: a `requires_approval` or a `destructive` tool.
+/// `output_type` is the declaration alone, so that a receiver applying
+/// the `output_type` rule falls through to the category default where the tool declared
+/// none.
+pub(crate) fn snapshot(pool: &Pool) -> CatalogPublish {
+    let tools = pool.tools();
+    let state = pool.catalog().read();
+    let tools = tools
+        .iter()
+        .map(|tool| {
+            let def = tool.definition();
+            let (status, status_description) =
+                state.statuses.get(def.name()).cloned().unwrap_or_default();
+            CatalogTool {
+                name: def.name().to_owned(),
+                version: def.version_text().map(str::to_owned),
+                description: def.description().to_owned(),
+                input_schema: Some(tool.input_schema().clone()),
+                output_type: def.declared_output_type(),
+                requires_approval: Some(def.is_approval_required() || def.is_destructive()),
+                category: def.category_kind(),
+                status,
+                status_description,
+                contract_hash: Some(crate::export::digest::tool_hash(&tool)),
             }
-            old != new
-        };
-        if changed {
-            // MCP `tools/list` shows each tool's status: its clients re-read it.
-            self.notify_changed();
-            self.publish_catalog();
-        }
-        Ok(())
-    }
-
-    /// Adds a diagnostic, replacing any with the same tool and code. A tool
-    /// named by an alias is recorded under its name; a name no tool has is
-    /// kept as given (a tool that failed to load, say). A change republishes
-    /// the catalog.
-    pub fn add_diagnostic(&self, mut diagnostic: Diagnostic) {
-        if let Some(name) = &diagnostic.tool_name
-            && let Some(entry) = self.entry(name)
-        {
-            diagnostic.tool_name = Some(entry.def.name().to_owned());
-        }
-        let changed = {
-            let mut state = self.catalog_state_mut();
-            let same = |other: &Diagnostic| {
-                other.tool_name == diagnostic.tool_name && other.code == diagnostic.code
-            };
-            let changed = !state.diagnostics.contains(&diagnostic);
-            state.diagnostics.retain(|other| !same(other));
-            state.diagnostics.push(diagnostic);
-            state
-                .diagnostics
-                .sort_by(|a, b| (&a.tool_name, &a.code).cmp(&(&b.tool_name, &b.code)));
-            changed
-        };
-        if changed {
-            self.publish_catalog();
-        }
-    }
-
-    /// Removes the diagnostic with `code` about the tool `tool_name` (`None`:
-    /// about the whole catalog). Whether there was one; a removal republishes
-    /// the catalog.
-    pub fn remove_diagnostic(&self, tool_name: Option<&str>, code: &str) -> bool {
-        let tool_name = tool_name.map(|name| self.canonical(name));
-        self.remove_diagnostics(|diagnostic| {
-            diagnostic.tool_name.as_deref() == tool_name.as_deref() && diagnostic.code == code
         })
-    }
-
-    /// Removes every diagnostic about the tool `tool_name` (`None`: every one
-    /// about the whole catalog). Whether there was any; a removal republishes
-    /// the catalog.
-    pub fn clear_diagnostics(&self, tool_name: Option<&str>) -> bool {
-        let tool_name = tool_name.map(|name| self.canonical(name));
-        self.remove_diagnostics(|diagnostic| {
-            diagnostic.tool_name.as_deref() == tool_name.as_deref()
-        })
-    }
-
-    /// What a host must warn the user of before a call of `name` runs: the
-    /// `error` diagnostics about it and about the whole catalog, then, when
-    /// it is `degraded`, a warning with code [`TOOL_DEGRADED`] and its
-    /// status description. Empty when there is nothing to warn of.
-    pub fn warnings(&self, name: &str) -> Vec<Diagnostic> {
-        self.catalog_state().warnings(&self.canonical(name))
-    }
-
-    /// What the catalog says of a call of the tool `name` (canonical): why it
-    /// is refused, or else the warnings to stream before it runs.
-    pub(crate) fn catalog_check(&self, name: &str) -> Result<Vec<Diagnostic>, Refusal> {
-        if self.inner.catalog.clear.load(Ordering::Acquire) {
-            return Ok(Vec::new());
-        }
-        let state = self.catalog_state();
-        match state.refusal(name) {
-            Some(refusal) => Err(refusal),
-            None => Ok(state.warnings(name)),
-        }
-    }
-
-    fn remove_diagnostics(&self, remove: impl Fn(&Diagnostic) -> bool) -> bool {
-        let changed = {
-            let mut state = self.catalog_state_mut();
-            let before = state.diagnostics.len();
-            state.diagnostics.retain(|diagnostic| !remove(diagnostic));
-            state.diagnostics.len() != before
-        };
-        if changed {
-            self.publish_catalog();
-        }
-        changed
-    }
-
-    /// The tool's name for a name or alias; the name itself when no tool has it.
-    fn canonical(&self, name: &str) -> String {
-        self.entry(name)
-            .map_or_else(|| name.to_owned(), |entry| entry.def.name().to_owned())
-    }
-
-    fn catalog_state(&self) -> RwLockReadGuard<'_, CatalogState> {
-        crate::tool::sync::read(&self.inner.catalog.state)
-    }
-
-    fn catalog_state_mut(&self) -> CatalogWrite<'_> {
-        let catalog = &self.inner.catalog;
-        CatalogWrite {
-            state: crate::tool::sync::write(&catalog.state),
-            clear: &catalog.clear,
-        }
+        .collect();
+    CatalogPublish {
+        tools,
+        diagnostics: state.diagnostics.clone(),
     }
 }
 
-impl CatalogState {
-    /// Why a call of the tool `name` (canonical) must be refused, if it must.
-    fn refusal(&self, name: &str) -> Option<Refusal> {
-        if let Some((ToolStatus::Unavailable, description)) = self.statuses.get(name) {
-            return Some(Refusal::Unavailable {
-                tool: name.to_owned(),
-                description: description.clone(),
-            });
-        }
-        let fatal = self
-            .diagnostics
-            .iter()
-            .find(|diagnostic| diagnostic.severity == Severity::Fatal && about(diagnostic, name))?;
-        Some(Refusal::Blocked {
-            tool: name.to_owned(),
-            diagnostic: fatal.clone(),
-        })
-    }
+/// Sends the catalog to every subscriber as [`Event::Catalog`]: at session
+/// start, and after registering or unregistering tools. Status and
+/// diagnostic changes publish it by themselves.
+pub(crate) fn publish(pool: &Pool) {
+    pool.emit_with(|| Event::Catalog(snapshot(pool)));
+}
 
-    /// See [`Registry::warnings`]; `tool` is canonical.
-    fn warnings(&self, tool: &str) -> Vec<Diagnostic> {
-        let mut warnings: Vec<Diagnostic> = self
-            .diagnostics
-            .iter()
-            .filter(|diagnostic| diagnostic.severity == Severity::Error && about(diagnostic, tool))
-            .cloned()
-            .collect();
-        if let Some((ToolStatus::Degraded, description)) = self.statuses.get(tool) {
-            let message = match description {
-                Some(description) => description.clone(),
-                None => format!("`{tool}` works with limits"),
-            };
-            warnings.push(Diagnostic::new(Severity::Warning, TOOL_DEGRADED, message).tool(tool));
+/// Sets the status of the tool `name` (or alias), with the reason a UI
+/// shows; `None` shows none. A change republishes the catalog.
+///
+/// `unavailable` refuses every call; `degraded` lets calls run and warns
+/// the user (see [`warnings`](Self::warnings)); `available` lifts both.
+pub(crate) fn set_status(
+    pool: &Pool,
+    name: &str,
+    status: ToolStatus,
+    description: Option<&str>,
+) -> Result<(), CatalogError> {
+    let Some(entry) = pool.entry(name) else {
+        return Err(CatalogError::UnknownTool {
+            name: name.to_owned(),
+            closest: pool.closest(name),
+        });
+    };
+    let tool = entry.def.name();
+    let new = (status, description.map(str::to_owned));
+    let changed = {
+        let mut state = pool.catalog().write();
+        let old = state.statuses.get(tool).cloned().unwrap_or_default();
+        if new == <(ToolStatus, Option<String>)>::default() {
+            state.statuses.remove(tool);
+        } else {
+            state.statuses.insert(tool.to_owned(), new.clone());
         }
-        warnings
+        old != new
+    };
+    if changed {
+        // MCP `tools/list` shows each tool's status: its clients re-read it.
+        pool.notify_changed();
+        publish(pool);
+    }
+    Ok(())
+}
+
+/// Adds a diagnostic, replacing any with the same tool and code. A tool
+/// named by an alias is recorded under its name; a name no tool has is
+/// kept as given (a tool that failed to load, say). A change republishes
+/// the catalog.
+pub(crate) fn add_diagnostic(pool: &Pool, mut diagnostic: Diagnostic) {
+    if let Some(name) = &diagnostic.tool_name
+        && let Some(entry) = pool.entry(name)
+    {
+        diagnostic.tool_name = Some(entry.def.name().to_owned());
+    }
+    let changed = pool.catalog().add(diagnostic);
+    if changed {
+        publish(pool);
     }
 }
 
-/// Whether `diagnostic` is about the tool `name`: its own, or the whole catalog's.
-fn about(diagnostic: &Diagnostic, name: &str) -> bool {
-    diagnostic
-        .tool_name
-        .as_deref()
-        .is_none_or(|tool| tool == name)
+/// Removes the diagnostic with `code` about the tool `tool_name` (`None`:
+/// about the whole catalog). Whether there was one; a removal republishes
+/// the catalog.
+pub(crate) fn remove_diagnostic(pool: &Pool, tool_name: Option<&str>, code: &str) -> bool {
+    let tool_name = tool_name.map(|name| canonical(pool, name));
+    remove_diagnostics(pool, |diagnostic| {
+        diagnostic.tool_name.as_deref() == tool_name.as_deref() && diagnostic.code == code
+    })
+}
+
+/// Removes every diagnostic about the tool `tool_name` (`None`: every one
+/// about the whole catalog). Whether there was any; a removal republishes
+/// the catalog.
+pub(crate) fn clear_diagnostics(pool: &Pool, tool_name: Option<&str>) -> bool {
+    let tool_name = tool_name.map(|name| canonical(pool, name));
+    remove_diagnostics(pool, |diagnostic| {
+        diagnostic.tool_name.as_deref() == tool_name.as_deref()
+    })
+}
+
+/// What a host must warn the user of before a call of `name` runs: the
+/// `error` diagnostics about it and about the whole catalog, then, when
+/// it is `degraded`, a warning with code [`TOOL_DEGRADED`] and its
+/// status description. Empty when there is nothing to warn of.
+pub(crate) fn warnings(pool: &Pool, name: &str) -> Vec<Diagnostic> {
+    pool.catalog().read().warnings(&canonical(pool, name))
+}
+
+fn remove_diagnostics(pool: &Pool, remove: impl Fn(&Diagnostic) -> bool) -> bool {
+    let changed = {
+        let mut state = pool.catalog().write();
+        let before = state.diagnostics.len();
+        state.diagnostics.retain(|diagnostic| !remove(diagnostic));
+        state.diagnostics.len() != before
+    };
+    if changed {
+        publish(pool);
+    }
+    changed
+}
+
+/// The tool's name for a name or alias; the name itself when no tool has it.
+fn canonical(pool: &Pool, name: &str) -> String {
+    pool.entry(name)
+        .map_or_else(|| name.to_owned(), |entry| entry.def.name().to_owned())
 }

@@ -50,12 +50,12 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
-use crate::names::{Category, OutputType};
 use crate::event::Event;
 use crate::event::StreamChunk;
+use crate::event::StreamType;
+use crate::names::{Category, OutputType};
 use crate::result::Status;
 use crate::result::{Failure, ToolResult};
-use crate::event::StreamType;
 
 /// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
 ///

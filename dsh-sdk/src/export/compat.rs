@@ -7,7 +7,7 @@ use super::lower::limits::{
     ANTHROPIC_OPTIONAL_BUDGET, ANTHROPIC_STRICT_TOOLS, ANTHROPIC_UNION_BUDGET, anthropic_costs,
 };
 use super::lower::{Lowered, Note, NoteKind, anthropic_strict, lower};
-use crate::pool::{Registry, ToolInfo};
+use crate::tool::ToolInfo;
 
 /// What one tool's schema loses in one export format.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,63 +22,64 @@ pub struct Compatibility {
     pub lowered: Lowered,
 }
 
-impl Registry {
-    /// What each registered tool (deferred ones too) loses in `format`, tool
-    /// by tool, sorted by name: the notes of its [`lower`]ed input schema,
-    /// and for the Gemini formats a name Gemini refuses.
-    ///
-    /// ```
-    /// use dsh_sdk::export::Format;
-    /// use dsh_sdk::prelude::*;
-    ///
-    /// /// Look a word up.
-    /// #[tool]
-    /// async fn define(
-    ///     /// The word, in lower case
-    ///     #[schemars(length(min = 1))]
-    ///     word: String,
-    /// ) -> String {
-    ///     word
-    /// }
-    ///
-    /// let registry = Registry::new();
-    /// registry.register::<define>().unwrap();
-    /// let report = registry.compatibility(Format::AnthropicStrict);
-    /// assert_eq!(report[0].tool, "define");
-    /// assert!(!report[0].lowered.strict_compatible());
-    /// assert_eq!(
-    ///     report[0].lowered.notes[0].to_string(),
-    ///     "/properties/word: `minLength` is not supported: moved into the description"
-    /// );
-    /// // Canonical validation still enforces it; strict decoding stays on.
-    /// assert!(report[0].lowered.strict_usable());
-    /// ```
-    pub fn compatibility(&self, format: Format) -> Vec<Compatibility> {
-        self.tools()
-            .iter()
-            .map(|tool| {
-                let mut lowered = lower(tool.input_schema(), format);
-                if matches!(format, Format::Gemini | Format::GeminiOpenApi)
-                    && !tool
-                        .name()
-                        .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                {
-                    lowered.notes.insert(
-                        0,
-                        Note::new(
-                            "",
-                            NoteKind::Refused,
-                            format!("the name `{}` must start with a letter or an underscore for Gemini", tool.name()),
+/// What each of `tools` loses in `format`, tool by tool, in the order
+/// given ([`Registry::compatibility`](crate::Registry::compatibility) gives every registered tool, sorted by name): the notes of its [`lower`]ed input schema,
+/// and for the Gemini formats a name Gemini refuses.
+///
+/// ```
+/// use dsh_sdk::export::Format;
+/// use dsh_sdk::prelude::*;
+///
+/// /// Look a word up.
+/// #[tool]
+/// async fn define(
+///     /// The word, in lower case
+///     #[schemars(length(min = 1))]
+///     word: String,
+/// ) -> String {
+///     word
+/// }
+///
+/// let registry = Registry::new();
+/// registry.register::<define>().unwrap();
+/// let report = registry.compatibility(Format::AnthropicStrict);
+/// assert_eq!(report[0].tool, "define");
+/// assert!(!report[0].lowered.strict_compatible());
+/// assert_eq!(
+///     report[0].lowered.notes[0].to_string(),
+///     "/properties/word: `minLength` is not supported: moved into the description"
+/// );
+/// // Canonical validation still enforces it; strict decoding stays on.
+/// assert!(report[0].lowered.strict_usable());
+/// ```
+pub fn compatibility(tools: &[ToolInfo], format: Format) -> Vec<Compatibility> {
+    tools
+        .iter()
+        .map(|tool| {
+            let mut lowered = lower(tool.input_schema(), format);
+            if matches!(format, Format::Gemini | Format::GeminiOpenApi)
+                && !tool
+                    .name()
+                    .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            {
+                lowered.notes.insert(
+                    0,
+                    Note::new(
+                        "",
+                        NoteKind::Refused,
+                        format!(
+                            "the name `{}` must start with a letter or an underscore for Gemini",
+                            tool.name()
                         ),
-                    );
-                }
-                Compatibility {
-                    tool: tool.name().to_owned(),
-                    lowered,
-                }
-            })
-            .collect()
-    }
+                    ),
+                );
+            }
+            Compatibility {
+                tool: tool.name().to_owned(),
+                lowered,
+            }
+        })
+        .collect()
 }
 
 /// The format each tool of an exported list goes out in: as asked, except

@@ -24,6 +24,8 @@ use std::fmt::Write as _;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::tool::ToolInfo;
+
 /// The keys of a tool definition that make its contract.
 const CONTRACT_KEYS: [&str; 6] = [
     "name",
@@ -86,6 +88,31 @@ pub fn contract_hash(definition: &Value) -> String {
         }
     }
     canonical_hash(&Value::Object(contract))
+}
+
+/// The contract hash of a registered tool: [`contract_hash`] of its MCP
+/// export, what a host pins to notice the tool changing.
+///
+/// ```
+/// use dsh_sdk::prelude::*;
+/// use dsh_sdk::export::digest::tool_hash;
+///
+/// /// Greet someone by name.
+/// #[tool]
+/// async fn greet(
+///     /// The name to greet
+///     name: String,
+/// ) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// let registry = Registry::new();
+/// registry.register::<greet>().unwrap().keep();
+/// let hash = tool_hash(&registry.get("greet").unwrap());
+/// assert!(hash.starts_with("sha256:"));
+/// ```
+pub fn tool_hash(tool: &ToolInfo) -> String {
+    contract_hash(&super::export_tool(tool, super::Format::Mcp))
 }
 
 /// SHA-256 of the canonical JSON of `value`, as `sha256:HEX`.

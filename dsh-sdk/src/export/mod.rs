@@ -11,9 +11,9 @@ use serde_json::{Map, Value, json};
 mod compat;
 pub mod lower;
 
-use crate::pool::{Registry, ToolInfo};
-pub use compat::Compatibility;
-use compat::formats_for;
+use crate::tool::ToolInfo;
+pub(crate) use compat::formats_for;
+pub use compat::{Compatibility, compatibility};
 
 /// A provider's tool-list format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,54 +46,46 @@ pub enum Format {
     GeminiOpenApi,
 }
 
-impl Registry {
-    /// The tool list in `format`, as a JSON array.
-    ///
-    /// ```
-    /// use dsh_sdk::export::Format;
-    /// use dsh_sdk::prelude::*;
-    ///
-    /// /// Greet someone by name.
-    /// #[tool]
-    /// async fn greet(
-    ///     /// The name to greet
-    ///     name: String,
-    /// ) -> String {
-    ///     format!("Hello, {name}!")
-    /// }
-    ///
-    /// let registry = Registry::new();
-    /// registry.register::<greet>().unwrap();
-    /// assert_eq!(
-    ///     registry.export(Format::Anthropic),
-    ///     json!([{
-    ///         "name": "greet",
-    ///         "description": "Greet someone by name.",
-    ///         "input_schema": {
-    ///             "type": "object",
-    ///             "properties": { "name": { "type": "string", "description": "The name to greet" } },
-    ///             "required": ["name"],
-    ///             "additionalProperties": false
-    ///         }
-    ///     }])
-    /// );
-    /// ```
-    pub fn export(&self, format: Format) -> Value {
-        let tools = self.visible_tools();
-        Value::Array(
-            tools
-                .iter()
-                .zip(formats_for(&tools, format))
-                .map(|(tool, format)| export_tool(tool, format))
-                .collect(),
-        )
-    }
-
-    /// The tool list in `format`, as pretty-printed JSON.
-    pub fn export_json(&self, format: Format) -> String {
-        // Serializing a `Value` cannot fail: its keys are strings.
-        serde_json::to_string_pretty(&self.export(format)).unwrap_or_default()
-    }
+/// `tools` in `format`, as a JSON array: what [`Registry::export`](crate::Registry::export)
+/// sends for the tools the model sees.
+///
+/// ```
+/// use dsh_sdk::export::Format;
+/// use dsh_sdk::prelude::*;
+///
+/// /// Greet someone by name.
+/// #[tool]
+/// async fn greet(
+///     /// The name to greet
+///     name: String,
+/// ) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// let registry = Registry::new();
+/// registry.register::<greet>().unwrap();
+/// assert_eq!(
+///     registry.export(Format::Anthropic),
+///     json!([{
+///         "name": "greet",
+///         "description": "Greet someone by name.",
+///         "input_schema": {
+///             "type": "object",
+///             "properties": { "name": { "type": "string", "description": "The name to greet" } },
+///             "required": ["name"],
+///             "additionalProperties": false
+///         }
+///     }])
+/// );
+/// ```
+pub fn export_tools(tools: &[ToolInfo], format: Format) -> Value {
+    Value::Array(
+        tools
+            .iter()
+            .zip(formats_for(tools, format))
+            .map(|(tool, format)| export_tool(tool, format))
+            .collect(),
+    )
 }
 
 /// One tool in `format`.
@@ -238,85 +230,6 @@ pub enum Deferred {
 pub const ANTHROPIC_TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
 /// The name Anthropic gives its BM25 tool search tool.
 pub const ANTHROPIC_TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
-
-impl Registry {
-    /// The tool list in `format`, deferred tools listed as `deferred` says.
-    ///
-    /// With [`Deferred::Native`] and an Anthropic format, the list is the
-    /// tools that are not deferred, in pool order (the same stable prefix as
-    /// [`Registry::export`]), then Anthropic's tool search tool
-    /// ([`ANTHROPIC_TOOL_SEARCH_TYPE`]), then every deferred tool sorted by
-    /// name with `"defer_loading": true`. The built-in `tool_search` tool is
-    /// left out: Anthropic's replaces it. Tool search is in beta at Anthropic:
-    /// send the `anthropic-beta: advanced-tool-use-2025-11-20` header with it.
-    ///
-    /// ```
-    /// use dsh_sdk::export::{Deferred, Format};
-    /// use dsh_sdk::prelude::*;
-    ///
-    /// /// Greet someone by name.
-    /// #[tool]
-    /// async fn greet(name: String) -> String { format!("Hello, {name}!") }
-    ///
-    /// /// Convert an amount between currencies.
-    /// #[tool(defer)]
-    /// async fn convert(amount: f64) -> f64 { amount }
-    ///
-    /// let registry = Registry::new();
-    /// registry.register::<greet>().unwrap().keep();
-    /// registry.register::<convert>().unwrap().keep();
-    /// let tools = registry.export_with(Format::Anthropic, Deferred::Native);
-    /// let names: Vec<&str> = tools.as_array().unwrap().iter()
-    ///     .map(|tool| tool["name"].as_str().unwrap()).collect();
-    /// assert_eq!(names, ["greet", "tool_search_tool_bm25", "convert"]);
-    /// assert_eq!(tools[2]["defer_loading"], true);
-    /// ```
-    pub fn export_with(&self, format: Format, deferred: Deferred) -> Value {
-        let native = matches!(format, Format::Anthropic | Format::AnthropicStrict);
-        if deferred == Deferred::BuiltIn || !native {
-            return self.export(format);
-        }
-        let (listed, deferred) = split_deferred(self);
-        let mut tools: Vec<Value> = listed
-            .iter()
-            .zip(formats_for(&listed, format))
-            .map(|(tool, format)| export_tool(tool, format))
-            .collect();
-        if !deferred.is_empty() {
-            tools.push(json!({
-                "type": ANTHROPIC_TOOL_SEARCH_TYPE,
-                "name": ANTHROPIC_TOOL_SEARCH_NAME,
-            }));
-            // Strict mode's budgets count the tools the model sees up front;
-            // deferred tools go out plain.
-            tools.extend(deferred.iter().map(|tool| {
-                let mut exported = export_tool(tool, Format::Anthropic);
-                if let Value::Object(object) = &mut exported {
-                    object.insert("defer_loading".into(), Value::Bool(true));
-                }
-                exported
-            }));
-        }
-        Value::Array(tools)
-    }
-}
-
-/// The tools a provider's own tool search serves: the ones listed up front
-/// (not deferred, or `always_load`), in pool order, without the built-in
-/// `tool_search`; and the deferred ones, sorted by name.
-pub(crate) fn split_deferred(registry: &Registry) -> (Vec<ToolInfo>, Vec<ToolInfo>) {
-    let search = <crate::search::tool_search as crate::Tool>::DEFINITION;
-    let (mut deferred, listed): (Vec<ToolInfo>, Vec<ToolInfo>) = registry
-        .tools()
-        .into_iter()
-        .filter(|tool| tool.name() != search.name() || tool.is_dynamic())
-        .partition(|tool| {
-            let def = tool.definition();
-            def.is_deferred() && !def.is_always_loaded()
-        });
-    deferred.sort_by(|a, b| a.name().cmp(b.name()));
-    (listed, deferred)
-}
 
 /// The MCP `_meta` key of a tool's version.
 pub const META_VERSION: &str = "dsh/version";

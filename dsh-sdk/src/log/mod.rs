@@ -89,10 +89,10 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::tool::with_sources;
-use crate::event::{Event, ValueSource};
 use crate::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
+use crate::event::{Event, ValueSource};
 use crate::result::ToolResult;
+use crate::tool::with_sources;
 
 /// One line of a session log.
 ///

@@ -74,10 +74,10 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::names::OutputType;
 use crate::log::{ExecutedRecord, Log, LoggedCall};
+use crate::names::OutputType;
 use crate::pipeline::{Head, Settled, Success, finish, is_unsaved};
-use crate::pool::Registry;
+use crate::registry::Registry;
 use crate::result::{Failure, Status, ToolResult};
 use crate::tool::{self, Entry};
 
@@ -116,7 +116,7 @@ fn replay_call(
             status: logged.status,
         });
     };
-    let Some(entry) = registry.entry(&executed.tool_name) else {
+    let Some(entry) = registry.pool().entry(&executed.tool_name) else {
         return Outcome::UnknownTool;
     };
     let config = registry.config();

@@ -12,8 +12,9 @@ use rmcp::model::{CallToolResult, MetaObject, Resource, ResourceContents, Tool};
 use serde_json::{Value, json};
 
 use crate::card::Card;
-use crate::pool::{Registry, ToolInfo};
 use crate::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
+use crate::registry::Registry;
+use crate::tool::ToolInfo;
 
 use super::resources::{ReadResource, ResourceProvider};
 

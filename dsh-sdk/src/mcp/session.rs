@@ -29,13 +29,14 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use uuid::Uuid;
 
+use crate::event::Event;
+use crate::event::stream::StreamType;
+use crate::pool::Subscription;
+use crate::registry::Registry;
 use crate::tool::client::{
     Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, LogLevel, LogMessage,
     Sample, SampleRequest,
 };
-use crate::event::Event;
-use crate::pool::{Registry, Subscription};
-use crate::event::stream::StreamType;
 
 /// What one session remembers between requests.
 #[derive(Default)]

@@ -23,10 +23,10 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::event::Event;
-use crate::pipeline::ToolCall;
-use crate::pool::Registry;
-use crate::result::ToolResult;
 use crate::event::stream::StreamType;
+use crate::pipeline::ToolCall;
+use crate::registry::Registry;
+use crate::result::ToolResult;
 
 use super::task_store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
 

@@ -7,7 +7,7 @@ use rmcp::model::{CallToolResult, ContentBlock as McpBlock, MetaObject, Tool};
 use serde_json::Value;
 
 use crate::export::META_FAILURE;
-use crate::pool::Registry;
+use crate::registry::Registry;
 use crate::result::ToolResult;
 
 use super::apps;

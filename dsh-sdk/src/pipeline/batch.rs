@@ -22,25 +22,15 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use super::Pipeline;
 use super::{CallName, Resolved, Stop, ToolCall};
-use crate::pool::Registry;
 use crate::result::ToolResult;
 
-impl Registry {
-    /// Calls the tools of one model turn. Runs of consecutive
-    /// concurrency-safe calls run in parallel; every other call runs alone,
-    /// in request order. Results come back in request order, sharing one
-    /// `parallel_group_id`. Each call's tool is looked up once, when the
-    /// calls before it have run: a run of concurrency-safe calls has its
-    /// tools looked up before any of the run starts.
-    pub async fn call_batch(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
-        self.call_batch_with(calls, CancellationToken::new()).await
-    }
-
-    /// [`call_batch`](Self::call_batch), cancelling every call still running
-    /// when `cancel` is cancelled.
-    pub async fn call_batch_with(
-        &self,
+impl Pipeline {
+    /// Calls the tools of one model turn ([`Registry::call_batch`](crate::Registry::call_batch)),
+    /// cancelling every call still running when `cancel` is cancelled.
+    pub(crate) async fn call_batch(
+        self: &Arc<Self>,
         calls: Vec<ToolCall>,
         cancel: CancellationToken,
     ) -> Vec<ToolResult> {
@@ -60,7 +50,7 @@ impl Registry {
         let mut results = Vec::with_capacity(calls.len());
         let mut parallel: Vec<ToolCall> = Vec::new();
         for mut call in calls {
-            let entry = self.entry(&call.name);
+            let entry = self.pool.entry(&call.name);
             // A name no tool has may run beside others: its call only fails.
             if entry
                 .as_ref()
@@ -85,7 +75,7 @@ impl Registry {
     /// and a helper task per other worker thread on a multi-threaded tokio
     /// runtime (see the module's docs), polled together on this task
     /// otherwise.
-    async fn call_parallel(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+    async fn call_parallel(self: &Arc<Self>, calls: Vec<ToolCall>) -> Vec<ToolResult> {
         let runtime = Handle::try_current()
             .ok()
             .filter(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread);
@@ -99,7 +89,7 @@ impl Registry {
         let run = Arc::new(Run::new(calls));
         let mut helpers: Vec<Helper> = (0..helpers)
             .map(|index| {
-                let registry = self.clone();
+                let registry = Arc::clone(self);
                 let shared = Arc::clone(&run);
                 let taker = index + 1;
                 let running = runtime.spawn(async move {
@@ -183,7 +173,7 @@ impl Run {
     /// has none left and there is none to take.
     fn work<'a>(
         &self,
-        registry: &'a Registry,
+        registry: &'a Pipeline,
         taker: usize,
         mine: &mut FuturesUnordered<Started<'a>>,
         cx: &mut Context<'_>,

@@ -6,8 +6,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::tool::client::Client;
 use crate::tool::Entry;
+use crate::tool::client::Client;
 
 /// One call a model asked for: a tool name and its raw arguments.
 ///

@@ -8,14 +8,14 @@ use futures_util::FutureExt;
 use serde_json::Value;
 use tower::{Layer, Service, ServiceExt};
 
+use super::Config;
 use super::stop::Stop;
-use crate::tool::panic_message;
-use crate::tool::Exec;
 use crate::pipeline::layer::{
     ExecError, ExecRequest, Execute, ExecuteFuture, MetricsLayer, TimeoutFuture, TimeoutLayer,
     bounded, span_recorded,
 };
-use crate::pool::Config;
+use crate::tool::Exec;
+use crate::tool::panic_message;
 use crate::tool::{Entry, Prepared};
 
 /// Runs the tool on `prepared`, to its canonical value.

@@ -9,13 +9,13 @@ use std::sync::Arc;
 use serde_json::Value;
 use uuid::Uuid;
 
+use super::Config;
 use super::stop::Stop;
 use crate::content::ContentBlock;
-use crate::tool::with_sources;
 use crate::event::Event;
-use crate::pool::Config;
-use crate::result::CardSlot;
 use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
+use crate::result::CardSlot;
+use crate::tool::with_sources;
 use crate::tool::{Entry, project};
 
 /// What project and finalize start from: a value that passed the output gate

@@ -13,24 +13,24 @@ use std::task::{Context, Poll};
 
 use futures_util::FutureExt;
 
+use super::Pipeline;
 use super::call::ToolCall;
 use super::notify::{self, Pending};
 use super::stop::{InputError, Stop};
 use super::watch::{Watch, watched};
 use super::{Begun, Head, Landed, Launched, execute, input, resolve, stopped};
-use crate::tool::panic_message;
 use crate::pipeline::layer::{ExecError, ExecuteFuture, TimeoutFuture};
-use crate::schema::limits::drop_deep;
-use crate::pool::Registry;
 use crate::result::{Status, ToolResult};
+use crate::schema::limits::drop_deep;
 use crate::tool::Prepared;
+use crate::tool::panic_message;
 
 /// The stages of one call, boxed, their panic caught.
 type Stages<'a> = Pin<Box<dyn Future<Output = std::thread::Result<ToolResult>> + Send + 'a>>;
 
 /// The future [`Registry::call_with`] returns.
 pub(super) struct CallFuture<'a> {
-    registry: &'a Registry,
+    registry: &'a Pipeline,
     phase: Phase<'a>,
 }
 
@@ -61,7 +61,7 @@ enum Phase<'a> {
 }
 
 impl<'a> CallFuture<'a> {
-    pub(super) fn new(registry: &'a Registry, call: ToolCall) -> Self {
+    pub(super) fn new(registry: &'a Pipeline, call: ToolCall) -> Self {
         CallFuture {
             registry,
             phase: Phase::Start(call),
@@ -142,8 +142,8 @@ impl Future for CallFuture<'_> {
 /// the request to subscribers, and the stages, started: up to the tool,
 /// run here for a call that runs directly, boxed otherwise. A call that
 /// stopped before its tool ran ends here, with its result.
-fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>> {
-    let refused = input::over_limits(&registry.config().limits, &call.args);
+fn start(registry: &Pipeline, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>> {
+    let refused = input::over_limits(&&registry.config.limits, &call.args);
     notify::request(registry, &call, refused);
     // Until disarmed, dropping the future still records a result.
     let pending = Pending {
@@ -186,7 +186,7 @@ fn start(registry: &Registry, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
     match begun {
         Ok(Ok(Begin::Direct(launched, prepared))) => Ok(Phase::Direct {
             running: execute::direct(
-                registry.config(),
+                &registry.config,
                 launched.entry(),
                 prepared,
                 pending.started,
@@ -282,7 +282,7 @@ fn end(mut pending: Pending<'_>, mut result: ToolResult) -> ToolResult {
     let registry = pending.registry;
     result.duration = pending.elapsed();
     if result.status == Status::Cancelled
-        && let Some(entry) = registry.entry(&result.tool_name)
+        && let Some(entry) = registry.pool.entry(&result.tool_name)
     {
         result.output_type = entry.def.resolve_output_type(None);
     }

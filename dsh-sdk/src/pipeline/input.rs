@@ -9,9 +9,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::stop::{InputError, Stop};
-use crate::tool::panic_message;
-use crate::tool::Exec;
 use crate::schema::limits::{self, Limits, drop_deep};
+use crate::tool::Exec;
+use crate::tool::panic_message;
 use crate::tool::{Entry, PrepareError, Prepared};
 
 /// The arguments as a tool reads them, within the registry's limits: a
@@ -80,4 +80,3 @@ pub(super) fn check(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared
         PrepareError::ValidatePanicked(message) => InputError::ValidatePanicked(message),
     })
 }
-

@@ -35,10 +35,10 @@ use tower::retry::Policy;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service};
 
+use crate::tool::Exec;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
 use crate::tool::panic_message;
-use crate::tool::Exec;
 use crate::tool::{Entry, Prepared};
 
 /// The execute stage with its layers, type-erased.

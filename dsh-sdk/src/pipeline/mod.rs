@@ -44,22 +44,25 @@
 //! turn.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::event::Event;
+use crate::event::rawp::Diagnostic;
+use crate::pool::Pool;
+use crate::result::ToolResult;
 use crate::tool::client::Client;
 use crate::tool::{CallTokens, Exec};
-use crate::event::rawp::Diagnostic;
-use crate::pool::Registry;
-use crate::result::ToolResult;
 use crate::tool::{Entry, Prepared};
+use crate::tool::{Host, StreamSink, Surroundings};
 use permission::Verdict;
 use resolve::shown_name;
 
 mod batch;
 mod call;
+mod config;
 mod execute;
 mod finalize;
 mod future;
@@ -76,10 +79,73 @@ mod watch;
 
 pub use call::ToolCall;
 use call::{CallName, Resolved};
+pub(crate) use config::Config;
 pub(crate) use finalize::{Settled, finish, is_unsaved};
 pub(crate) use stop::{Head, Stop, Success};
 
-impl Registry {
+/// What a call runs against: the pool and the settings every stage reads.
+/// The stages are its methods and this module's functions; the host holds
+/// it behind a [`Registry`](crate::Registry).
+pub(crate) struct Pipeline {
+    pub(crate) pool: Pool,
+    pub(crate) config: Config,
+    /// What every call's context shares; made once, on first use.
+    surroundings: OnceLock<Arc<Surroundings>>,
+    /// Itself, not kept alive: what a call's context holds to reach the
+    /// pipeline it runs in (a tool that calls other tools, tool search).
+    me: Weak<Pipeline>,
+}
+
+impl Pipeline {
+    /// A pipeline over `pool` with `config`, shared.
+    pub(crate) fn new(pool: Pool, config: Config) -> Arc<Pipeline> {
+        Arc::new_cyclic(|me| Pipeline {
+            pool,
+            config,
+            surroundings: OnceLock::new(),
+            me: me.clone(),
+        })
+    }
+
+    /// The pipeline a call's context was made by, while it lives: for tools
+    /// that reach the pool they run in (tool search).
+    pub(crate) fn of(exec: &Exec) -> Option<Arc<Pipeline>> {
+        Self::from_host(exec.host()?)
+    }
+
+    /// The pipeline `host` stands for, while it lives.
+    pub(crate) fn from_host(host: &Host) -> Option<Arc<Pipeline>> {
+        host.upgrade()?.downcast::<Pipeline>().ok()
+    }
+
+    /// The pipeline as a call's context holds it: not kept alive.
+    pub(crate) fn host(&self) -> Host {
+        self.me.clone()
+    }
+
+    /// What every call's context shares: the state, the pipeline (not kept
+    /// alive) and the sink that forwards a tool's stream chunks to the
+    /// subscribers; made once, on first use.
+    pub(crate) fn surroundings(&self) -> Arc<Surroundings> {
+        let shared = self.surroundings.get_or_init(|| {
+            let host = self.host();
+            let pool = Arc::downgrade(&self.pool.inner);
+            let sink: StreamSink = Arc::new(move |chunk| {
+                if let Some(pool) = pool.upgrade() {
+                    pool.emit(&Event::Stream(chunk));
+                }
+            });
+            Arc::new(Surroundings {
+                state: self.pool.inner.state.clone(),
+                registry: Some(host),
+                sink: Some(sink),
+            })
+        });
+        Arc::clone(shared)
+    }
+}
+
+impl Pipeline {
     /// Calls the tool `name` (or alias) with the raw arguments a model sent.
     ///
     /// Never fails and never panics: an unknown tool, arguments that break the
@@ -99,7 +165,7 @@ impl Registry {
     ) -> impl Future<Output = ToolResult> + Send + use<'a> {
         // Looked up once, here: the name borrowed when it is the tool's own
         // and known at compile time, the tool kept for the pipeline.
-        let entry = self.entry(name);
+        let entry = self.pool.entry(name);
         let name = match entry.as_ref().map(|entry| &entry.def.name) {
             Some(Cow::Borrowed(own)) if *own == name => CallName::Static(own),
             _ => CallName::Shared(name.into()),
@@ -128,7 +194,7 @@ impl Registry {
             }
         };
         let head = Head::of_tool(call.invocation_id, call.parallel_group_id, &entry);
-        let config = self.config();
+        let config = &self.config;
         let warnings = match resolve::warnings(self, &entry) {
             Ok(warnings) => warnings,
             Err(stop) => return Err(Box::new(head.failed(stop))),
@@ -161,7 +227,7 @@ impl Registry {
     /// allowed as it is, with no host layer or recorded span around
     /// execute. Its future then runs the tool itself, within its timeout.
     fn runs_directly(&self, begun: &Begun) -> bool {
-        matches!(begun.verdict, Verdict::Allowed) && execute::runs_directly(self.config())
+        matches!(begun.verdict, Verdict::Allowed) && execute::runs_directly(&self.config)
     }
 
     /// The rest of the stages of a call read and decided: the approval if
@@ -169,7 +235,7 @@ impl Registry {
     fn rest(&self, begun: Begun) -> impl Future<Output = ToolResult> + Send + '_ {
         let mut begun = begun;
         async move {
-            let config = self.config();
+            let config = &self.config;
             if let Verdict::Ask(_) = begun.verdict {
                 let Verdict::Ask(asking) = std::mem::replace(&mut begun.verdict, Verdict::Allowed)
                 else {
@@ -273,7 +339,7 @@ impl Registry {
             mut settled,
         } = spilling;
         finalize::write(
-            self.config(),
+            &self.config,
             entry.def.name(),
             head.invocation_id,
             &mut settled.finished,
@@ -292,7 +358,7 @@ impl Registry {
         args: Arc<Value>,
         value: Value,
     ) -> Result<SettledValue, Stop> {
-        let config = self.config();
+        let config = &self.config;
         let value =
             output::gate(&config.limits, entry, value).map_err(|error| Stop::InvalidOutput {
                 tool: entry.def.name().to_owned(),
@@ -341,7 +407,7 @@ impl CallExec {
     }
 
     /// The context of call `invocation_id` of `entry`, made if it was not.
-    fn make(&mut self, registry: &Registry, entry: &Entry, invocation_id: Uuid) -> &Exec {
+    fn make(&mut self, registry: &Pipeline, entry: &Entry, invocation_id: Uuid) -> &Exec {
         let CallExec {
             made,
             tokens,
@@ -354,7 +420,7 @@ impl CallExec {
     }
 
     /// [`make`](CallExec::make), owned.
-    fn into_made(self, registry: &Registry, entry: &Entry, invocation_id: Uuid) -> Exec {
+    fn into_made(self, registry: &Pipeline, entry: &Entry, invocation_id: Uuid) -> Exec {
         match self.made {
             Some(exec) => exec,
             None => exec_for(registry, entry, invocation_id, self.tokens, self.client),
@@ -425,7 +491,7 @@ pub(super) struct Spilling {
 
 /// The context of call `invocation_id` of `entry`.
 fn exec_for(
-    registry: &Registry,
+    registry: &Pipeline,
     entry: &Entry,
     invocation_id: Uuid,
     tokens: CallTokens,

@@ -9,25 +9,25 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use uuid::Uuid;
 
+use super::Pipeline;
 use super::call::{CallName, ToolCall};
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
 use crate::event::Event;
-use crate::schema::limits::Exceeded;
-use crate::pool::Registry;
 use crate::result::ToolResult;
+use crate::schema::limits::Exceeded;
 use crate::tool::{Entry, running_card};
 
 /// The request, as subscribers see it: the arguments, or why they are not
 /// recorded.
-pub(super) fn request(registry: &Registry, call: &ToolCall, refused: Option<Exceeded>) {
-    registry.emit_with(|| {
+pub(super) fn request(registry: &Pipeline, call: &ToolCall, refused: Option<Exceeded>) {
+    registry.pool.emit_with(|| {
         let looked_up;
         let entry = match &call.resolved {
             Some(resolved) => Some(&resolved.0),
             None => {
-                looked_up = registry.entry(&call.name);
+                looked_up = registry.pool.entry(&call.name);
                 looked_up.as_ref()
             }
         };
@@ -54,14 +54,14 @@ pub(super) fn request(registry: &Registry, call: &ToolCall, refused: Option<Exce
 
 /// The card shown while a top-level call runs.
 pub(super) fn running(
-    registry: &Registry,
+    registry: &Pipeline,
     invocation_id: Uuid,
     top_level: bool,
     entry: &Entry,
     args: &Arc<Value>,
 ) {
     if top_level {
-        registry.emit_with(|| Event::Running {
+        registry.pool.emit_with(|| Event::Running {
             invocation_id,
             tool_name: entry.def.name.clone(),
             card: running_card(entry, args, || Arc::clone(args)),
@@ -74,18 +74,18 @@ pub(super) fn running(
 /// without a copy unless one of them kept it: a large output is not copied
 /// for a session log.
 pub(super) fn executed(
-    registry: &Registry,
+    registry: &Pipeline,
     invocation_id: Uuid,
     top_level: bool,
     entry: &Entry,
     args: &Arc<Value>,
     mut hooked: Hooked,
 ) -> Hooked {
-    if !registry.listening() {
+    if !registry.pool.listening() {
         return hooked;
     }
     let value = Arc::new(std::mem::take(&mut hooked.value));
-    registry.emit(&Event::Executed {
+    registry.pool.emit(&Event::Executed {
         invocation_id,
         tool_name: entry.def.name.clone(),
         args: Arc::clone(args),
@@ -103,8 +103,8 @@ pub(super) fn executed(
 /// of them kept it. Inlined, so that a result nobody listens for is not
 /// moved on its way out.
 #[inline]
-pub(super) fn result(registry: &Registry, result: ToolResult) -> ToolResult {
-    if !registry.listening() {
+pub(super) fn result(registry: &Pipeline, result: ToolResult) -> ToolResult {
+    if !registry.pool.listening() {
         return result;
     }
     emit_result(registry, result)
@@ -112,9 +112,9 @@ pub(super) fn result(registry: &Registry, result: ToolResult) -> ToolResult {
 
 /// [`result`], to subscribers.
 #[cold]
-fn emit_result(registry: &Registry, result: ToolResult) -> ToolResult {
+fn emit_result(registry: &Pipeline, result: ToolResult) -> ToolResult {
     let shared = Arc::new(result);
-    registry.emit(&Event::Result(Arc::clone(&shared)));
+    registry.pool.emit(&Event::Result(Arc::clone(&shared)));
     Arc::try_unwrap(shared).unwrap_or_else(|kept| ToolResult::clone(&kept))
 }
 
@@ -122,7 +122,7 @@ fn emit_result(registry: &Registry, result: ToolResult) -> ToolResult {
 /// (a host gave up on it, say), so the session log never ends with a
 /// request and no result.
 pub(super) struct Pending<'a> {
-    pub(super) registry: &'a Registry,
+    pub(super) registry: &'a Pipeline,
     pub(super) invocation_id: Uuid,
     pub(super) name: CallName,
     pub(super) parallel_group_id: Option<Uuid>,
@@ -135,8 +135,8 @@ impl Pending<'_> {
     /// The time now, when `registry` times its calls: always with
     /// `time_calls`, else while something observes it. A call nobody
     /// observes reads no clock.
-    pub(super) fn clock(registry: &Registry) -> Option<Instant> {
-        (registry.config().time_calls || registry.listening()).then(Instant::now)
+    pub(super) fn clock(registry: &Pipeline) -> Option<Instant> {
+        (registry.config.time_calls || registry.pool.listening()).then(Instant::now)
     }
 
     /// How long the call has run, if it is timed; zero when it is not.
@@ -153,7 +153,7 @@ impl Pending<'_> {
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
-        if !self.armed || !self.registry.listening() {
+        if !self.armed || !self.registry.pool.listening() {
             return;
         }
         let tool = resolve::tool_name(self.registry, &self.name);
@@ -168,6 +168,6 @@ impl Drop for Pending<'_> {
             dropped: true,
         });
         result.duration = self.elapsed();
-        self.registry.emit(&Event::Result(Arc::new(result)));
+        self.registry.pool.emit(&Event::Result(Arc::new(result)));
     }
 }

@@ -11,12 +11,12 @@ use futures_util::FutureExt;
 use serde_json::Value;
 use uuid::Uuid;
 
+use super::Config;
 use super::input;
 use super::stop::Stop;
-use crate::tool::panic_message;
-use crate::tool::Exec;
 use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision, Ruling};
-use crate::pool::Config;
+use crate::tool::Exec;
+use crate::tool::panic_message;
 use crate::tool::{Entry, Prepared};
 
 /// What the permission stage made of the arguments the model sent.

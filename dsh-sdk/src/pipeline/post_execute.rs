@@ -11,15 +11,15 @@
 //! were added, each able to pass, replace the content or the value, add
 //! context, or block.
 
-use serde_json::Value;
-use crate::content::ContentBlock;
-use std::panic::AssertUnwindSafe;
+use super::Config;
 use super::output;
 use super::stop::Stop;
-use crate::tool::panic_message;
+use crate::content::ContentBlock;
 use crate::event::ValueSource;
-use crate::pool::Config;
 use crate::tool::Entry;
+use crate::tool::panic_message;
+use serde_json::Value;
+use std::panic::AssertUnwindSafe;
 /// What a post-execute hook decided.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PostDecision {

@@ -13,13 +13,13 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::finalize::Finished;
-use crate::catalog::Refusal;
 use crate::content::ContentBlock;
 use crate::names::OutputType;
-use crate::tool::ToolError;
-use crate::schema::limits::Exceeded;
+use crate::pool::Refusal;
 use crate::result::{Cause, Failure, Status, ToolResult};
+use crate::schema::limits::Exceeded;
 use crate::schema::{Violation, describe};
+use crate::tool::ToolError;
 use crate::tool::{Entry, ProjectError};
 
 /// Why a call stopped early.

@@ -20,14 +20,15 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use crate::card::web::{CARDS_CSS, CARDS_JS};
 use crate::event::Event;
+use crate::log::replay::{Outcome, replay};
 use crate::log::{Log, LogError};
 use crate::permission::Approval;
-use crate::pool::{Registry, Subscription};
-use crate::log::replay::{Outcome, replay};
+use crate::pool::Subscription;
+use crate::registry::Registry;
 use crate::result::ToolResult;
 use crate::served::{self, Background};
-use crate::card::web::{CARDS_CSS, CARDS_JS};
 
 use super::approve::PageApprover;
 

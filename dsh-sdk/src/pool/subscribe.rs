@@ -6,19 +6,18 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
-use super::{Inner, Registry};
+use super::{Inner, Pool};
 use crate::event::Event;
-use crate::tool::{StreamSink, Surroundings};
 use crate::event::rawp::RawpEvent;
 
 /// One subscriber's callback.
 pub(super) type Subscriber = Arc<dyn Fn(&Event) + Send + Sync>;
 
-impl Registry {
+impl Pool {
     /// Calls `subscriber` with the RAWP-DPS form of every event from now on:
     /// `tool.invoke.request`, `tool.invoke.stream`, `tool.invoke.result` and
     /// `tool.catalog.publish`. Dropping the [`Subscription`] stops it.
-    pub fn subscribe_rawp(
+    pub(crate) fn subscribe_rawp(
         &self,
         subscriber: impl Fn(&RawpEvent) + Send + Sync + 'static,
     ) -> Subscription {
@@ -32,7 +31,10 @@ impl Registry {
     /// Calls `subscriber` with every event from now on: requests, stream
     /// chunks and results, errors included. Dropping the [`Subscription`]
     /// stops it.
-    pub fn subscribe(&self, subscriber: impl Fn(&Event) + Send + Sync + 'static) -> Subscription {
+    pub(crate) fn subscribe(
+        &self,
+        subscriber: impl Fn(&Event) + Send + Sync + 'static,
+    ) -> Subscription {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let subscriber: Subscriber = Arc::new(subscriber);
         self.inner.subscribers.rcu(|subscribers| {
@@ -60,50 +62,15 @@ impl Registry {
     }
 }
 
-impl super::Config {
-    /// Builds and emits an event to the subscribers of the registry these
-    /// settings belong to, only when someone listens.
-    pub(crate) fn emit_with(&self, event: impl FnOnce() -> Event) {
-        if let Some(inner) = self.registry.upgrade()
-            && inner.listened.load(Ordering::Relaxed) > 0
-        {
-            inner.emit(&event());
-        }
-    }
-}
-
-impl Registry {
+impl Pool {
     /// Calls every subscriber with `event`.
     pub(crate) fn emit(&self, event: &Event) {
         self.inner.emit(event);
     }
 }
 
-impl Registry {
-    /// What every call's context shares: the state, the registry (not kept
-    /// alive) and the sink that forwards a tool's stream chunks to the
-    /// subscribers; made once, on first use.
-    pub(crate) fn surroundings(&self) -> Arc<Surroundings> {
-        let shared = self.inner.surroundings.get_or_init(|| {
-            let host = self.host();
-            let forward = host.clone();
-            let sink: StreamSink = Arc::new(move |chunk| {
-                if let Some(registry) = Registry::from_host(&forward) {
-                    registry.emit(&Event::Stream(chunk));
-                }
-            });
-            Arc::new(Surroundings {
-                state: self.inner.state.clone(),
-                registry: Some(host),
-                sink: Some(sink),
-            })
-        });
-        Arc::clone(shared)
-    }
-}
-
 impl Inner {
-    fn emit(&self, event: &Event) {
+    pub(crate) fn emit(&self, event: &Event) {
         let subscribers = self.subscribers.load();
         for (_, subscriber) in subscribers.iter() {
             // A panicking subscriber must not take the call down with it.

@@ -9,8 +9,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use crate::tool::{ToolOutput, ToolReturn};
 use crate::tool::ToolError;
+use crate::tool::{ToolOutput, ToolReturn};
 
 pin_project_lite::pin_project! {
     /// A tool fn's future whose value is its output: `Ok` of it.

@@ -71,7 +71,7 @@ use uuid::Uuid;
 
 use crate::content::{ContentBlock, EmbeddedResource};
 use crate::pipeline::ToolCall;
-use crate::pool::Registry;
+use crate::registry::Registry;
 use crate::result::{Cause, Failure, Status, ToolResult};
 
 /// Declares a format's `Turn`: the text the model wrote and its calls, then

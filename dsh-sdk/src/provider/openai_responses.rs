@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::{Call, CallFields, Part, Read, ResponseError};
 use crate::export::{Deferred, Format, export_tool};
-use crate::pool::Registry;
+use crate::registry::Registry;
 use crate::result::ToolResult;
 
 const FORMAT: &str = "Responses";
@@ -217,7 +217,7 @@ pub struct FunctionTool {
 pub fn tools(registry: &Registry, deferred: Deferred) -> Vec<Tool> {
     let (listed, deferred_tools) = match deferred {
         Deferred::BuiltIn => (registry.visible_tools(), Vec::new()),
-        Deferred::Native => crate::export::split_deferred(registry),
+        Deferred::Native => crate::catalog::split_deferred(registry.pool()),
     };
     let mut tools: Vec<Tool> = listed
         .iter()
@@ -234,7 +234,7 @@ pub fn tools(registry: &Registry, deferred: Deferred) -> Vec<Tool> {
     tools
 }
 
-fn function_tool(tool: &crate::pool::ToolInfo, defer_loading: bool) -> FunctionTool {
+fn function_tool(tool: &crate::tool::ToolInfo, defer_loading: bool) -> FunctionTool {
     let exported = export_tool(tool, Format::OpenAi);
     FunctionTool {
         name: tool.name().to_owned(),

@@ -49,15 +49,8 @@ mod text;
 
 use std::sync::{Arc, PoisonError, RwLock};
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use crate as dsh_sdk;
-use crate::tool::ToolError;
-use crate::tool::Exec;
-use crate::export::{Format, export_tool};
-use crate::pool::{Registry, ToolInfo};
 use crate::tool::Entry;
+use crate::tool::ToolInfo;
 
 pub use index::ToolIndex;
 #[doc(hidden)]
@@ -87,79 +80,17 @@ impl Index {
         self.write().remove(name);
     }
 
+    /// The deferred tools that best match `query`, best first, at most `limit`.
+    pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<ToolInfo> {
+        self.deferred
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .search(query, limit)
+    }
+
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, ToolIndex> {
         self.deferred
             .write()
             .unwrap_or_else(PoisonError::into_inner)
     }
-}
-
-impl Registry {
-    /// The deferred tools that best match `query`, best first, at most `limit`.
-    pub fn search_deferred(&self, query: &str, limit: usize) -> Vec<ToolInfo> {
-        self.inner
-            .search
-            .deferred
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .search(query, limit)
-    }
-}
-
-/// What [`tool_search`](struct@tool_search) returns: full definitions, best first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Found {
-    /// Each match as `{name, description, input_schema}`, plus `output_schema`
-    /// when the tool declares its output and `failure_schema` when it declares
-    /// how it fails; it can be called from now on.
-    pub tools: Vec<Value>,
-}
-
-/// Search for tools that are not in the tool list yet, by what they do.
-///
-/// Write a few plain words naming the action and what it acts on, the way a
-/// tool's name or description would say it: "refund payment", "list calendar
-/// events", "convert currency". Add a distinctive word when it helps (a
-/// service, a file type, a unit), and keep the details the user gave (a
-/// date, an amount, one of a set of choices): a tool that needs a detail the
-/// query does not give ranks a little lower. Word forms and case styles do
-/// not matter: "sending
-/// emails" finds `sendEmail`. Returns the full definitions of the best
-/// matches, best first (inputs, and outputs and failure shapes where
-/// declared); they can be called right away. If none fits, search again with
-/// other words.
-#[dsh_sdk::tool(read_only, concurrency_safe, idempotent, always_load)]
-pub async fn tool_search(
-    /// A few words describing the capability needed, e.g. "convert currency"
-    query: String,
-    /// How many tools to return, 1 to 20 (default 5)
-    #[schemars(range(min = 1, max = 20))]
-    limit: Option<u32>,
-    exec: &Exec,
-) -> Result<Found, ToolError> {
-    let registry = exec
-        .registry()
-        .ok_or_else(|| ToolError::new("tool search needs the registry it was called through"))?;
-    let limit = limit.unwrap_or(5).clamp(1, 20) as usize;
-    let found = registry.search_deferred(&query, limit);
-    registry.load_deferred(found.iter().map(ToolInfo::name));
-    Ok(Found {
-        tools: found.iter().map(definition).collect(),
-    })
-}
-
-/// A found tool's full definition: what the model calls it with, what it
-/// returns and how it can fail.
-fn definition(tool: &ToolInfo) -> Value {
-    let mut definition = export_tool(tool, Format::Anthropic);
-    if let Value::Object(fields) = &mut definition {
-        let output = tool.output_schema();
-        if *output != Value::Bool(true) {
-            fields.insert("output_schema".to_owned(), output.clone());
-        }
-        if let Some(failures) = tool.failure_schema() {
-            fields.insert("failure_schema".to_owned(), failures.clone());
-        }
-    }
-    definition
 }

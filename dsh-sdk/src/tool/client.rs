@@ -22,8 +22,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-
-
 /// The client of one call: where [`Exec::log`](crate::Exec::log),
 /// [`Exec::elicit`](crate::Exec::elicit) and
 /// [`Exec::sample`](crate::Exec::sample) go.

@@ -10,11 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::tool::ToolError;
-use crate::tool::Exec;
-use crate::tool::fixed::StrList;
-use crate::tool::Icon;
 use crate::names::{Category, OutputType};
+use crate::tool::Exec;
+use crate::tool::Icon;
+use crate::tool::ToolError;
+use crate::tool::fixed::StrList;
 use serde_json::Value;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
@@ -452,7 +452,6 @@ impl TaskSupport {
         }
     }
 }
-
 
 impl ToolDef {
     /// Resolves a call's `output_type` by the protocol's three steps: the catalog's

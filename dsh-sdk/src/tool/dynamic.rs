@@ -46,9 +46,9 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::content::{ContentBlock, render_value};
+use crate::tool::Exec;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
-use crate::tool::Exec;
 use crate::tool::{Handler, PrepareError, Prepared, Projection, ReadError};
 
 /// The code of the warning diagnostic that says a dynamic tool was left out

@@ -10,13 +10,13 @@ use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::event::{StreamChunk, StreamType};
+use crate::tool::ToolError;
 use crate::tool::client::{
     Client, ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, LogMessage, Sample,
     SampleRequest, elicitation_schema, no_client,
 };
 use crate::tool::elicit::Elicitable;
-use crate::tool::ToolError;
-use crate::event::{StreamChunk, StreamType};
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.
@@ -77,7 +77,6 @@ pub(crate) type Host = std::sync::Weak<dyn Any + Send + Sync>;
 
 /// Receives the stream chunks a tool sends through [`Exec`].
 pub(crate) type StreamSink = Arc<dyn Fn(StreamChunk) + Send + Sync>;
-
 
 impl Exec {
     /// A context for one call. Hosts get one from the registry; tests can build one.
@@ -356,12 +355,6 @@ impl ExecBuilder {
 
         /// Receives the chunks the tool streams.
         on_stream(sink: impl Fn(StreamChunk) + Send + Sync + 'static) => sink = Some(Arc::new(sink));
-    }
-
-    /// Lets the tool reach the registry it runs in (`registry/` sets it).
-    pub(crate) fn host(mut self, host: Host) -> Self {
-        self.registry = Some(host);
-        self
     }
 
     setters! {

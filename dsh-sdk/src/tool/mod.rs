@@ -29,12 +29,12 @@ pub use definition::{TaskSupport, Tool, ToolDef, Validation};
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};
 pub use erased::ToolInfo;
 pub(crate) use erased::{
-    Entry, FieldProbe, Handler, PrepareError, Prepared, ProjectError, Projection, ReadError,
-    Typed, probe_fields, project, running_card, unnamed_field,
+    Entry, FieldProbe, Handler, PrepareError, Prepared, ProjectError, Projection, ReadError, Typed,
+    probe_fields, project, running_card, unnamed_field,
 };
 pub use error::{RegisterError, ToolError};
 pub(crate) use error::{hook_panicked, panic_message, with_sources};
-pub use exec::{Exec, ExecBuilder, MissingState, State};
 pub(crate) use exec::{CallTokens, Host, StreamSink, Surroundings};
+pub use exec::{Exec, ExecBuilder, MissingState, State};
 pub use icon::{Icon, IconError, IconTheme};
 pub use project::{PresentCallFn, PresentFn, RenderFn};

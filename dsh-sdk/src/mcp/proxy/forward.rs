@@ -13,8 +13,8 @@ use rmcp::service::PeerRequestOptions;
 use rmcp::{Peer, RoleClient};
 
 use crate::content::{ContentBlock, joined_text};
-use crate::tool::ToolError;
 use crate::tool::Exec;
+use crate::tool::ToolError;
 
 use super::super::content::from_mcp;
 use super::gone::{root_cause, unreachable};

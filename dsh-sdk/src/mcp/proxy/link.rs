@@ -13,12 +13,13 @@ use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
 use crate::content::{ContentBlock, render_default};
+use crate::event::rawp::{Diagnostic, Severity, ToolStatus};
 use crate::names::Category;
-use crate::tool::ToolDef;
+use crate::pool::ScopedTool;
+use crate::registry::Registry;
 use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
-use crate::event::rawp::{Diagnostic, Severity, ToolStatus};
-use crate::pool::{Registry, ScopedTool};
+use crate::tool::ToolDef;
 
 use super::super::pins::{ContractChanged, ContractPins, TOOL_CONTRACT_CHANGED};
 use super::TOOL_SKIPPED;

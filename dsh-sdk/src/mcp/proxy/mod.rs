@@ -28,7 +28,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::event::rawp::{Diagnostic, ToolStatus};
-use crate::pool::Registry;
+use crate::registry::Registry;
 
 use super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 use client::ProxyClient;

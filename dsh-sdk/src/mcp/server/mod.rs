@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use rmcp::model::Implementation;
 
-use crate::pool::Registry;
+use crate::registry::Registry;
 
 use super::apps;
 use super::http::HttpSettings;

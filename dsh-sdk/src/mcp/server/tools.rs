@@ -9,13 +9,13 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
-use crate::tool::TaskSupport;
 use crate::export::{Format, export_tool};
 use crate::mcp::apps;
 use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
 use crate::mcp::wire::{complete, mcp_tool, request_state};
 use crate::pipeline::ToolCall;
+use crate::tool::TaskSupport;
 
 use super::McpServer;
 

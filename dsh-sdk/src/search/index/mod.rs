@@ -7,7 +7,7 @@ use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
 
 use super::text;
-use crate::pool::ToolInfo;
+use crate::tool::ToolInfo;
 use evidence::{Slots, Values};
 pub use rerank::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
 use spelling::{Neighbours, one_edit_apart};

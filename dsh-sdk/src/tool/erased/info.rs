@@ -16,16 +16,6 @@ pub struct ToolInfo {
 }
 
 impl ToolInfo {
-    /// The contract hash of the tool's definition
-    /// ([`contract_hash`](crate::export::digest::contract_hash) of its MCP export):
-    /// what a host pins to notice the tool changing.
-    pub fn contract_hash(&self) -> String {
-        crate::export::digest::contract_hash(&crate::export::export_tool(
-            self,
-            crate::export::Format::Mcp,
-        ))
-    }
-
     /// Name, description and flags.
     pub fn definition(&self) -> &ToolDef {
         &self.entry.def

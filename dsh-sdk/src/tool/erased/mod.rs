@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
+use crate::schema::Compiled;
+use crate::tool::Exec;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
-use crate::tool::Exec;
-use crate::schema::Compiled;
 
 mod info;
 mod projection;

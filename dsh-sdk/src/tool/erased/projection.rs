@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::{Entry, ReadError};
 use crate::card::Card;
 use crate::content::ContentBlock;
-use crate::tool::panic_message;
 use crate::result::CardSlot;
+use crate::tool::panic_message;
 
 /// The payload a panic in `present` is resumed with, to tell it from a
 /// panic in render: its message.

@@ -11,9 +11,9 @@ use serde_json::Value;
 use super::projection::PresentPanic;
 use super::{Handler, PrepareError, Prepared, Projection, ReadError};
 use crate::card::Card;
+use crate::tool::Exec;
 use crate::tool::{Tool, Validation};
 use crate::tool::{ToolError, panic_message};
-use crate::tool::Exec;
 
 /// The tool `T`, erased.
 pub(crate) struct Typed<T>(PhantomData<fn() -> T>);

@@ -1,46 +1,26 @@
-//! [`RegistryBuilder`] and [`Config`]: the settings every call reads, fixed
-//! when the registry is built.
+//! [`RegistryBuilder`]: the shared state and the settings every call reads,
+//! fixed when the registry is built.
 
 use std::any::Any;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::{Arc, OnceLock, RwLock, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use tower::retry::RetryLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
-use super::{Inner, Registry};
-use crate::tool::State;
+use super::Registry;
+use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::pipeline::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
 };
-use crate::schema::limits::{Limits, MAX_DEPTH};
-use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::pipeline::post_execute::PostExecute;
 use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
-
-/// The settings every call reads, fixed when the registry is built.
-pub(crate) struct Config {
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) max_result_chars: usize,
-    pub(crate) spill: SpillConfig,
-    pub(crate) permissions: Permissions,
-    pub(crate) approver: Option<Arc<dyn Approver>>,
-    pub(crate) post_execute: Vec<Arc<dyn PostExecute>>,
-    /// What a call may carry in and out (`limits.rs`).
-    pub(crate) limits: Limits,
-    /// Whether every call is timed, also when nothing observes the registry.
-    pub(crate) time_calls: bool,
-    /// The execute stack when it has retries or host layers; `None` runs
-    /// the built-in stack directly.
-    pub(crate) service: Option<ExecService>,
-    /// The registry these settings belong to, for the events of stages
-    /// that have only the settings at hand (a spill that could not be
-    /// saved); dangling for settings built outside a registry.
-    pub(crate) registry: Weak<Inner>,
-}
+use crate::pipeline::{Config, Pipeline};
+use crate::pool::Pool;
+use crate::schema::limits::{Limits, MAX_DEPTH};
+use crate::tool::State;
 
 /// Builds a [`Registry`]: shared state, limits, permissions, hooks and layers.
 ///
@@ -71,9 +51,10 @@ pub struct RegistryBuilder {
     time_calls: bool,
 }
 
-impl Registry {
-    /// Starts a registry with shared state and settings.
-    pub fn builder() -> RegistryBuilder {
+impl RegistryBuilder {
+    /// A builder with no shared state and the default settings:
+    /// [`Registry::builder`].
+    pub fn new() -> RegistryBuilder {
         RegistryBuilder {
             state: State::default(),
             timeout: None,
@@ -90,9 +71,9 @@ impl Registry {
     }
 }
 
-impl Default for Inner {
+impl Default for RegistryBuilder {
     fn default() -> Self {
-        Registry::builder().into_inner()
+        RegistryBuilder::new()
     }
 }
 
@@ -210,18 +191,6 @@ impl RegistryBuilder {
 
     /// Builds the registry.
     pub fn build(self) -> Registry {
-        Registry {
-            inner: Arc::new_cyclic(|registry| self.into_inner_of(registry.clone())),
-        }
-    }
-
-    /// The registry's state and settings, outside any registry.
-    pub(super) fn into_inner(self) -> Inner {
-        self.into_inner_of(Weak::new())
-    }
-
-    /// The state and settings of `registry`.
-    fn into_inner_of(self, registry: Weak<Inner>) -> Inner {
         // The built-in stack alone is called as a concrete type, with no
         // boxing; retries or host layers need the type-erased stack.
         let service = if self.retry.max_attempts() > 1 || !self.layers.is_empty() {
@@ -240,30 +209,20 @@ impl RegistryBuilder {
         } else {
             None
         };
-        Inner {
-            tools: RwLock::default(),
-            state: self.state,
-            config: Config {
-                timeout: self.timeout,
-                max_result_chars: self.max_result_chars,
-                spill: self.spill,
-                permissions: self.permissions,
-                approver: self.approver,
-                post_execute: self.post_execute,
-                limits: self.limits,
-                time_calls: self.time_calls,
-                service,
-                registry,
-            },
-            subscribers: Default::default(),
-            listened: AtomicUsize::new(0),
-            surroundings: OnceLock::new(),
-            catalog: Default::default(),
-            loaded: RwLock::default(),
-            changed: tokio::sync::watch::Sender::new(()),
-            search: crate::search::Index::default(),
-            next_id: AtomicU64::new(0),
-        }
+        let pool = Pool::new(self.state);
+        let config = Config {
+            timeout: self.timeout,
+            max_result_chars: self.max_result_chars,
+            spill: self.spill,
+            permissions: self.permissions,
+            approver: self.approver,
+            post_execute: self.post_execute,
+            limits: self.limits,
+            time_calls: self.time_calls,
+            service,
+            pool: Arc::downgrade(&pool.inner),
+        };
+        Registry::from_pipeline(Pipeline::new(pool, config))
     }
 }
 

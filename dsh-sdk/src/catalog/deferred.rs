@@ -1,0 +1,203 @@
+//! Deferred tools: a tool marked `defer` stays out of the tool list the
+//! model sees until tool search finds it. The built-in [`tool_search`]
+//! tool searches the deferred set and loads what it finds; a provider with
+//! a tool search of its own gets the deferred tools marked for it instead
+//! ([`Deferred::Native`]).
+
+use std::sync::PoisonError;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::export::{
+    ANTHROPIC_TOOL_SEARCH_NAME, ANTHROPIC_TOOL_SEARCH_TYPE, Deferred, Format, export_tool,
+    export_tools, formats_for,
+};
+use crate::pipeline::Pipeline;
+use crate::pool::Pool;
+use crate::tool::{Exec, ToolError, ToolInfo};
+
+/// The tools the model sees, in the order it sees them: every tool that
+/// is not deferred (or is marked `always_load`), in pool order, then the
+/// deferred tools tool search has loaded, in the order they were loaded.
+pub(crate) fn visible_tools(pool: &Pool) -> Vec<ToolInfo> {
+    let mut visible: Vec<ToolInfo> = pool
+        .tools()
+        .into_iter()
+        .filter(|tool| {
+            let def = tool.definition();
+            !def.is_deferred() || def.is_always_loaded()
+        })
+        .collect();
+    let loaded = pool
+        .inner
+        .loaded
+        .read()
+        .unwrap_or_else(PoisonError::into_inner);
+    visible.extend(loaded.iter().filter_map(|name| pool.get(name)));
+    visible
+}
+
+/// Loads deferred tools into the exported list, after everything already
+/// there. Names that are not deferred, not registered, or already loaded
+/// are skipped.
+pub(crate) fn load_deferred<'a>(pool: &Pool, names: impl IntoIterator<Item = &'a str>) {
+    let mut loaded = pool
+        .inner
+        .loaded
+        .write()
+        .unwrap_or_else(PoisonError::into_inner);
+    for name in names {
+        let Some(tool) = pool.get(name) else { continue };
+        let def = tool.definition();
+        let hidden = def.is_deferred() && !def.is_always_loaded();
+        if hidden && !loaded.iter().any(|loaded| loaded == tool.name()) {
+            loaded.push(tool.name().to_owned());
+            pool.inner.changed.send_replace(());
+        }
+    }
+}
+
+/// The deferred tools that best match `query`, best first, at most `limit`.
+pub(crate) fn search_deferred(pool: &Pool, query: &str, limit: usize) -> Vec<ToolInfo> {
+    pool.inner.search.search(query, limit)
+}
+
+/// The tool list the model sees in `format`: [`visible_tools`], exported.
+pub(crate) fn export(pool: &Pool, format: Format) -> Value {
+    export_tools(&visible_tools(pool), format)
+}
+
+/// The tool list in `format`, deferred tools listed as `deferred` says.
+///
+/// With [`Deferred::Native`] and an Anthropic format, the list is the
+/// tools that are not deferred, in pool order (the same stable prefix as
+/// [`Registry::export`]), then Anthropic's tool search tool
+/// ([`ANTHROPIC_TOOL_SEARCH_TYPE`]), then every deferred tool sorted by
+/// name with `"defer_loading": true`. The built-in `tool_search` tool is
+/// left out: Anthropic's replaces it. Tool search is in beta at Anthropic:
+/// send the `anthropic-beta: advanced-tool-use-2025-11-20` header with it.
+///
+/// ```
+/// use dsh_sdk::export::{Deferred, Format};
+/// use dsh_sdk::prelude::*;
+///
+/// /// Greet someone by name.
+/// #[tool]
+/// async fn greet(name: String) -> String { format!("Hello, {name}!") }
+///
+/// /// Convert an amount between currencies.
+/// #[tool(defer)]
+/// async fn convert(amount: f64) -> f64 { amount }
+///
+/// let registry = Registry::new();
+/// registry.register::<greet>().unwrap().keep();
+/// registry.register::<convert>().unwrap().keep();
+/// let tools = registry.export_with(Format::Anthropic, Deferred::Native);
+/// let names: Vec<&str> = tools.as_array().unwrap().iter()
+///     .map(|tool| tool["name"].as_str().unwrap()).collect();
+/// assert_eq!(names, ["greet", "tool_search_tool_bm25", "convert"]);
+/// assert_eq!(tools[2]["defer_loading"], true);
+/// ```
+pub(crate) fn export_with(pool: &Pool, format: Format, deferred: Deferred) -> Value {
+    let native = matches!(format, Format::Anthropic | Format::AnthropicStrict);
+    if deferred == Deferred::BuiltIn || !native {
+        return export(pool, format);
+    }
+    let (listed, deferred) = split_deferred(pool);
+    let mut tools: Vec<Value> = listed
+        .iter()
+        .zip(formats_for(&listed, format))
+        .map(|(tool, format)| export_tool(tool, format))
+        .collect();
+    if !deferred.is_empty() {
+        tools.push(json!({
+            "type": ANTHROPIC_TOOL_SEARCH_TYPE,
+            "name": ANTHROPIC_TOOL_SEARCH_NAME,
+        }));
+        // Strict mode's budgets count the tools the model sees up front;
+        // deferred tools go out plain.
+        tools.extend(deferred.iter().map(|tool| {
+            let mut exported = export_tool(tool, Format::Anthropic);
+            if let Value::Object(object) = &mut exported {
+                object.insert("defer_loading".into(), Value::Bool(true));
+            }
+            exported
+        }));
+    }
+    Value::Array(tools)
+}
+
+/// The tools a provider's own tool search serves: the ones listed up front
+/// (not deferred, or `always_load`), in pool order, without the built-in
+/// `tool_search`; and the deferred ones, sorted by name.
+pub(crate) fn split_deferred(pool: &Pool) -> (Vec<ToolInfo>, Vec<ToolInfo>) {
+    let search = <tool_search as crate::Tool>::DEFINITION;
+    let (mut deferred, listed): (Vec<ToolInfo>, Vec<ToolInfo>) = pool
+        .tools()
+        .into_iter()
+        .filter(|tool| tool.name() != search.name() || tool.is_dynamic())
+        .partition(|tool| {
+            let def = tool.definition();
+            def.is_deferred() && !def.is_always_loaded()
+        });
+    deferred.sort_by(|a, b| a.name().cmp(b.name()));
+    (listed, deferred)
+}
+
+/// What [`tool_search`](struct@tool_search) returns: full definitions, best first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Found {
+    /// Each match as `{name, description, input_schema}`, plus `output_schema`
+    /// when the tool declares its output and `failure_schema` when it declares
+    /// how it fails; it can be called from now on.
+    pub tools: Vec<Value>,
+}
+
+/// Search for tools that are not in the tool list yet, by what they do.
+///
+/// Write a few plain words naming the action and what it acts on, the way a
+/// tool's name or description would say it: "refund payment", "list calendar
+/// events", "convert currency". Add a distinctive word when it helps (a
+/// service, a file type, a unit), and keep the details the user gave (a
+/// date, an amount, one of a set of choices): a tool that needs a detail the
+/// query does not give ranks a little lower. Word forms and case styles do
+/// not matter: "sending
+/// emails" finds `sendEmail`. Returns the full definitions of the best
+/// matches, best first (inputs, and outputs and failure shapes where
+/// declared); they can be called right away. If none fits, search again with
+/// other words.
+#[dsh_sdk::tool(read_only, concurrency_safe, idempotent, always_load)]
+pub async fn tool_search(
+    /// A few words describing the capability needed, e.g. "convert currency"
+    query: String,
+    /// How many tools to return, 1 to 20 (default 5)
+    #[schemars(range(min = 1, max = 20))]
+    limit: Option<u32>,
+    exec: &Exec,
+) -> Result<Found, ToolError> {
+    let pipeline = Pipeline::of(exec)
+        .ok_or_else(|| ToolError::new("tool search needs the registry it was called through"))?;
+    let limit = limit.unwrap_or(5).clamp(1, 20) as usize;
+    let found = search_deferred(&pipeline.pool, &query, limit);
+    load_deferred(&pipeline.pool, found.iter().map(ToolInfo::name));
+    Ok(Found {
+        tools: found.iter().map(definition).collect(),
+    })
+}
+
+/// A found tool's full definition: what the model calls it with, what it
+/// returns and how it can fail.
+fn definition(tool: &ToolInfo) -> Value {
+    let mut definition = export_tool(tool, Format::Anthropic);
+    if let Value::Object(fields) = &mut definition {
+        let output = tool.output_schema();
+        if *output != Value::Bool(true) {
+            fields.insert("output_schema".to_owned(), output.clone());
+        }
+        if let Some(failures) = tool.failure_schema() {
+            fields.insert("failure_schema".to_owned(), failures.clone());
+        }
+    }
+    definition
+}
