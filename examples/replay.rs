@@ -18,7 +18,7 @@ use dsh_examples::view::{self, Style};
 use dsh_examples::{demo, register_all};
 use dsh_sdk::Registry;
 use dsh_sdk::log::Log;
-use dsh_sdk::replay::replay;
+use dsh_sdk::log::replay::replay;
 
 const USAGE: &str = "\
 usage: cargo run --example replay -- [LOG]

@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dsh_sdk::dynamic::DynamicTool;
+use dsh_sdk::DynamicTool;
 use dsh_sdk::search::ToolIndex;
 use dsh_sdk::{Registry, ToolDef, ToolInfo};
 use serde_json::{Value, json};

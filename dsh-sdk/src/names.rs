@@ -135,6 +135,33 @@ mod tests {
 
     use super::{TOOL_NAME_RULE, is_icon_src, is_valid_tool_name};
     use crate::{Category, OutputType};
+    use serde_json::json;
+
+    use super::{is_empty, is_string_list};
+
+    #[test]
+    fn empty_values_are_the_spec_s_no_change() {
+        for empty in [json!(null), json!(false), json!(""), json!([]), json!({})] {
+            assert!(is_empty(&empty), "{empty}");
+        }
+        for full in [
+            json!(true),
+            json!(0),
+            json!("x"),
+            json!([1]),
+            json!({ "a": 1 }),
+        ] {
+            assert!(!is_empty(&full), "{full}");
+        }
+    }
+
+    #[test]
+    fn a_list_is_strings_only() {
+        assert!(is_string_list(&json!([])));
+        assert!(is_string_list(&json!(["a", "b"])));
+        assert!(!is_string_list(&json!(["a", 1])));
+        assert!(!is_string_list(&json!({ "files": ["a"] })));
+    }
 
     /// Asserts the macros' `rule` and the runtime's `check` say the same of
     /// each input.

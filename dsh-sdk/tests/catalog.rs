@@ -3,12 +3,13 @@
 
 use std::sync::{Arc, Mutex};
 
+use dsh_sdk::Status;
+use dsh_sdk::catalog::CatalogError;
 use dsh_sdk::catalog::TOOL_DEGRADED;
+use dsh_sdk::event::rawp::{CatalogPublish, Diagnostic, Severity, ToolStatus};
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::permission::Rule;
 use dsh_sdk::prelude::*;
-use dsh_sdk::rawp::{CatalogPublish, Diagnostic, Severity, ToolStatus};
-use dsh_sdk::{CatalogError, Status};
 use serde_json::Value;
 
 /// Search with ripgrep (pretend).
@@ -84,7 +85,7 @@ fn the_payload_describes_every_tool_sorted_by_name() {
     let rg_schema = registry.get("rg").unwrap().input_schema().clone();
     let edit_schema = registry.get("edit").unwrap().input_schema().clone();
     let hello_schema = registry.get("hello").unwrap().input_schema().clone();
-    let hash = |name: &str| registry.get(name).unwrap().contract_hash();
+    let hash = |name: &str| dsh_sdk::export::digest::tool_hash(&registry.get(name).unwrap());
     assert_eq!(
         catalog,
         json!({

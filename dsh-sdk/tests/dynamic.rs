@@ -4,11 +4,11 @@
 use std::sync::{Arc, Mutex};
 
 use dsh_sdk::card::Card;
-use dsh_sdk::dynamic::TOOL_SHADOWED;
+use dsh_sdk::catalog::TOOL_SHADOWED;
+use dsh_sdk::event::rawp::Severity;
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::export::Format;
 use dsh_sdk::prelude::*;
-use dsh_sdk::rawp::Severity;
 use dsh_sdk::{DynamicTool, RegisterError, Status};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

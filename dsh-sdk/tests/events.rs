@@ -7,11 +7,12 @@ use std::time::Duration;
 use dsh_sdk::ToolCall;
 use dsh_sdk::card::TerminalCard;
 use dsh_sdk::event::Event;
-use dsh_sdk::prelude::*;
-use dsh_sdk::rawp::{
+use dsh_sdk::event::StreamType;
+use dsh_sdk::event::rawp::{
     CatalogPublish, CatalogTool, Diagnostic, InvokeRequest, InvokeResult, InvokeStream, RawpEvent,
-    Severity, Status, StreamType, ToolStatus,
+    Severity, ToolStatus,
 };
+use dsh_sdk::prelude::*;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;

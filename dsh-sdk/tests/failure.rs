@@ -4,11 +4,11 @@
 
 use std::sync::{Arc, Mutex};
 
+use dsh_sdk::event::rawp::RawpEvent;
 use dsh_sdk::export::Format;
+use dsh_sdk::log::replay::{Outcome, Skip, replay};
 use dsh_sdk::log::{Log, SessionLog};
 use dsh_sdk::prelude::*;
-use dsh_sdk::rawp::RawpEvent;
-use dsh_sdk::replay::{Outcome, Skip, replay};
 use dsh_sdk::{Cause, Failure, Status};
 use serde_json::Value;
 

@@ -147,7 +147,7 @@ async fn a_tool_turning_unavailable_sends_list_changed_with_its_status() {
     registry
         .set_status(
             "greet",
-            dsh_sdk::rawp::ToolStatus::Unavailable,
+            dsh_sdk::event::rawp::ToolStatus::Unavailable,
             Some("its server is down"),
         )
         .unwrap();
@@ -167,7 +167,7 @@ async fn a_tool_turning_unavailable_sends_list_changed_with_its_status() {
     registry
         .set_status(
             "greet",
-            dsh_sdk::rawp::ToolStatus::Unavailable,
+            dsh_sdk::event::rawp::ToolStatus::Unavailable,
             Some("its server is down"),
         )
         .unwrap();
@@ -434,7 +434,7 @@ async fn a_proxy_skips_what_it_cannot_register_and_says_why() {
     let codes: Vec<String> = proxy.diagnostics().into_iter().map(|d| d.code).collect();
     assert_eq!(
         codes,
-        [dsh_sdk::dynamic::TOOL_SHADOWED, dsh_sdk::mcp::TOOL_SKIPPED]
+        [dsh_sdk::catalog::TOOL_SHADOWED, dsh_sdk::mcp::TOOL_SKIPPED]
     );
     let skipped = host
         .catalog()
@@ -555,7 +555,7 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
         panic!("one text resource expected: {read:?}");
     };
     assert_eq!(mime_type.as_deref(), Some("text/html;profile=mcp-app"));
-    assert_eq!(text, &dsh_sdk::web::card_app_html());
+    assert_eq!(text, &dsh_sdk::card::web::card_app_html());
 
     for missing in [
         "ui://dsh-sdk/cards/greet",
@@ -739,8 +739,8 @@ async fn tools_list_is_sorted_with_cache_hints_and_a_version_the_same_tools_shar
 
 #[tokio::test]
 async fn tools_list_says_which_tools_are_unavailable_and_why() {
+    use dsh_sdk::event::rawp::ToolStatus;
     use dsh_sdk::mcp::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
-    use dsh_sdk::rawp::ToolStatus;
 
     let registry = Registry::new();
     let _greet = registry.register::<greet>().unwrap();

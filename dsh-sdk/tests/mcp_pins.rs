@@ -6,10 +6,10 @@
 use std::time::Duration;
 
 use dsh_sdk::DynamicTool;
+use dsh_sdk::event::rawp::Severity;
 use dsh_sdk::mcp::rmcp::ServiceExt;
 use dsh_sdk::mcp::{CONTRACT_META_KEY, ContractPins, McpProxy, McpServer, TOOL_CONTRACT_CHANGED};
 use dsh_sdk::prelude::*;
-use dsh_sdk::rawp::Severity;
 use serde_json::json;
 
 const STEP: Duration = Duration::from_secs(10);
@@ -167,6 +167,8 @@ async fn the_server_lists_each_tool_s_contract_hash_as_the_catalog_has_it() {
     );
     assert_eq!(
         listed,
-        json!(registry.get("greet").unwrap().contract_hash())
+        json!(dsh_sdk::export::digest::tool_hash(
+            &registry.get("greet").unwrap()
+        ))
     );
 }

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_sdk::DynamicTool;
+use dsh_sdk::event::rawp::{CatalogTool, ToolStatus};
 use dsh_sdk::mcp::{
     Backoff, ConnectError, McpHttpServer, McpProxy, McpServer, ProxyEvent, TOOL_CONTRACT_CHANGED,
 };
 use dsh_sdk::prelude::*;
-use dsh_sdk::rawp::{CatalogTool, ToolStatus};
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::broadcast;

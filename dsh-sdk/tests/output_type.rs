@@ -3,8 +3,8 @@
 //! checked on results that go through the pipeline.
 
 use dsh_sdk::event::Event;
+use dsh_sdk::event::rawp::RawpEvent;
 use dsh_sdk::prelude::*;
-use dsh_sdk::rawp::RawpEvent;
 use serde_json::Value;
 
 /// Calls `name` with `args` on a registry holding `T`, and returns the
@@ -243,7 +243,7 @@ async fn without_a_declaration_or_a_row_it_is_text() {
     for category in [Category::Planning, Category::Mcp, Category::Custom] {
         let def = ToolDef::new("t", "T.").category(category);
         assert_eq!(
-            OutputType::resolve(&def, Some(&json!(["a"]))),
+            def.resolve_output_type(Some(&json!(["a"]))),
             OutputType::Text
         );
     }

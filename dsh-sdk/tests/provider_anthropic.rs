@@ -101,7 +101,7 @@ fn deferred_tools_go_to_anthropic_tool_search_after_a_stable_prefix() {
     let registry = registry();
     registry.register::<convert>().unwrap().keep();
     registry
-        .register::<dsh_sdk::search::tool_search>()
+        .register::<dsh_sdk::catalog::tool_search>()
         .unwrap()
         .keep();
     let native = registry.export_with(Format::Anthropic, Deferred::Native);

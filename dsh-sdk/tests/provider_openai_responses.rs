@@ -86,7 +86,7 @@ fn deferred_tools_go_to_openai_tool_search_after_a_stable_prefix() {
     let registry = registry();
     registry.register::<convert>().unwrap().keep();
     registry
-        .register::<dsh_sdk::search::tool_search>()
+        .register::<dsh_sdk::catalog::tool_search>()
         .unwrap()
         .keep();
     let native = serde_json::to_value(tools(&registry, Deferred::Native)).unwrap();

@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use dsh_sdk::card::{ReadCard, TerminalCard};
+use dsh_sdk::log::replay::{Field, Outcome, Skip, replay};
 use dsh_sdk::log::{Log, SessionLog};
 use dsh_sdk::permission::{Approval, FnApprover, Rule};
 use dsh_sdk::post_execute::{PostCall, PostDecision, PostOutcome};
 use dsh_sdk::prelude::*;
-use dsh_sdk::replay::{Field, Outcome, Skip, replay};
 use dsh_sdk::{RegistryBuilder, Status, ToolCall};
 use serde_json::Value;
 

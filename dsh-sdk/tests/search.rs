@@ -1,8 +1,8 @@
 //! Deferred tools stay out of the list until tool search finds and loads them.
 
+use dsh_sdk::catalog::tool_search;
 use dsh_sdk::export::Format;
 use dsh_sdk::prelude::*;
-use dsh_sdk::search::tool_search;
 use serde_json::Value;
 
 /// Convert an amount of money between currencies at today's exchange rate.

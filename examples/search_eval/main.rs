@@ -160,7 +160,7 @@ use std::time::{Duration, Instant};
 
 mod fit;
 
-use dsh_sdk::dynamic::DynamicTool;
+use dsh_sdk::DynamicTool;
 use dsh_sdk::search::ToolIndex;
 use dsh_sdk::{Registry, ToolDef};
 use serde_json::{Value, json};

@@ -21,8 +21,8 @@ use std::fmt::Write as _;
 use dsh_sdk::card::{
     Card, DiffCard, DiffHunk, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard,
 };
+use dsh_sdk::log::replay::{CallReplay, Outcome, ReplayReport};
 use dsh_sdk::log::{Log, LoggedCall};
-use dsh_sdk::replay::{CallReplay, Outcome, ReplayReport};
 use dsh_sdk::{Status, ToolResult};
 use serde_json::Value;
 
@@ -439,7 +439,7 @@ fn replay_text(verdict: &CallReplay, style: Style) -> String {
 }
 
 /// Draws a whole session: a heading, any torn last line, every call with its
-/// verdict (`report` from [`replay`](dsh_sdk::replay::replay()) of the same
+/// verdict (`report` from [`replay`](dsh_sdk::log::replay::replay()) of the same
 /// log), and the replay's summary.
 pub fn session(log: &Log, report: &ReplayReport, style: Style) -> String {
     let calls = log.calls();

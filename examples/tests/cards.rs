@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use dsh_examples::register_all;
 use dsh_sdk::CancellationToken;
+use dsh_sdk::card::Card;
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::permission::Rule;
-use dsh_sdk::{Card, Registry, Status, ToolCall, ToolResult};
+use dsh_sdk::{Registry, Status, ToolCall, ToolResult};
 use serde_json::{Value, json};
 
 fn registry() -> Registry {

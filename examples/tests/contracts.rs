@@ -10,15 +10,20 @@ use std::path::PathBuf;
 
 use dsh_examples::register_all;
 use dsh_sdk::Registry;
-use dsh_sdk::digest::contract_hash;
 use dsh_sdk::export::Format;
+use dsh_sdk::export::digest::contract_hash;
 use serde_json::Value;
 
 fn contracts(registry: &Registry) -> BTreeMap<String, String> {
     registry
         .tools()
         .iter()
-        .map(|tool| (tool.name().to_owned(), tool.contract_hash()))
+        .map(|tool| {
+            (
+                tool.name().to_owned(),
+                dsh_sdk::export::digest::tool_hash(tool),
+            )
+        })
         .collect()
 }
 

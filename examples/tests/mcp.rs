@@ -18,6 +18,7 @@ use common::{Scratch, run_python, spawn_server};
 
 use dsh_examples::greet;
 use dsh_sdk::Registry;
+use dsh_sdk::event::rawp::ToolStatus;
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::mcp::McpProxy;
 use dsh_sdk::mcp::rmcp::model::{
@@ -29,7 +30,6 @@ use dsh_sdk::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildPro
 use dsh_sdk::mcp::rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceError,
 };
-use dsh_sdk::rawp::ToolStatus;
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_dsh-mcp-server");
@@ -345,13 +345,13 @@ async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
     assert!(!registry.get("greet").unwrap().is_dynamic());
     let skipped = proxy.diagnostics();
     assert_eq!(skipped.len(), 1, "{skipped:?}");
-    assert_eq!(skipped[0].code, dsh_sdk::dynamic::TOOL_SHADOWED);
+    assert_eq!(skipped[0].code, dsh_sdk::catalog::TOOL_SHADOWED);
     assert!(
         registry
             .catalog()
             .diagnostics
             .iter()
-            .any(|d| d.code == dsh_sdk::dynamic::TOOL_SHADOWED)
+            .any(|d| d.code == dsh_sdk::catalog::TOOL_SHADOWED)
     );
     // The pool: built-in tools first, then the proxied ones, each sorted.
     let pool: Vec<String> = registry

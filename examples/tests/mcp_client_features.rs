@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dsh_sdk::client::{ElicitApprover, Elicited, LogLevel, SampleRequest};
+use dsh_sdk::client::{Elicited, LogLevel, SampleRequest};
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::mcp::McpServer;
 use dsh_sdk::mcp::rmcp::model::ProtocolVersion;
@@ -26,6 +26,7 @@ use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_sdk::mcp::rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, RoleClient,
 };
+use dsh_sdk::permission::ElicitApprover;
 use dsh_sdk::prelude::*;
 use serde_json::{Value, json};
 

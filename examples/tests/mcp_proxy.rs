@@ -7,8 +7,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use dsh_sdk::Registry;
+use dsh_sdk::event::rawp::ToolStatus;
 use dsh_sdk::mcp::{Backoff, McpProxy, ProxyEvent, ToolListDiff};
-use dsh_sdk::rawp::ToolStatus;
 use serde_json::json;
 use tokio::sync::broadcast;
 

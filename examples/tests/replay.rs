@@ -9,10 +9,10 @@ use dsh_sdk::ToolCall;
 use dsh_sdk::card::{
     Card, DiffCard, DiffHunk, ReadCard, SearchCard, SearchHit, TerminalCard, WebCard,
 };
+use dsh_sdk::log::replay::{Outcome, replay};
 use dsh_sdk::log::{Log, SessionLog};
 use dsh_sdk::permission::{Approval, ApprovalRequest, FnApprover};
 use dsh_sdk::prelude::*;
-use dsh_sdk::replay::{Outcome, replay};
 use serde_json::Value;
 
 /// Every example tool; edits and commands approved; results over 2,000

@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
-//! use dsh_sdk::rawp::ToolStatus;
+//! use dsh_sdk::event::rawp::ToolStatus;
 //!
 //! /// Search with ripgrep.
 //! #[tool(read_only, category = "search")]

@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
-//! use dsh_sdk::rawp::RawpEvent;
+//! use dsh_sdk::event::rawp::RawpEvent;
 //! use std::sync::{Arc, Mutex};
 //!
 //! /// Greet someone by name.
@@ -60,7 +60,7 @@ use crate::result::{Failure, ToolResult};
 /// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
 ///
 /// ```
-/// use dsh_sdk::rawp::{CatalogPublish, RawpEvent};
+/// use dsh_sdk::event::rawp::{CatalogPublish, RawpEvent};
 ///
 /// let event = RawpEvent::CatalogPublish(CatalogPublish::default());
 /// assert_eq!(
@@ -214,7 +214,7 @@ pub enum ToolStatus {
 /// Something wrong with a tool or with the whole catalog (the catalog's `diagnostics`).
 ///
 /// ```
-/// use dsh_sdk::rawp::{Diagnostic, Severity};
+/// use dsh_sdk::event::rawp::{Diagnostic, Severity};
 ///
 /// let diagnostic = Diagnostic::new(Severity::Fatal, "DEPENDENCY_MISSING", "`rg` is not installed")
 ///     .tool("grep");
@@ -348,35 +348,5 @@ impl From<&ToolResult> for InvokeResult {
             truncated: Some(result.truncated),
             failure: result.failure.clone(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn empty_values_are_the_spec_s_no_change() {
-        for empty in [json!(null), json!(false), json!(""), json!([]), json!({})] {
-            assert!(is_empty(&empty), "{empty}");
-        }
-        for full in [
-            json!(true),
-            json!(0),
-            json!("x"),
-            json!([1]),
-            json!({ "a": 1 }),
-        ] {
-            assert!(!is_empty(&full), "{full}");
-        }
-    }
-
-    #[test]
-    fn a_list_is_strings_only() {
-        assert!(is_string_list(&json!([])));
-        assert!(is_string_list(&json!(["a", "b"])));
-        assert!(!is_string_list(&json!(["a", 1])));
-        assert!(!is_string_list(&json!({ "files": ["a"] })));
     }
 }

@@ -8,7 +8,7 @@
 //! any machine, whatever the order it was built in.
 //!
 //! ```
-//! use dsh_sdk::digest::{canonical_json, contract_hash};
+//! use dsh_sdk::export::digest::{canonical_json, contract_hash};
 //! use serde_json::json;
 //!
 //! assert_eq!(canonical_json(&json!({ "b": [1, { "d": 2, "c": 3 }], "a": "x" })),

@@ -4,7 +4,7 @@
 //! ```
 //! use dsh_sdk::log::{Log, SessionLog};
 //! use dsh_sdk::prelude::*;
-//! use dsh_sdk::replay::replay;
+//! use dsh_sdk::log::replay::replay;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only)]
@@ -119,7 +119,7 @@ fn replay_call(
     let Some(entry) = registry.pool().entry(&executed.tool_name) else {
         return Outcome::UnknownTool;
     };
-    let config = registry.config();
+    let config = &registry.pipeline().config;
     let head = Head {
         invocation_id: call.invocation_id,
         tool: entry.def.name.clone(),

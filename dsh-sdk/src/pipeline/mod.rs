@@ -528,13 +528,14 @@ mod tests {
     /// the rare paths (approval, spill).
     #[test]
     fn a_call_future_stays_small() {
-        let registry = Registry::new();
+        let facade = crate::Registry::new();
+        let registry = facade.pipeline();
         let echo = crate::DynamicTool::new(
             crate::ToolDef::owned("echo".to_owned(), "Echo.".to_owned()),
             json!({ "type": "object" }),
             |args, _| async move { Ok(args) },
         );
-        registry.register_dynamic(echo).expect("echo registers");
+        facade.register_dynamic(echo).expect("echo registers");
         let call = registry.call("echo", json!({}));
         let size = std::mem::size_of_val(&call);
         println!("call future: {size} bytes");

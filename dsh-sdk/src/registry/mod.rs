@@ -17,7 +17,7 @@ use crate::catalog::{self, CatalogError};
 use crate::event::Event;
 use crate::event::rawp::{CatalogPublish, Diagnostic, RawpEvent, ToolStatus};
 use crate::export::{self, Compatibility, Deferred, Format};
-use crate::pipeline::{Config, Pipeline, ToolCall};
+use crate::pipeline::{Pipeline, ToolCall};
 use crate::pool::{Pool, Subscription, ToolHandle};
 use crate::result::ToolResult;
 use crate::tool::{DynamicTool, Exec, RegisterError, State, Tool, ToolInfo};
@@ -453,9 +453,10 @@ impl Registry {
         }
     }
 
-    /// The settings every call reads.
-    pub(crate) fn config(&self) -> &Config {
-        &self.inner.config
+    /// The pipeline calls run through, for the front ends that read its
+    /// settings (replay).
+    pub(crate) fn pipeline(&self) -> &Pipeline {
+        &self.inner
     }
 
     /// The pool of tools.

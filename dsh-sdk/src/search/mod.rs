@@ -18,7 +18,7 @@
 //! ```
 //! use dsh_sdk::prelude::*;
 //! use dsh_sdk::export::Format;
-//! use dsh_sdk::search::tool_search;
+//! use dsh_sdk::catalog::tool_search;
 //!
 //! /// Convert an amount between currencies at today's rate.
 //! #[tool(defer)]

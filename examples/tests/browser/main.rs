@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_examples::register_all;
+use dsh_sdk::event::rawp::{Diagnostic, Severity, ToolStatus};
 use dsh_sdk::log::{Log, SessionLog};
 use dsh_sdk::mcp::McpServer;
 use dsh_sdk::mcp::rmcp::ServiceExt;
@@ -20,7 +21,6 @@ use dsh_sdk::mcp::rmcp::model::{
 };
 use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_sdk::playground::{PageApprover, Playground};
-use dsh_sdk::rawp::{Diagnostic, Severity, ToolStatus};
 use dsh_sdk::{DynamicTool, Registry, ToolDef};
 use serde_json::{Value, json};
 use webdriver::Browser;
