@@ -1,12 +1,11 @@
 //! Gemini generateContent: recorded responses in, the next request's
 //! contents out, checked byte for byte against reviewed snapshots.
 
-mod support;
 
 use dsh_sdk::prelude::*;
 use dsh_sdk::provider::gemini::{FunctionResult, Turn};
 use dsh_sdk::provider::{CallError, ModelTurn};
-use support::{SCENARIOS, fixture, registry, snapshot};
+use crate::support::{SCENARIOS, fixture, registry, snapshot};
 
 const FORMAT: &str = "gemini";
 

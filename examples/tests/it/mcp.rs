@@ -7,14 +7,13 @@
 //! as a binary so that cargo builds it before these tests.
 #![cfg(unix)]
 
-mod common;
 
 use std::path::Path;
 use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Scratch, run_python, spawn_server};
+use crate::common::{Scratch, run_python, spawn_server};
 
 use dsh_examples::greet;
 use dsh_sdk::Registry;

@@ -11,14 +11,13 @@
 //! tests say so loudly and pass, unless `CI=true`, where they fail.
 #![cfg(unix)]
 
-mod common;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Scratch, run, run_python, spawn_server};
+use crate::common::{Scratch, run, run_python, spawn_server};
 use dsh_sdk::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
     DetailedTask, GetTaskParams, Implementation, ProtocolVersion, TaskPayload, TaskStatus,

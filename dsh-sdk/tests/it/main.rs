@@ -1,0 +1,28 @@
+//! dsh-sdk's behaviour tests, in one test binary so the suite links once:
+//! a module per concern, folders for the MCP server and client (`mcp/`)
+//! and the model providers (`provider/`), and the fixtures they share
+//! (`support/`).
+
+mod support;
+
+mod arguments;
+mod batch;
+mod call;
+mod catalog;
+mod dynamic;
+mod events;
+mod failure;
+mod hardening;
+mod icons;
+mod log;
+mod lower;
+mod mcp;
+mod output_type;
+mod pipeline;
+mod playground;
+mod properties;
+mod provider;
+mod purity;
+mod registry;
+mod replay;
+mod search;

@@ -1,0 +1,19 @@
+//! The examples' tests, in one test binary so the suite links once: the
+//! example tools, their cards and contracts, the MCP server driven by real
+//! clients, replicas behind nginx, and the browser (`browser/`), with the
+//! helpers they share (`common/`).
+
+mod common;
+
+mod agent;
+mod browser;
+mod cards;
+mod contracts;
+mod export;
+mod mcp;
+mod mcp_client_features;
+mod mcp_proxy;
+mod purity;
+mod replay;
+mod replicas;
+mod tools;
