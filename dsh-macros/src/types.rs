@@ -1,6 +1,9 @@
 //! Reading types by their syntax, before rustc has resolved anything.
 
-use syn::{GenericArgument, PathArguments, PathSegment, Type};
+use syn::visit::{self, Visit};
+use syn::{
+    GenericArgument, Generics, Ident, Lifetime, Path, PathArguments, PathSegment, Type, TypeMacro,
+};
 
 /// `ty` without the parentheses and invisible groups around it.
 pub(crate) fn peel(mut ty: &Type) -> &Type {
@@ -62,9 +65,54 @@ pub(crate) fn is_never_object(ty: &Type) -> bool {
     }
 }
 
+/// Whether `ty` names one of `generics`' parameters, or `Self`: a bound on
+/// it is one rustc checks where the type is used, not where it is written.
+/// A macro in type position is counted as naming them, as it cannot be read.
+pub(crate) fn names_generics(ty: &Type, generics: &Generics) -> bool {
+    let mut finder = Finder {
+        params: generics.type_params().map(|param| &param.ident).collect(),
+        lifetimes: generics.lifetimes().map(|param| &param.lifetime).collect(),
+        found: false,
+    };
+    finder
+        .params
+        .extend(generics.const_params().map(|param| &param.ident));
+    finder.visit_type(ty);
+    finder.found
+}
+
+struct Finder<'a> {
+    /// The type and const parameters.
+    params: Vec<&'a Ident>,
+    lifetimes: Vec<&'a Lifetime>,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_path(&mut self, path: &'ast Path) {
+        if path.leading_colon.is_none()
+            && let Some(first) = path.segments.first()
+            && (first.ident == "Self" || self.params.contains(&&first.ident))
+        {
+            self.found = true;
+        }
+        visit::visit_path(self, path);
+    }
+
+    fn visit_lifetime(&mut self, lifetime: &'ast Lifetime) {
+        if self.lifetimes.contains(&lifetime) {
+            self.found = true;
+        }
+    }
+
+    fn visit_type_macro(&mut self, _: &'ast TypeMacro) {
+        self.found = true;
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_never_object;
+    use super::{is_never_object, names_generics};
 
     fn never_object(ty: &str) -> bool {
         is_never_object(&syn::parse_str(ty).expect("a type"))
@@ -103,6 +151,33 @@ mod tests {
             "serde_json::Value",
         ] {
             assert!(!never_object(ty), "{ty}");
+        }
+    }
+
+    #[test]
+    fn types_naming_a_parameter_or_self() {
+        let generics: syn::Generics = syn::parse_quote!(<'a, T, const N: usize>);
+        let names = |ty: &str| names_generics(&syn::parse_str(ty).expect("a type"), &generics);
+        for ty in [
+            "T",
+            "Vec<T>",
+            "T::Item",
+            "Cow<'a, str>",
+            "[u8; N]",
+            "Box<Self>",
+            "m!(x)",
+        ] {
+            assert!(names(ty), "{ty}");
+        }
+        for ty in [
+            "String",
+            "&'static str",
+            "a::T",
+            "::T",
+            "Vec<U>",
+            "HashMap<String, u32>",
+        ] {
+            assert!(!names(ty), "{ty}");
         }
     }
 }

@@ -233,4 +233,6 @@ pub use call::{Fallible, Returns, fallible, returns};
 
 #[path = "private/check.rs"]
 mod check;
-pub use check::{check_args, check_context, check_failure, check_field, check_output};
+pub use check::{
+    check_args, check_context, check_elicit_field, check_failure, check_field, check_output,
+};

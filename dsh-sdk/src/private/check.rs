@@ -7,6 +7,7 @@
 //! checks of an item are one `const _`.
 
 use super::{ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput};
+use crate::elicit::ElicitField;
 
 /// `T` can be a tool's arguments: the type of `args: T`.
 pub const fn check_args<T: ?Sized + ToolArgs>() {}
@@ -22,3 +23,6 @@ pub const fn check_output<T: ?Sized + ToolOutput>() {}
 
 /// `T` can be what a tool fails with.
 pub const fn check_failure<T: ?Sized + ToolFailure>() {}
+
+/// `T` can be one field of an elicitation form.
+pub const fn check_elicit_field<T: ?Sized + ElicitField>() {}
