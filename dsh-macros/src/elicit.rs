@@ -26,7 +26,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(error) => return error.to_compile_error(),
     };
-    let cx = Ctxt::default();
+    let cx = Ctxt::new();
     let mut tokens = match &item.data {
         Data::Struct(data) => form(&cx, &item, &data.fields),
         Data::Enum(data) => {
