@@ -1,13 +1,15 @@
 //! `#[derive(Elicit)]`: a struct as a form a tool can ask the user to fill
 //! in (MCP elicitation), or a unit-only enum as a choice in one.
 //!
-//! The form's field types are checked by type, not by name: each becomes a
-//! bound `FieldType: ElicitField` of the `Elicitable` impl, placed at the
-//! field's type, so a type that is not a primitive is reported there, once,
-//! with `ElicitField`'s message, and a type the derive cannot see into (an
-//! alias, a newtype) is accepted when it implements `ElicitField`. What the
-//! derive can see is refused by shape: a tuple or unit struct, a flattened
-//! field, an enum variant with data.
+//! The form's field types are checked by type, not by name: each is checked
+//! by a call `check_elicit_field::<FieldType>()` placed at the field's type,
+//! so a type that is not a primitive is reported there, once, with
+//! `ElicitField`'s message, and a type the derive cannot see into (an alias,
+//! a newtype) is accepted when it implements `ElicitField`. A field type
+//! naming a parameter of a generic form is instead a bound of the
+//! `Elicitable` impl, checked where the form is used. What the derive can see
+//! is refused by shape: a tuple or unit struct, a flattened field, an enum
+//! variant with data.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -16,6 +18,7 @@ use syn::{Attribute, Data, DeriveInput, Fields, Meta, Token};
 
 use crate::ctxt::Ctxt;
 use crate::span::around;
+use crate::types::names_generics;
 
 /// Expands `#[derive(Elicit)]` on `input`.
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
@@ -23,7 +26,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(error) => return error.to_compile_error(),
     };
-    let cx = Ctxt::default();
+    let cx = Ctxt::new();
     let mut tokens = match &item.data {
         Data::Struct(data) => form(&cx, &item, &data.fields),
         Data::Enum(data) => {
@@ -51,7 +54,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     tokens
 }
 
-/// `impl Elicitable`, bounded by `ElicitField` at each field's type.
+/// `impl Elicitable`, with a check of each field's type.
 fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
     let Fields::Named(named) = fields else {
         let message =
@@ -74,6 +77,7 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
                 + ::dsh_sdk::__private::schemars::JsonSchema)
         })
         .collect();
+    let mut checks = Vec::new();
     for field in &named.named {
         let keys = serde_keys(&field.attrs);
         if keys.iter().any(|key| key == "flatten") {
@@ -89,23 +93,35 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
         {
             continue;
         }
-        predicates.push(around(
-            TokenStream::new(),
-            &field.ty,
-            quote!(: ::dsh_sdk::elicit::ElicitField),
-        ));
+        let ty = &field.ty;
+        if names_generics(ty, &item.generics) {
+            predicates.push(around(
+                TokenStream::new(),
+                ty,
+                quote!(: ::dsh_sdk::elicit::ElicitField),
+            ));
+        } else {
+            checks.push(around(
+                quote!(::dsh_sdk::__private::check_elicit_field::<),
+                ty,
+                quote!(>();),
+            ));
+        }
     }
     let ident = &item.ident;
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
     let existing = where_clause
         .into_iter()
         .flat_map(|clause| &clause.predicates);
+    let checks = (!checks.is_empty()).then(|| quote!(const _: () = { #(#checks)* };));
     quote! {
         impl #impl_generics ::dsh_sdk::elicit::Elicitable for #ident #ty_generics
         where
             #(#existing,)*
             #(#predicates,)*
         {}
+
+        #checks
     }
 }
 

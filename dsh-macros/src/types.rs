@@ -1,6 +1,11 @@
 //! Reading types by their syntax, before rustc has resolved anything.
 
-use syn::{GenericArgument, PathArguments, PathSegment, Type};
+use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::visit::{self, Visit};
+use syn::{
+    GenericArgument, Generics, Ident, Lifetime, Path, PathArguments, PathSegment, Type, TypeMacro,
+};
 
 /// `ty` without the parentheses and invisible groups around it.
 pub(crate) fn peel(mut ty: &Type) -> &Type {
@@ -62,9 +67,116 @@ pub(crate) fn is_never_object(ty: &Type) -> bool {
     }
 }
 
+/// `ty` as it reads in a message: `Vec<args::ReadArgs>`, where its tokens
+/// printed as they are would read `Vec < args :: ReadArgs >`.
+pub(crate) fn spelling(ty: &Type) -> String {
+    let mut text = String::new();
+    spell(ty.to_token_stream(), &mut text);
+    text
+}
+
+fn spell(tokens: TokenStream, text: &mut String) {
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::Brace => ("{ ", " }"),
+                    Delimiter::None => ("", ""),
+                };
+                // `&mut [u8]`, `&dyn (Trait)`, but `fn(u32)` and `Fn(u32)`.
+                let last_word = text
+                    .rsplit(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next();
+                if matches!(last_word, Some("mut" | "dyn" | "impl" | "const")) {
+                    text.push(' ');
+                }
+                text.push_str(open);
+                spell(group.stream(), text);
+                // A trailing comma: `(String,)`.
+                text.truncate(text.trim_end().len());
+                text.push_str(close);
+            }
+            TokenTree::Punct(punct) => match punct.as_char() {
+                ',' | ';' => {
+                    text.push(punct.as_char());
+                    text.push(' ');
+                }
+                '+' | '=' => {
+                    text.push(' ');
+                    text.push(punct.as_char());
+                    text.push(' ');
+                }
+                // `->`
+                '-' if punct.spacing() == Spacing::Joint
+                    && matches!(tokens.peek(), Some(TokenTree::Punct(next)) if next.as_char() == '>') =>
+                {
+                    tokens.next();
+                    text.push_str(" -> ");
+                }
+                other => text.push(other),
+            },
+            word => {
+                // Two words in a row: `dyn Any`, `&'a str`, `T as Trait`.
+                if text.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                    text.push(' ');
+                }
+                text.push_str(&word.to_string());
+            }
+        }
+    }
+}
+
+/// Whether `ty` names one of `generics`' parameters, or `Self`: a bound on
+/// it is one rustc checks where the type is used, not where it is written.
+/// A macro in type position is counted as naming them, as it cannot be read.
+pub(crate) fn names_generics(ty: &Type, generics: &Generics) -> bool {
+    let mut finder = Finder {
+        params: generics.type_params().map(|param| &param.ident).collect(),
+        lifetimes: generics.lifetimes().map(|param| &param.lifetime).collect(),
+        found: false,
+    };
+    finder
+        .params
+        .extend(generics.const_params().map(|param| &param.ident));
+    finder.visit_type(ty);
+    finder.found
+}
+
+struct Finder<'a> {
+    /// The type and const parameters.
+    params: Vec<&'a Ident>,
+    lifetimes: Vec<&'a Lifetime>,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_path(&mut self, path: &'ast Path) {
+        if path.leading_colon.is_none()
+            && let Some(first) = path.segments.first()
+            && (first.ident == "Self" || self.params.contains(&&first.ident))
+        {
+            self.found = true;
+        }
+        visit::visit_path(self, path);
+    }
+
+    fn visit_lifetime(&mut self, lifetime: &'ast Lifetime) {
+        if self.lifetimes.contains(&lifetime) {
+            self.found = true;
+        }
+    }
+
+    fn visit_type_macro(&mut self, _: &'ast TypeMacro) {
+        self.found = true;
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_never_object;
+    use super::{is_never_object, names_generics, spelling};
 
     fn never_object(ty: &str) -> bool {
         is_never_object(&syn::parse_str(ty).expect("a type"))
@@ -81,6 +193,7 @@ mod tests {
             "bool",
             "()",
             "(String, u32)",
+            "(String,)",
             "[u8; 4]",
             "&[u8]",
             "Vec<ReadArgs>",
@@ -103,6 +216,52 @@ mod tests {
             "serde_json::Value",
         ] {
             assert!(!never_object(ty), "{ty}");
+        }
+    }
+
+    #[test]
+    fn types_naming_a_parameter_or_self() {
+        let generics: syn::Generics = syn::parse_quote!(<'a, T, const N: usize>);
+        let names = |ty: &str| names_generics(&syn::parse_str(ty).expect("a type"), &generics);
+        for ty in [
+            "T",
+            "Vec<T>",
+            "T::Item",
+            "Cow<'a, str>",
+            "[u8; N]",
+            "Box<Self>",
+            "m!(x)",
+        ] {
+            assert!(names(ty), "{ty}");
+        }
+        for ty in [
+            "String",
+            "&'static str",
+            "a::T",
+            "::T",
+            "Vec<U>",
+            "HashMap<String, u32>",
+        ] {
+            assert!(!names(ty), "{ty}");
+        }
+    }
+
+    #[test]
+    fn types_are_spelled_as_written() {
+        for ty in [
+            "ReadArgs",
+            "args::ReadArgs",
+            "Vec<args::ReadArgs>",
+            "&'static str",
+            "&mut [u8; 4]",
+            "(String, u32)",
+            "(String,)",
+            "Box<dyn Error + Send + Sync>",
+            "<T as Trait>::Item",
+            "Box<dyn Iterator<Item = u32>>",
+            "fn(u32) -> u32",
+        ] {
+            assert_eq!(spelling(&syn::parse_str(ty).expect("a type")), ty);
         }
     }
 }

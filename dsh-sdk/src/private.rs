@@ -231,3 +231,9 @@ impl<E> UntypedSchema for Failure<E> {}
 #[path = "private/call.rs"]
 mod call;
 pub use call::{Fallible, Returns, fallible, returns};
+
+#[path = "private/check.rs"]
+mod check;
+pub use check::{
+    check_args, check_context, check_elicit_field, check_failure, check_field, check_output,
+};

@@ -36,7 +36,7 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(error) => return error.to_compile_error(),
     };
-    let cx = Ctxt::default();
+    let cx = Ctxt::new();
     let input = Input::from_ast(&cx, &item);
     valid::check(&cx, derive, &input);
     // The impls come out even beside errors, so that a tool using the type

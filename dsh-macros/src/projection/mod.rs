@@ -57,7 +57,7 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, input: TokenStream) -> Token
         Err(error) => return fallback::emit(input, &error),
     };
     let mut item = item;
-    let cx = Ctxt::default();
+    let cx = Ctxt::new();
     for other in ["render", "present", "tool"] {
         fallback::take_repeated(&cx, &mut item.attrs, other);
     }

@@ -34,7 +34,7 @@ impl Locals {
 
 /// The args and output types as the fn writes them, and the conversions from
 /// the names the `Tool` impl gives them (`<T as ToolArgs>::Checked`, which
-/// is `T` whenever the bound holds; see `bounds`).
+/// is `T` whenever the bound holds; see `assumptions`).
 struct Types {
     args: TokenStream,
     output: TokenStream,
@@ -153,7 +153,8 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
         )
     });
     let names = names(tool);
-    let bounds = bounds(tool);
+    let checks = checks(tool);
+    let assumptions = assumptions(tool);
     let failure_schema = failure_schema_fn(tool);
     let doc = format!(
         " The tool `{}`: register it with `registry.register::<{ident}>()`.",
@@ -171,7 +172,9 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
 
         #names
 
-        impl ::dsh_sdk::__private::Tool for #ident #bounds {
+        #checks
+
+        impl ::dsh_sdk::__private::Tool for #ident #assumptions {
             type Args = #args_ty;
             type Output = #output_ty;
             const DEFINITION: ::dsh_sdk::__private::ToolDef = #definition;
@@ -215,78 +218,99 @@ fn output_type(tool: &Tool) -> TokenStream {
     }
 }
 
-/// The bounds on the args, output and error types, as a `where` clause of
-/// the `Tool` impl placed at each type as written: a bound that does not hold
-/// is reported once, there, with its trait's `on_unimplemented` message, and
-/// inside the impl it is assumed, so nothing that follows from it is
-/// reported again. The types are named through the same traits
-/// (`<T as ToolOutput>::Checked`, which is `T`), whose item bounds carry
-/// what `Tool` requires.
-fn bounds(tool: &Tool) -> TokenStream {
-    let mut predicates = Vec::new();
-    // The generated struct's fields, bounded there too: assumed here, so the
-    // struct is `Send` and so on whatever its fields.
-    for param in tool.params() {
-        predicates.push(around(
-            TokenStream::new(),
-            &param.arg.ty,
-            quote!(: ::dsh_sdk::__private::ToolField),
-        ));
-    }
+/// A call of a `__private` check per type the fn names, in a `const _`, each
+/// placed at the type as written (`check_args::<ReadArgs>()` at `ReadArgs`):
+/// a type that cannot be what it is for is reported there, once, with its
+/// trait's `on_unimplemented` message. A return type written with type
+/// arguments is checked through its `ToolReturn` projections alone, both at
+/// the whole type: a type that is no `ToolReturn` fails both the same way,
+/// which rustc reports once.
+fn checks(tool: &Tool) -> TokenStream {
+    let check = |name: &str, ty: &dyn ToTokens| {
+        let name = Ident::new(name, Span::call_site());
+        around(quote!(::dsh_sdk::__private::#name::<), &ty, quote!(>();))
+    };
+    let mut calls = Vec::new();
     for input in &tool.inputs {
-        if let Input::Exec(_, reference) = input {
-            predicates.push(around(
-                TokenStream::new(),
-                &reference.elem,
-                quote!(: ::dsh_sdk::__private::ToolContext),
-            ));
+        match input {
+            Input::Param(param) => calls.push(check("check_field", &param.arg.ty)),
+            Input::Exec(_, reference) => calls.push(check("check_context", &reference.elem)),
+            Input::Args(arg) => calls.push(check("check_args", &arg.ty)),
+            Input::Receiver(_) => {}
         }
     }
-    if let Some(arg) = tool.args() {
-        predicates.push(around(
-            TokenStream::new(),
-            &arg.ty,
-            quote!(: ::dsh_sdk::__private::ToolArgs),
-        ));
-    }
     match &tool.output {
-        Output::Plain(ty) => predicates.push(around(
-            TokenStream::new(),
-            ty,
-            quote!(: ::dsh_sdk::__private::ToolOutput),
-        )),
-        Output::Typed { ty, err } => {
-            predicates.push(around(
-                TokenStream::new(),
-                ty,
-                quote!(: ::dsh_sdk::__private::ToolReturn),
-            ));
-            predicates.push(around(
-                quote!(<),
-                ty,
-                quote!(as ::dsh_sdk::__private::ToolReturn>::Output: ::dsh_sdk::__private::ToolOutput),
-            ));
-            let at: &dyn ToTokens = match err {
-                Some(err) => err,
-                None => ty,
+        Output::Plain(ty) => calls.push(check("check_output", ty)),
+        Output::Typed { ty, .. } => {
+            let returns = |item: &str| {
+                let item = Ident::new(item, Span::call_site());
+                around(
+                    quote!(<),
+                    ty,
+                    quote!(as ::dsh_sdk::__private::ToolReturn>::#item),
+                )
             };
-            let (first, last) = span::ends(&at);
-            let mut error = span::respan(
-                quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Error),
-                first,
-            );
-            error.extend(span::respan(
-                quote!(: ::dsh_sdk::__private::ToolFailure),
-                last,
-            ));
-            predicates.push(error);
+            calls.push(check("check_output", &returns("Output")));
+            calls.push(check("check_failure", &returns("Error")));
         }
         Output::Unit | Output::Opaque(_) => {}
     }
+    if calls.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        const _: () = {
+            #(#calls)*
+        };
+    }
+}
+
+/// What the checks establish, as the `where` clause of the `Tool` impl and
+/// of the generated args struct: assumed inside them, so a type that fails
+/// its check is not reported again by everything built on it. Each bound is
+/// written under `for<'__dsh>`, which rustc does not check where it is
+/// written, as it does a bound naming no type parameter (the error of
+/// rust-lang/rust#48214); the impl of a fn whose check fails just does not
+/// hold. The types are named through the same traits
+/// (`<T as ToolOutput>::Checked`, which is `T`), whose item bounds carry
+/// what `Tool` requires.
+fn assumptions(tool: &Tool) -> TokenStream {
+    let mut predicates = Vec::new();
+    for input in &tool.inputs {
+        match input {
+            Input::Param(param) => {
+                let ty = &param.arg.ty;
+                predicates.push(quote!(#ty: ::dsh_sdk::__private::ToolField));
+            }
+            Input::Exec(_, reference) => {
+                let ty = &reference.elem;
+                predicates.push(quote!(#ty: ::dsh_sdk::__private::ToolContext));
+            }
+            Input::Args(arg) => {
+                let ty = &arg.ty;
+                predicates.push(quote!(#ty: ::dsh_sdk::__private::ToolArgs));
+            }
+            Input::Receiver(_) => {}
+        }
+    }
+    match &tool.output {
+        Output::Plain(ty) => predicates.push(quote!(#ty: ::dsh_sdk::__private::ToolOutput)),
+        Output::Typed { ty, .. } => predicates.extend([
+            quote!(#ty: ::dsh_sdk::__private::ToolReturn),
+            quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Output: ::dsh_sdk::__private::ToolOutput),
+            quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Error: ::dsh_sdk::__private::ToolFailure),
+        ]),
+        Output::Unit | Output::Opaque(_) => {}
+    }
+    where_clause(predicates)
+}
+
+/// `where for<'__dsh> P, …` (see `assumptions`), or nothing.
+fn where_clause(predicates: Vec<TokenStream>) -> TokenStream {
     if predicates.is_empty() {
         return TokenStream::new();
     }
-    quote!(where #(#predicates),*)
+    quote!(where #(for<'__dsh> #predicates),*)
 }
 
 /// Calls the fn with each parameter in its place, and maps its future's
@@ -492,9 +516,9 @@ fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenS
 /// The args struct generated from the inline parameters.
 fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
     let vis = &tool.item.vis;
-    // Each field's type is named through `ToolField` and bounded by it at
-    // the parameter's type, as the `Tool` impl's types are (see `bounds`),
-    // so a type that cannot be an argument is reported once, there.
+    // Each field's type is named through `ToolField`, and bounded by it as
+    // the `Tool` impl's types are (see `assumptions`), so a type that cannot
+    // be an argument is reported once, by its check.
     let fields = tool.params().filter_map(|param| {
         let ident = param.ident?;
         let attrs = param.field_attrs();
@@ -505,17 +529,14 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         );
         Some(quote!(#(#attrs)* pub #ident: #ty))
     });
-    let predicates: Vec<_> = tool
-        .params()
-        .map(|param| {
-            around(
-                TokenStream::new(),
-                &param.arg.ty,
-                quote!(: ::dsh_sdk::__private::ToolField),
-            )
-        })
-        .collect();
-    let where_clause = (!predicates.is_empty()).then(|| quote!(where #(#predicates),*));
+    let where_clause = where_clause(
+        tool.params()
+            .map(|param| {
+                let ty = &param.arg.ty;
+                quote!(#ty: ::dsh_sdk::__private::ToolField)
+            })
+            .collect(),
+    );
     let doc = format!(
         " The arguments of the tool `{}`, one field per parameter.",
         tool.name().0

@@ -28,7 +28,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         Err(error) => return fallback::emit(input, &error),
     };
     let mut item = item;
-    let cx = Ctxt::default();
+    let cx = Ctxt::new();
     fallback::take_repeated(&cx, &mut item.attrs, "tool");
     let attr = Attr::parse(&cx, args);
     let tool = Tool::from_ast(attr, &item);

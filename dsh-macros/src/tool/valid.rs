@@ -2,12 +2,13 @@
 //! each reported at the token to change.
 
 use quote::quote;
-use syn::{Pat, Safety, Type};
+use syn::ext::IdentExt;
+use syn::{Pat, PatType, Safety, Type};
 
 use super::ast::{Input, Output, Tool};
 use crate::ctxt::Ctxt;
 use crate::shared::names::{TOOL_NAME_RULE, is_icon_src, is_valid_tool_name};
-use crate::types::{is_never_object, peel};
+use crate::types::{is_never_object, peel, spelling};
 
 /// How a tool fn's parameters are read, for the errors about them.
 const RULE: &str = "a parameter named `args` is the whole args struct, any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";
@@ -66,7 +67,7 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
 
 fn check_inputs(cx: &Ctxt, tool: &Tool) {
     let mut exec = None;
-    let mut args = None;
+    let mut args: Option<&PatType> = None;
     for input in &tool.inputs {
         match input {
             Input::Receiver(receiver) => cx.error_spanned_by(
@@ -91,15 +92,15 @@ fn check_inputs(cx: &Ctxt, tool: &Tool) {
                 if is_never_object(&arg.ty) {
                     cx.error_spanned_by(&arg.ty, NOT_AN_OBJECT);
                 }
-                if let Some(first) = args.replace(arg) {
-                    let first = &first.pat;
-                    cx.error_spanned_by(
+                match args {
+                    Some(first) => cx.error_spanned_by(
                         arg,
                         format!(
                             "a tool fn takes one args struct, and `{}` is already one: merge the two, or write every argument as a parameter",
-                            quote!(#first),
+                            spelling(&first.ty),
                         ),
-                    );
+                    ),
+                    None => args = Some(*arg),
                 }
             }
             Input::Param(param) => {
@@ -114,15 +115,16 @@ fn check_inputs(cx: &Ctxt, tool: &Tool) {
         }
     }
     if let Some(args) = args {
-        let args = &args.pat;
+        let args = spelling(&args.ty);
         for param in tool.params() {
-            let name = &param.arg.pat;
+            let name = param.ident.map_or_else(
+                || "this parameter".to_owned(),
+                |ident| format!("`{}`", ident.unraw()),
+            );
             cx.error_spanned_by(
                 param.arg,
                 format!(
-                    "this tool takes its arguments as the struct `{}`: move `{}` into it, or write every argument as a parameter ({RULE})",
-                    quote!(#args),
-                    quote!(#name),
+                    "this tool takes its arguments as the struct `{args}`: move {name} into it, or write every argument as a parameter ({RULE})",
                 ),
             );
         }
