@@ -77,9 +77,10 @@ use crate::projection::Kind;
 /// impl Tool for greet {
 ///     type Args = GreetArgs;
 ///     type Output = String;
-///     const DEFINITION: ToolDef = ToolDef::new("greet", "Greet someone by name.")
+///     const DEFINITION: ToolDef = ToolDef::builder("greet", "Greet someone by name.")
 ///         .read_only(true)
-///         .concurrency_safe(true);
+///         .concurrency_safe(true)
+///         .build();
 ///
 ///     async fn execute(args: GreetArgs, _: &Exec) -> Result<String, ToolError> {
 ///         Ok(greet(args.name).await)
@@ -257,8 +258,8 @@ use crate::projection::Kind;
 ///
 /// | key | sets | written by hand |
 /// |---|---|---|
-/// | `name = "read_file"` | the name, instead of the fn's | `ToolDef::new("read_file", …)` |
-/// | `description = "…"` | the description, instead of the doc comment | `ToolDef::new(…, "…")` |
+/// | `name = "read_file"` | the name, instead of the fn's | `ToolDef::builder("read_file", …).build()` |
+/// | `description = "…"` | the description, instead of the doc comment | `ToolDef::builder(…, "…").build()` |
 /// | `title = "Read file"` | a title for UIs | `.title("Read file")` |
 /// | `version = "1.2.0"` | the tool's version, in its definition, the catalog and the request event | `.version("1.2.0")` |
 /// | `aliases = ["cat", "read"]` | other names it answers to | `.aliases(&["cat", "read"])` |

@@ -203,7 +203,9 @@ fn tool(provider: &str, verb: &str, verb_text: &str, thing: &str, thing_text: &s
         }
     });
     DynamicTool::new(
-        ToolDef::owned(name, description).defer(true),
+        ToolDef::builder_owned(name, description)
+            .defer(true)
+            .build(),
         schema,
         |_args: Value, _exec| async { Ok(Value::Null) },
     )

@@ -48,42 +48,6 @@
 // built-in tool-search tool is a `#[tool]`).
 extern crate self as dsh_sdk;
 
-/// Builder methods that only store what they are given, written once:
-/// each `name(param: Type) => field.path = value;` is a `pub fn name(mut
-/// self, param: Type) -> Self` that sets the field and returns the
-/// builder, with the attributes and docs written above it. An entry that
-/// starts with `const` is a `pub const fn`, storing through
-/// [`fixed::set`](crate::tool::fixed::set), for definitions that may be `const`.
-/// A setter that does more than store a value is written out where it
-/// stands.
-macro_rules! setters {
-    () => {};
-    (
-        $(#[$attr:meta])*
-        const $name:ident($param:ident: $ty:ty) => $field:ident = $value:expr;
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub const fn $name(mut self, $param: $ty) -> Self {
-            crate::tool::fixed::set(&mut self.$field, $value);
-            self
-        }
-        setters! { $($rest)* }
-    };
-    (
-        $(#[$attr:meta])*
-        $name:ident($param:ident: $ty:ty) => $($field:ident).+ = $value:expr;
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub fn $name(mut self, $param: $ty) -> Self {
-            self.$($field).+ = $value;
-            self
-        }
-        setters! { $($rest)* }
-    };
-}
-
 /// A `Debug` impl showing the named fields and marking the rest as left out
 /// (`finish_non_exhaustive`): `debug_fields!(Type { field, other });`.
 macro_rules! debug_fields {
@@ -202,8 +166,8 @@ pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::{SchemaError, Violation, limits};
 pub use tool::{
     DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MissingState, PresentCallFn,
-    PresentFn, RegisterError, RenderFn, State, TaskSupport, Tool, ToolDef, ToolError, ToolInfo,
-    Validation, client, elicit, testing,
+    PresentFn, RegisterError, RenderFn, State, TaskSupport, Tool, ToolDef, ToolDefBuilder,
+    ToolError, ToolInfo, Validation, client, elicit, testing,
 };
 
 pub use dsh_macros::{present, render, tool};

@@ -229,11 +229,12 @@ impl Pool {
             handle.unregister();
         }
         let def = || {
-            ToolDef::owned(
+            ToolDef::builder_owned(
                 name.to_owned(),
                 tool["description"].as_str().unwrap_or_default().to_owned(),
             )
             .defer(true)
+            .build()
         };
         let noop = |_: Value, _| async { Ok(Value::Null) };
         let schema = tool["input_schema"].clone();

@@ -552,7 +552,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
     }
 }
 
-/// `ToolDef::new(name, description)` and a builder call per key given.
+/// `ToolDef::builder(name, description).build()` and a builder call per key given.
 fn definition(tool: &Tool) -> TokenStream {
     let attr = &tool.attr;
     let (name, span) = tool.name();
@@ -599,8 +599,9 @@ fn definition(tool: &Tool) -> TokenStream {
         .iter()
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     quote! {
-        ::dsh_sdk::__private::ToolDef::new(#name, #description)
+        ::dsh_sdk::__private::ToolDef::builder(#name, #description)
             #(#title)* #(#version)* #aliases #icons #(#flags)* #(#category)* #(#output_type)*
             #(#max_result_chars)* #(#timeout)*
+            .build()
     }
 }

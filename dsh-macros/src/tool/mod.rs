@@ -63,7 +63,7 @@ fn fallback(tool: &Tool, errors: &syn::Error) -> TokenStream {
         impl ::dsh_sdk::__private::Tool for #ident {
             type Args = ();
             type Output = ();
-            const DEFINITION: ::dsh_sdk::__private::ToolDef = ::dsh_sdk::__private::ToolDef::new("", "");
+            const DEFINITION: ::dsh_sdk::__private::ToolDef = ::dsh_sdk::__private::ToolDef::builder("", "").build();
 
             fn execute(
                 _: (),

@@ -26,7 +26,7 @@ pub(crate) fn visible_tools(pool: &Pool) -> Vec<ToolInfo> {
         .into_iter()
         .filter(|tool| {
             let def = tool.definition();
-            !def.is_deferred() || def.is_always_loaded()
+            !def.defer() || def.always_load()
         })
         .collect();
     let loaded = pool
@@ -50,7 +50,7 @@ pub(crate) fn load_deferred<'a>(pool: &Pool, names: impl IntoIterator<Item = &'a
     for name in names {
         let Some(tool) = pool.get(name) else { continue };
         let def = tool.definition();
-        let hidden = def.is_deferred() && !def.is_always_loaded();
+        let hidden = def.defer() && !def.always_load();
         if hidden && !loaded.iter().any(|loaded| loaded == tool.name()) {
             loaded.push(tool.name().to_owned());
             pool.inner.changed.send_replace(());
@@ -139,7 +139,7 @@ pub(crate) fn split_deferred(pool: &Pool) -> (Vec<ToolInfo>, Vec<ToolInfo>) {
         .filter(|tool| tool.name() != search.name() || tool.is_dynamic())
         .partition(|tool| {
             let def = tool.definition();
-            def.is_deferred() && !def.is_always_loaded()
+            def.defer() && !def.always_load()
         });
     deferred.sort_by(|a, b| a.name().cmp(b.name()));
     (listed, deferred)

@@ -95,12 +95,12 @@ pub(crate) fn snapshot(pool: &Pool) -> CatalogPublish {
                 state.statuses.get(def.name()).cloned().unwrap_or_default();
             CatalogTool {
                 name: def.name().to_owned(),
-                version: def.version_text().map(str::to_owned),
+                version: def.version().map(str::to_owned),
                 description: def.description().to_owned(),
                 input_schema: Some(tool.input_schema().clone()),
-                output_type: def.declared_output_type(),
-                requires_approval: Some(def.is_approval_required() || def.is_destructive()),
-                category: def.category_kind(),
+                output_type: def.output_type(),
+                requires_approval: Some(def.requires_approval() || def.destructive()),
+                category: def.category(),
                 status,
                 status_description,
                 contract_hash: Some(crate::export::digest::tool_hash(&tool)),

@@ -161,12 +161,12 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
         Format::Mcp => {
             let mut object = Map::new();
             object.insert("name".into(), def.name().into());
-            if let Some(title) = def.title_text() {
+            if let Some(title) = def.title() {
                 object.insert("title".into(), title.into());
             }
             object.insert("description".into(), description.into());
-            if !def.icon_list().is_empty() {
-                object.insert("icons".into(), json!(def.icon_list()));
+            if !def.icons().is_empty() {
+                object.insert("icons".into(), json!(def.icons()));
             }
             object.insert("inputSchema".into(), input);
             // MCP 2026-07-28 takes any JSON Schema 2020-12 as `outputSchema`
@@ -181,22 +181,22 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
                 );
             }
             let mut annotations = Map::new();
-            if let Some(title) = def.title_text() {
+            if let Some(title) = def.title() {
                 annotations.insert("title".into(), title.into());
             }
-            annotations.insert("readOnlyHint".into(), def.is_read_only().into());
-            annotations.insert("destructiveHint".into(), def.is_destructive().into());
-            annotations.insert("idempotentHint".into(), def.is_idempotent().into());
+            annotations.insert("readOnlyHint".into(), def.read_only().into());
+            annotations.insert("destructiveHint".into(), def.destructive().into());
+            annotations.insert("idempotentHint".into(), def.idempotent().into());
             object.insert("annotations".into(), Value::Object(annotations));
             // MCP 2025-11-25: whether calls may, or must, run as tasks.
-            if def.tasks() != crate::tool::TaskSupport::Forbidden {
+            if def.task_support() != crate::tool::TaskSupport::Forbidden {
                 object.insert(
                     "execution".into(),
-                    serde_json::json!({ "taskSupport": def.tasks().as_str() }),
+                    serde_json::json!({ "taskSupport": def.task_support().as_str() }),
                 );
             }
             let mut meta = Map::new();
-            if let Some(version) = def.version_text() {
+            if let Some(version) = def.version() {
                 meta.insert(META_VERSION.into(), version.into());
             }
             if let Some(failure) = tool.failure_schema() {

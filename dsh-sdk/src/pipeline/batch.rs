@@ -54,7 +54,7 @@ impl Pipeline {
             // A name no tool has may run beside others: its call only fails.
             if entry
                 .as_ref()
-                .is_none_or(|entry| entry.def.is_concurrency_safe())
+                .is_none_or(|entry| entry.def.concurrency_safe())
             {
                 // Looked up here, once: the calls of a run start together,
                 // and none of them takes the registry's lock again.

@@ -110,16 +110,23 @@ impl ToolCall {
         }
     }
 
-    setters! {
-        /// The client the call came from, for the tool to log to, ask its user
-        /// (elicitation) or its model (sampling) through [`Exec`](crate::Exec).
-        client(client: Arc<dyn Client>) => client = Some(CallClient(client));
+    /// The client the call came from, for the tool to log to, ask its user
+    /// (elicitation) or its model (sampling) through [`Exec`](crate::Exec).
+    pub fn client(mut self, client: Arc<dyn Client>) -> Self {
+        self.client = Some(CallClient(client));
+        self
+    }
 
-        /// Cancels the call when `token` is cancelled.
-        cancel_on(token: CancellationToken) => cancel = Some(token);
+    /// Cancels the call when `token` is cancelled.
+    pub fn cancel_on(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
 
-        /// Uses this invocation id instead of a fresh one.
-        invocation_id(id: Uuid) => invocation_id = id;
+    /// Uses this invocation id instead of a fresh one.
+    pub fn invocation_id(mut self, id: Uuid) -> Self {
+        self.invocation_id = id;
+        self
     }
 
     /// Marks a nested call (made by another tool): it gets no card.

@@ -80,7 +80,7 @@ pub(super) fn direct(
 /// How long one attempt of `entry` may run: its own timeout, else the
 /// registry's.
 fn timeout(config: &Config, entry: &Entry) -> Option<std::time::Duration> {
-    entry.def.call_timeout().or(config.timeout)
+    entry.def.timeout().or(config.timeout)
 }
 
 /// Why `entry`'s execute stopped the call.

@@ -69,7 +69,7 @@ pub(crate) fn finish(
 
     let limit = entry
         .def
-        .result_char_limit()
+        .max_result_chars()
         .unwrap_or(config.max_result_chars);
     // Counted only past the cheap bound: a text of n bytes has at most n characters.
     let text_bytes: usize = content

@@ -419,7 +419,7 @@ impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
     ) -> Option<Self::Future> {
         let error = result.as_ref().err()?;
         let def = request.tool();
-        let retryable = def.is_idempotent() || def.is_read_only();
+        let retryable = def.idempotent() || def.read_only();
         if !retryable
             || request.attempt >= self.max_attempts
             || request.exec.is_cancelled()

@@ -531,7 +531,7 @@ mod tests {
         let facade = crate::Registry::new();
         let registry = facade.pipeline();
         let echo = crate::DynamicTool::new(
-            crate::ToolDef::owned("echo".to_owned(), "Echo.".to_owned()),
+            crate::ToolDef::builder_owned("echo".to_owned(), "Echo.".to_owned()).build(),
             json!({ "type": "object" }),
             |args, _| async move { Ok(args) },
         );

@@ -39,7 +39,7 @@ pub(super) fn request(registry: &Pipeline, call: &ToolCall, refused: Option<Exce
                 Some(entry) if *entry.def.name == *call.name => entry.def.name.clone(),
                 _ => shown_name(&call.name).into_owned().into(),
             },
-            tool_version: entry.and_then(|entry| entry.def.version_text().map(str::to_owned)),
+            tool_version: entry.and_then(|entry| entry.def.version().map(str::to_owned)),
             input: match refused {
                 None => Arc::clone(&call.args),
                 Some(exceeded) => Arc::new(Value::String(format!(

@@ -40,7 +40,7 @@ pub(super) struct Asking {
 /// a call that is allowed (most) never builds the approval's future.
 pub(super) fn decide_first(config: &Config, entry: &Entry, args: &Value) -> Result<Verdict, Stop> {
     let def = &entry.def;
-    if (config.permissions).allows_outright(def.is_destructive(), def.is_approval_required()) {
+    if (config.permissions).allows_outright(def.destructive(), def.requires_approval()) {
         return Ok(Verdict::Allowed);
     }
     let Ruling { decision, why } = decide(config, entry, args);
@@ -125,14 +125,14 @@ fn rejected(tool: &str, reason: String) -> Stop {
 /// Default, rules, gates, guards for `args`. A gate or guard that panics
 /// denies (see [`Permissions::decide`](crate::permission::Permissions::decide)).
 fn decide(config: &Config, entry: &Entry, args: &Value) -> Ruling {
-    let aliases: Vec<&str> = entry.def.alias_names().collect();
+    let aliases: Vec<&str> = entry.def.aliases().collect();
     let info = CallInfo {
         tool: entry.def.name(),
         aliases: &aliases,
         args,
-        read_only: entry.def.is_read_only(),
-        destructive: entry.def.is_destructive(),
-        requires_approval: entry.def.is_approval_required(),
+        read_only: entry.def.read_only(),
+        destructive: entry.def.destructive(),
+        requires_approval: entry.def.requires_approval(),
     };
     config.permissions.ruling(&info)
 }

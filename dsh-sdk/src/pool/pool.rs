@@ -57,7 +57,7 @@ impl Pool {
         handler: Box<dyn Handler>,
     ) -> Result<ToolHandle, RegisterError> {
         let name = def.name().to_owned();
-        for candidate in std::iter::once(def.name()).chain(def.alias_names()) {
+        for candidate in std::iter::once(def.name()).chain(def.aliases()) {
             if !crate::names::is_valid_tool_name(candidate) {
                 return Err(RegisterError::InvalidName {
                     name: candidate.to_owned(),
@@ -68,7 +68,7 @@ impl Pool {
             return Err(RegisterError::ArgsNotObject { tool: name, found });
         }
         let mut input = input;
-        if !def.accepts_unknown_args() {
+        if !def.allow_unknown_args() {
             schema::close_objects(&mut input);
         }
         let compile = |which, schema| {
@@ -84,9 +84,7 @@ impl Pool {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let dynamic = handler.is_dynamic();
         let mut tools = self.write();
-        let names: Vec<&str> = std::iter::once(def.name())
-            .chain(def.alias_names())
-            .collect();
+        let names: Vec<&str> = std::iter::once(def.name()).chain(def.aliases()).collect();
         // Built-in tools keep their names whatever the order tools arrive in
         // (so the prompt prefix stays stable): a dynamic tool holding one steps
         // aside for a built-in tool, and a dynamic tool asking for one is refused.
@@ -126,7 +124,7 @@ impl Pool {
             tools.aliases.retain(|_, owner| owner != hidden);
             self.inner.search.remove(hidden);
         }
-        for alias in def.alias_names() {
+        for alias in def.aliases() {
             tools.aliases.insert(alias.to_owned(), name.clone());
         }
         let failure = handler.failure_schema();

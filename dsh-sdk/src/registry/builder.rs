@@ -84,22 +84,35 @@ impl RegistryBuilder {
         self
     }
 
-    setters! {
-        /// How long a call may run when its tool sets no timeout of its own.
-        timeout(timeout: Duration) => timeout = Some(timeout);
+    /// How long a call may run when its tool sets no timeout of its own.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
 
-        /// Content longer than this spills to a file when the tool sets no limit
-        /// of its own. Defaults to [`DEFAULT_MAX_RESULT_CHARS`].
-        max_result_chars(chars: usize) => max_result_chars = chars;
+    /// Content longer than this spills to a file when the tool sets no limit
+    /// of its own. Defaults to [`DEFAULT_MAX_RESULT_CHARS`].
+    pub fn max_result_chars(mut self, chars: usize) -> Self {
+        self.max_result_chars = chars;
+        self
+    }
 
-        /// Where oversized results are written.
-        spill_dir(dir: impl Into<PathBuf>) => spill.dir = dir.into();
+    /// Where oversized results are written.
+    pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.spill.dir = dir.into();
+        self
+    }
 
-        /// How many characters of a spilled result the model sees.
-        spill_preview_chars(chars: usize) => spill.preview_chars = chars;
+    /// How many characters of a spilled result the model sees.
+    pub fn spill_preview_chars(mut self, chars: usize) -> Self {
+        self.spill.preview_chars = chars;
+        self
+    }
 
-        /// Replaces the permission rules, gates and guards.
-        permissions(permissions: Permissions) => permissions = permissions;
+    /// Replaces the permission rules, gates and guards.
+    pub fn permissions(mut self, permissions: Permissions) -> Self {
+        self.permissions = permissions;
+        self
     }
 
     /// Adds a permission rule.
@@ -120,9 +133,10 @@ impl RegistryBuilder {
         self
     }
 
-    setters! {
-        /// Settles `ask` decisions. Without one, `ask` means deny.
-        approver(approver: impl Approver) => approver = Some(Arc::new(approver));
+    /// Settles `ask` decisions. Without one, `ask` means deny.
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
     }
 
     /// Adds a post-execute hook; hooks run in the order they are added.
@@ -131,45 +145,64 @@ impl RegistryBuilder {
         self
     }
 
-    setters! {
-        /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
-        /// before anything else reads them, the session log included. Defaults
-        /// to [`DEFAULT_MAX_ARG_BYTES`](crate::schema::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
-        max_arg_bytes(bytes: usize) => limits.max_arg_bytes = bytes;
+    /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
+    /// before anything else reads them, the session log included. Defaults
+    /// to [`DEFAULT_MAX_ARG_BYTES`](crate::schema::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
+    pub fn max_arg_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_arg_bytes = bytes;
+        self
+    }
 
-        /// Refuses calls whose arguments nest more than `depth` arrays and
-        /// objects, before anything else reads them. Defaults to
-        /// [`DEFAULT_MAX_DEPTH`](crate::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
-        /// [`MAX_DEPTH`](crate::schema::limits::MAX_DEPTH), 100 (higher is lowered to it),
-        /// so the session log stays readable.
-        max_arg_depth(depth: usize) => limits.max_arg_depth = depth.min(MAX_DEPTH);
+    /// Refuses calls whose arguments nest more than `depth` arrays and
+    /// objects, before anything else reads them. Defaults to
+    /// [`DEFAULT_MAX_DEPTH`](crate::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::schema::limits::MAX_DEPTH), 100 (higher is lowered to it),
+    /// so the session log stays readable.
+    pub fn max_arg_depth(mut self, depth: usize) -> Self {
+        self.limits.max_arg_depth = depth.min(MAX_DEPTH);
+        self
+    }
 
-        /// Fails calls whose canonical output value is larger than `bytes` as
-        /// compact JSON. Defaults to
-        /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::schema::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
-        max_output_bytes(bytes: usize) => limits.max_output_bytes = bytes;
+    /// Fails calls whose canonical output value is larger than `bytes` as
+    /// compact JSON. Defaults to
+    /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::schema::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_output_bytes = bytes;
+        self
+    }
 
-        /// Fails calls whose canonical output value nests more than `depth`
-        /// arrays and objects. Defaults to
-        /// [`DEFAULT_MAX_DEPTH`](crate::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
-        /// [`MAX_DEPTH`](crate::schema::limits::MAX_DEPTH), 100 (higher is lowered to it).
-        max_output_depth(depth: usize) => limits.max_output_depth = depth.min(MAX_DEPTH);
+    /// Fails calls whose canonical output value nests more than `depth`
+    /// arrays and objects. Defaults to
+    /// [`DEFAULT_MAX_DEPTH`](crate::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::schema::limits::MAX_DEPTH), 100 (higher is lowered to it).
+    pub fn max_output_depth(mut self, depth: usize) -> Self {
+        self.limits.max_output_depth = depth.min(MAX_DEPTH);
+        self
+    }
 
-        /// How long a call waits for the approver's answer before it ends with
-        /// status `timeout`, without running. Defaults to
-        /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::schema::limits::DEFAULT_APPROVAL_TIMEOUT),
-        /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
-        /// once the tool runs.
-        approval_timeout(timeout: Duration) => limits.approval_timeout = timeout;
+    /// How long a call waits for the approver's answer before it ends with
+    /// status `timeout`, without running. Defaults to
+    /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::schema::limits::DEFAULT_APPROVAL_TIMEOUT),
+    /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
+    /// once the tool runs.
+    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.approval_timeout = timeout;
+        self
+    }
 
-        /// Retries failed calls of idempotent and read-only tools.
-        retry(policy: RetryPolicy) => retry = policy;
+    /// Retries failed calls of idempotent and read-only tools.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
 
-        /// Times every call ([`ToolResult::duration`](crate::ToolResult::duration)).
-        /// Without it, a call is timed only while something observes the
-        /// registry (a subscriber, a session log): with nothing observing, a
-        /// call reads no clock, and its duration is zero.
-        time_calls(yes: bool) => time_calls = yes;
+    /// Times every call ([`ToolResult::duration`](crate::ToolResult::duration)).
+    /// Without it, a call is timed only while something observes the
+    /// registry (a subscriber, a session log): with nothing observing, a
+    /// call reads no clock, and its duration is zero.
+    pub fn time_calls(mut self, yes: bool) -> Self {
+        self.time_calls = yes;
+        self
     }
 
     /// Wraps the execute stage in a `tower` layer, outside the built-in ones;

@@ -67,7 +67,7 @@ pub(crate) struct Index {
 impl Index {
     /// Indexes a tool joining the pool, if it is deferred.
     pub(crate) fn insert(&self, entry: &Arc<Entry>) {
-        if entry.def.is_deferred() {
+        if entry.def.defer() {
             let tool = ToolInfo {
                 entry: Arc::clone(entry),
             };

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::future::Future;
+use std::mem::ManuallyDrop;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -14,7 +15,7 @@ use crate::names::{Category, OutputType};
 use crate::tool::Exec;
 use crate::tool::Icon;
 use crate::tool::ToolError;
-use crate::tool::fixed::StrList;
+use crate::tool::fixed::{self, StrList};
 use serde_json::Value;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
@@ -36,7 +37,7 @@ use serde_json::Value;
 /// impl Tool for Greet {
 ///     type Args = GreetArgs;
 ///     type Output = String;
-///     const DEFINITION: ToolDef = ToolDef::new("greet", "Greet someone by name.").read_only(true);
+///     const DEFINITION: ToolDef = ToolDef::builder("greet", "Greet someone by name.").read_only(true).build();
 ///
 ///     async fn execute(args: GreetArgs, _exec: &Exec) -> Result<String, ToolError> {
 ///         Ok(format!("Hello, {}!", args.name))
@@ -156,17 +157,20 @@ impl Validation {
     }
 }
 
-/// A tool's name, description and flags. Built in `const` context:
+/// A tool's name, description and flags: what the model, the host and the
+/// pipeline read. Built with [`ToolDef::builder`], in `const` context:
 ///
 /// ```
 /// use dsh_sdk::{Category, ToolDef};
 ///
-/// const DEF: ToolDef = ToolDef::new("read_file", "Read a file from disk.")
+/// const DEF: ToolDef = ToolDef::builder("read_file", "Read a file from disk.")
 ///     .read_only(true)
 ///     .concurrency_safe(true)
 ///     .category(Category::Filesystem)
-///     .aliases(&["cat"]);
-/// assert!(DEF.is_read_only());
+///     .aliases(&["cat"])
+///     .build();
+/// assert!(DEF.read_only());
+/// assert_eq!(DEF.aliases().collect::<Vec<_>>(), ["cat"]);
 /// ```
 ///
 /// Every flag defaults fail-closed: not read-only, not concurrency-safe, not
@@ -195,73 +199,318 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
-    /// A definition with every flag off.
-    pub const fn new(name: &'static str, description: &'static str) -> Self {
-        ToolDef {
-            name: Cow::Borrowed(name),
-            description: Cow::Borrowed(description),
-            title: None,
-            aliases: StrList::EMPTY,
-            icons: Cow::Borrowed(&[]),
-            read_only: false,
-            concurrency_safe: false,
-            destructive: false,
-            idempotent: false,
-            requires_approval: false,
-            defer: false,
-            always_load: false,
-            category: None,
-            output_type: None,
-            max_result_chars: None,
-            timeout: None,
-            version: None,
-            allow_unknown_args: false,
-            task_support: TaskSupport::Forbidden,
+    /// Starts a definition fixed at compile time, every flag off.
+    pub const fn builder(name: &'static str, description: &'static str) -> ToolDefBuilder {
+        ToolDefBuilder {
+            def: ManuallyDrop::new(ToolDef {
+                name: Cow::Borrowed(name),
+                description: Cow::Borrowed(description),
+                title: None,
+                aliases: StrList::EMPTY,
+                icons: Cow::Borrowed(&[]),
+                read_only: false,
+                concurrency_safe: false,
+                destructive: false,
+                idempotent: false,
+                requires_approval: false,
+                defer: false,
+                always_load: false,
+                category: None,
+                output_type: None,
+                max_result_chars: None,
+                timeout: None,
+                version: None,
+                allow_unknown_args: false,
+                task_support: TaskSupport::Forbidden,
+            }),
         }
     }
 
-    /// A definition built at run time, for dynamic tools.
-    pub fn owned(name: impl Into<String>, description: impl Into<String>) -> Self {
-        ToolDef {
-            name: Cow::Owned(name.into()),
-            description: Cow::Owned(description.into()),
-            ..ToolDef::new("", "")
-        }
+    /// Starts a definition given at run time, for dynamic tools.
+    ///
+    /// ```
+    /// use dsh_sdk::ToolDef;
+    ///
+    /// let def = ToolDef::builder_owned(format!("echo_{}", 2), "Echo.").build();
+    /// assert_eq!(def.name(), "echo_2");
+    /// ```
+    pub fn builder_owned(
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> ToolDefBuilder {
+        let mut builder = ToolDef::builder("", "");
+        builder.def.name = Cow::Owned(name.into());
+        builder.def.description = Cow::Owned(description.into());
+        builder
     }
 
-    setters! {
-        /// A human-readable title for UIs (MCP `title`).
-        const title(title: &'static str) => title = Some(Cow::Borrowed(title));
-
-        /// A title given at run time, for dynamic tools.
-        with_title(title: impl Into<String>) => title = Some(Cow::Owned(title.into()));
-
-        /// Other names the tool answers to.
-        const aliases(aliases: &'static [&'static str]) => aliases = StrList::Static(aliases);
-
-        /// Other names, given at run time.
-        with_aliases(aliases: impl IntoIterator<Item = impl Into<String>>) => aliases = StrList::owned(aliases);
-
-        /// Icons a host may show beside the tool (MCP `icons`). They are
-        /// presentation only: no part of the contract hash.
-        const icons(icons: &'static [Icon]) => icons = Cow::Borrowed(icons);
-
-        /// Icons given at run time, for dynamic tools.
-        with_icons(icons: impl IntoIterator<Item = Icon>) => icons = Cow::Owned(icons.into_iter().collect());
+    /// The name the model calls.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
-    /// The tool's icons, in the order given.
-    pub fn icon_list(&self) -> &[Icon] {
+    /// What the model reads to decide when to call the tool.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The human-readable title for UIs (MCP `title`), if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The other names the tool answers to, in the order given.
+    pub fn aliases(&self) -> impl Iterator<Item = &str> {
+        self.aliases.iter()
+    }
+
+    /// The icons a host may show beside the tool, in the order given.
+    pub fn icons(&self) -> &[Icon] {
         &self.icons
     }
 
-    setters! {
-        /// The tool's version (`"1.2.0"`), recorded in its definition, the
-        /// catalog and each request event.
-        const version(version: &'static str) => version = Some(Cow::Borrowed(version));
+    /// Whether the tool changes nothing.
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
 
-        /// A version given at run time, for dynamic tools.
-        with_version(version: impl Into<String>) => version = Some(Cow::Owned(version.into()));
+    /// Whether calls may run beside other calls of the same batch.
+    pub fn concurrency_safe(&self) -> bool {
+        self.concurrency_safe
+    }
+
+    /// Whether the tool may destroy data (it asks for approval by default).
+    pub fn destructive(&self) -> bool {
+        self.destructive
+    }
+
+    /// Whether calling twice with the same arguments has the effect of
+    /// calling once.
+    pub fn idempotent(&self) -> bool {
+        self.idempotent
+    }
+
+    /// Whether every call asks the host's approver first.
+    pub fn requires_approval(&self) -> bool {
+        self.requires_approval
+    }
+
+    /// Whether the tool is left out of the exported list until tool search
+    /// finds it.
+    pub fn defer(&self) -> bool {
+        self.defer
+    }
+
+    /// Whether a deferred tool stays in the exported list all the same.
+    pub fn always_load(&self) -> bool {
+        self.always_load
+    }
+
+    /// The RAWP-DPS category, if declared.
+    pub fn category(&self) -> Option<Category> {
+        self.category
+    }
+
+    /// The declared RAWP-DPS `output_type`, if any: the first step of
+    /// [`resolve_output_type`](Self::resolve_output_type).
+    pub fn output_type(&self) -> Option<OutputType> {
+        self.output_type
+    }
+
+    /// The content limit in characters past which a result spills to a
+    /// file, if the tool sets one of its own.
+    pub fn max_result_chars(&self) -> Option<usize> {
+        self.max_result_chars
+    }
+
+    /// How long one call may run, if the tool sets it.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The declared version (`"1.2.0"`), if any.
+    pub fn version(&self) -> Option<&str> {
+        self.version.as_deref()
+    }
+
+    /// Whether argument properties the input schema does not name are
+    /// accepted (and ignored) rather than reported as violations.
+    pub fn allow_unknown_args(&self) -> bool {
+        self.allow_unknown_args
+    }
+
+    /// Whether calls may, or must, run as MCP tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
+    }
+}
+
+/// Builds a [`ToolDef`]: [`ToolDef::builder`] in `const` context, or
+/// [`ToolDef::builder_owned`] at run time, then a method per setting and
+/// [`build`](Self::build).
+///
+/// The methods taking `&'static` values are `const`; each has a `with_`
+/// twin taking values made at run time, for dynamic tools.
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ToolDefBuilder {
+    // `ManuallyDrop`, so that the `const fn` `build` can move the definition
+    // out: a `const fn` cannot move a field out of a value that has a
+    // destructor. A builder dropped without `build` frees no strings given
+    // at run time; one made in `const` context holds none.
+    def: ManuallyDrop<ToolDef>,
+}
+
+impl ToolDefBuilder {
+    /// The definition.
+    pub const fn build(self) -> ToolDef {
+        self.into_def()
+    }
+
+    /// A human-readable title for UIs (MCP `title`).
+    pub const fn title(self, title: &'static str) -> Self {
+        let mut def = self.into_def();
+        fixed::set(&mut def.title, Some(Cow::Borrowed(title)));
+        ToolDefBuilder::of(def)
+    }
+
+    /// A title given at run time, for dynamic tools.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.def.title = Some(Cow::Owned(title.into()));
+        self
+    }
+
+    /// Other names the tool answers to.
+    pub const fn aliases(self, aliases: &'static [&'static str]) -> Self {
+        let mut def = self.into_def();
+        fixed::set(&mut def.aliases, StrList::Static(aliases));
+        ToolDefBuilder::of(def)
+    }
+
+    /// Other names, given at run time.
+    pub fn with_aliases(mut self, aliases: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.def.aliases = StrList::owned(aliases);
+        self
+    }
+
+    /// Icons a host may show beside the tool (MCP `icons`). They are
+    /// presentation only: no part of the contract hash.
+    pub const fn icons(self, icons: &'static [Icon]) -> Self {
+        let mut def = self.into_def();
+        fixed::set(&mut def.icons, Cow::Borrowed(icons));
+        ToolDefBuilder::of(def)
+    }
+
+    /// Icons given at run time, for dynamic tools.
+    pub fn with_icons(mut self, icons: impl IntoIterator<Item = Icon>) -> Self {
+        self.def.icons = Cow::Owned(icons.into_iter().collect());
+        self
+    }
+
+    /// The tool's version (`"1.2.0"`), recorded in its definition, the
+    /// catalog and each request event.
+    pub const fn version(self, version: &'static str) -> Self {
+        let mut def = self.into_def();
+        fixed::set(&mut def.version, Some(Cow::Borrowed(version)));
+        ToolDefBuilder::of(def)
+    }
+
+    /// A version given at run time, for dynamic tools.
+    pub fn with_version(mut self, version: impl Into<String>) -> Self {
+        self.def.version = Some(Cow::Owned(version.into()));
+        self
+    }
+
+    /// The tool changes nothing.
+    pub const fn read_only(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.read_only = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// Calls may run beside other calls of the same batch.
+    pub const fn concurrency_safe(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.concurrency_safe = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// The tool may destroy data; it asks for approval by default.
+    pub const fn destructive(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.destructive = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// Calling twice with the same arguments has the effect of calling once.
+    pub const fn idempotent(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.idempotent = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// Every call asks the host's approver first.
+    pub const fn requires_approval(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.requires_approval = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// Left out of the exported tool list until found through tool search.
+    pub const fn defer(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.defer = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// Kept in the exported tool list even when deferred.
+    pub const fn always_load(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.always_load = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// Accept argument properties the input schema does not name (they are
+    /// ignored). By default an unknown property is a violation.
+    pub const fn allow_unknown_args(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.allow_unknown_args = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// The RAWP-DPS category.
+    pub const fn category(self, category: Category) -> Self {
+        let mut def = self.into_def();
+        def.category = Some(category);
+        ToolDefBuilder::of(def)
+    }
+
+    /// The declared RAWP-DPS `output_type`.
+    pub const fn output_type(self, output_type: OutputType) -> Self {
+        let mut def = self.into_def();
+        def.output_type = Some(output_type);
+        ToolDefBuilder::of(def)
+    }
+
+    /// Content longer than this many characters spills to a file.
+    pub const fn max_result_chars(self, chars: usize) -> Self {
+        let mut def = self.into_def();
+        def.max_result_chars = Some(chars);
+        ToolDefBuilder::of(def)
+    }
+
+    /// How long one call may run.
+    pub const fn timeout(self, timeout: Duration) -> Self {
+        let mut def = self.into_def();
+        def.timeout = Some(timeout);
+        ToolDefBuilder::of(def)
+    }
+
+    /// Whether calls may, or must, run as MCP tasks.
+    pub const fn task_support(self, support: TaskSupport) -> Self {
+        let mut def = self.into_def();
+        def.task_support = support;
+        ToolDefBuilder::of(def)
     }
 
     /// Calls may run as MCP tasks: started, then polled, fetched or
@@ -278,152 +527,27 @@ impl ToolDef {
 
     /// Turns on `support`, or turns it off: back to `Forbidden` only when
     /// it is what is set, so `.task_required(true).task(false)` stays required.
-    const fn task_flag(mut self, support: TaskSupport, yes: bool) -> Self {
+    const fn task_flag(self, support: TaskSupport, yes: bool) -> Self {
+        let mut def = self.into_def();
         if yes {
-            self.task_support = support;
-        } else if self.task_support as u8 == support as u8 {
-            self.task_support = TaskSupport::Forbidden;
+            def.task_support = support;
+        } else if def.task_support as u8 == support as u8 {
+            def.task_support = TaskSupport::Forbidden;
         }
-        self
+        ToolDefBuilder::of(def)
     }
 
-    setters! {
-        /// Whether calls may, or must, run as MCP tasks.
-        const task_support(support: TaskSupport) => task_support = support;
-    }
-
-    /// Whether calls may, or must, run as MCP tasks.
-    pub fn tasks(&self) -> TaskSupport {
-        self.task_support
-    }
-
-    /// The name the model calls.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// What the model reads to decide when to call the tool.
-    pub fn description(&self) -> &str {
-        &self.description
-    }
-
-    /// The title for UIs, if any.
-    pub fn title_text(&self) -> Option<&str> {
-        self.title.as_deref()
-    }
-
-    /// The other names the tool answers to.
-    pub fn alias_names(&self) -> impl Iterator<Item = &str> {
-        self.aliases.iter()
-    }
-
-    /// The declared version, if any.
-    pub fn version_text(&self) -> Option<&str> {
-        self.version.as_deref()
-    }
-}
-
-/// Writes the builder setter of each flag (`const fn read_only(self, yes)`)
-/// and of each optional setting (`const fn timeout(self, value)`), and the
-/// reader of each (`is_read_only`, `call_timeout`): the same few lines a
-/// dozen times, written once.
-macro_rules! settings {
-    (
-        flags { $($(#[doc = $set:literal])* $flag:ident; $(#[doc = $get:literal])* $is:ident;)* }
-        options { $($(#[doc = $oset:literal])* $option:ident: $ty:ty; $(#[doc = $oget:literal])* $read:ident;)* }
-    ) => {
-        impl ToolDef {
-            $(
-                $(#[doc = $set])*
-                pub const fn $flag(mut self, yes: bool) -> Self {
-                    self.$flag = yes;
-                    self
-                }
-
-                $(#[doc = $get])*
-                pub fn $is(&self) -> bool {
-                    self.$flag
-                }
-            )*
-            $(
-                $(#[doc = $oset])*
-                pub const fn $option(mut self, value: $ty) -> Self {
-                    self.$option = Some(value);
-                    self
-                }
-
-                $(#[doc = $oget])*
-                pub fn $read(&self) -> Option<$ty> {
-                    self.$option
-                }
-            )*
+    /// A builder of `def`.
+    const fn of(def: ToolDef) -> Self {
+        ToolDefBuilder {
+            def: ManuallyDrop::new(def),
         }
-    };
-}
-
-settings! {
-    flags {
-        /// The tool changes nothing.
-        read_only;
-        /// Whether the tool changes nothing.
-        is_read_only;
-
-        /// Calls may run beside other calls of the same batch.
-        concurrency_safe;
-        /// Whether calls may run beside others.
-        is_concurrency_safe;
-
-        /// The tool may destroy data; it asks for approval by default.
-        destructive;
-        /// Whether the tool may destroy data.
-        is_destructive;
-
-        /// Calling twice with the same arguments has the effect of calling once.
-        idempotent;
-        /// Whether repeating a call has no further effect.
-        is_idempotent;
-
-        /// Every call asks the host's approver first.
-        requires_approval;
-        /// Whether every call asks for approval.
-        is_approval_required;
-
-        /// Left out of the exported tool list until found through tool search.
-        defer;
-        /// Whether the tool is left out of the exported list.
-        is_deferred;
-
-        /// Kept in the exported tool list even when deferred.
-        always_load;
-        /// Whether a deferred tool stays in the exported list.
-        is_always_loaded;
-
-        /// Accept argument properties the input schema does not name (they are
-        /// ignored). By default an unknown property is a violation.
-        allow_unknown_args;
-        /// Whether argument properties the schema does not name are accepted.
-        accepts_unknown_args;
     }
-    options {
-        /// The RAWP-DPS category.
-        category: Category;
-        /// The RAWP-DPS category, if declared.
-        category_kind;
 
-        /// The declared RAWP-DPS `output_type`.
-        output_type: OutputType;
-        /// The declared `output_type`, if any.
-        declared_output_type;
-
-        /// Content longer than this many characters spills to a file.
-        max_result_chars: usize;
-        /// The declared content limit, if any.
-        result_char_limit;
-
-        /// How long one call may run.
-        timeout: Duration;
-        /// The declared timeout, if any.
-        call_timeout;
+    /// The definition so far, out of the builder.
+    const fn into_def(self) -> ToolDef {
+        let ToolDefBuilder { def } = self;
+        ManuallyDrop::into_inner(def)
     }
 }
 
@@ -485,18 +609,21 @@ impl ToolDef {
     /// use dsh_sdk::{Category, OutputType, ToolDef};
     /// use serde_json::json;
     ///
-    /// const WRITE: ToolDef = ToolDef::new("write_file", "Write a file.").category(Category::Filesystem);
+    /// const WRITE: ToolDef = ToolDef::builder("write_file", "Write a file.").category(Category::Filesystem).build();
     /// assert_eq!(WRITE.resolve_output_type(Some(&json!("--- a\n+++ a\n@@ -1 +1 @@\n-x\n+y\n"))), OutputType::Diff);
     /// assert_eq!(WRITE.resolve_output_type(Some(&json!(null))), OutputType::Empty);
     ///
-    /// const DECLARED: ToolDef = WRITE.output_type(OutputType::Structured);
+    /// const DECLARED: ToolDef = ToolDef::builder("write_file", "Write a file.")
+    ///     .category(Category::Filesystem)
+    ///     .output_type(OutputType::Structured)
+    ///     .build();
     /// assert_eq!(DECLARED.resolve_output_type(Some(&json!(null))), OutputType::Structured);
     /// ```
     pub fn resolve_output_type(&self, value: Option<&Value>) -> OutputType {
-        self.declared_output_type()
+        self.output_type
             .or_else(|| {
-                self.category_kind()
-                    .and_then(|category| category.default_output_type(self.is_read_only(), value))
+                self.category
+                    .and_then(|category| category.default_output_type(self.read_only, value))
             })
             .unwrap_or(OutputType::Text)
     }

@@ -18,7 +18,7 @@
 //! # async fn main() {
 //! let registry = Registry::new();
 //! let shout = DynamicTool::new(
-//!     ToolDef::owned("shout", "Say something loudly.").read_only(true),
+//!     ToolDef::builder_owned("shout", "Say something loudly.").read_only(true).build(),
 //!     json!({
 //!         "type": "object",
 //!         "properties": { "text": { "type": "string", "minLength": 1 } },

@@ -343,23 +343,34 @@ pub struct ExecBuilder {
 }
 
 impl ExecBuilder {
-    setters! {
-        /// Sets the invocation id.
-        invocation_id(id: Uuid) => invocation_id = id;
-
-        /// Sets the cancellation token.
-        cancellation(token: CancellationToken) => cancel = Some(token);
-
-        /// Sets the shared state.
-        state(state: State) => state = state;
-
-        /// Receives the chunks the tool streams.
-        on_stream(sink: impl Fn(StreamChunk) + Send + Sync + 'static) => sink = Some(Arc::new(sink));
+    /// Sets the invocation id.
+    pub fn invocation_id(mut self, id: Uuid) -> Self {
+        self.invocation_id = id;
+        self
     }
 
-    setters! {
-        /// Sets the client the call came from (see [`crate::tool::client`]).
-        client(client: Arc<dyn Client>) => client = Some(client);
+    /// Sets the cancellation token.
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Sets the shared state.
+    pub fn state(mut self, state: State) -> Self {
+        self.state = state;
+        self
+    }
+
+    /// Receives the chunks the tool streams.
+    pub fn on_stream(mut self, sink: impl Fn(StreamChunk) + Send + Sync + 'static) -> Self {
+        self.sink = Some(Arc::new(sink));
+        self
+    }
+
+    /// Sets the client the call came from (see [`crate::tool::client`]).
+    pub fn client(mut self, client: Arc<dyn Client>) -> Self {
+        self.client = Some(client);
+        self
     }
 
     /// Builds the context.

@@ -14,8 +14,8 @@
 //!         .sizes(&["48x48"])
 //!         .theme(IconTheme::Dark),
 //! ];
-//! const DEF: ToolDef = ToolDef::new("search", "Search the web.").icons(ICONS);
-//! assert_eq!(DEF.icon_list().len(), 2);
+//! const DEF: ToolDef = ToolDef::builder("search", "Search the web.").icons(ICONS).build();
+//! assert_eq!(DEF.icons().len(), 2);
 //! assert_eq!(ICONS[0].mime_type_text(), Some("image/svg+xml"));
 //! ```
 
@@ -79,18 +79,28 @@ impl Icon {
         })
     }
 
-    setters! {
-        /// The media type, when the URI does not tell it (`image/png`).
-        const mime_type(mime_type: &'static str) => mime_type = Some(Cow::Borrowed(mime_type));
+    /// The media type, when the URI does not tell it (`image/png`).
+    pub const fn mime_type(mut self, mime_type: &'static str) -> Self {
+        crate::tool::fixed::set(&mut self.mime_type, Some(Cow::Borrowed(mime_type)));
+        self
+    }
 
-        /// The sizes the image has, each `WxH` (`"48x48"`) or `"any"`.
-        const sizes(sizes: &'static [&'static str]) => sizes = StrList::Static(sizes);
+    /// The sizes the image has, each `WxH` (`"48x48"`) or `"any"`.
+    pub const fn sizes(mut self, sizes: &'static [&'static str]) -> Self {
+        crate::tool::fixed::set(&mut self.sizes, StrList::Static(sizes));
+        self
+    }
 
-        /// Sizes given at run time.
-        with_sizes(sizes: impl IntoIterator<Item = impl Into<String>>) => sizes = StrList::owned(sizes);
+    /// Sizes given at run time.
+    pub fn with_sizes(mut self, sizes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.sizes = StrList::owned(sizes);
+        self
+    }
 
-        /// The theme the icon is drawn for.
-        const theme(theme: IconTheme) => theme = Some(theme);
+    /// The theme the icon is drawn for.
+    pub const fn theme(mut self, theme: IconTheme) -> Self {
+        crate::tool::fixed::set(&mut self.theme, Some(theme));
+        self
     }
 
     /// The URI.

@@ -25,7 +25,7 @@ pub mod testing;
 pub use contract::{
     IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
-pub use definition::{TaskSupport, Tool, ToolDef, Validation};
+pub use definition::{TaskSupport, Tool, ToolDef, ToolDefBuilder, Validation};
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};
 pub use erased::ToolInfo;
 pub(crate) use erased::{

@@ -147,8 +147,9 @@ struct Lenient;
 impl Tool for Lenient {
     type Args = TagArgs;
     type Output = String;
-    const DEFINITION: ToolDef =
-        ToolDef::new("lenient", "Echo a tag, ignoring the rest.").allow_unknown_args(true);
+    const DEFINITION: ToolDef = ToolDef::builder("lenient", "Echo a tag, ignoring the rest.")
+        .allow_unknown_args(true)
+        .build();
 
     async fn execute(args: TagArgs, _exec: &Exec) -> Result<String, ToolError> {
         Ok(args.tag)

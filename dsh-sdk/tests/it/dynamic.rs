@@ -48,7 +48,9 @@ fn object_schema() -> Value {
 /// Repeats `text`, `times` times; declares a string output.
 fn repeat(name: &str) -> DynamicTool {
     DynamicTool::new(
-        ToolDef::owned(name, "Repeat a text.").read_only(true),
+        ToolDef::builder_owned(name, "Repeat a text.")
+            .read_only(true)
+            .build(),
         object_schema(),
         |args, _exec| async move {
             let text = args["text"].as_str().unwrap_or_default();
@@ -62,7 +64,7 @@ fn repeat(name: &str) -> DynamicTool {
 /// Returns whatever `value` it is given, with no output schema.
 fn echo(name: &str) -> DynamicTool {
     DynamicTool::new(
-        ToolDef::owned(name, "Echo a value."),
+        ToolDef::builder_owned(name, "Echo a value.").build(),
         json!({ "type": "object", "properties": { "value": {} }, "required": ["value"] }),
         |args, _exec| async move { Ok(args["value"].clone()) },
     )
@@ -96,7 +98,7 @@ async fn arguments_are_validated_before_the_handler_sees_them() {
     let called = Arc::new(Mutex::new(0));
     let count = Arc::clone(&called);
     let tool = DynamicTool::new(
-        ToolDef::owned("strict", "Take a short text."),
+        ToolDef::builder_owned("strict", "Take a short text.").build(),
         object_schema(),
         move |_args, _exec| {
             *count.lock().unwrap() += 1;
@@ -125,7 +127,7 @@ async fn arguments_are_validated_before_the_handler_sees_them() {
 async fn values_are_validated_against_the_output_schema() {
     let registry = Registry::new();
     let liar = DynamicTool::new(
-        ToolDef::owned("liar", "Promise a string, return a number."),
+        ToolDef::builder_owned("liar", "Promise a string, return a number.").build(),
         json!({ "type": "object" }),
         |_args, _exec| async { Ok(json!(42)) },
     )
@@ -168,7 +170,7 @@ async fn a_render_can_be_given() {
 async fn a_handler_error_reaches_the_model() {
     let registry = Registry::new();
     let tool = DynamicTool::new(
-        ToolDef::owned("fails", "Always fail."),
+        ToolDef::builder_owned("fails", "Always fail.").build(),
         json!({ "type": "object" }),
         |_args, _exec| async { Err(ToolError::new("the disk is full")) },
     );
@@ -183,7 +185,7 @@ async fn a_handler_error_reaches_the_model() {
 async fn the_handler_gets_the_calls_exec() {
     let registry = Registry::new();
     let tool = DynamicTool::new(
-        ToolDef::owned("slow", "Report progress, then wait to be cancelled."),
+        ToolDef::builder_owned("slow", "Report progress, then wait to be cancelled.").build(),
         json!({ "type": "object" }),
         |_args, exec: Exec| async move {
             exec.progress("started");
@@ -227,7 +229,7 @@ async fn the_handler_gets_the_calls_exec() {
 fn a_malformed_schema_is_refused_at_registration() {
     let registry = Registry::new();
     let tool = DynamicTool::new(
-        ToolDef::owned("broken", "Has a typo in its schema."),
+        ToolDef::builder_owned("broken", "Has a typo in its schema.").build(),
         json!({ "type": "object", "properties": { "n": { "type": "integr" } } }),
         |_args, _exec| async { Ok(json!(null)) },
     );
@@ -256,7 +258,7 @@ fn a_malformed_schema_is_refused_at_registration() {
 fn arguments_must_be_an_object() {
     let registry = Registry::new();
     let tool = DynamicTool::new(
-        ToolDef::owned("scalar", "Takes a bare string."),
+        ToolDef::builder_owned("scalar", "Takes a bare string.").build(),
         json!({ "type": "string" }),
         |_args, _exec| async { Ok(json!(null)) },
     );

@@ -53,7 +53,9 @@ struct Edit;
 impl Tool for Edit {
     type Args = EditArgs;
     type Output = String;
-    const DEFINITION: ToolDef = ToolDef::new("edit", "Replace text in a file.").version("1.2.0");
+    const DEFINITION: ToolDef = ToolDef::builder("edit", "Replace text in a file.")
+        .version("1.2.0")
+        .build();
 
     async fn execute(args: EditArgs, _exec: &Exec) -> Result<String, ToolError> {
         if args.old.is_empty() {

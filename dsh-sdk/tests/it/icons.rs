@@ -65,7 +65,9 @@ fn dynamic_tools_take_icons_given_at_run_time() {
         .unwrap()
         .with_sizes(["48x48"])
         .theme(IconTheme::Dark);
-    let def = ToolDef::owned("echo", "Echo the input.").with_icons([icon]);
+    let def = ToolDef::builder_owned("echo", "Echo the input.")
+        .with_icons([icon])
+        .build();
     let tool = DynamicTool::new(def, json!({ "type": "object" }), |args, _exec| async move {
         Ok(args)
     });

@@ -241,7 +241,7 @@ async fn without_a_declaration_or_a_row_it_is_text() {
     );
     assert_eq!(output_type_of::<plain>(json!({})).await, OutputType::Text);
     for category in [Category::Planning, Category::Mcp, Category::Custom] {
-        let def = ToolDef::new("t", "T.").category(category);
+        let def = ToolDef::builder("t", "T.").category(category).build();
         assert_eq!(
             def.resolve_output_type(Some(&json!(["a"]))),
             OutputType::Text

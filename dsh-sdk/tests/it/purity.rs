@@ -34,7 +34,7 @@ struct Unsorted;
 impl Tool for Unsorted {
     type Args = TallyArgs;
     type Output = Tally;
-    const DEFINITION: ToolDef = ToolDef::new("unsorted", "Count words.");
+    const DEFINITION: ToolDef = ToolDef::builder("unsorted", "Count words.").build();
 
     async fn execute(args: TallyArgs, _exec: &Exec) -> Result<Tally, ToolError> {
         Ok(tally(&args.text))
@@ -56,7 +56,7 @@ struct Sorted;
 impl Tool for Sorted {
     type Args = TallyArgs;
     type Output = Tally;
-    const DEFINITION: ToolDef = ToolDef::new("sorted", "Count words.");
+    const DEFINITION: ToolDef = ToolDef::builder("sorted", "Count words.").build();
 
     async fn execute(args: TallyArgs, _exec: &Exec) -> Result<Tally, ToolError> {
         Ok(tally(&args.text))
@@ -88,7 +88,7 @@ struct Stamped;
 impl Tool for Stamped {
     type Args = TallyArgs;
     type Output = Tally;
-    const DEFINITION: ToolDef = ToolDef::new("stamped", "Count words.");
+    const DEFINITION: ToolDef = ToolDef::builder("stamped", "Count words.").build();
 
     async fn execute(args: TallyArgs, _exec: &Exec) -> Result<Tally, ToolError> {
         Ok(tally(&args.text))
@@ -109,7 +109,7 @@ struct Fragile;
 impl Tool for Fragile {
     type Args = TallyArgs;
     type Output = Tally;
-    const DEFINITION: ToolDef = ToolDef::new("fragile", "Count words.");
+    const DEFINITION: ToolDef = ToolDef::builder("fragile", "Count words.").build();
 
     async fn execute(args: TallyArgs, _exec: &Exec) -> Result<Tally, ToolError> {
         Ok(tally(&args.text))

@@ -138,7 +138,7 @@ struct BadName;
 impl Tool for BadName {
     type Args = serde_json::Map<String, serde_json::Value>;
     type Output = String;
-    const DEFINITION: ToolDef = ToolDef::new("has space", "Has a bad name.");
+    const DEFINITION: ToolDef = ToolDef::builder("has space", "Has a bad name.").build();
 
     async fn execute(_: Self::Args, _: &Exec) -> Result<String, ToolError> {
         Ok(String::new())
@@ -151,7 +151,7 @@ struct StringArgs;
 impl Tool for StringArgs {
     type Args = String;
     type Output = String;
-    const DEFINITION: ToolDef = ToolDef::new("string_args", "Takes a bare string.");
+    const DEFINITION: ToolDef = ToolDef::builder("string_args", "Takes a bare string.").build();
 
     async fn execute(args: String, _: &Exec) -> Result<String, ToolError> {
         Ok(args)

@@ -585,7 +585,9 @@ async fn a_dynamic_tool_replays_like_a_typed_one() {
     let dir = tempfile::tempdir().unwrap();
     let registry = registry(&dir.path().join("spill"));
     let shout = dsh_sdk::DynamicTool::new(
-        ToolDef::owned("shout", "Say something loudly.").read_only(true),
+        ToolDef::builder_owned("shout", "Say something loudly.")
+            .read_only(true)
+            .build(),
         json!({
             "type": "object",
             "properties": { "text": { "type": "string" } },

@@ -188,7 +188,9 @@ fn dynamic(name: &str, description: &str, parameters: &[(&str, &str)]) -> dsh_sd
         })
         .collect();
     dsh_sdk::DynamicTool::new(
-        ToolDef::owned(name.to_owned(), description.to_owned()).defer(true),
+        ToolDef::builder_owned(name.to_owned(), description.to_owned())
+            .defer(true)
+            .build(),
         json!({ "type": "object", "properties": properties }),
         |_args: Value, _exec| async { Ok(Value::Null) },
     )
@@ -445,7 +447,9 @@ impl Tool for TransferMoney {
     type Args = TransferArgs;
     type Output = u64;
     const DEFINITION: ToolDef =
-        ToolDef::new("transfer_money", "Move money between two accounts.").defer(true);
+        ToolDef::builder("transfer_money", "Move money between two accounts.")
+            .defer(true)
+            .build();
 
     async fn execute(args: TransferArgs, _exec: &Exec) -> Result<u64, ToolError> {
         Ok(args.cents)
@@ -506,7 +510,9 @@ fn the_search_tool_tells_the_model_how_to_phrase_a_query() {
 /// A deferred dynamic tool with the given parameter schema.
 fn with_schema(name: &str, description: &str, schema: Value) -> dsh_sdk::DynamicTool {
     dsh_sdk::DynamicTool::new(
-        ToolDef::owned(name.to_owned(), description.to_owned()).defer(true),
+        ToolDef::builder_owned(name.to_owned(), description.to_owned())
+            .defer(true)
+            .build(),
         schema,
         |_args: Value, _exec| async { Ok(Value::Null) },
     )

@@ -7,7 +7,6 @@
 //! as a binary so that cargo builds it before these tests.
 #![cfg(unix)]
 
-
 use std::path::Path;
 use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};

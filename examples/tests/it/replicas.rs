@@ -11,7 +11,6 @@
 //! tests say so loudly and pass, unless `CI=true`, where they fail.
 #![cfg(unix)]
 
-
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -344,7 +344,7 @@ impl Link {
     pub(super) fn dynamic_tool(self: &Arc<Self>, name: &str, tool: &Tool) -> DynamicTool {
         let annotations = tool.annotations.clone().unwrap_or_default();
         let read_only = annotations.read_only_hint == Some(true);
-        let mut def = ToolDef::owned(name, tool.description.as_deref().unwrap_or_default())
+        let mut def = ToolDef::builder_owned(name, tool.description.as_deref().unwrap_or_default())
             .category(Category::Mcp)
             .read_only(read_only)
             .concurrency_safe(read_only)
@@ -370,7 +370,7 @@ impl Link {
             structured: tool.output_schema.is_some(),
         };
         let mut dynamic = DynamicTool::new(
-            def,
+            def.build(),
             Value::Object((*tool.input_schema).clone()),
             move |args, exec| forward.clone().call(args, exec),
         );

@@ -41,29 +41,42 @@ impl McpServer {
         self
     }
 
-    setters! {
-        /// How long an HTTP client may take to send a request's headers; also how
-        /// long an idle kept-alive connection stays open. Defaults to
-        /// [`DEFAULT_HEADER_READ_TIMEOUT`](crate::mcp::DEFAULT_HEADER_READ_TIMEOUT), 10 s.
-        header_read_timeout(timeout: Duration) => http.header_read_timeout = timeout;
+    /// How long an HTTP client may take to send a request's headers; also how
+    /// long an idle kept-alive connection stays open. Defaults to
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`](crate::mcp::DEFAULT_HEADER_READ_TIMEOUT), 10 s.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.http.header_read_timeout = timeout;
+        self
+    }
 
-        /// How long an HTTP client may take to send a request's body; a late
-        /// body gets `408` and the connection is closed. Defaults to
-        /// [`DEFAULT_BODY_READ_TIMEOUT`](crate::mcp::DEFAULT_BODY_READ_TIMEOUT), 30 s.
-        body_read_timeout(timeout: Duration) => http.body_read_timeout = timeout;
+    /// How long an HTTP client may take to send a request's body; a late
+    /// body gets `408` and the connection is closed. Defaults to
+    /// [`DEFAULT_BODY_READ_TIMEOUT`](crate::mcp::DEFAULT_BODY_READ_TIMEOUT), 30 s.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.http.body_read_timeout = timeout;
+        self
+    }
 
-        /// The largest HTTP request body taken; a larger one gets `413`. Defaults
-        /// to [`DEFAULT_MAX_BODY_BYTES`](crate::mcp::DEFAULT_MAX_BODY_BYTES), 4 MiB.
-        max_body_bytes(bytes: usize) => http.max_body_bytes = bytes;
+    /// The largest HTTP request body taken; a larger one gets `413`. Defaults
+    /// to [`DEFAULT_MAX_BODY_BYTES`](crate::mcp::DEFAULT_MAX_BODY_BYTES), 4 MiB.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.http.max_body_bytes = bytes;
+        self
+    }
 
-        /// How many MCP sessions may be open at once over HTTP; an `initialize`
-        /// past the cap gets `503`. Defaults to
-        /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 64.
-        max_sessions(sessions: usize) => http.max_sessions = sessions;
+    /// How many MCP sessions may be open at once over HTTP; an `initialize`
+    /// past the cap gets `503`. Defaults to
+    /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 64.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.http.max_sessions = sessions;
+        self
+    }
 
-        /// How long an HTTP session with no traffic is kept before it is closed.
-        /// Defaults to [`DEFAULT_SESSION_IDLE_TIMEOUT`](crate::mcp::DEFAULT_SESSION_IDLE_TIMEOUT), 2 minutes.
-        session_idle_timeout(timeout: Duration) => http.session_idle_timeout = timeout;
+    /// How long an HTTP session with no traffic is kept before it is closed.
+    /// Defaults to [`DEFAULT_SESSION_IDLE_TIMEOUT`](crate::mcp::DEFAULT_SESSION_IDLE_TIMEOUT), 2 minutes.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.http.session_idle_timeout = timeout;
+        self
     }
 
     /// Serves streamable HTTP on `addr`, a loopback address (`127.0.0.1:0`

@@ -58,7 +58,9 @@ impl McpServer {
         let tasks = self
             .registry
             .get(&request.name)
-            .map_or(TaskSupport::Forbidden, |tool| tool.definition().tasks());
+            .map_or(TaskSupport::Forbidden, |tool| {
+                tool.definition().task_support()
+            });
         if tasks != TaskSupport::Forbidden {
             let takes_tasks = context
                 .client_capabilities()

@@ -657,7 +657,7 @@ fn name_key(name: &str) -> u64 {
 fn document(tool: &ToolInfo, add: &mut impl FnMut(usize, &str)) {
     let def = tool.definition();
     add(NAME, def.name());
-    for alias in def.alias_names() {
+    for alias in def.aliases() {
         add(NAME, alias);
     }
     add(DESCRIPTION, def.description());

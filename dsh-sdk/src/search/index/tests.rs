@@ -21,7 +21,7 @@ fn pool() -> Vec<ToolInfo> {
             for place in ["stripe", "gmail", "drive"] {
                 let name = format!("{place}_{verb}_{thing}");
                 let tool = DynamicTool::new(
-                    ToolDef::owned(name, format!("{verb} a {thing} in {place}")),
+                    ToolDef::builder_owned(name, format!("{verb} a {thing} in {place}")).build(),
                     json!({
                         "type": "object",
                         "properties": {
@@ -92,7 +92,7 @@ fn updates_rank_exactly_as_a_fresh_build_does() {
 fn one_tool(name: &str, description: &str) -> ToolInfo {
     let registry = Registry::new();
     let tool = DynamicTool::new(
-        ToolDef::owned(name.to_owned(), description.to_owned()),
+        ToolDef::builder_owned(name.to_owned(), description.to_owned()).build(),
         json!({ "type": "object" }),
         |_, _| async { Ok(serde_json::Value::Null) },
     );
@@ -267,7 +267,7 @@ fn hostile_tool_text_is_bounded() {
         properties.insert(format!("p{at}"), json!({ "description": "deep" }));
     }
     let tool = DynamicTool::new(
-        ToolDef::owned("huge".to_owned(), description),
+        ToolDef::builder_owned("huge".to_owned(), description).build(),
         json!({ "type": "object", "properties": properties }),
         |_, _| async { Ok(serde_json::Value::Null) },
     );
@@ -300,7 +300,7 @@ fn of_tools_scored_alike_the_one_whose_allowed_value_the_query_names_comes_first
             "properties": { "unit": { "type": "string", "enum": units } }
         });
         let tool = DynamicTool::new(
-            ToolDef::owned(name.to_owned(), description.to_owned()),
+            ToolDef::builder_owned(name.to_owned(), description.to_owned()).build(),
             schema,
             |_, _| async { Ok(serde_json::Value::Null) },
         );
@@ -389,10 +389,11 @@ fn a_forecast_for_a_date_is_not_taken_for_one_for_a_number_of_days() {
             "required": ["city", parameter]
         });
         let tool = DynamicTool::new(
-            ToolDef::owned(
+            ToolDef::builder_owned(
                 name.to_owned(),
                 "The weather forecast for a city.".to_owned(),
-            ),
+            )
+            .build(),
             schema,
             |_, _| async { Ok(serde_json::Value::Null) },
         );
@@ -448,7 +449,7 @@ fn hostile_parameter_schemas_are_bounded() {
     let required: Vec<String> = (0..100_000).map(|at| format!("p{at}")).collect();
     let registry = Registry::new();
     let tool = DynamicTool::new(
-        ToolDef::owned("huge".to_owned(), "Feed the zebra.".to_owned()),
+        ToolDef::builder_owned("huge".to_owned(), "Feed the zebra.".to_owned()).build(),
         json!({ "type": "object", "properties": properties, "required": required }),
         |_, _| async { Ok(serde_json::Value::Null) },
     );

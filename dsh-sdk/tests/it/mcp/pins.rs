@@ -27,7 +27,9 @@ async fn eventually(what: &str, condition: impl Fn() -> bool) {
 /// A remote `greet` described by `description`.
 fn greet(description: &'static str) -> DynamicTool {
     DynamicTool::new(
-        ToolDef::new("greet", description).read_only(true),
+        ToolDef::builder("greet", description)
+            .read_only(true)
+            .build(),
         json!({
             "type": "object",
             "properties": { "name": { "type": "string" } },

@@ -27,7 +27,7 @@ const BOUND: Duration = Duration::from_secs(20);
 /// A remote tool `name` that answers `answer`, described by `description`.
 fn remote_tool(name: &'static str, description: &'static str, answer: &'static str) -> DynamicTool {
     DynamicTool::new(
-        ToolDef::new(name, description).read_only(true),
+        ToolDef::builder(name, description).read_only(true).build(),
         json!({ "type": "object", "properties": {} }),
         move |_args, _exec| async move { Ok(json!(answer)) },
     )

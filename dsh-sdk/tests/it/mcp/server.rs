@@ -254,7 +254,7 @@ async fn a_client_that_stops_waiting_cancels_the_call() {
     let cancelled = Arc::new(AtomicBool::new(false));
     let (start, stop) = (Arc::clone(&started), Arc::clone(&cancelled));
     let tool = DynamicTool::new(
-        ToolDef::owned("hang", "Wait until cancelled."),
+        ToolDef::builder_owned("hang", "Wait until cancelled.").build(),
         json!({ "type": "object" }),
         move |_args, exec: Exec| {
             let (start, stop) = (Arc::clone(&start), Arc::clone(&stop));
@@ -316,8 +316,8 @@ async fn a_proxy_follows_the_tools_of_its_server() {
     assert_eq!(proxy.tools(), ["remote_greet"]);
     let info = host.get("remote_greet").unwrap();
     assert!(info.is_dynamic());
-    assert!(info.definition().is_read_only());
-    assert_eq!(info.definition().category_kind(), Some(Category::Mcp));
+    assert!(info.definition().read_only());
+    assert_eq!(info.definition().category(), Some(Category::Mcp));
     assert_eq!(
         host.call("remote_greet", json!({ "name": "Ada" }))
             .await
@@ -401,10 +401,11 @@ async fn a_proxy_skips_what_it_cannot_register_and_says_why() {
     let remote = Registry::new();
     let _greet = remote.register::<greet>().unwrap();
     let odd = DynamicTool::new(
-        ToolDef::owned(
+        ToolDef::builder_owned(
             "odd",
             "A remote tool whose name a local dynamic tool holds.",
-        ),
+        )
+        .build(),
         json!({ "type": "object" }),
         |_args, _exec| async { Ok(json!(null)) },
     );
@@ -421,7 +422,7 @@ async fn a_proxy_skips_what_it_cannot_register_and_says_why() {
     let _local_greet = host.register::<greet>().unwrap();
     // Two dynamic tools cannot share a name: the first keeps it.
     let first = DynamicTool::new(
-        ToolDef::owned("odd", "Was here first."),
+        ToolDef::builder_owned("odd", "Was here first.").build(),
         json!({ "type": "object" }),
         |_args, _exec| async { Ok(json!(null)) },
     );
@@ -607,9 +608,10 @@ struct Find;
 impl Tool for Find {
     type Args = FindArgs;
     type Output = String;
-    const DEFINITION: ToolDef = ToolDef::new("find", "Find a filed value.")
+    const DEFINITION: ToolDef = ToolDef::builder("find", "Find a filed value.")
         .read_only(true)
-        .version("0.3.0");
+        .version("0.3.0")
+        .build();
 
     async fn execute(args: FindArgs, _exec: &Exec) -> Result<String, ToolError> {
         let error = LookupError::Missing(args.key);
@@ -664,7 +666,7 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
     let host = Registry::new();
     let _proxy = proxy(&host, "files", &registry).await;
     let proxied = host.get("find").unwrap();
-    assert_eq!(proxied.definition().version_text(), Some("0.3.0"));
+    assert_eq!(proxied.definition().version(), Some("0.3.0"));
     assert_eq!(
         proxied.failure_schema(),
         Some(&schemars::schema_for!(LookupError).to_value())

@@ -1,12 +1,11 @@
 //! Anthropic Messages: recorded responses in, the next request's messages
 //! out, checked byte for byte against reviewed snapshots.
 
-
+use crate::support::{SCENARIOS, fixture, registry, snapshot};
 use dsh_sdk::export::{Deferred, Format};
 use dsh_sdk::prelude::*;
 use dsh_sdk::provider::anthropic::{ResultContent, Turn};
 use dsh_sdk::provider::{CallError, ModelTurn};
-use crate::support::{SCENARIOS, fixture, registry, snapshot};
 
 const FORMAT: &str = "anthropic";
 

@@ -1,11 +1,10 @@
 //! Gemini generateContent: recorded responses in, the next request's
 //! contents out, checked byte for byte against reviewed snapshots.
 
-
+use crate::support::{SCENARIOS, fixture, registry, snapshot};
 use dsh_sdk::prelude::*;
 use dsh_sdk::provider::gemini::{FunctionResult, Turn};
 use dsh_sdk::provider::{CallError, ModelTurn};
-use crate::support::{SCENARIOS, fixture, registry, snapshot};
 
 const FORMAT: &str = "gemini";
 

@@ -1,11 +1,10 @@
 //! OpenAI Chat Completions: recorded responses in, the next request's
 //! messages out, checked byte for byte against reviewed snapshots.
 
-
+use crate::support::{SCENARIOS, fixture, registry, snapshot};
 use dsh_sdk::provider::openai_chat::Turn;
 use dsh_sdk::provider::{CallError, ModelTurn, ResponseError};
 use serde_json::json;
-use crate::support::{SCENARIOS, fixture, registry, snapshot};
 
 const FORMAT: &str = "openai_chat";
 
@@ -78,7 +77,10 @@ async fn a_failing_tool_and_an_unknown_tool_read_as_errors() {
 #[tokio::test]
 async fn concurrency_safe_calls_of_one_turn_run_at_the_same_time() {
     let registry = registry();
-    registry.register::<crate::support::rendezvous>().unwrap().keep();
+    registry
+        .register::<crate::support::rendezvous>()
+        .unwrap()
+        .keep();
     let turn = Turn::parse(&json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
         "role": "assistant", "content": null, "tool_calls": [
             {"id": "a", "type": "function", "function": {"name": "rendezvous", "arguments": "{\"who\":\"Ada\"}"}},

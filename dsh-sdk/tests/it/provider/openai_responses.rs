@@ -1,12 +1,11 @@
 //! OpenAI Responses: recorded responses in, the next request's input items
 //! out, checked byte for byte against reviewed snapshots.
 
-
+use crate::support::{SCENARIOS, fixture, registry, snapshot};
 use dsh_sdk::export::Deferred;
 use dsh_sdk::prelude::*;
 use dsh_sdk::provider::openai_responses::{InputContent, Output, Turn, tools};
 use dsh_sdk::provider::{CallError, ModelTurn};
-use crate::support::{SCENARIOS, fixture, registry, snapshot};
 
 const FORMAT: &str = "openai_responses";
 

@@ -237,7 +237,7 @@ fn the_playground_in_a_browser() {
     // schema: an enum as a select, an array of nested objects, bounds.
     let trip = registry
         .register_dynamic(DynamicTool::new(
-            ToolDef::owned("plan_trip", "Plan a trip.").read_only(true),
+            ToolDef::builder_owned("plan_trip", "Plan a trip.").read_only(true).build(),
             json!({
                 "type": "object",
                 "properties": {

@@ -34,16 +34,16 @@ const DEF: ToolDef = <read_file as Tool>::DEFINITION;
 fn main() {
     assert_eq!(DEF.name(), "read-file");
     assert_eq!(DEF.description(), "Read a file from disk.");
-    assert_eq!(DEF.title_text(), Some("Read file"));
-    assert_eq!(DEF.alias_names().collect::<Vec<_>>(), ["cat", "read"]);
-    assert!(DEF.is_read_only() && DEF.is_concurrency_safe() && !DEF.is_destructive());
-    assert!(DEF.is_idempotent() && DEF.is_approval_required());
-    assert!(DEF.is_deferred() && DEF.is_always_loaded());
-    assert_eq!(DEF.category_kind(), Some(Category::Filesystem));
-    assert_eq!(DEF.declared_output_type(), Some(OutputType::FileContent));
-    assert_eq!(DEF.result_char_limit(), Some(30_000));
+    assert_eq!(DEF.title(), Some("Read file"));
+    assert_eq!(DEF.aliases().collect::<Vec<_>>(), ["cat", "read"]);
+    assert!(DEF.read_only() && DEF.concurrency_safe() && !DEF.destructive());
+    assert!(DEF.idempotent() && DEF.requires_approval());
+    assert!(DEF.defer() && DEF.always_load());
+    assert_eq!(DEF.category(), Some(Category::Filesystem));
+    assert_eq!(DEF.output_type(), Some(OutputType::FileContent));
+    assert_eq!(DEF.max_result_chars(), Some(30_000));
     assert_eq!(
-        DEF.call_timeout(),
+        DEF.timeout(),
         Some(std::time::Duration::from_millis(5000))
     );
 }

@@ -7,6 +7,6 @@ async fn search(query: String) -> String {
 }
 
 fn main() {
-    assert_eq!(<search as Tool>::DEFINITION.version_text(), Some("1.2.0"));
-    assert!(<search as Tool>::DEFINITION.accepts_unknown_args());
+    assert_eq!(<search as Tool>::DEFINITION.version(), Some("1.2.0"));
+    assert!(<search as Tool>::DEFINITION.allow_unknown_args());
 }
