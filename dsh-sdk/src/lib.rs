@@ -84,32 +84,6 @@ macro_rules! setters {
     };
 }
 
-/// A `Debug` impl showing the named fields and marking the rest as left out
-/// (`finish_non_exhaustive`): `debug_fields!(Type { field, other });`.
-macro_rules! debug_fields {
-    ($name:ident { $($field:ident),* $(,)? }) => {
-        impl ::std::fmt::Debug for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.debug_struct(stringify!($name))
-                    $(.field(stringify!($field), &self.$field))*
-                    .finish_non_exhaustive()
-            }
-        }
-    };
-}
-
-/// A `Display` impl that writes fields of `self` into a format string:
-/// `display_fields!(Type, "{} of {}", first, second);`.
-macro_rules! display_fields {
-    ($name:ident, $format:literal $(, $field:ident)* $(,)?) => {
-        impl ::std::fmt::Display for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, $format $(, self.$field)*)
-            }
-        }
-    };
-}
-
 /// What a handle of a server running in the background, a tuple struct
 /// around its `served::Background`, has in common: its address, waiting on
 /// it, its `Debug` (showing the `url` each handle writes), and its error

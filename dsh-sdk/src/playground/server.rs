@@ -1,6 +1,7 @@
 //! [`Playground`]: the HTTP side of the page, on axum.
 
 use std::convert::Infallible;
+use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -131,10 +132,14 @@ impl Playground {
     }
 }
 
-debug_fields!(Playground {
-    registry,
-    session_log
-});
+impl fmt::Debug for Playground {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Playground")
+            .field("registry", &self.registry)
+            .field("session_log", &self.session_log)
+            .finish_non_exhaustive()
+    }
+}
 
 /// A running playground; dropping it shuts the server down.
 #[must_use = "dropping the handle shuts the server down at once"]
