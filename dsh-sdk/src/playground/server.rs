@@ -29,7 +29,7 @@ use crate::permission::Approval;
 use crate::pool::Subscription;
 use crate::registry::Registry;
 use crate::result::ToolResult;
-use crate::served::{self, Background};
+use crate::served::{self, Background, BindError, Stopped};
 
 use super::approve::PageApprover;
 
@@ -151,16 +151,32 @@ impl PlaygroundServer {
         format!("http://{}/", self.local_addr())
     }
 
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.0.local_addr()
+    }
+
+    /// Runs until the server fails (or is shut down from elsewhere).
+    pub async fn wait(self) -> Result<(), PlaygroundError> {
+        Ok(self.0.wait().await?)
+    }
+
     /// Stops accepting connections and waits for the open ones to finish.
     ///
     /// The page's event streams stay open until their page goes away, so
     /// this waits at most `grace` for them.
     pub async fn shutdown(self, grace: Duration) -> Result<(), PlaygroundError> {
-        self.0.shutdown(Some(grace)).await.map_err(stopped)
+        Ok(self.0.shutdown(Some(grace)).await?)
     }
 }
 
-background_handle!(PlaygroundServer, PlaygroundError);
+impl fmt::Debug for PlaygroundServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlaygroundServer")
+            .field("url", &self.url())
+            .finish_non_exhaustive()
+    }
+}
 
 /// Why a [`Playground`] could not serve.
 #[derive(Debug, thiserror::Error)]
@@ -186,6 +202,21 @@ pub enum PlaygroundError {
     /// The server stopped on an error.
     #[error("the playground stopped on an error: {0}")]
     Stopped(String),
+}
+
+impl From<BindError> for PlaygroundError {
+    fn from(error: BindError) -> Self {
+        match error {
+            BindError::NotLoopback { addr } => PlaygroundError::NotLoopback { addr },
+            BindError::Io { addr, source } => PlaygroundError::Bind { addr, source },
+        }
+    }
+}
+
+impl From<Stopped> for PlaygroundError {
+    fn from(error: Stopped) -> Self {
+        PlaygroundError::Stopped(error.to_string())
+    }
 }
 
 struct Shared {
