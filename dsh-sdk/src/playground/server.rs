@@ -28,7 +28,6 @@ use crate::log::{Log, LogError};
 use crate::permission::Approval;
 use crate::pool::Subscription;
 use crate::registry::Registry;
-use crate::result::ToolResult;
 use crate::served::{self, Background, BindError, Stopped};
 
 use super::approve::PageApprover;
@@ -481,15 +480,15 @@ fn empty_object() -> Value {
 
 /// Runs one call through the pipeline. The answer has the violations of the
 /// input schema, each with its JSON pointer, for the page to show at its
-/// field, and the result.
+/// field, the cause of a failure, and the result.
 async fn call(
     State(shared): App,
     body: Result<Json<CallRequest>, JsonRejection>,
 ) -> Result<Response, Response> {
     let Json(request) = body.map_err(refuse_body)?;
-    let info = shared.registry.get(&request.tool);
-    let violations: Vec<Value> = info
-        .as_ref()
+    let violations: Vec<Value> = shared
+        .registry
+        .get(&request.tool)
         .map(|tool| tool.violations(&request.args))
         .unwrap_or_default()
         .into_iter()
@@ -506,28 +505,12 @@ async fn call(
                 format!("the call's task failed: {error}"),
             )
         })?;
-    let error_kind = error_kind(&result, info.is_some(), !violations.is_empty());
     Ok(Json(json!({
         "violations": violations,
-        "error_kind": error_kind,
+        "error_kind": result.failure.as_ref().map(|failure| failure.cause),
         "result": result,
     }))
     .into_response())
-}
-
-/// What kind of failure a result is, for the page to show.
-fn error_kind(result: &ToolResult, known: bool, invalid: bool) -> Option<&'static str> {
-    use crate::result::Status;
-    if !result.is_error {
-        return None;
-    }
-    Some(match result.status {
-        Status::Timeout => "timeout",
-        Status::Cancelled => "cancelled",
-        _ if !known => "unknown_tool",
-        _ if invalid => "invalid_arguments",
-        _ => "error",
-    })
 }
 
 async fn events_stream(
