@@ -47,6 +47,10 @@
 //! assert!(!registry.call("rg", json!({ "pattern": "fn main" })).await.is_error);
 //! # }
 //! ```
+//!
+//! [`Registry::catalog`]: crate::Registry::catalog
+//! [`Registry::warnings`]: crate::Registry::warnings
+//! [`Registry::publish_catalog`]: crate::Registry::publish_catalog
 
 mod deferred;
 
