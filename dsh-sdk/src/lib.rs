@@ -39,7 +39,7 @@
 //!
 //! A host records every call in a session log with
 //! `registry.subscribe(SessionLog::open(path)?.subscriber())` ([`log`]);
-//! [`replay::replay()`] runs render and present again on the logged values,
+//! [`log::replay::replay()`] runs render and present again on the logged values,
 //! executing nothing, and reports every byte that comes out differently.
 
 #![forbid(unsafe_code)]
@@ -47,75 +47,6 @@
 // Lets the macros' `::dsh_sdk::…` paths resolve inside this crate too (the
 // built-in tool-search tool is a `#[tool]`).
 extern crate self as dsh_sdk;
-
-/// A `Debug` impl showing the named fields and marking the rest as left out
-/// (`finish_non_exhaustive`): `debug_fields!(Type { field, other });`.
-macro_rules! debug_fields {
-    ($name:ident { $($field:ident),* $(,)? }) => {
-        impl ::std::fmt::Debug for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.debug_struct(stringify!($name))
-                    $(.field(stringify!($field), &self.$field))*
-                    .finish_non_exhaustive()
-            }
-        }
-    };
-}
-
-/// A `Display` impl that writes fields of `self` into a format string:
-/// `display_fields!(Type, "{} of {}", first, second);`.
-macro_rules! display_fields {
-    ($name:ident, $format:literal $(, $field:ident)* $(,)?) => {
-        impl ::std::fmt::Display for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, $format $(, self.$field)*)
-            }
-        }
-    };
-}
-
-/// What a handle of a server running in the background, a tuple struct
-/// around its `served::Background`, has in common: its address, waiting on
-/// it, its `Debug` (showing the `url` each handle writes), and its error
-/// `$error`'s `NotLoopback`, `Bind` and `Stopped` for a failed bind and a
-/// stopped server (`stopped`, for the handle's own shutdown).
-#[cfg(any(feature = "mcp", feature = "playground"))]
-macro_rules! background_handle {
-    ($handle:ident, $error:ident) => {
-        impl $handle {
-            /// The address the server listens on.
-            pub fn local_addr(&self) -> ::std::net::SocketAddr {
-                self.0.local_addr()
-            }
-
-            /// Runs until the server fails (or is shut down from elsewhere).
-            pub async fn wait(self) -> Result<(), $error> {
-                self.0.wait().await.map_err(stopped)
-            }
-        }
-
-        impl ::std::fmt::Debug for $handle {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.debug_struct(stringify!($handle))
-                    .field("url", &self.url())
-                    .finish_non_exhaustive()
-            }
-        }
-
-        fn stopped(error: crate::served::Stopped) -> $error {
-            $error::Stopped(error.to_string())
-        }
-
-        impl From<crate::served::BindError> for $error {
-            fn from(error: crate::served::BindError) -> Self {
-                match error {
-                    crate::served::BindError::NotLoopback { addr } => $error::NotLoopback { addr },
-                    crate::served::BindError::Io { addr, source } => $error::Bind { addr, source },
-                }
-            }
-        }
-    };
-}
 
 // The layers, lowest first; each module depends only on those above it
 // in this list (none on a later one), so the crate has no import circle.

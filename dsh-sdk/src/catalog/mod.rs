@@ -47,6 +47,10 @@
 //! assert!(!registry.call("rg", json!({ "pattern": "fn main" })).await.is_error);
 //! # }
 //! ```
+//!
+//! [`Registry::catalog`]: crate::Registry::catalog
+//! [`Registry::warnings`]: crate::Registry::warnings
+//! [`Registry::publish_catalog`]: crate::Registry::publish_catalog
 
 mod deferred;
 
@@ -103,7 +107,7 @@ pub(crate) fn snapshot(pool: &Pool) -> CatalogPublish {
                 category: def.category(),
                 status,
                 status_description,
-                contract_hash: Some(crate::export::digest::tool_hash(&tool)),
+                contract_hash: Some(crate::export::digest::tool_hash(tool)),
             }
         })
         .collect();

@@ -30,6 +30,8 @@ pub enum Format {
     /// model from valid arguments (a map, a size limit; see
     /// [`Registry::compatibility`]) goes out as in [`Format::OpenAi`], with
     /// `"strict": false`.
+    ///
+    /// [`Registry::compatibility`]: crate::Registry::compatibility
     OpenAiStrict,
     /// Anthropic strict tool use: `{"name", "description", "input_schema",
     /// "strict": true}`, the schema [lowered](lower::anthropic_strict). A tool
@@ -213,8 +215,11 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
 /// How an export lists deferred tools.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Deferred {
-    /// Left out until the built-in [`tool_search`](struct@crate::search::tool_search)
+    /// Left out until the built-in [`tool_search`]
     /// (BM25) loads them, as [`Registry::export`] does; works with every provider.
+    ///
+    /// [`tool_search`]: struct@crate::catalog::tool_search
+    /// [`Registry::export`]: crate::Registry::export
     #[default]
     BuiltIn,
     /// Listed with the provider's own `"defer_loading": true`, next to the
@@ -222,6 +227,8 @@ pub enum Deferred {
     /// ([`Registry::export_with`]) and OpenAI Responses
     /// ([`openai_responses::tools`](crate::provider::openai_responses::tools)).
     /// Other formats fall back to [`Deferred::BuiltIn`].
+    ///
+    /// [`Registry::export_with`]: crate::Registry::export_with
     Native,
 }
 

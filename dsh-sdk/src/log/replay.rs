@@ -358,14 +358,15 @@ pub struct Summary {
     pub skipped: usize,
 }
 
-display_fields!(
-    Summary,
-    "{} identical, {} differing, {} unknown tool, {} skipped",
-    identical,
-    differing,
-    unknown_tool,
-    skipped,
-);
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} identical, {} differing, {} unknown tool, {} skipped",
+            self.identical, self.differing, self.unknown_tool, self.skipped
+        )
+    }
+}
 
 /// The replay of one call.
 #[derive(Clone, Debug, PartialEq)]
@@ -382,14 +383,15 @@ pub struct CallReplay {
     pub outcome: Outcome,
 }
 
-display_fields!(
-    CallReplay,
-    "line {} `{}` {}: {}",
-    line,
-    tool_name,
-    invocation_id,
-    outcome,
-);
+impl fmt::Display for CallReplay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {} `{}` {}: {}",
+            self.line, self.tool_name, self.invocation_id, self.outcome
+        )
+    }
+}
 
 /// A spill file a replay looked for.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 //! HTTP/1 connections with header and body read timeouts, the `Origin`
 //! allow-list, and a cap on sessions, in front of rmcp's streamable-HTTP service.
 
+use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +19,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::served::Background;
+use crate::served::{Background, BindError, Stopped};
 
 /// Declares the HTTP transport's limits from one table: each limit's public
 /// default, its field of [`HttpSettings`] and that field's default value, so
@@ -240,14 +241,30 @@ impl McpHttpServer {
         format!("http://{}{HTTP_PATH}", self.local_addr())
     }
 
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.0.local_addr()
+    }
+
+    /// Runs until the server fails (or is shut down from elsewhere).
+    pub async fn wait(self) -> Result<(), ServeError> {
+        Ok(self.0.wait().await?)
+    }
+
     /// Stops accepting connections, ends every session, and waits for the
     /// server to finish.
     pub async fn shutdown(self) -> Result<(), ServeError> {
-        self.0.shutdown(None).await.map_err(stopped)
+        Ok(self.0.shutdown(None).await?)
     }
 }
 
-background_handle!(McpHttpServer, ServeError);
+impl fmt::Debug for McpHttpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpHttpServer")
+            .field("url", &self.url())
+            .finish_non_exhaustive()
+    }
+}
 
 /// Why an [`McpServer`](super::McpServer) could not serve.
 #[derive(Debug, thiserror::Error)]
@@ -276,4 +293,19 @@ pub enum ServeError {
     /// The server stopped on an error.
     #[error("the MCP server stopped on an error: {0}")]
     Stopped(String),
+}
+
+impl From<BindError> for ServeError {
+    fn from(error: BindError) -> Self {
+        match error {
+            BindError::NotLoopback { addr } => ServeError::NotLoopback { addr },
+            BindError::Io { addr, source } => ServeError::Bind { addr, source },
+        }
+    }
+}
+
+impl From<Stopped> for ServeError {
+    fn from(error: Stopped) -> Self {
+        ServeError::Stopped(error.to_string())
+    }
 }

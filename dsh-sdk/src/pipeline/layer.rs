@@ -404,10 +404,14 @@ impl Default for RetryPolicy {
     }
 }
 
-debug_fields!(RetryPolicy {
-    max_attempts,
-    backoff
-});
+impl fmt::Debug for RetryPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RetryPolicy")
+            .field("max_attempts", &self.max_attempts)
+            .field("backoff", &self.backoff)
+            .finish_non_exhaustive()
+    }
+}
 
 impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
     type Future = BoxFuture<'static, ()>;

@@ -1,19 +1,20 @@
 //! [`Playground`]: the HTTP side of the page, on axum.
 
 use std::convert::Infallible;
+use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
-use axum::body::Bytes;
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::{Json, Router};
 use futures_util::stream::{self, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -27,8 +28,7 @@ use crate::log::{Log, LogError};
 use crate::permission::Approval;
 use crate::pool::Subscription;
 use crate::registry::Registry;
-use crate::result::ToolResult;
-use crate::served::{self, Background};
+use crate::served::{self, Background, BindError, Stopped};
 
 use super::approve::PageApprover;
 
@@ -131,10 +131,14 @@ impl Playground {
     }
 }
 
-debug_fields!(Playground {
-    registry,
-    session_log
-});
+impl fmt::Debug for Playground {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Playground")
+            .field("registry", &self.registry)
+            .field("session_log", &self.session_log)
+            .finish_non_exhaustive()
+    }
+}
 
 /// A running playground; dropping it shuts the server down.
 #[must_use = "dropping the handle shuts the server down at once"]
@@ -146,16 +150,32 @@ impl PlaygroundServer {
         format!("http://{}/", self.local_addr())
     }
 
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.0.local_addr()
+    }
+
+    /// Runs until the server fails (or is shut down from elsewhere).
+    pub async fn wait(self) -> Result<(), PlaygroundError> {
+        Ok(self.0.wait().await?)
+    }
+
     /// Stops accepting connections and waits for the open ones to finish.
     ///
     /// The page's event streams stay open until their page goes away, so
     /// this waits at most `grace` for them.
     pub async fn shutdown(self, grace: Duration) -> Result<(), PlaygroundError> {
-        self.0.shutdown(Some(grace)).await.map_err(stopped)
+        Ok(self.0.shutdown(Some(grace)).await?)
     }
 }
 
-background_handle!(PlaygroundServer, PlaygroundError);
+impl fmt::Debug for PlaygroundServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlaygroundServer")
+            .field("url", &self.url())
+            .finish_non_exhaustive()
+    }
+}
 
 /// Why a [`Playground`] could not serve.
 #[derive(Debug, thiserror::Error)]
@@ -181,6 +201,21 @@ pub enum PlaygroundError {
     /// The server stopped on an error.
     #[error("the playground stopped on an error: {0}")]
     Stopped(String),
+}
+
+impl From<BindError> for PlaygroundError {
+    fn from(error: BindError) -> Self {
+        match error {
+            BindError::NotLoopback { addr } => PlaygroundError::NotLoopback { addr },
+            BindError::Io { addr, source } => PlaygroundError::Bind { addr, source },
+        }
+    }
+}
+
+impl From<Stopped> for PlaygroundError {
+    fn from(error: Stopped) -> Self {
+        PlaygroundError::Stopped(error.to_string())
+    }
 }
 
 struct Shared {
@@ -305,46 +340,45 @@ fn is_loopback_authority(authority: &str) -> bool {
 }
 
 fn refuse(status: StatusCode, message: String) -> Response {
-    (status, json_body(&json!({ "error": message }))).into_response()
+    (status, Json(json!({ "error": message }))).into_response()
 }
 
-fn json_body(value: &Value) -> ([(header::HeaderName, HeaderValue); 1], String) {
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        value.to_string(),
-    )
-}
-
-/// Reads a JSON request body, refusing anything not sent as `application/json`
-/// (which another site's page cannot send without asking first).
-fn json_request<T: serde::de::DeserializeOwned>(
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<T, (StatusCode, String)> {
-    let is_json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            value
-                .split(';')
-                .next()
-                .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
-        });
-    if !is_json {
-        return Err((
+/// A request body the endpoint cannot take, refused with what was wrong
+/// with it. Only a body sent as `application/json` is read, which another
+/// site's page cannot send without asking first.
+fn refuse_body(rejection: JsonRejection) -> Response {
+    // What serde_json, or reading the body, said, without axum's preamble.
+    let detail = || {
+        std::error::Error::source(&rejection)
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    };
+    let (status, message) = match &rejection {
+        JsonRejection::MissingJsonContentType(_) => (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "send the request as `Content-Type: application/json`".to_owned(),
-        ));
-    }
-    serde_json::from_slice(body).map_err(|error| {
-        (
+        ),
+        JsonRejection::JsonSyntaxError(_) => (
             StatusCode::BAD_REQUEST,
-            format!("the request body is not what this endpoint takes: {error}"),
-        )
-    })
+            format!("the request body is not JSON: {}", detail()),
+        ),
+        JsonRejection::JsonDataError(_) => (
+            StatusCode::BAD_REQUEST,
+            format!(
+                "the request body is not what this endpoint takes: {}",
+                detail()
+            ),
+        ),
+        _ if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is larger than the playground takes ({MAX_BODY} bytes)"),
+        ),
+        _ => (
+            rejection.status(),
+            format!("the request body could not be read: {}", detail()),
+        ),
+    };
+    refuse(status, message)
 }
 
 async fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
@@ -423,7 +457,7 @@ async fn tools(State(shared): App) -> Response {
         .iter()
         .filter(|diagnostic| diagnostic.tool_name.is_none())
         .collect();
-    json_body(&json!({
+    Json(json!({
         "tools": tools,
         "diagnostics": general,
         "session_log": shared.session_log,
@@ -446,15 +480,15 @@ fn empty_object() -> Value {
 
 /// Runs one call through the pipeline. The answer has the violations of the
 /// input schema, each with its JSON pointer, for the page to show at its
-/// field, and the result.
-async fn call(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
-    let request: CallRequest = match json_request(&headers, &body) {
-        Ok(request) => request,
-        Err((status, message)) => return refuse(status, message),
-    };
-    let info = shared.registry.get(&request.tool);
-    let violations: Vec<Value> = info
-        .as_ref()
+/// field, the cause of a failure, and the result.
+async fn call(
+    State(shared): App,
+    body: Result<Json<CallRequest>, JsonRejection>,
+) -> Result<Response, Response> {
+    let Json(request) = body.map_err(refuse_body)?;
+    let violations: Vec<Value> = shared
+        .registry
+        .get(&request.tool)
         .map(|tool| tool.violations(&request.args))
         .unwrap_or_default()
         .into_iter()
@@ -463,37 +497,20 @@ async fn call(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
     // The call runs on its own task: a page that goes away does not cancel it.
     let registry = shared.registry.clone();
     let CallRequest { tool, args } = request;
-    let result = match tokio::spawn(async move { registry.call(&tool, args).await }).await {
-        Ok(result) => result,
-        Err(error) => {
-            return refuse(
+    let result = tokio::spawn(async move { registry.call(&tool, args).await })
+        .await
+        .map_err(|error| {
+            refuse(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("the call's task failed: {error}"),
-            );
-        }
-    };
-    let error_kind = error_kind(&result, info.is_some(), !violations.is_empty());
-    json_body(&json!({
+            )
+        })?;
+    Ok(Json(json!({
         "violations": violations,
-        "error_kind": error_kind,
+        "error_kind": result.failure.as_ref().map(|failure| failure.cause),
         "result": result,
     }))
-    .into_response()
-}
-
-/// What kind of failure a result is, for the page to show.
-fn error_kind(result: &ToolResult, known: bool, invalid: bool) -> Option<&'static str> {
-    use crate::result::Status;
-    if !result.is_error {
-        return None;
-    }
-    Some(match result.status {
-        Status::Timeout => "timeout",
-        Status::Cancelled => "cancelled",
-        _ if !known => "unknown_tool",
-        _ if invalid => "invalid_arguments",
-        _ => "error",
-    })
+    .into_response())
 }
 
 async fn events_stream(
@@ -520,7 +537,7 @@ async fn approvals(State(shared): App) -> Response {
         .as_ref()
         .map(PageApprover::pending)
         .unwrap_or_default();
-    json_body(&json!({ "pending": pending })).into_response()
+    Json(json!({ "pending": pending })).into_response()
 }
 
 #[derive(Deserialize)]
@@ -532,16 +549,16 @@ struct Answer {
     reason: Option<String>,
 }
 
-async fn answer(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
-    let answer: Answer = match json_request(&headers, &body) {
-        Ok(answer) => answer,
-        Err((status, message)) => return refuse(status, message),
-    };
+async fn answer(
+    State(shared): App,
+    body: Result<Json<Answer>, JsonRejection>,
+) -> Result<Response, Response> {
+    let Json(answer) = body.map_err(refuse_body)?;
     let Some(approver) = &shared.approver else {
-        return refuse(
+        return Err(refuse(
             StatusCode::NOT_FOUND,
             "this playground has no approver: calls that ask are settled elsewhere".to_owned(),
-        );
+        ));
     };
     let approval = if answer.approve {
         Approval::Approve
@@ -554,15 +571,15 @@ async fn answer(State(shared): App, headers: HeaderMap, body: Bytes) -> Response
         }
     };
     if approver.answer(answer.id, approval) {
-        json_body(&json!({ "answered": answer.id })).into_response()
+        Ok(Json(json!({ "answered": answer.id })).into_response())
     } else {
-        refuse(
+        Err(refuse(
             StatusCode::NOT_FOUND,
             format!(
                 "no call waits for approval {}: it was answered already or timed out",
                 answer.id
             ),
-        )
+        ))
     }
 }
 
@@ -585,20 +602,20 @@ struct LogRequest {
 
 /// Opens a session log: its calls with their cards, and, when asked, the
 /// replay of each.
-async fn open_log(State(shared): App, headers: HeaderMap, body: Bytes) -> Response {
-    let request: LogRequest = match json_request(&headers, &body) {
-        Ok(request) => request,
-        Err((status, message)) => return refuse(status, message),
-    };
+async fn open_log(
+    State(shared): App,
+    body: Result<Json<LogRequest>, JsonRejection>,
+) -> Result<Response, Response> {
+    let Json(request) = body.map_err(refuse_body)?;
     let registry = shared.registry.clone();
     let opened = tokio::task::spawn_blocking(move || read_log(&registry, request)).await;
     match opened {
-        Ok(Ok(answer)) => json_body(&answer).into_response(),
-        Ok(Err(error)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, error.to_string()),
-        Err(error) => refuse(
+        Ok(Ok(answer)) => Ok(Json(answer).into_response()),
+        Ok(Err(error)) => Err(refuse(StatusCode::UNPROCESSABLE_ENTITY, error.to_string())),
+        Err(error) => Err(refuse(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("reading the log failed: {error}"),
-        ),
+        )),
     }
 }
 

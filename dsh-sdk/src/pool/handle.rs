@@ -115,4 +115,10 @@ impl Drop for ScopedTool {
     }
 }
 
-debug_fields!(ToolHandle { name });
+impl fmt::Debug for ToolHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolHandle")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}

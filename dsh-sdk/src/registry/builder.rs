@@ -2,6 +2,7 @@
 //! fixed when the registry is built.
 
 use std::any::Any;
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -259,9 +260,13 @@ impl RegistryBuilder {
     }
 }
 
-debug_fields!(RegistryBuilder {
-    state,
-    timeout,
-    max_result_chars,
-    limits
-});
+impl fmt::Debug for RegistryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegistryBuilder")
+            .field("state", &self.state)
+            .field("timeout", &self.timeout)
+            .field("max_result_chars", &self.max_result_chars)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}

@@ -295,6 +295,8 @@ impl Registry {
     /// assert_eq!(names, ["greet", "tool_search_tool_bm25", "convert"]);
     /// assert_eq!(tools[2]["defer_loading"], true);
     /// ```
+    ///
+    /// [`ANTHROPIC_TOOL_SEARCH_TYPE`]: crate::export::ANTHROPIC_TOOL_SEARCH_TYPE
     pub fn export_with(&self, format: Format, deferred: Deferred) -> Value {
         catalog::export_with(self.pool(), format, deferred)
     }
@@ -329,6 +331,8 @@ impl Registry {
     /// // Canonical validation still enforces it; strict decoding stays on.
     /// assert!(report[0].lowered.strict_usable());
     /// ```
+    ///
+    /// [`lower`]: crate::export::lower::lower
     pub fn compatibility(&self, format: Format) -> Vec<Compatibility> {
         export::compatibility(&self.tools(), format)
     }
@@ -412,6 +416,8 @@ impl Registry {
     /// `error` diagnostics about it and about the whole catalog, then, when
     /// it is `degraded`, a warning with code [`TOOL_DEGRADED`] and its
     /// status description. Empty when there is nothing to warn of.
+    ///
+    /// [`TOOL_DEGRADED`]: crate::catalog::TOOL_DEGRADED
     pub fn warnings(&self, name: &str) -> Vec<Diagnostic> {
         catalog::warnings(self.pool(), name)
     }

@@ -156,6 +156,84 @@ async fn other_sites_and_other_hosts_are_refused() {
     );
 }
 
+fn post_raw(path: &str, body: impl Into<Body>) -> Request<Body> {
+    Request::post(path)
+        .header("host", "127.0.0.1:3080")
+        .header("content-type", "application/json")
+        .body(body.into())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_malformed_body_is_refused_with_what_was_wrong() {
+    let router = Playground::new(Registry::new()).router();
+
+    let (status, refused) = send(&router, post_raw("/api/call", r#"{"tool": "greet","#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let message = refused["error"].as_str().unwrap();
+    assert!(
+        message.starts_with("the request body is not JSON: "),
+        "{message}"
+    );
+    assert!(message.contains("line 1 column 17"), "{message}");
+
+    let (status, refused) = send(&router, post("/api/call", json!({ "tool": 7 }))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let message = refused["error"].as_str().unwrap();
+    assert!(
+        message.starts_with("the request body is not what this endpoint takes: tool: "),
+        "{message}"
+    );
+    assert!(message.contains("expected a string"), "{message}");
+
+    let (status, refused) = send(&router, post("/api/approvals/answer", json!({ "id": 1 }))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let message = refused["error"].as_str().unwrap();
+    assert!(message.contains("missing field `approve`"), "{message}");
+
+    let (status, refused) = send(&router, post("/api/log", json!({ "replay": "yes" }))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused["error"].as_str().unwrap().contains("replay: "),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn hostile_bodies_are_refused_without_panicking() {
+    let router = Playground::new(Registry::new()).router();
+
+    // Nested far past serde_json's recursion limit.
+    let deep = format!(
+        r#"{{"tool":"greet","args":{}{}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let (status, refused) = send(&router, post_raw("/api/call", deep)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("recursion limit"),
+        "{refused}"
+    );
+
+    let huge = vec![b' '; 33 * 1024 * 1024];
+    let (status, refused) = send(&router, post_raw("/api/log", huge)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(
+        refused["error"].as_str().unwrap().contains("larger than"),
+        "{refused}"
+    );
+
+    let (status, _) = send(&router, post_raw("/api/call", &b"\xff\xfe{"[..])).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let (status, _) = send(&router, post_raw("/api/call", "")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
 #[tokio::test]
 async fn a_call_that_asks_waits_for_the_page_s_answer() {
     let approver = PageApprover::with_timeout(Duration::from_secs(30));

@@ -1,6 +1,6 @@
 //! Cards as HTML: one self-contained renderer (CSS and a small script, no
 //! dependencies, no build step) that draws the `card`-tagged JSON of
-//! [`Card`](crate::Card), so any host, in any language, can reuse it.
+//! [`Card`], so any host, in any language, can reuse it.
 //!
 //! - [`CARDS_JS`] defines `DshCards.render(card, {running})`, which returns
 //!   the card as an element: a generic card's input and output as
@@ -15,6 +15,8 @@
 //!   (with the `mcp` feature).
 //!
 //! Card text always reaches the page as text, never as markup.
+//!
+//! [`Card`]: crate::card::Card
 
 /// The card renderer's script: defines `window.DshCards`.
 pub const CARDS_JS: &str = include_str!("cards.js");

@@ -14,6 +14,7 @@ mod offers;
 mod serve;
 mod tools;
 
+use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -228,4 +229,11 @@ impl Clone for McpServer {
     }
 }
 
-debug_fields!(McpServer { registry, info });
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("registry", &self.registry)
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
