@@ -74,61 +74,6 @@ use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::result::{Cause, Failure, Status, ToolResult};
 
-/// Declares a format's `Turn`: the text the model wrote and its calls, then
-/// the format's own fields; and its [`ModelTurn`] impl, from the module's
-/// `FORMAT` and its two fns: `parse`, of the body read as the module's
-/// `wire::Response`, and `reply`, of the turn and the results.
-///
-/// ```text
-/// turn! {
-///     /// The model's turn read from a … response.
-///     pub struct Turn {
-///         /// Why the model stopped.
-///         pub stop_reason: Option<String>,
-///     }
-///     type Reply = UserMessage;
-/// }
-/// ```
-macro_rules! turn {
-    (
-        $(#[$attr:meta])*
-        pub struct Turn {
-            $($(#[$field_attr:meta])* pub $field:ident: $ty:ty,)*
-        }
-        type Reply = $reply:ty;
-    ) => {
-        $(#[$attr])*
-        #[derive(Clone, Debug, PartialEq)]
-        pub struct Turn {
-            /// What the model wrote, if anything.
-            pub text: ::core::option::Option<::std::string::String>,
-            /// The tool calls, in the order the model made them.
-            pub calls: ::std::vec::Vec<crate::provider::Call>,
-            $($(#[$field_attr])* pub $field: $ty,)*
-        }
-
-        impl crate::provider::ModelTurn for Turn {
-            type Reply = $reply;
-
-            const FORMAT: &'static str = FORMAT;
-
-            fn parse(
-                response: &::serde_json::Value,
-            ) -> ::core::result::Result<Turn, crate::provider::ResponseError> {
-                parse(crate::provider::from_value(FORMAT, response)?)
-            }
-
-            fn calls(&self) -> &[crate::provider::Call] {
-                &self.calls
-            }
-
-            fn reply(&self, results: &[crate::result::ToolResult]) -> $reply {
-                reply(self, results)
-            }
-        }
-    };
-}
-
 pub mod anthropic;
 pub mod gemini;
 pub mod openai_chat;
