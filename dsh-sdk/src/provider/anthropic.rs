@@ -16,10 +16,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError};
+use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
 use crate::result::ToolResult;
 
-const FORMAT: &str = "Anthropic Messages";
 /// The image media types a `tool_result` may carry.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 /// Why an image of another type is described instead.
@@ -41,11 +40,11 @@ pub struct Turn {
 impl ModelTurn for Turn {
     type Reply = UserMessage;
 
-    const FORMAT: &'static str = FORMAT;
+    const FORMAT: WireFormat = WireFormat::AnthropicMessages;
 
     /// Reads a Messages response.
     fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
+        let response: wire::Response = super::from_value(Self::FORMAT, response)?;
         let read = super::read_items(response.content.0, |index, kind, block| match kind {
             "tool_use" => {
                 // A block of the wrong shape is still a call: answered with an error.

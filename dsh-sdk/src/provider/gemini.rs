@@ -19,10 +19,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallFields, ModelTurn, Part, ResponseError};
+use super::{Call, CallFields, ModelTurn, Part, ResponseError, WireFormat};
 use crate::result::ToolResult;
 
-const FORMAT: &str = "Gemini generateContent";
 /// The image media types a `functionResponse` may carry.
 const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];
 /// Why an image of another type is described instead.
@@ -47,17 +46,17 @@ pub struct Turn {
 impl ModelTurn for Turn {
     type Reply = FunctionResponses;
 
-    const FORMAT: &'static str = FORMAT;
+    const FORMAT: WireFormat = WireFormat::GeminiGenerateContent;
 
     /// Reads the first candidate of a `generateContent` response.
     fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
-        let candidate = super::first(FORMAT, "candidates", response.candidates.0)?;
+        let response: wire::Response = super::from_value(Self::FORMAT, response)?;
+        let candidate = super::first(Self::FORMAT, "candidates", response.candidates.0)?;
         // A candidate stopped early (for safety, say) may have no content.
         let content: wire::Content = if candidate.content.is_null() {
             wire::Content::default()
         } else {
-            super::from_value(FORMAT, &candidate.content)?
+            super::from_value(Self::FORMAT, &candidate.content)?
         };
         let mut texts = Vec::new();
         let mut calls = Vec::new();

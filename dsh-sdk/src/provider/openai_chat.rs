@@ -22,10 +22,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ModelTurn, ResponseError};
+use super::{Call, CallError, ModelTurn, ResponseError, WireFormat};
 use crate::result::ToolResult;
 
-const FORMAT: &str = "Chat Completions";
 const NO_IMAGES: &str = "Chat Completions tool messages take text only";
 
 /// The model's turn read from a Chat Completions response.
@@ -46,12 +45,12 @@ pub struct Turn {
 impl ModelTurn for Turn {
     type Reply = Vec<ToolMessage>;
 
-    const FORMAT: &'static str = FORMAT;
+    const FORMAT: WireFormat = WireFormat::ChatCompletions;
 
     /// Reads the first choice of a Chat Completions response.
     fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let completion: wire::Response = super::from_value(FORMAT, response)?;
-        let choice = super::first(FORMAT, "choices", completion.choices)?;
+        let completion: wire::Response = super::from_value(Self::FORMAT, response)?;
+        let choice = super::first(Self::FORMAT, "choices", completion.choices)?;
         let text = match choice.message.content {
             Some(Value::String(text)) => Some(text),
             _ => choice.message.refusal,

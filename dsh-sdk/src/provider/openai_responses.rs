@@ -21,12 +21,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError};
+use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
 use crate::result::ToolResult;
 
-const FORMAT: &str = "Responses";
 /// Why an image of another type is described instead.
 const NOT_SHOWN: &str = "OpenAI takes PNG, JPEG, WebP and GIF images only";
 /// The image media types OpenAI takes as input.
@@ -48,11 +47,11 @@ pub struct Turn {
 impl ModelTurn for Turn {
     type Reply = Vec<FunctionCallOutput>;
 
-    const FORMAT: &'static str = FORMAT;
+    const FORMAT: WireFormat = WireFormat::Responses;
 
     /// Reads a Responses response.
     fn parse(response: &Value) -> Result<Turn, ResponseError> {
-        let response: wire::Response = super::from_value(FORMAT, response)?;
+        let response: wire::Response = super::from_value(Self::FORMAT, response)?;
         let read = super::read_items(response.output.0, |index, kind, item| match kind {
             "function_call" => {
                 // A call of the wrong shape is still a call: answered with an error.
@@ -62,7 +61,8 @@ impl ModelTurn for Turn {
                 Read::Call(call.identified_in(item, "call_id", fields.id, made_up))
             }
             "message" => {
-                let message: wire::Message = super::from_value(FORMAT, item).unwrap_or_default();
+                let message: wire::Message =
+                    super::from_value(Self::FORMAT, item).unwrap_or_default();
                 Read::Text(
                     message
                         .content
