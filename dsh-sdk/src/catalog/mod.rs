@@ -103,7 +103,7 @@ pub(crate) fn snapshot(pool: &Pool) -> CatalogPublish {
                 category: def.category_kind(),
                 status,
                 status_description,
-                contract_hash: Some(crate::export::digest::tool_hash(&tool)),
+                contract_hash: Some(crate::export::digest::tool_hash(tool)),
             }
         })
         .collect();

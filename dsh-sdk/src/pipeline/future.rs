@@ -143,7 +143,7 @@ impl Future for CallFuture<'_> {
 /// run here for a call that runs directly, boxed otherwise. A call that
 /// stopped before its tool ran ends here, with its result.
 fn start(registry: &Pipeline, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>> {
-    let refused = input::over_limits(&&registry.config.limits, &call.args);
+    let refused = input::over_limits(&registry.config.limits, &call.args);
     notify::request(registry, &call, refused);
     // Until disarmed, dropping the future still records a result.
     let pending = Pending {

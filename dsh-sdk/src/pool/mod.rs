@@ -2,7 +2,7 @@
 //! with what every call shares (the state, the subscribers, each tool's
 //! status and diagnostics, the index over the deferred tools).
 //!
-//! Registering and looking up (`pool.rs`), the handles that keep tools
+//! Registering and looking up (`register.rs`), the handles that keep tools
 //! registered (`handle.rs`), the subscribers that observe calls
 //! (`subscribe.rs`), and the statuses and diagnostics (`catalog.rs`). The
 //! pipeline's settings are `pipeline/`'s, the host's handle on all of it is
@@ -18,7 +18,7 @@ use crate::tool::{Entry, State, ToolInfo};
 
 mod catalog;
 mod handle;
-mod pool;
+mod register;
 mod subscribe;
 
 pub use catalog::TOOL_DEGRADED;
