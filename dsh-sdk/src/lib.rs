@@ -39,7 +39,7 @@
 //!
 //! A host records every call in a session log with
 //! `registry.subscribe(SessionLog::open(path)?.subscriber())` ([`log`]);
-//! [`replay::replay()`] runs render and present again on the logged values,
+//! [`replay()`](log::replay::replay) runs render and present again on the logged values,
 //! executing nothing, and reports every byte that comes out differently.
 
 #![forbid(unsafe_code)]

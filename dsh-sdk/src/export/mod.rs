@@ -29,7 +29,7 @@ pub enum Format {
     /// {"name", "description", "parameters", "strict": true}}`, the parameters
     /// [lowered](lower::openai_strict). A tool whose lowering would keep the
     /// model from valid arguments (a map, a size limit; see
-    /// [`Registry::compatibility`]) goes out as in [`Format::OpenAi`], with
+    /// [`Registry::compatibility`](crate::Registry::compatibility)) goes out as in [`Format::OpenAi`], with
     /// `"strict": false`.
     OpenAiStrict,
     /// Anthropic strict tool use: `{"name", "description", "input_schema",
@@ -114,13 +114,13 @@ pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
 /// How an export lists deferred tools.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Deferred {
-    /// Left out until the built-in [`tool_search`](struct@crate::search::tool_search)
-    /// (BM25) loads them, as [`Registry::export`] does; works with every provider.
+    /// Left out until the built-in [`tool_search`](struct@crate::catalog::tool_search)
+    /// (BM25) loads them, as [`Registry::export`](crate::Registry::export) does; works with every provider.
     #[default]
     BuiltIn,
     /// Listed with the provider's own `"defer_loading": true`, next to the
     /// provider's own tool search tool, where the provider has one: Anthropic
-    /// ([`Registry::export_with`]) and OpenAI Responses
+    /// ([`Registry::export_with`](crate::Registry::export_with)) and OpenAI Responses
     /// ([`openai_responses::tools`](crate::provider::openai_responses::tools)).
     /// Other formats fall back to [`Deferred::BuiltIn`].
     Native,

@@ -9,7 +9,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::event::rawp::{Diagnostic, Severity, ToolStatus};
 
-/// The code of the warning a `degraded` status gives in [`Registry::warnings`].
+/// The code of the warning a `degraded` status gives in [`Registry::warnings`](crate::Registry::warnings).
 pub const TOOL_DEGRADED: &str = "TOOL_DEGRADED";
 
 /// Statuses and diagnostics, held by the registry.

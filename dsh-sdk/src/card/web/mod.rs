@@ -1,6 +1,6 @@
 //! Cards as HTML: one self-contained renderer (CSS and a small script, no
 //! dependencies, no build step) that draws the `card`-tagged JSON of
-//! [`Card`](crate::Card), so any host, in any language, can reuse it.
+//! [`Card`](crate::card::Card), so any host, in any language, can reuse it.
 //!
 //! - [`CARDS_JS`] defines `DshCards.render(card, {running})`, which returns
 //!   the card as an element: a generic card's input and output as
