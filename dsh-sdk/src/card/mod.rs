@@ -27,76 +27,55 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_with::skip_serializing_none;
 
-/// Declares [`Card`] from its variants, each with the tag a client switches
-/// on, so the variant list is written once: the enum, [`Card::kind`] and a
-/// `From` per card all come from it. serde's `snake_case` tag is the same
-/// text as the kind, as a test holds.
-macro_rules! cards {
-    (
-        $(#[$meta:meta])*
-        pub enum Card {
-            $($(#[$doc:meta])* $variant:ident($card:ty) = $kind:literal,)*
-        }
-    ) => {
-        $(#[$meta])*
-        pub enum Card {
-            $($(#[$doc])* $variant($card),)*
-        }
-
-        impl Card {
-            /// The tag a client switches on: `generic`, `terminal`, `diff`, `read`, `search` or `web`.
-            pub fn kind(&self) -> &'static str {
-                match self {
-                    $(Card::$variant(_) => $kind,)*
-                }
-            }
-        }
-
-        $(impl From<$card> for Card {
-            fn from(card: $card) -> Self {
-                Card::$variant(card)
-            }
-        })*
-    };
-}
-
-cards! {
-    /// What a UI shows of a call, as a `card`-tagged union.
-    ///
-    /// ```
-    /// use dsh_sdk::card::{Card, ReadCard};
-    ///
-    /// let card = Card::from(ReadCard::new("/etc/hostname", "example\n").lines(1, 1));
-    /// assert_eq!(
-    ///     serde_json::to_value(&card).unwrap(),
-    ///     serde_json::json!({
-    ///         "card": "read",
-    ///         "path": "/etc/hostname",
-    ///         "start_line": 1,
-    ///         "end_line": 1,
-    ///         "content": "example\n",
-    ///     })
-    /// );
-    /// ```
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-    #[serde(tag = "card", rename_all = "snake_case")]
-    pub enum Card {
-        /// Any tool: its name, its input and its output.
-        Generic(GenericCard) = "generic",
-        /// A command that ran in a terminal.
-        Terminal(TerminalCard) = "terminal",
-        /// A change to a file.
-        Diff(DiffCard) = "diff",
-        /// A file, or part of one, that was read.
-        Read(ReadCard) = "read",
-        /// Search results.
-        Search(SearchCard) = "search",
-        /// A web page.
-        Web(WebCard) = "web",
-    }
+/// What a UI shows of a call, as a `card`-tagged union.
+///
+/// ```
+/// use dsh_sdk::card::{Card, ReadCard};
+///
+/// let card = Card::from(ReadCard::new("/etc/hostname", "example\n").lines(1, 1));
+/// assert_eq!(
+///     serde_json::to_value(&card).unwrap(),
+///     serde_json::json!({
+///         "card": "read",
+///         "path": "/etc/hostname",
+///         "start_line": 1,
+///         "end_line": 1,
+///         "content": "example\n",
+///     })
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "card", rename_all = "snake_case")]
+pub enum Card {
+    /// Any tool: its name, its input and its output.
+    Generic(GenericCard),
+    /// A command that ran in a terminal.
+    Terminal(TerminalCard),
+    /// A change to a file.
+    Diff(DiffCard),
+    /// A file, or part of one, that was read.
+    Read(ReadCard),
+    /// Search results.
+    Search(SearchCard),
+    /// A web page.
+    Web(WebCard),
 }
 
 impl Card {
+    /// The tag a client switches on: `generic`, `terminal`, `diff`, `read`,
+    /// `search` or `web`, the text serde writes under `card` (a test holds
+    /// them equal).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Card::Generic(_) => "generic",
+            Card::Terminal(_) => "terminal",
+            Card::Diff(_) => "diff",
+            Card::Read(_) => "read",
+            Card::Search(_) => "search",
+            Card::Web(_) => "web",
+        }
+    }
+
     /// The card of a tool that presents nothing: title = tool name, input =
     /// raw args (a `Value`, or an `Arc` of one to share rather than copy).
     pub fn generic(
@@ -109,6 +88,42 @@ impl Card {
             input: input.into(),
             output,
         })
+    }
+}
+
+impl From<GenericCard> for Card {
+    fn from(card: GenericCard) -> Self {
+        Card::Generic(card)
+    }
+}
+
+impl From<TerminalCard> for Card {
+    fn from(card: TerminalCard) -> Self {
+        Card::Terminal(card)
+    }
+}
+
+impl From<DiffCard> for Card {
+    fn from(card: DiffCard) -> Self {
+        Card::Diff(card)
+    }
+}
+
+impl From<ReadCard> for Card {
+    fn from(card: ReadCard) -> Self {
+        Card::Read(card)
+    }
+}
+
+impl From<SearchCard> for Card {
+    fn from(card: SearchCard) -> Self {
+        Card::Search(card)
+    }
+}
+
+impl From<WebCard> for Card {
+    fn from(card: WebCard) -> Self {
+        Card::Web(card)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The tool catalog (RAWP-DPS `tool.catalog.publish`): what [`Registry::catalog`] publishes,
+//! The tool catalog (RAWP-DPS `tool.catalog.publish`): what [`Registry::catalog`](crate::Registry::catalog) publishes,
 //! each tool's status, the diagnostics, and the rules they impose on calls.
 //!
 //! - `unavailable` status, or a `fatal` diagnostic (the tool's own, or one
@@ -6,7 +6,7 @@
 //!   saying why (the spec's `session.error`), before its arguments are even
 //!   read.
 //! - `degraded` status, or an `error` diagnostic: calls run, and the user is
-//!   warned: [`Registry::warnings`] lists the warnings for a host to show,
+//!   warned: [`Registry::warnings`](crate::Registry::warnings) lists the warnings for a host to show,
 //!   and each call streams them as `progress` chunks (`warning: CODE: …`)
 //!   before the tool runs, so a UI following the call shows them and the
 //!   session log keeps them. The model is not told: the spec asks for the
@@ -16,7 +16,7 @@
 //!
 //! Any change to a status or the diagnostics republishes the catalog to
 //! subscribers as [`Event::Catalog`]; a host publishes it once at session
-//! start with [`Registry::publish_catalog`], and again after it changes the
+//! start with [`Registry::publish_catalog`](crate::Registry::publish_catalog), and again after it changes the
 //! set of tools.
 //!
 //! ```

@@ -6,9 +6,10 @@
 
 pub mod digest;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 mod compat;
+mod formats;
 pub mod lower;
 
 use crate::tool::ToolInfo;
@@ -28,7 +29,7 @@ pub enum Format {
     /// {"name", "description", "parameters", "strict": true}}`, the parameters
     /// [lowered](lower::openai_strict). A tool whose lowering would keep the
     /// model from valid arguments (a map, a size limit; see
-    /// [`Registry::compatibility`]) goes out as in [`Format::OpenAi`], with
+    /// [`Registry::compatibility`](crate::Registry::compatibility)) goes out as in [`Format::OpenAi`], with
     /// `"strict": false`.
     ///
     /// [`Registry::compatibility`]: crate::Registry::compatibility
@@ -101,130 +102,27 @@ pub fn export_tools(tools: &[ToolInfo], format: Format) -> Value {
 /// description the model reads, and MCP carries the schema itself, and the
 /// tool's version, in `_meta` (`dsh/failureSchema`, `dsh/version`).
 pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
-    let def = tool.definition();
-    let description = model_description(tool);
-    let input = match format {
-        Format::GeminiOpenApi => tool.input_schema().clone(),
-        _ => standard_formats(tool.input_schema()),
-    };
     match format {
-        Format::Anthropic => json!({
-            "name": def.name(),
-            "description": description,
-            "input_schema": lower::anthropic(&input).schema,
-        }),
-        Format::AnthropicStrict => {
-            let lowered = lower::anthropic_strict(&input);
-            if !lowered.strict_usable() {
-                return export_tool(tool, Format::Anthropic);
-            }
-            json!({
-                "name": def.name(),
-                "description": description,
-                "input_schema": lowered.schema,
-                "strict": true,
-            })
-        }
-        Format::OpenAiStrict => {
-            let lowered = lower::openai_strict(&input);
-            let (parameters, strict) = if lowered.strict_usable() {
-                (lowered.schema, true)
-            } else {
-                (input, false)
-            };
-            json!({
-                "type": "function",
-                "function": {
-                    "name": def.name(),
-                    "description": description,
-                    "parameters": parameters,
-                    "strict": strict,
-                },
-            })
-        }
-        Format::Gemini => json!({
-            "name": def.name(),
-            "description": description,
-            "parametersJsonSchema": lower::gemini(&input).schema,
-        }),
-        Format::GeminiOpenApi => json!({
-            "name": def.name(),
-            "description": description,
-            "parameters": lower::gemini_openapi(&input).schema,
-        }),
-        Format::OpenAi => json!({
-            "type": "function",
-            "function": {
-                "name": def.name(),
-                "description": description,
-                "parameters": input,
-            },
-        }),
-        Format::Mcp => {
-            let mut object = Map::new();
-            object.insert("name".into(), def.name().into());
-            if let Some(title) = def.title() {
-                object.insert("title".into(), title.into());
-            }
-            object.insert("description".into(), description.into());
-            if !def.icons().is_empty() {
-                object.insert("icons".into(), json!(def.icons()));
-            }
-            object.insert("inputSchema".into(), input);
-            // MCP 2026-07-28 takes any JSON Schema 2020-12 as `outputSchema`
-            // and any JSON value as `structuredContent`, so a string or an
-            // array output is exported as it is, not wrapped in an object.
-            // The schema `true` (a dynamic tool given none, a `Value` output)
-            // says nothing, and MCP wants an object there: left out.
-            if *tool.output_schema() != Value::Bool(true) {
-                object.insert(
-                    "outputSchema".into(),
-                    standard_formats(tool.output_schema()),
-                );
-            }
-            let mut annotations = Map::new();
-            if let Some(title) = def.title() {
-                annotations.insert("title".into(), title.into());
-            }
-            annotations.insert("readOnlyHint".into(), def.read_only().into());
-            annotations.insert("destructiveHint".into(), def.destructive().into());
-            annotations.insert("idempotentHint".into(), def.idempotent().into());
-            object.insert("annotations".into(), Value::Object(annotations));
-            // MCP 2025-11-25: whether calls may, or must, run as tasks.
-            if def.task_support() != crate::tool::TaskSupport::Forbidden {
-                object.insert(
-                    "execution".into(),
-                    serde_json::json!({ "taskSupport": def.task_support().as_str() }),
-                );
-            }
-            let mut meta = Map::new();
-            if let Some(version) = def.version() {
-                meta.insert(META_VERSION.into(), version.into());
-            }
-            if let Some(failure) = tool.failure_schema() {
-                meta.insert(META_FAILURE_SCHEMA.into(), standard_formats(failure));
-            }
-            if !meta.is_empty() {
-                object.insert("_meta".into(), Value::Object(meta));
-            }
-            Value::Object(object)
-        }
+        Format::Anthropic => formats::anthropic(tool),
+        Format::AnthropicStrict => formats::anthropic_strict(tool),
+        Format::OpenAi => formats::openai(tool),
+        Format::OpenAiStrict => formats::openai_strict(tool),
+        Format::Gemini => formats::gemini(tool),
+        Format::GeminiOpenApi => formats::gemini_openapi(tool),
+        Format::Mcp => formats::mcp(tool),
     }
 }
 
 /// How an export lists deferred tools.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Deferred {
-    /// Left out until the built-in [`tool_search`]
-    /// (BM25) loads them, as [`Registry::export`] does; works with every provider.
-    ///
-    /// [`tool_search`]: struct@crate::catalog::tool_search
-    /// [`Registry::export`]: crate::Registry::export
+    /// Left out until the built-in [`tool_search`](struct@crate::catalog::tool_search)
+    /// (BM25) loads them, as [`Registry::export`](crate::Registry::export) does; works with every provider.
     #[default]
     BuiltIn,
     /// Listed with the provider's own `"defer_loading": true`, next to the
     /// provider's own tool search tool, where the provider has one: Anthropic
-    /// ([`Registry::export_with`]) and OpenAI Responses
+    /// ([`Registry::export_with`](crate::Registry::export_with)) and OpenAI Responses
     /// ([`openai_responses::tools`](crate::provider::openai_responses::tools)).
     /// Other formats fall back to [`Deferred::BuiltIn`].
     ///
@@ -380,6 +278,7 @@ const STANDARD_FORMATS: &[&str] = &[
 mod tests {
     use schemars::{JsonSchema, schema_for};
     use serde::Serialize;
+    use serde_json::json;
 
     use super::*;
 

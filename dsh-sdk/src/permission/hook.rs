@@ -15,6 +15,16 @@ pub trait Guard: Send + Sync + 'static {
     fn check(&self, call: &CallInfo<'_>) -> Tighten;
 }
 
+/// A closure of [`Guard::check`]'s signature is a guard.
+impl<F> Guard for F
+where
+    F: Fn(&CallInfo<'_>) -> Tighten + Send + Sync + 'static,
+{
+    fn check(&self, call: &CallInfo<'_>) -> Tighten {
+        self(call)
+    }
+}
+
 /// Plan mode: only read-only tools run.
 ///
 /// ```
@@ -71,18 +81,12 @@ pub trait PreExecute: Send + Sync + 'static {
     fn check(&self, call: &CallInfo<'_>) -> Decision;
 }
 
-/// A closure of a hook's one method's signature is that hook too.
-macro_rules! closures_are_hooks {
-    ($($hook:ident -> $answer:ty),* $(,)?) => {$(
-        impl<F> $hook for F
-        where
-            F: Fn(&CallInfo<'_>) -> $answer + Send + Sync + 'static,
-        {
-            fn check(&self, call: &CallInfo<'_>) -> $answer {
-                self(call)
-            }
-        }
-    )*};
+/// A closure of [`PreExecute::check`]'s signature is a gate.
+impl<F> PreExecute for F
+where
+    F: Fn(&CallInfo<'_>) -> Decision + Send + Sync + 'static,
+{
+    fn check(&self, call: &CallInfo<'_>) -> Decision {
+        self(call)
+    }
 }
-
-closures_are_hooks!(Guard -> Tighten, PreExecute -> Decision);

@@ -207,88 +207,41 @@ impl Future for ExecuteFuture {
     }
 }
 
-/// A layer over the execute stack, the service it makes and that service's
-/// future: the service wraps the next one, passes its readiness through,
-/// and starts each call with the function named after `=`; the future is
-/// polled, through its pin projection, by the function named after `poll`.
-/// Both functions are written beside it.
-macro_rules! exec_layers {
-    ($(
-        $(#[$layer_attr:meta])*
-        $layer:ident;
-        $(#[$service_attr:meta])*
-        $service:ident -> $future:ident = $start:ident, poll $poll:ident;
-    )*) => {$(
-        impl<F> Future for $future<F>
-        where
-            F: Future<Output = Result<Value, ExecError>>,
-        {
-            type Output = Result<Value, ExecError>;
+/// Limits each attempt to the request's [`timeout`](ExecRequest::timeout).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TimeoutLayer;
 
-            fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-                $poll(self, cx)
-            }
-        }
+impl<S> Layer<S> for TimeoutLayer {
+    type Service = Timeout<S>;
 
-        $(#[$layer_attr])*
-        #[derive(Clone, Copy, Debug, Default)]
-        pub struct $layer;
-
-        impl<S> Layer<S> for $layer {
-            type Service = $service<S>;
-
-            fn layer(&self, inner: S) -> $service<S> {
-                $service { inner }
-            }
-        }
-
-        $(#[$service_attr])*
-        #[derive(Clone, Debug)]
-        pub struct $service<S> {
-            inner: S,
-        }
-
-        impl<S> Service<ExecRequest> for $service<S>
-        where
-            S: Service<ExecRequest, Response = Value, Error = ExecError>,
-        {
-            type Response = Value;
-            type Error = ExecError;
-            type Future = $future<S::Future>;
-
-            fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
-                self.inner.poll_ready(cx)
-            }
-
-            fn call(&mut self, request: ExecRequest) -> Self::Future {
-                $start(&mut self.inner, request)
-            }
-        }
-    )*};
+    fn layer(&self, inner: S) -> Timeout<S> {
+        Timeout { inner }
+    }
 }
 
-exec_layers! {
-    /// Limits each attempt to the request's [`timeout`](ExecRequest::timeout).
-    TimeoutLayer;
-    /// The service [`TimeoutLayer`] makes.
-    Timeout -> TimeoutFuture = start_timed, poll poll_timed;
-
-    /// A `tracing` span per call, `tool.execute`, with the tool's name, the
-    /// invocation id, the attempts, the status and the duration in milliseconds.
-    MetricsLayer;
-    /// The service [`MetricsLayer`] makes.
-    Metrics -> MetricsFuture = start_measured, poll poll_measured;
+/// The service [`TimeoutLayer`] makes.
+#[derive(Clone, Debug)]
+pub struct Timeout<S> {
+    inner: S,
 }
 
-/// The service a layer of the execute stack wraps.
-trait Next: Service<ExecRequest, Response = Value, Error = ExecError> {}
+impl<S> Service<ExecRequest> for Timeout<S>
+where
+    S: Service<ExecRequest, Response = Value, Error = ExecError>,
+{
+    type Response = Value;
+    type Error = ExecError;
+    type Future = TimeoutFuture<S::Future>;
 
-impl<S: Service<ExecRequest, Response = Value, Error = ExecError>> Next for S {}
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
+        self.inner.poll_ready(cx)
+    }
 
-/// Starts a call of `inner`, bounded by the request's timeout.
-fn start_timed<S: Next>(inner: &mut S, request: ExecRequest) -> TimeoutFuture<S::Future> {
-    let limit = request.timeout;
-    bounded(inner.call(request), limit, None)
+    /// Starts a call of the inner service, bounded by the request's timeout.
+    fn call(&mut self, request: ExecRequest) -> Self::Future {
+        let limit = request.timeout;
+        bounded(self.inner.call(request), limit, None)
+    }
 }
 
 /// `running`, ended with [`ExecError::Timeout`] once `limit` has passed
@@ -330,28 +283,32 @@ struct Limit {
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
-/// The inner future, then, while it is pending, its timer.
-fn poll_timed<F: Future<Output = Result<Value, ExecError>>>(
-    future: Pin<&mut TimeoutFuture<F>>,
-    cx: &mut Context<'_>,
-) -> Poll<Result<Value, ExecError>> {
-    let this = future.project();
-    if let Poll::Ready(result) = this.running.poll(cx) {
-        return Poll::Ready(result);
-    }
-    let Some(limit) = this.limit else {
-        return Poll::Pending;
-    };
-    if limit.timer.is_none() {
-        // A limit too far off to name an instant never ends the call.
-        let Some(deadline) = limit.started.checked_add(limit.limit) else {
+impl<F> Future for TimeoutFuture<F>
+where
+    F: Future<Output = Result<Value, ExecError>>,
+{
+    type Output = Result<Value, ExecError>;
+
+    /// The inner future, then, while it is pending, its timer.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(result) = this.running.poll(cx) {
+            return Poll::Ready(result);
+        }
+        let Some(limit) = this.limit else {
             return Poll::Pending;
         };
-        limit.timer = Some(Box::pin(tokio::time::sleep_until(deadline.into())));
-    }
-    match limit.timer.as_mut().map(|timer| timer.as_mut().poll(cx)) {
-        Some(Poll::Ready(())) => Poll::Ready(Err(ExecError::Timeout(limit.limit))),
-        _ => Poll::Pending,
+        if limit.timer.is_none() {
+            // A limit too far off to name an instant never ends the call.
+            let Some(deadline) = limit.started.checked_add(limit.limit) else {
+                return Poll::Pending;
+            };
+            limit.timer = Some(Box::pin(tokio::time::sleep_until(deadline.into())));
+        }
+        match limit.timer.as_mut().map(|timer| timer.as_mut().poll(cx)) {
+            Some(Poll::Ready(())) => Poll::Ready(Err(ExecError::Timeout(limit.limit))),
+            _ => Poll::Pending,
+        }
     }
 }
 
@@ -441,25 +398,57 @@ impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
     }
 }
 
-/// Starts a call of `inner` inside its `tool.execute` span.
-fn start_measured<S: Next>(inner: &mut S, request: ExecRequest) -> MetricsFuture<S::Future> {
-    let span = tracing::info_span!(
-        "tool.execute",
-        tool = request.tool().name(),
-        invocation_id = %request.exec.invocation_id(),
-        status = tracing::field::Empty,
-        duration_ms = tracing::field::Empty,
-    );
-    let running = {
-        let _entered = span.enter();
-        inner.call(request)
-    };
-    // The clock is read only when someone records the duration.
-    let started = (!span.is_disabled()).then(Instant::now);
-    MetricsFuture {
-        running,
-        span,
-        started,
+/// A `tracing` span per call, `tool.execute`, with the tool's name, the
+/// invocation id, the attempts, the status and the duration in milliseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MetricsLayer;
+
+impl<S> Layer<S> for MetricsLayer {
+    type Service = Metrics<S>;
+
+    fn layer(&self, inner: S) -> Metrics<S> {
+        Metrics { inner }
+    }
+}
+
+/// The service [`MetricsLayer`] makes.
+#[derive(Clone, Debug)]
+pub struct Metrics<S> {
+    inner: S,
+}
+
+impl<S> Service<ExecRequest> for Metrics<S>
+where
+    S: Service<ExecRequest, Response = Value, Error = ExecError>,
+{
+    type Response = Value;
+    type Error = ExecError;
+    type Future = MetricsFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    /// Starts a call of the inner service inside its `tool.execute` span.
+    fn call(&mut self, request: ExecRequest) -> Self::Future {
+        let span = tracing::info_span!(
+            "tool.execute",
+            tool = request.tool().name(),
+            invocation_id = %request.exec.invocation_id(),
+            status = tracing::field::Empty,
+            duration_ms = tracing::field::Empty,
+        );
+        let running = {
+            let _entered = span.enter();
+            self.inner.call(request)
+        };
+        // The clock is read only when someone records the duration.
+        let started = (!span.is_disabled()).then(Instant::now);
+        MetricsFuture {
+            running,
+            span,
+            started,
+        }
     }
 }
 
@@ -474,25 +463,29 @@ pin_project! {
     }
 }
 
-/// The inner future inside the span, which records how it ended.
-fn poll_measured<F: Future<Output = Result<Value, ExecError>>>(
-    future: Pin<&mut MetricsFuture<F>>,
-    cx: &mut Context<'_>,
-) -> Poll<Result<Value, ExecError>> {
-    let this = future.project();
-    let _entered = this.span.enter();
-    let result = std::task::ready!(this.running.poll(cx));
-    if let Some(started) = this.started {
-        this.span.record(
-            "status",
-            match &result {
-                Ok(_) => "success",
-                Err(ExecError::Timeout(_)) => "timeout",
-                Err(_) => "error",
-            },
-        );
-        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        this.span.record("duration_ms", millis);
+impl<F> Future for MetricsFuture<F>
+where
+    F: Future<Output = Result<Value, ExecError>>,
+{
+    type Output = Result<Value, ExecError>;
+
+    /// The inner future inside the span, which records how it ended.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let _entered = this.span.enter();
+        let result = std::task::ready!(this.running.poll(cx));
+        if let Some(started) = this.started {
+            this.span.record(
+                "status",
+                match &result {
+                    Ok(_) => "success",
+                    Err(ExecError::Timeout(_)) => "timeout",
+                    Err(_) => "error",
+                },
+            );
+            let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            this.span.record("duration_ms", millis);
+        }
+        Poll::Ready(result)
     }
-    Poll::Ready(result)
 }

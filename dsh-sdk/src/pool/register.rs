@@ -1,4 +1,4 @@
-//! The pool: registering a tool, typed or dynamic, under its name and aliases.
+//! Registering a tool, typed or dynamic, under its name and aliases.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

@@ -16,71 +16,83 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallFields, Part, Read, ResponseError};
+use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
 use crate::result::ToolResult;
 
-const FORMAT: &str = "Anthropic Messages";
 /// The image media types a `tool_result` may carry.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 /// Why an image of another type is described instead.
 const NOT_SHOWN: &str = "Anthropic takes JPEG, PNG, GIF and WebP images only";
 
-turn! {
-    /// The model's turn read from a Messages response.
-    pub struct Turn {
-        /// The assistant message to append before the reply.
-        pub message: AssistantMessage,
-        /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
-        pub stop_reason: Option<String>,
-    }
+/// The model's turn read from a Messages response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// What the model wrote, if anything: its `text` blocks, joined.
+    pub text: Option<String>,
+    /// The tool calls, in the order the model made them.
+    pub calls: Vec<Call>,
+    /// The assistant message to append before the reply.
+    pub message: AssistantMessage,
+    /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
+    pub stop_reason: Option<String>,
+}
+
+impl ModelTurn for Turn {
     type Reply = UserMessage;
-}
 
-/// Reads a Messages response.
-fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
-    let read = super::read_items(response.content.0, |index, kind, block| match kind {
-        "tool_use" => {
-            // A block of the wrong shape is still a call: answered with an error.
-            let fields = CallFields::read(block, "id", "input");
-            let call = Call::from_value(fields.name, fields.arguments.unwrap_or(Value::Null));
-            Read::Call(call.identified_in(
-                block,
-                "id",
-                fields.id,
-                format!("toolu_missing_id_{index}"),
-            ))
-        }
-        "text" => Read::Text(
-            block
-                .get("text")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .into_iter()
+    const FORMAT: WireFormat = WireFormat::AnthropicMessages;
+
+    /// Reads a Messages response.
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
+        let response: wire::Response = super::from_value(Self::FORMAT, response)?;
+        let read = super::read_items(response.content.0, |index, kind, block| match kind {
+            "tool_use" => {
+                // A block of the wrong shape is still a call: answered with an error.
+                let fields = CallFields::read(block, "id", "input");
+                let call = Call::from_value(fields.name, fields.arguments.unwrap_or(Value::Null));
+                Read::Call(call.identified_in(
+                    block,
+                    "id",
+                    fields.id,
+                    format!("toolu_missing_id_{index}"),
+                ))
+            }
+            "text" => Read::Text(
+                block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .into_iter()
+                    .collect(),
+            ),
+            _ => Read::Nothing,
+        });
+        Ok(Turn {
+            text: read.text,
+            calls: read.calls,
+            message: AssistantMessage {
+                content: read.items,
+            },
+            stop_reason: response.stop_reason,
+        })
+    }
+
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    /// The `user` message answering every call, one `tool_result` block per
+    /// call, in call order.
+    fn reply(&self, results: &[ToolResult]) -> UserMessage {
+        UserMessage {
+            content: super::paired(&self.calls, results)
+                .map(|(call, result)| ToolResultBlock {
+                    tool_use_id: call.id.clone(),
+                    content: content(&result),
+                    is_error: result.is_error,
+                })
                 .collect(),
-        ),
-        _ => Read::Nothing,
-    });
-    Ok(Turn {
-        text: read.text,
-        calls: read.calls,
-        message: AssistantMessage {
-            content: read.items,
-        },
-        stop_reason: response.stop_reason,
-    })
-}
-
-/// The `user` message answering every call, one `tool_result` block per
-/// call, in call order.
-fn reply(turn: &Turn, results: &[ToolResult]) -> UserMessage {
-    UserMessage {
-        content: super::paired(&turn.calls, results)
-            .map(|(call, result)| ToolResultBlock {
-                tool_use_id: call.id.clone(),
-                content: content(&result),
-                is_error: result.is_error,
-            })
-            .collect(),
+        }
     }
 }
 

@@ -19,83 +19,96 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallFields, Part, ResponseError};
+use super::{Call, CallFields, ModelTurn, Part, ResponseError, WireFormat};
 use crate::result::ToolResult;
 
-const FORMAT: &str = "Gemini generateContent";
 /// The image media types a `functionResponse` may carry.
 const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];
 /// Why an image of another type is described instead.
 const NOT_SHOWN: &str = "Gemini takes PNG, JPEG and WebP images only";
 
-turn! {
-    /// The model's turn read from a `generateContent` response.
-    pub struct Turn {
-        /// The ids Gemini gave the calls, in the same order (`None` where it gave none).
-        pub gemini_ids: Vec<Option<String>>,
-        /// The candidate's content, to append to `contents` before the reply.
-        pub content: Value,
-        /// Why the model stopped (`STOP`, `MAX_TOKENS`, …).
-        pub finish_reason: Option<String>,
-    }
+/// The model's turn read from a `generateContent` response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// What the model wrote, if anything: the candidate's text parts,
+    /// thoughts left out.
+    pub text: Option<String>,
+    /// The tool calls, in the order the model made them.
+    pub calls: Vec<Call>,
+    /// The ids Gemini gave the calls, in the same order (`None` where it gave none).
+    pub gemini_ids: Vec<Option<String>>,
+    /// The candidate's content, to append to `contents` before the reply.
+    pub content: Value,
+    /// Why the model stopped (`STOP`, `MAX_TOKENS`, …).
+    pub finish_reason: Option<String>,
+}
+
+impl ModelTurn for Turn {
     type Reply = FunctionResponses;
-}
 
-/// Reads the first candidate of a `generateContent` response.
-fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
-    let candidate = super::first(FORMAT, "candidates", response.candidates.0)?;
-    // A candidate stopped early (for safety, say) may have no content.
-    let content: wire::Content = if candidate.content.is_null() {
-        wire::Content::default()
-    } else {
-        super::from_value(FORMAT, &candidate.content)?
-    };
-    let mut texts = Vec::new();
-    let mut calls = Vec::new();
-    let mut gemini_ids = Vec::new();
-    for (index, part) in content.parts.0.into_iter().enumerate() {
-        if let Some(function_call) = part.function_call {
-            // A call of the wrong shape is still a call: answered with an error.
-            let fields = CallFields::read(&function_call, "id", "args");
-            let id = fields.id.filter(|id| !id.is_empty());
-            // A call without arguments may leave `args` out.
-            let args = fields
-                .arguments
-                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-            // Gemini's ids are optional: one made up here fails nothing.
-            let mut call = Call::from_value(fields.name, args);
-            call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
-            calls.push(call);
-            gemini_ids.push(id);
-        } else if let Some(text) = part.text
-            && !part.thought
-        {
-            texts.push(text);
+    const FORMAT: WireFormat = WireFormat::GeminiGenerateContent;
+
+    /// Reads the first candidate of a `generateContent` response.
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
+        let response: wire::Response = super::from_value(Self::FORMAT, response)?;
+        let candidate = super::first(Self::FORMAT, "candidates", response.candidates.0)?;
+        // A candidate stopped early (for safety, say) may have no content.
+        let content: wire::Content = if candidate.content.is_null() {
+            wire::Content::default()
+        } else {
+            super::from_value(Self::FORMAT, &candidate.content)?
+        };
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let mut gemini_ids = Vec::new();
+        for (index, part) in content.parts.0.into_iter().enumerate() {
+            if let Some(function_call) = part.function_call {
+                // A call of the wrong shape is still a call: answered with an error.
+                let fields = CallFields::read(&function_call, "id", "args");
+                let id = fields.id.filter(|id| !id.is_empty());
+                // A call without arguments may leave `args` out.
+                let args = fields
+                    .arguments
+                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+                // Gemini's ids are optional: one made up here fails nothing.
+                let mut call = Call::from_value(fields.name, args);
+                call.id = id.clone().unwrap_or_else(|| format!("gemini-call-{index}"));
+                calls.push(call);
+                gemini_ids.push(id);
+            } else if let Some(text) = part.text
+                && !part.thought
+            {
+                texts.push(text);
+            }
         }
+        Ok(Turn {
+            text: super::joined(texts),
+            calls,
+            gemini_ids,
+            content: candidate.content,
+            finish_reason: candidate.finish_reason,
+        })
     }
-    Ok(Turn {
-        text: super::joined(texts),
-        calls,
-        gemini_ids,
-        content: candidate.content,
-        finish_reason: candidate.finish_reason,
-    })
-}
 
-/// The `user` content answering every call, one `functionResponse` part
-/// per call, in call order.
-fn reply(turn: &Turn, results: &[ToolResult]) -> FunctionResponses {
-    FunctionResponses {
-        parts: super::paired(&turn.calls, results)
-            .enumerate()
-            .map(|(index, (call, result))| ResponsePart {
-                function_response: function_response(
-                    turn.gemini_ids.get(index).cloned().flatten(),
-                    call,
-                    &result,
-                ),
-            })
-            .collect(),
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    /// The `user` content answering every call, one `functionResponse` part
+    /// per call, in call order.
+    fn reply(&self, results: &[ToolResult]) -> FunctionResponses {
+        FunctionResponses {
+            parts: super::paired(&self.calls, results)
+                .enumerate()
+                .map(|(index, (call, result))| ResponsePart {
+                    function_response: function_response(
+                        self.gemini_ids.get(index).cloned().flatten(),
+                        call,
+                        &result,
+                    ),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -74,61 +74,6 @@ use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::result::{Cause, Failure, Status, ToolResult};
 
-/// Declares a format's `Turn`: the text the model wrote and its calls, then
-/// the format's own fields; and its [`ModelTurn`] impl, from the module's
-/// `FORMAT` and its two fns: `parse`, of the body read as the module's
-/// `wire::Response`, and `reply`, of the turn and the results.
-///
-/// ```text
-/// turn! {
-///     /// The model's turn read from a … response.
-///     pub struct Turn {
-///         /// Why the model stopped.
-///         pub stop_reason: Option<String>,
-///     }
-///     type Reply = UserMessage;
-/// }
-/// ```
-macro_rules! turn {
-    (
-        $(#[$attr:meta])*
-        pub struct Turn {
-            $($(#[$field_attr:meta])* pub $field:ident: $ty:ty,)*
-        }
-        type Reply = $reply:ty;
-    ) => {
-        $(#[$attr])*
-        #[derive(Clone, Debug, PartialEq)]
-        pub struct Turn {
-            /// What the model wrote, if anything.
-            pub text: ::core::option::Option<::std::string::String>,
-            /// The tool calls, in the order the model made them.
-            pub calls: ::std::vec::Vec<crate::provider::Call>,
-            $($(#[$field_attr])* pub $field: $ty,)*
-        }
-
-        impl crate::provider::ModelTurn for Turn {
-            type Reply = $reply;
-
-            const FORMAT: &'static str = FORMAT;
-
-            fn parse(
-                response: &::serde_json::Value,
-            ) -> ::core::result::Result<Turn, crate::provider::ResponseError> {
-                parse(crate::provider::from_value(FORMAT, response)?)
-            }
-
-            fn calls(&self) -> &[crate::provider::Call] {
-                &self.calls
-            }
-
-            fn reply(&self, results: &[crate::result::ToolResult]) -> $reply {
-                reply(self, results)
-            }
-        }
-    };
-}
-
 pub mod anthropic;
 pub mod gemini;
 pub mod openai_chat;
@@ -143,8 +88,8 @@ pub trait ModelTurn: Sized + Sync {
     /// The results of a turn as the next request carries them.
     type Reply;
 
-    /// The wire format's name, as errors give it (`Chat Completions`).
-    const FORMAT: &'static str;
+    /// The wire format, as errors name it.
+    const FORMAT: WireFormat;
 
     /// Reads a response already parsed as JSON.
     fn parse(response: &Value) -> Result<Self, ResponseError>;
@@ -173,6 +118,44 @@ pub trait ModelTurn: Sized + Sync {
             let reply = self.reply(&results);
             Step { results, reply }
         }
+    }
+}
+
+/// A wire format a [`ModelTurn`] is read from; serialized, and displayed,
+/// as errors name it (`Chat Completions`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum WireFormat {
+    /// OpenAI Chat Completions: [`openai_chat`].
+    #[serde(rename = "Chat Completions")]
+    ChatCompletions,
+    /// OpenAI Responses: [`openai_responses`].
+    #[serde(rename = "Responses")]
+    Responses,
+    /// Anthropic Messages: [`anthropic`].
+    #[serde(rename = "Anthropic Messages")]
+    AnthropicMessages,
+    /// Gemini `generateContent`: [`gemini`].
+    #[serde(rename = "Gemini generateContent")]
+    GeminiGenerateContent,
+}
+
+impl WireFormat {
+    /// The format's name: `Chat Completions`, `Responses`, `Anthropic
+    /// Messages` or `Gemini generateContent`, the text serde writes (a test
+    /// holds them equal).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WireFormat::ChatCompletions => "Chat Completions",
+            WireFormat::Responses => "Responses",
+            WireFormat::AnthropicMessages => "Anthropic Messages",
+            WireFormat::GeminiGenerateContent => "Gemini generateContent",
+        }
+    }
+}
+
+impl std::fmt::Display for WireFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -330,7 +313,7 @@ pub enum ResponseError {
     #[error("not a {format} response: at `{path}`: {message}")]
     Shape {
         /// The format that was expected.
-        format: &'static str,
+        format: WireFormat,
         /// Where in the body the shape broke (a serde path, `.` for the root).
         path: String,
         /// What was wrong there.
@@ -340,7 +323,7 @@ pub enum ResponseError {
     #[error("the {format} response has no {what}")]
     Empty {
         /// The format that was expected.
-        format: &'static str,
+        format: WireFormat,
         /// What was missing (`choices`, `candidates`).
         what: &'static str,
     },
@@ -348,7 +331,7 @@ pub enum ResponseError {
 
 /// Reads `value` as `T`, saying where the shape broke.
 pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
-    format: &'static str,
+    format: WireFormat,
     value: &Value,
 ) -> Result<T, ResponseError> {
     serde_path_to_error::deserialize(value).map_err(|error| ResponseError::Shape {
@@ -360,7 +343,7 @@ pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
 
 /// The first of a response's `what` (`choices`, `candidates`): the one read.
 pub(crate) fn first<T>(
-    format: &'static str,
+    format: WireFormat,
     what: &'static str,
     items: Vec<T>,
 ) -> Result<T, ResponseError> {
@@ -486,7 +469,7 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for List<T> {
 }
 
 /// Parses a body as JSON, saying where it broke.
-pub(crate) fn parse_body(format: &'static str, body: &str) -> Result<Value, ResponseError> {
+pub(crate) fn parse_body(format: WireFormat, body: &str) -> Result<Value, ResponseError> {
     serde_json::from_str(body).map_err(|error| ResponseError::Shape {
         format,
         path: ".".into(),

@@ -22,71 +22,83 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallError, ResponseError};
+use super::{Call, CallError, ModelTurn, ResponseError, WireFormat};
 use crate::result::ToolResult;
 
-const FORMAT: &str = "Chat Completions";
 const NO_IMAGES: &str = "Chat Completions tool messages take text only";
 
-turn! {
-    /// The model's turn read from a Chat Completions response.
-    pub struct Turn {
-        /// The assistant message to append to the conversation before the
-        /// results, as the API expects it back (ids made up for calls that had
-        /// none, so every result has its call).
-        pub message: AssistantMessage,
-        /// Why the model stopped (`stop`, `tool_calls`, `length`, …).
-        pub finish_reason: Option<String>,
-    }
+/// The model's turn read from a Chat Completions response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// What the model wrote, if anything: the message's text, else its refusal.
+    pub text: Option<String>,
+    /// The tool calls, in the order the model made them.
+    pub calls: Vec<Call>,
+    /// The assistant message to append to the conversation before the
+    /// results, as the API expects it back (ids made up for calls that had
+    /// none, so every result has its call).
+    pub message: AssistantMessage,
+    /// Why the model stopped (`stop`, `tool_calls`, `length`, …).
+    pub finish_reason: Option<String>,
+}
+
+impl ModelTurn for Turn {
     type Reply = Vec<ToolMessage>;
-}
 
-/// Reads the first choice of a Chat Completions response.
-fn parse(completion: wire::Response) -> Result<Turn, ResponseError> {
-    let choice = super::first(FORMAT, "choices", completion.choices)?;
-    let text = match choice.message.content {
-        Some(Value::String(text)) => Some(text),
-        _ => choice.message.refusal,
-    };
-    let mut calls = Vec::new();
-    let mut tool_calls = Vec::new();
-    for (index, wire) in choice.message.tool_calls.0.into_iter().enumerate() {
-        let function = wire.function.unwrap_or_default();
-        let arguments = super::arguments_text(function.arguments);
-        let mut call = Call::from_text(function.name, &arguments);
-        if let Some(kind) = wire.kind.filter(|kind| kind != "function") {
-            let name = call.name.clone();
-            call = call.fail(CallError::UnsupportedKind { name, kind });
+    const FORMAT: WireFormat = WireFormat::ChatCompletions;
+
+    /// Reads the first choice of a Chat Completions response.
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
+        let completion: wire::Response = super::from_value(Self::FORMAT, response)?;
+        let choice = super::first(Self::FORMAT, "choices", completion.choices)?;
+        let text = match choice.message.content {
+            Some(Value::String(text)) => Some(text),
+            _ => choice.message.refusal,
+        };
+        let mut calls = Vec::new();
+        let mut tool_calls = Vec::new();
+        for (index, wire) in choice.message.tool_calls.0.into_iter().enumerate() {
+            let function = wire.function.unwrap_or_default();
+            let arguments = super::arguments_text(function.arguments);
+            let mut call = Call::from_text(function.name, &arguments);
+            if let Some(kind) = wire.kind.filter(|kind| kind != "function") {
+                let name = call.name.clone();
+                call = call.fail(CallError::UnsupportedKind { name, kind });
+            }
+            let (call, _) = call.identified(wire.id, format!("call_missing_id_{index}"));
+            tool_calls.push(ToolCallMessage {
+                id: call.id.clone(),
+                function: FunctionCall {
+                    name: call.name.clone(),
+                    arguments,
+                },
+            });
+            calls.push(call);
         }
-        let (call, _) = call.identified(wire.id, format!("call_missing_id_{index}"));
-        tool_calls.push(ToolCallMessage {
-            id: call.id.clone(),
-            function: FunctionCall {
-                name: call.name.clone(),
-                arguments,
+        Ok(Turn {
+            message: AssistantMessage {
+                content: text.clone(),
+                tool_calls,
             },
-        });
-        calls.push(call);
-    }
-    Ok(Turn {
-        message: AssistantMessage {
-            content: text.clone(),
-            tool_calls,
-        },
-        text,
-        calls,
-        finish_reason: choice.finish_reason,
-    })
-}
-
-/// The tool messages for `results`, one per call, in call order.
-fn reply(turn: &Turn, results: &[ToolResult]) -> Vec<ToolMessage> {
-    super::paired(&turn.calls, results)
-        .map(|(call, result)| ToolMessage {
-            tool_call_id: call.id.clone(),
-            content: super::text_only(&result, NO_IMAGES),
+            text,
+            calls,
+            finish_reason: choice.finish_reason,
         })
-        .collect()
+    }
+
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    /// The tool messages for `results`, one per call, in call order.
+    fn reply(&self, results: &[ToolResult]) -> Vec<ToolMessage> {
+        super::paired(&self.calls, results)
+            .map(|(call, result)| ToolMessage {
+                tool_call_id: call.id.clone(),
+                content: super::text_only(&result, NO_IMAGES),
+            })
+            .collect()
+    }
 }
 
 /// An assistant message with its tool calls, as a request carries it.

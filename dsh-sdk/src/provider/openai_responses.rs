@@ -21,67 +21,80 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallFields, Part, Read, ResponseError};
+use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
 use crate::export::{Deferred, Format, export_tool};
 use crate::registry::Registry;
 use crate::result::ToolResult;
 
-const FORMAT: &str = "Responses";
 /// Why an image of another type is described instead.
 const NOT_SHOWN: &str = "OpenAI takes PNG, JPEG, WebP and GIF images only";
 /// The image media types OpenAI takes as input.
 const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
-turn! {
-    /// The model's turn read from a Responses response.
-    pub struct Turn {
-        /// The response's output items, to append to the next request's `input`
-        /// before the reply; a `function_call` that had no `call_id` carries the
-        /// one made up for it.
-        pub items: Vec<Value>,
-    }
+/// The model's turn read from a Responses response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// What the model wrote, if anything: the `output_text` of its messages.
+    pub text: Option<String>,
+    /// The tool calls, in the order the model made them.
+    pub calls: Vec<Call>,
+    /// The response's output items, to append to the next request's `input`
+    /// before the reply; a `function_call` that had no `call_id` carries the
+    /// one made up for it.
+    pub items: Vec<Value>,
+}
+
+impl ModelTurn for Turn {
     type Reply = Vec<FunctionCallOutput>;
-}
 
-/// Reads a Responses response.
-fn parse(response: wire::Response) -> Result<Turn, ResponseError> {
-    let read = super::read_items(response.output.0, |index, kind, item| match kind {
-        "function_call" => {
-            // A call of the wrong shape is still a call: answered with an error.
-            let fields = CallFields::read(item, "call_id", "arguments");
-            let call = Call::from_text(fields.name, &super::arguments_text(fields.arguments));
-            let made_up = format!("call_missing_id_{index}");
-            Read::Call(call.identified_in(item, "call_id", fields.id, made_up))
-        }
-        "message" => {
-            let message: wire::Message = super::from_value(FORMAT, item).unwrap_or_default();
-            Read::Text(
-                message
-                    .content
-                    .0
-                    .into_iter()
-                    .filter(|part| part.kind == "output_text")
-                    .filter_map(|part| part.text)
-                    .collect(),
-            )
-        }
-        _ => Read::Nothing,
-    });
-    Ok(Turn {
-        text: read.text,
-        calls: read.calls,
-        items: read.items,
-    })
-}
+    const FORMAT: WireFormat = WireFormat::Responses;
 
-/// The `function_call_output` items for `results`, one per call, in call order.
-fn reply(turn: &Turn, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
-    super::paired(&turn.calls, results)
-        .map(|(call, result)| FunctionCallOutput {
-            call_id: call.id.clone(),
-            output: output(&result),
+    /// Reads a Responses response.
+    fn parse(response: &Value) -> Result<Turn, ResponseError> {
+        let response: wire::Response = super::from_value(Self::FORMAT, response)?;
+        let read = super::read_items(response.output.0, |index, kind, item| match kind {
+            "function_call" => {
+                // A call of the wrong shape is still a call: answered with an error.
+                let fields = CallFields::read(item, "call_id", "arguments");
+                let call = Call::from_text(fields.name, &super::arguments_text(fields.arguments));
+                let made_up = format!("call_missing_id_{index}");
+                Read::Call(call.identified_in(item, "call_id", fields.id, made_up))
+            }
+            "message" => {
+                let message: wire::Message =
+                    super::from_value(Self::FORMAT, item).unwrap_or_default();
+                Read::Text(
+                    message
+                        .content
+                        .0
+                        .into_iter()
+                        .filter(|part| part.kind == "output_text")
+                        .filter_map(|part| part.text)
+                        .collect(),
+                )
+            }
+            _ => Read::Nothing,
+        });
+        Ok(Turn {
+            text: read.text,
+            calls: read.calls,
+            items: read.items,
         })
-        .collect()
+    }
+
+    fn calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    /// The `function_call_output` items for `results`, one per call, in call order.
+    fn reply(&self, results: &[ToolResult]) -> Vec<FunctionCallOutput> {
+        super::paired(&self.calls, results)
+            .map(|(call, result)| FunctionCallOutput {
+                call_id: call.id.clone(),
+                output: output(&result),
+            })
+            .collect()
+    }
 }
 
 fn output(result: &ToolResult) -> Output {

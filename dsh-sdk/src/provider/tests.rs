@@ -72,7 +72,9 @@ fn a_list_left_out_or_null_reads_as_empty() {
     struct Body {
         items: List<u8>,
     }
-    let read = |body: Value| from_value::<Body>("test", &body).map(|body| body.items.0);
+    let read = |body: Value| {
+        from_value::<Body>(WireFormat::ChatCompletions, &body).map(|body| body.items.0)
+    };
     assert_eq!(read(serde_json::json!({})).unwrap(), Vec::<u8>::new());
     assert_eq!(
         read(serde_json::json!({"items": null})).unwrap(),
@@ -110,4 +112,20 @@ fn arguments_are_read_strictly() {
             found: "a string"
         })
     );
+}
+
+#[test]
+fn each_wire_format_is_named_as_serde_writes_it() {
+    for format in [
+        WireFormat::ChatCompletions,
+        WireFormat::Responses,
+        WireFormat::AnthropicMessages,
+        WireFormat::GeminiGenerateContent,
+    ] {
+        assert_eq!(
+            serde_json::to_value(format).unwrap(),
+            Value::String(format.to_string()),
+            "{format:?}"
+        );
+    }
 }

@@ -269,7 +269,7 @@ impl Registry {
     /// With [`Deferred::Native`] and an Anthropic format, the list is the
     /// tools that are not deferred, in pool order (the same stable prefix as
     /// [`Registry::export`]), then Anthropic's tool search tool
-    /// ([`ANTHROPIC_TOOL_SEARCH_TYPE`]), then every deferred tool sorted by
+    /// ([`ANTHROPIC_TOOL_SEARCH_TYPE`](crate::export::ANTHROPIC_TOOL_SEARCH_TYPE)), then every deferred tool sorted by
     /// name with `"defer_loading": true`. The built-in `tool_search` tool is
     /// left out: Anthropic's replaces it. Tool search is in beta at Anthropic:
     /// send the `anthropic-beta: advanced-tool-use-2025-11-20` header with it.
@@ -302,7 +302,7 @@ impl Registry {
     }
 
     /// What each registered tool (deferred ones too) loses in `format`, tool
-    /// by tool, sorted by name: the notes of its [`lower`]ed input schema,
+    /// by tool, sorted by name: the notes of its [`lower`](crate::export::lower)ed input schema,
     /// and for the Gemini formats a name Gemini refuses.
     ///
     /// ```
@@ -414,7 +414,7 @@ impl Registry {
 
     /// What a host must warn the user of before a call of `name` runs: the
     /// `error` diagnostics about it and about the whole catalog, then, when
-    /// it is `degraded`, a warning with code [`TOOL_DEGRADED`] and its
+    /// it is `degraded`, a warning with code [`TOOL_DEGRADED`](crate::catalog::TOOL_DEGRADED) and its
     /// status description. Empty when there is nothing to warn of.
     ///
     /// [`TOOL_DEGRADED`]: crate::catalog::TOOL_DEGRADED

@@ -1,0 +1,252 @@
+//! Each [`Format`](super::Format)'s tool shape as a serde type, and the fn
+//! that fills it from a tool: what [`export_tool`](super::export_tool)
+//! dispatches to.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{lower, model_description, standard_formats};
+use crate::tool::{Icon, TaskSupport, ToolInfo};
+
+/// An Anthropic Messages tool: `{"name", "description", "input_schema", "strict"?}`.
+#[derive(Serialize)]
+struct AnthropicTool<'a> {
+    name: &'a str,
+    description: String,
+    input_schema: Value,
+    /// Strict tool use; written only when on.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    strict: bool,
+}
+
+/// [`Format::Anthropic`](super::Format::Anthropic).
+pub(super) fn anthropic(tool: &ToolInfo) -> Value {
+    let input = standard_formats(tool.input_schema());
+    to_json(AnthropicTool {
+        name: tool.definition().name(),
+        description: model_description(tool),
+        input_schema: lower::anthropic(&input).schema,
+        strict: false,
+    })
+}
+
+/// [`Format::AnthropicStrict`](super::Format::AnthropicStrict): the plain
+/// [`anthropic`] shape when lowering blocks strict mode.
+pub(super) fn anthropic_strict(tool: &ToolInfo) -> Value {
+    let lowered = lower::anthropic_strict(&standard_formats(tool.input_schema()));
+    if !lowered.strict_usable() {
+        return anthropic(tool);
+    }
+    to_json(AnthropicTool {
+        name: tool.definition().name(),
+        description: model_description(tool),
+        input_schema: lowered.schema,
+        strict: true,
+    })
+}
+
+/// An OpenAI Chat Completions tool: `{"type": "function", "function": …}`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "function")]
+struct OpenAiTool<'a> {
+    function: OpenAiFunction<'a>,
+}
+
+/// `{"name", "description", "parameters", "strict"?}`.
+#[derive(Serialize)]
+struct OpenAiFunction<'a> {
+    name: &'a str,
+    description: String,
+    parameters: Value,
+    /// Written, on or off, by the strict-mode export only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strict: Option<bool>,
+}
+
+/// [`Format::OpenAi`](super::Format::OpenAi).
+pub(super) fn openai(tool: &ToolInfo) -> Value {
+    to_json(OpenAiTool {
+        function: OpenAiFunction {
+            name: tool.definition().name(),
+            description: model_description(tool),
+            parameters: standard_formats(tool.input_schema()),
+            strict: None,
+        },
+    })
+}
+
+/// [`Format::OpenAiStrict`](super::Format::OpenAiStrict): the parameters as
+/// they are, `"strict": false`, when lowering blocks strict mode.
+pub(super) fn openai_strict(tool: &ToolInfo) -> Value {
+    let input = standard_formats(tool.input_schema());
+    let lowered = lower::openai_strict(&input);
+    let (parameters, strict) = if lowered.strict_usable() {
+        (lowered.schema, true)
+    } else {
+        (input, false)
+    };
+    to_json(OpenAiTool {
+        function: OpenAiFunction {
+            name: tool.definition().name(),
+            description: model_description(tool),
+            parameters,
+            strict: Some(strict),
+        },
+    })
+}
+
+/// A Gemini function declaration with a JSON Schema:
+/// `{"name", "description", "parametersJsonSchema"}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GeminiDeclaration<'a> {
+    name: &'a str,
+    description: String,
+    parameters_json_schema: Value,
+}
+
+/// [`Format::Gemini`](super::Format::Gemini).
+pub(super) fn gemini(tool: &ToolInfo) -> Value {
+    let input = standard_formats(tool.input_schema());
+    to_json(GeminiDeclaration {
+        name: tool.definition().name(),
+        description: model_description(tool),
+        parameters_json_schema: lower::gemini(&input).schema,
+    })
+}
+
+/// A Gemini function declaration with the OpenAPI 3.0 subset:
+/// `{"name", "description", "parameters"}`.
+#[derive(Serialize)]
+struct GeminiOpenApiDeclaration<'a> {
+    name: &'a str,
+    description: String,
+    parameters: Value,
+}
+
+/// [`Format::GeminiOpenApi`](super::Format::GeminiOpenApi): the `format`
+/// values stay, as OpenAPI defines those JSON Schema does not.
+pub(super) fn gemini_openapi(tool: &ToolInfo) -> Value {
+    to_json(GeminiOpenApiDeclaration {
+        name: tool.definition().name(),
+        description: model_description(tool),
+        parameters: lower::gemini_openapi(tool.input_schema()).schema,
+    })
+}
+
+/// An MCP `Tool`: `{"name", "title"?, "description", "icons"?, "inputSchema",
+/// "outputSchema"?, "annotations", "execution"?, "_meta"?}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct McpTool<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    description: String,
+    #[serde(skip_serializing_if = "<[Icon]>::is_empty")]
+    icons: &'a [Icon],
+    input_schema: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<Value>,
+    annotations: McpAnnotations<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    execution: Option<McpExecution>,
+    #[serde(rename = "_meta", skip_serializing_if = "McpMeta::is_empty")]
+    meta: McpMeta<'a>,
+}
+
+/// MCP's `ToolAnnotations`, as far as a definition fills them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct McpAnnotations<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    read_only_hint: bool,
+    destructive_hint: bool,
+    idempotent_hint: bool,
+}
+
+/// MCP 2025-11-25's `execution`: whether calls may, or must, run as tasks.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct McpExecution {
+    task_support: TaskSupport,
+}
+
+/// A tool's `_meta`: the keys are [`META_VERSION`](super::META_VERSION) and
+/// [`META_FAILURE_SCHEMA`](super::META_FAILURE_SCHEMA), as a test holds.
+#[derive(Serialize)]
+struct McpMeta<'a> {
+    #[serde(rename = "dsh/version", skip_serializing_if = "Option::is_none")]
+    version: Option<&'a str>,
+    #[serde(rename = "dsh/failureSchema", skip_serializing_if = "Option::is_none")]
+    failure_schema: Option<Value>,
+}
+
+impl McpMeta<'_> {
+    /// Whether there is nothing to write: `_meta` is then left out.
+    fn is_empty(&self) -> bool {
+        self.version.is_none() && self.failure_schema.is_none()
+    }
+}
+
+/// [`Format::Mcp`](super::Format::Mcp).
+pub(super) fn mcp(tool: &ToolInfo) -> Value {
+    let def = tool.definition();
+    // MCP 2026-07-28 takes any JSON Schema 2020-12 as `outputSchema` and any
+    // JSON value as `structuredContent`, so a string or an array output is
+    // exported as it is, not wrapped in an object. The schema `true` (a
+    // dynamic tool given none, a `Value` output) says nothing, and MCP wants
+    // an object there: left out.
+    let output_schema = (*tool.output_schema() != Value::Bool(true))
+        .then(|| standard_formats(tool.output_schema()));
+    to_json(McpTool {
+        name: def.name(),
+        title: def.title(),
+        description: model_description(tool),
+        icons: def.icons(),
+        input_schema: standard_formats(tool.input_schema()),
+        output_schema,
+        annotations: McpAnnotations {
+            title: def.title(),
+            read_only_hint: def.read_only(),
+            destructive_hint: def.destructive(),
+            idempotent_hint: def.idempotent(),
+        },
+        execution: (def.task_support() != TaskSupport::Forbidden).then(|| McpExecution {
+            task_support: def.task_support(),
+        }),
+        meta: McpMeta {
+            version: def.version(),
+            failure_schema: tool.failure_schema().map(standard_formats),
+        },
+    })
+}
+
+/// `shape` as JSON. A shape's keys are all strings and its values plain
+/// data, so serializing it cannot fail.
+fn to_json(shape: impl Serialize) -> Value {
+    serde_json::to_value(shape).expect("a tool's shape is JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{META_FAILURE_SCHEMA, META_VERSION};
+    use super::*;
+
+    #[test]
+    fn meta_keys_are_the_published_ones() {
+        let meta = to_json(McpMeta {
+            version: Some("1.0.0"),
+            failure_schema: Some(Value::Bool(true)),
+        });
+        let keys: Vec<&str> = meta
+            .as_object()
+            .into_iter()
+            .flat_map(|object| object.keys().map(String::as_str))
+            .collect();
+        let mut expected = [META_VERSION, META_FAILURE_SCHEMA];
+        expected.sort_unstable();
+        assert_eq!(keys, expected);
+    }
+}
