@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use dsh_sdk::RegisterError;
+use dsh_sdk::Registry;
 use dsh_sdk::client::{Elicited, LogLevel, SampleRequest};
 use dsh_sdk::mcp::rmcp::model::{
     ContentBlock as McpContent, PromptMessage, ResourceContents, Role,

@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use dsh_sdk::permission::{Approval, ApprovalRequest, CallInfo, Decision, FnApprover, Rule};
 use dsh_sdk::prelude::*;
+use dsh_sdk::{Registry, ToolResult};
 use dsh_sdk::{Status, ToolCall};
 use serde_json::{Map, Value};
 

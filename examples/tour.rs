@@ -8,8 +8,12 @@
 use std::time::Instant;
 
 use dsh_examples::register_all;
+use dsh_sdk::export::Format;
+use dsh_sdk::permission::Approval;
 use dsh_sdk::permission::FnApprover;
+use dsh_sdk::permission::Rule;
 use dsh_sdk::prelude::*;
+use dsh_sdk::{Registry, ToolCall};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

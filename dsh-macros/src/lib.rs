@@ -32,6 +32,7 @@ use crate::projection::Kind;
 ///
 /// ```
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool(read_only, concurrency_safe)]

@@ -31,6 +31,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use dsh_sdk::permission::{Decision, PlanMode, Rule};
 use dsh_sdk::post_execute::PostOutcome;
 use dsh_sdk::prelude::*;
+use dsh_sdk::{Registry, ToolCall};
 
 #[derive(Deserialize, JsonSchema)]
 struct GreetArgs {

@@ -26,6 +26,7 @@ use timing::{BATCH, BATCHES, median, per_call, time_batch};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
+use dsh_sdk::Registry;
 use dsh_sdk::prelude::*;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;

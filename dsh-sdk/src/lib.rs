@@ -2,6 +2,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only, concurrency_safe)]
@@ -116,18 +117,19 @@ pub use tool::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutp
 /// but `dsh-sdk` in its Cargo.toml.
 pub use anyhow;
 
-/// What a tool author and a host need, in one import: what the quick start
-/// and the examples use from `dsh_sdk` day to day.
+/// What a tool author needs, in one import: the macros and derives, the
+/// call's context and error, what a render and a present build, and the
+/// serde and schemars derives an args or output type uses.
+///
+/// A host's items (`Registry`, `ToolCall`, `ToolResult`, the export
+/// formats, the permission rules) are imported by name.
 pub mod prelude {
     pub use crate::card::{self, Card};
     pub use crate::elicit::{Elicit, Elicitable};
-    pub use crate::export::Format;
-    pub use crate::permission::{Approval, Rule};
     pub use crate::{
-        CancellationToken, Category, ContentBlock, Exec, Failure, OutputType, Registry, Status,
-        Tool, ToolCall, ToolDef, ToolError, ToolResult, Validation, present, render, tool,
+        Category, ContentBlock, Exec, OutputType, Tool, ToolArgs, ToolDef, ToolError, ToolOutput,
+        Validation, present, render, tool,
     };
-    pub use crate::{ToolArgs, ToolOutput};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::json;

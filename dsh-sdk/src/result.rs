@@ -174,6 +174,7 @@ impl ToolResult {
     ///
     /// ```
     /// use dsh_sdk::prelude::*;
+    /// use dsh_sdk::Registry;
     ///
     /// /// Echo the text back.
     /// #[tool]

@@ -5,6 +5,7 @@ use std::io::{self, Read as _, Write as _};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
+use dsh_sdk::Registry;
 use dsh_sdk::log::{LogError, SessionLog};
 use dsh_sdk::permission::{Approval, ApprovalRequest, FnApprover};
 use dsh_sdk::prelude::*;

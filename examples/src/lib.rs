@@ -20,6 +20,7 @@
 use std::path::PathBuf;
 
 use chrono::{Datelike, Duration, NaiveDate};
+use dsh_sdk::Registry;
 use dsh_sdk::card::{DiffCard, ReadCard};
 use dsh_sdk::prelude::*;
 

@@ -1,6 +1,8 @@
 //! README.md's quick start, as it is there: `cargo run -p dsh-quickstart`.
 
+use dsh_sdk::Registry;
 use dsh_sdk::anyhow::{self, Context};
+use dsh_sdk::export::Format;
 use dsh_sdk::prelude::*;
 
 #[derive(ToolArgs)]

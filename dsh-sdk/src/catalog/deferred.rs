@@ -81,6 +81,7 @@ pub(crate) fn export(pool: &Pool, format: Format) -> Value {
 /// ```
 /// use dsh_sdk::export::{Deferred, Format};
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool]

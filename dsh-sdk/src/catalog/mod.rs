@@ -21,6 +21,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //! use dsh_sdk::event::rawp::ToolStatus;
 //!
 //! /// Search with ripgrep.

@@ -11,6 +11,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //! use dsh_sdk::event::rawp::RawpEvent;
 //! use std::sync::{Arc, Mutex};
 //!

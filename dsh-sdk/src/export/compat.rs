@@ -29,6 +29,7 @@ pub struct Compatibility {
 /// ```
 /// use dsh_sdk::export::Format;
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 ///
 /// /// Look a word up.
 /// #[tool]

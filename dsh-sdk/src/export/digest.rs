@@ -95,6 +95,7 @@ pub fn contract_hash(definition: &Value) -> String {
 ///
 /// ```
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 /// use dsh_sdk::export::digest::tool_hash;
 ///
 /// /// Greet someone by name.

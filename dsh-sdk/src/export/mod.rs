@@ -55,6 +55,7 @@ pub enum Format {
 /// ```
 /// use dsh_sdk::export::Format;
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool]

@@ -3,6 +3,7 @@
 //! ```
 //! use dsh_sdk::log::{Log, SessionLog};
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only)]

@@ -4,6 +4,7 @@
 //! ```
 //! use dsh_sdk::log::{Log, SessionLog};
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //! use dsh_sdk::log::replay::replay;
 //!
 //! /// Greet someone by name.

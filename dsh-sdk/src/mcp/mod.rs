@@ -6,6 +6,7 @@
 //! ```no_run
 //! use dsh_sdk::mcp::McpServer;
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only)]

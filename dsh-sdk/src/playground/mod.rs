@@ -8,6 +8,7 @@
 //! ```no_run
 //! use dsh_sdk::playground::{PageApprover, Playground};
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only)]

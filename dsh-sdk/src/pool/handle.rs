@@ -16,6 +16,7 @@ use super::Inner;
 ///
 /// ```
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool]
@@ -73,6 +74,7 @@ impl ToolHandle {
     ///
     /// ```
     /// use dsh_sdk::prelude::*;
+    /// use dsh_sdk::Registry;
     ///
     /// /// Greet someone by name.
     /// #[tool]

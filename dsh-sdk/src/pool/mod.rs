@@ -112,6 +112,7 @@ impl Pool {
     ///
     /// ```
     /// # use dsh_sdk::prelude::*;
+    /// # use dsh_sdk::Registry;
     /// /// Greet someone by name.
     /// #[tool]
     /// async fn greet(

@@ -23,6 +23,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //! use dsh_sdk::provider::ModelTurn;
 //! use dsh_sdk::provider::openai_chat::Turn;
 //!

@@ -208,6 +208,7 @@ pub struct FunctionTool {
 /// ```
 /// use dsh_sdk::export::Deferred;
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 /// use dsh_sdk::provider::openai_responses::tools;
 ///
 /// /// Convert an amount between currencies.

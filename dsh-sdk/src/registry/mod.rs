@@ -34,6 +34,7 @@ pub use builder::RegistryBuilder;
 ///
 /// ```
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool(aliases = ["hello"])]
@@ -136,6 +137,7 @@ impl Registry {
     ///
     /// ```
     /// # use dsh_sdk::prelude::*;
+    /// # use dsh_sdk::Registry;
     /// /// Greet someone by name.
     /// #[tool]
     /// async fn greet(
@@ -228,6 +230,7 @@ impl Registry {
     /// ```
     /// use dsh_sdk::export::Format;
     /// use dsh_sdk::prelude::*;
+    /// use dsh_sdk::Registry;
     ///
     /// /// Greet someone by name.
     /// #[tool]
@@ -277,6 +280,7 @@ impl Registry {
     /// ```
     /// use dsh_sdk::export::{Deferred, Format};
     /// use dsh_sdk::prelude::*;
+    /// use dsh_sdk::Registry;
     ///
     /// /// Greet someone by name.
     /// #[tool]
@@ -308,6 +312,7 @@ impl Registry {
     /// ```
     /// use dsh_sdk::export::Format;
     /// use dsh_sdk::prelude::*;
+    /// use dsh_sdk::Registry;
     ///
     /// /// Look a word up.
     /// #[tool]
@@ -428,6 +433,7 @@ impl Registry {
     ///
     /// ```
     /// use dsh_sdk::prelude::*;
+    /// use dsh_sdk::Registry;
     ///
     /// /// Count the registered tools.
     /// #[tool]

@@ -17,6 +17,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //! use dsh_sdk::export::Format;
 //! use dsh_sdk::catalog::tool_search;
 //!

@@ -25,6 +25,7 @@ use serde_json::Value;
 ///
 /// ```
 /// use dsh_sdk::prelude::*;
+/// use dsh_sdk::Registry;
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct GreetArgs {

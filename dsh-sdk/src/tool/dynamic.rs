@@ -12,6 +12,7 @@
 //!
 //! ```
 //! use dsh_sdk::prelude::*;
+//! use dsh_sdk::Registry;
 //! use dsh_sdk::DynamicTool;
 //!
 //! # #[tokio::main(flavor = "current_thread")]

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use dsh_sdk::Registry;
 use dsh_sdk::export::Format;
 use dsh_sdk::prelude::*;
 use serde_json::Value;

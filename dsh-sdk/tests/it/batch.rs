@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use dsh_sdk::event::Event;
 use dsh_sdk::prelude::*;
+use dsh_sdk::{Registry, ToolResult};
 use dsh_sdk::{Status, ToolCall};
 
 /// The threads `spin` ran on.

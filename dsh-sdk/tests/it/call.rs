@@ -1,5 +1,6 @@
 //! The minimal call path: resolve, validate, deserialize, execute, gate, render.
 
+use dsh_sdk::Registry;
 use dsh_sdk::prelude::*;
 use dsh_sdk::{ContentBlock, State, Status};
 use std::sync::Arc;

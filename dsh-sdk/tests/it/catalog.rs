@@ -10,6 +10,7 @@ use dsh_sdk::event::rawp::{CatalogPublish, Diagnostic, Severity, ToolStatus};
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::permission::Rule;
 use dsh_sdk::prelude::*;
+use dsh_sdk::{Registry, ToolResult};
 use serde_json::Value;
 
 /// Search with ripgrep (pretend).

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use dsh_sdk::Registry;
 use dsh_sdk::card::Card;
 use dsh_sdk::catalog::TOOL_SHADOWED;
 use dsh_sdk::event::rawp::Severity;

@@ -13,6 +13,7 @@ use dsh_sdk::event::rawp::{
     Severity, ToolStatus,
 };
 use dsh_sdk::prelude::*;
+use dsh_sdk::{Registry, Status};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;

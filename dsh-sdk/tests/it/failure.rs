@@ -10,6 +10,7 @@ use dsh_sdk::log::replay::{Outcome, Skip, replay};
 use dsh_sdk::log::{Log, SessionLog};
 use dsh_sdk::prelude::*;
 use dsh_sdk::{Cause, Failure, Status};
+use dsh_sdk::{Registry, ToolResult};
 use serde_json::Value;
 
 /// How an edit fails.

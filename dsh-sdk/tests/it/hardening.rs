@@ -13,6 +13,7 @@ use dsh_sdk::permission::{
 use dsh_sdk::post_execute::{PostCall, PostOutcome};
 use dsh_sdk::prelude::*;
 use dsh_sdk::{RegisterError, RegistryBuilder, Status, Subscription, ToolCall};
+use dsh_sdk::{Registry, ToolResult};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 

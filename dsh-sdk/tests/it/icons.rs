@@ -1,6 +1,7 @@
 //! Icons from the tool definition reach MCP's `tools/list` export, and take
 //! no part in the contract hash.
 
+use dsh_sdk::Registry;
 use dsh_sdk::export::Format;
 use dsh_sdk::prelude::*;
 use dsh_sdk::{DynamicTool, Icon, IconTheme, ToolDef};

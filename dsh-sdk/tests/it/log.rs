@@ -4,6 +4,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::Path;
 
+use dsh_sdk::Registry;
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::log::{Log, LogError, Record, SessionLog};
 use dsh_sdk::prelude::*;

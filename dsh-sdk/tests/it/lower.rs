@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use dsh_sdk::Registry;
 use dsh_sdk::ToolInfo;
 use dsh_sdk::export::Format;
 use dsh_sdk::export::lower::{self, Lowered, NoteKind};

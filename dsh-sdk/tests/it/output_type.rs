@@ -2,6 +2,7 @@
 //! then the category's default (one test per row of the table), then `text`;
 //! checked on results that go through the pipeline.
 
+use dsh_sdk::Registry;
 use dsh_sdk::event::Event;
 use dsh_sdk::event::rawp::RawpEvent;
 use dsh_sdk::prelude::*;

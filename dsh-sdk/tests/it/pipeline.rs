@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use dsh_sdk::Registry;
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::layer::RetryPolicy;
 use dsh_sdk::permission::{

@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use dsh_sdk::Registry;
 use dsh_sdk::log::SessionLog;
 use dsh_sdk::playground::{PageApprover, Playground};
 use dsh_sdk::prelude::*;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use dsh_sdk::Registry;
 use dsh_sdk::Status;
 use dsh_sdk::event::Event;
 use dsh_sdk::log::Record;

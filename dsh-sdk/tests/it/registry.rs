@@ -1,5 +1,6 @@
 //! Registering, looking up and unregistering tools.
 
+use dsh_sdk::Registry;
 use dsh_sdk::prelude::*;
 use dsh_sdk::{RegisterError, ToolDef};
 
@@ -207,6 +208,7 @@ fn closest_names_include_aliases_and_resolve_them() {
 }
 
 mod card_views {
+    use dsh_sdk::Registry;
     use dsh_sdk::prelude::*;
     use serde_json::json;
 

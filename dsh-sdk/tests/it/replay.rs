@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use dsh_sdk::Registry;
 use dsh_sdk::card::{ReadCard, TerminalCard};
 use dsh_sdk::log::replay::{Field, Outcome, Skip, replay};
 use dsh_sdk::log::{Log, SessionLog};

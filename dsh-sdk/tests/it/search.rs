@@ -1,5 +1,6 @@
 //! Deferred tools stay out of the list until tool search finds and loads them.
 
+use dsh_sdk::Registry;
 use dsh_sdk::catalog::tool_search;
 use dsh_sdk::export::Format;
 use dsh_sdk::prelude::*;

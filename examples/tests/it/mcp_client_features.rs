@@ -11,6 +11,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use dsh_sdk::Registry;
 use dsh_sdk::client::{Elicited, LogLevel, SampleRequest};
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::mcp::McpServer;

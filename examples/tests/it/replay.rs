@@ -5,6 +5,7 @@ use std::path::Path;
 
 use dsh_examples::demo;
 use dsh_examples::view::{self, Style};
+use dsh_sdk::Registry;
 use dsh_sdk::ToolCall;
 use dsh_sdk::card::{
     Card, DiffCard, DiffHunk, ReadCard, SearchCard, SearchHit, TerminalCard, WebCard,

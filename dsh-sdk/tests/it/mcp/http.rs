@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use dsh_sdk::Registry;
 use dsh_sdk::mcp::{McpHttpServer, McpServer};
 use dsh_sdk::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use dsh_sdk::Registry;
 use dsh_sdk::mcp::rmcp::model::{
     ArgumentInfo, ClientCapabilities, ClientConfig, CompleteRequestParams, GetPromptRequestParams,
     Implementation, PromptMessage, ReadResourceRequestParams, Reference, ResourceContents,

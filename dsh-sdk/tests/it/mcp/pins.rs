@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use dsh_sdk::DynamicTool;
+use dsh_sdk::Registry;
 use dsh_sdk::event::rawp::Severity;
 use dsh_sdk::mcp::rmcp::ServiceExt;
 use dsh_sdk::mcp::{CONTRACT_META_KEY, ContractPins, McpProxy, McpServer, TOOL_CONTRACT_CHANGED};

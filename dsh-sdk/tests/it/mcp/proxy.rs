@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_sdk::DynamicTool;
+use dsh_sdk::Registry;
 use dsh_sdk::event::rawp::{CatalogTool, ToolStatus};
 use dsh_sdk::mcp::{
     Backoff, ConnectError, McpHttpServer, McpProxy, McpServer, ProxyEvent, TOOL_CONTRACT_CHANGED,

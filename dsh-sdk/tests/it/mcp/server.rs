@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use dsh_sdk::DynamicTool;
+use dsh_sdk::Registry;
 use dsh_sdk::mcp::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
     ServerNotification, SubscriptionFilter,

@@ -7,6 +7,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use dsh_sdk::Registry;
+use dsh_sdk::export::Format;
 use dsh_sdk::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
     ClientRequest, CustomRequest, GetTaskParams, Implementation, ProtocolVersion, ServerResult,

@@ -12,6 +12,7 @@
 
 use std::path::PathBuf;
 
+use dsh_sdk::Registry;
 use dsh_sdk::prelude::*;
 
 /// The scenarios every format is tested with, by file name.

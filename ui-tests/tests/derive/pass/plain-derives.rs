@@ -1,4 +1,5 @@
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 #[derive(Deserialize, JsonSchema)]
 struct ReadArgs {

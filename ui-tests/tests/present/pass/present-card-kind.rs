@@ -1,5 +1,6 @@
 use dsh_sdk::card::{SearchCard, TerminalCard};
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 /// Search the notes.
 #[tool(present = found, present_call = searching)]

@@ -3,6 +3,7 @@
 //! `fs`, a `static` of plain data, and a `BTreeMap`.
 
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 use std::collections::BTreeMap;
 
 mod fs {

@@ -2,6 +2,7 @@
 //! The generated code compiles without a warning.
 
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 /// The arguments of `read_file`.
 #[derive(Deserialize, JsonSchema)]

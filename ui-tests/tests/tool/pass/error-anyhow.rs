@@ -1,5 +1,6 @@
 use anyhow::Context;
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 /// Parse a number.
 #[tool]

@@ -1,5 +1,6 @@
 use dsh_sdk::Exec as Ctx;
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 /// Greet someone, from the tool's name.
 #[tool]

@@ -1,4 +1,5 @@
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 /// Options, named like an args struct but used as one field.
 #[derive(Deserialize, JsonSchema)]

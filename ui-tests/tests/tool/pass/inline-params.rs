@@ -1,4 +1,5 @@
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 /// Search the notes.
 #[tool(read_only)]

@@ -1,4 +1,5 @@
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 /// A command to run, which the user happens to call `Exec`.
 #[derive(Deserialize, JsonSchema)]

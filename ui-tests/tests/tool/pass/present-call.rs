@@ -1,5 +1,6 @@
 use dsh_sdk::card::TerminalCard;
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 /// Run a command (pretend).
 #[tool(present_call = running, present = finished)]

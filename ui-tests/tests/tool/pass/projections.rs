@@ -1,4 +1,5 @@
 use dsh_sdk::prelude::*;
+use dsh_sdk::Registry;
 
 #[derive(Deserialize, JsonSchema)]
 struct ReadFileArgs {
@@ -31,6 +32,7 @@ fn read_card(args: &ReadFileArgs, value: &String) -> Card {
 
 mod views {
     use dsh_sdk::prelude::*;
+    use dsh_sdk::Registry;
 
     #[render]
     pub fn count_text(_args: &super::CountArgs, value: &usize) -> Vec<ContentBlock> {
