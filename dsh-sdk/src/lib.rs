@@ -98,8 +98,8 @@ pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::{SchemaError, Violation, limits};
 pub use tool::{
     DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MissingState, PresentCallFn,
-    PresentFn, RegisterError, RenderFn, State, TaskSupport, Tool, ToolDef, ToolDefBuilder,
-    ToolError, ToolInfo, Validation, client, elicit, testing,
+    PresentFn, RegisterError, RenderFn, SchemaRole, State, TaskSupport, Tool, ToolDef,
+    ToolDefBuilder, ToolError, ToolInfo, Validation, client, elicit, testing,
 };
 
 pub use dsh_macros::{present, render, tool};

@@ -21,49 +21,46 @@ use tokio_util::sync::CancellationToken;
 
 use crate::served::{Background, BindError, Stopped};
 
-/// Declares the HTTP transport's limits from one table: each limit's public
-/// default, its field of [`HttpSettings`] and that field's default value, so
-/// a limit is named once.
-macro_rules! http_limits {
-    ($($(#[$doc:meta])* $field:ident: $ty:ty = $default:ident = $value:expr;)*) => {
-        $($(#[$doc])* pub const $default: $ty = $value;)*
+/// How long a client may take to send a request's headers, and how long an
+/// idle kept-alive connection stays open: 10 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
-        /// The limits and the `Origin` allow-list of the HTTP transport.
-        #[derive(Debug, Clone)]
-        pub(crate) struct HttpSettings {
-            $(pub(crate) $field: $ty,)*
-            /// Origins allowed besides the loopback ones.
-            pub(crate) allowed_origins: Vec<String>,
-        }
+/// How long a client may take to send a request's body once its headers
+/// arrived: 30 seconds.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
-        impl Default for HttpSettings {
-            fn default() -> Self {
-                HttpSettings {
-                    $($field: $default,)*
-                    allowed_origins: Vec::new(),
-                }
-            }
-        }
-    };
+/// The largest request body taken: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// How many MCP sessions may be open at once: 64.
+pub const DEFAULT_MAX_SESSIONS: usize = 64;
+
+/// How long a session with no traffic is kept: 2 minutes.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The limits and the `Origin` allow-list of the HTTP transport.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpSettings {
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle_timeout: Duration,
+    /// Origins allowed besides the loopback ones.
+    pub(crate) allowed_origins: Vec<String>,
 }
 
-http_limits! {
-    /// How long a client may take to send a request's headers, and how long an
-    /// idle kept-alive connection stays open: 10 seconds.
-    header_read_timeout: Duration = DEFAULT_HEADER_READ_TIMEOUT = Duration::from_secs(10);
-
-    /// How long a client may take to send a request's body once its headers
-    /// arrived: 30 seconds.
-    body_read_timeout: Duration = DEFAULT_BODY_READ_TIMEOUT = Duration::from_secs(30);
-
-    /// The largest request body taken: 4 MiB.
-    max_body_bytes: usize = DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-    /// How many MCP sessions may be open at once: 64.
-    max_sessions: usize = DEFAULT_MAX_SESSIONS = 64;
-
-    /// How long a session with no traffic is kept: 2 minutes.
-    session_idle_timeout: Duration = DEFAULT_SESSION_IDLE_TIMEOUT = Duration::from_secs(120);
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            allowed_origins: Vec::new(),
+        }
+    }
 }
 
 /// The path [`McpServer::serve_http`](super::McpServer::serve_http) serves MCP on.

@@ -10,6 +10,7 @@ use crate::event::rawp::{Diagnostic, Severity};
 use crate::schema::{self, Compiled};
 use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
+use crate::tool::SchemaRole;
 use crate::tool::{Entry, FieldProbe, Handler, Typed, probe_fields, unnamed_field};
 use crate::tool::{Tool, ToolDef};
 
@@ -78,8 +79,8 @@ impl Pool {
                 reason,
             })
         };
-        let input = compile("input", input)?;
-        let output = compile("output", output)?;
+        let input = compile(SchemaRole::Input, input)?;
+        let output = compile(SchemaRole::Output, output)?;
 
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let dynamic = handler.is_dynamic();

@@ -13,42 +13,27 @@ use serde::de::DeserializeOwned;
 use crate::card::Card;
 use crate::tool::Exec;
 
-/// Declares a contract trait with the one message a type that is not one
-/// gets (`message`, the label at the user's token, then the fix), so each
-/// contract states its refusal as three strings beside its trait.
-macro_rules! contract {
-    (
-        $(#[$meta:meta])*
-        refused: $message:literal, $label:literal, $note:literal;
-        pub trait $name:ident $body:tt
-    ) => {
-        $(#[$meta])*
-        #[diagnostic::on_unimplemented(message = $message, label = $label, note = $note)]
-        pub trait $name $body
-    };
-}
-
-contract! {
-    /// A type that can be a tool's arguments: a JSON object read with serde and
-    /// described by its JSON Schema.
-    ///
-    /// Implemented for every `Deserialize + JsonSchema` type; `#[derive(ToolArgs)]`
-    /// derives both (and checks the type can be an object).
-    refused: "`{Self}` cannot be a tool's arguments",
-        "must be `Deserialize + JsonSchema`",
-        "derive them on the args struct: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`";
-    pub trait ToolArgs {
-        /// `Self`: `#[tool]` names the args type as `<T as ToolArgs>::Checked`,
-        /// so a type that is not one is reported once, with this trait's message.
-        #[doc(hidden)]
-        type Checked: DeserializeOwned + JsonSchema + Send + 'static;
-        /// The args from their checked name.
-        #[doc(hidden)]
-        fn from_checked(args: &Self::Checked) -> &Self;
-        /// The args from their checked name, by value.
-        #[doc(hidden)]
-        fn from_checked_value(args: Self::Checked) -> Self;
-    }
+/// A type that can be a tool's arguments: a JSON object read with serde and
+/// described by its JSON Schema.
+///
+/// Implemented for every `Deserialize + JsonSchema` type; `#[derive(ToolArgs)]`
+/// derives both (and checks the type can be an object).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's arguments",
+    label = "must be `Deserialize + JsonSchema`",
+    note = "derive them on the args struct: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`"
+)]
+pub trait ToolArgs {
+    /// `Self`: `#[tool]` names the args type as `<T as ToolArgs>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
+    #[doc(hidden)]
+    type Checked: DeserializeOwned + JsonSchema + Send + 'static;
+    /// The args from their checked name.
+    #[doc(hidden)]
+    fn from_checked(args: &Self::Checked) -> &Self;
+    /// The args from their checked name, by value.
+    #[doc(hidden)]
+    fn from_checked_value(args: Self::Checked) -> Self;
 }
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {
@@ -61,27 +46,27 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {
     }
 }
 
-contract! {
-    /// A type that can be a tool's output: serialized to one canonical JSON value,
-    /// read back for render and present, and described by its JSON Schema.
-    ///
-    /// Implemented for every `Serialize + Deserialize + JsonSchema` type;
-    /// `#[derive(ToolOutput)]` derives all three (and checks they agree).
-    refused: "`{Self}` cannot be a tool's output",
-        "must be `Serialize + Deserialize + JsonSchema`",
-        "derive them on the output type: `#[derive(ToolOutput)]`, or `#[derive(Serialize, Deserialize, JsonSchema)]`";
-    pub trait ToolOutput {
-        /// `Self`: `#[tool]` names the output type as `<T as ToolOutput>::Checked`,
-        /// so a type that is not one is reported once, with this trait's message.
-        #[doc(hidden)]
-        type Checked: Serialize + DeserializeOwned + JsonSchema + Send + 'static;
-        /// The output under its checked name.
-        #[doc(hidden)]
-        fn into_checked(self) -> Self::Checked;
-        /// The output from its checked name.
-        #[doc(hidden)]
-        fn from_checked(value: &Self::Checked) -> &Self;
-    }
+/// A type that can be a tool's output: serialized to one canonical JSON value,
+/// read back for render and present, and described by its JSON Schema.
+///
+/// Implemented for every `Serialize + Deserialize + JsonSchema` type;
+/// `#[derive(ToolOutput)]` derives all three (and checks they agree).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output",
+    label = "must be `Serialize + Deserialize + JsonSchema`",
+    note = "derive them on the output type: `#[derive(ToolOutput)]`, or `#[derive(Serialize, Deserialize, JsonSchema)]`"
+)]
+pub trait ToolOutput {
+    /// `Self`: `#[tool]` names the output type as `<T as ToolOutput>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
+    #[doc(hidden)]
+    type Checked: Serialize + DeserializeOwned + JsonSchema + Send + 'static;
+    /// The output under its checked name.
+    #[doc(hidden)]
+    fn into_checked(self) -> Self::Checked;
+    /// The output from its checked name.
+    #[doc(hidden)]
+    fn from_checked(value: &Self::Checked) -> &Self;
 }
 #[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned + JsonSchema + Send + 'static> ToolOutput for T {
@@ -94,25 +79,25 @@ impl<T: Serialize + DeserializeOwned + JsonSchema + Send + 'static> ToolOutput f
     }
 }
 
-contract! {
-    /// What a tool fn written with type arguments may return: `Result<T, E>` by
-    /// any name (an alias such as `io::Result<T>` included), whose output is `T`;
-    /// or a standard container of outputs (`Vec<T>`, `Option<T>`, maps, …), or a
-    /// type deriving `ToolOutput`, which is its own output.
-    ///
-    /// A return type written without type arguments (`String`, `Report`) is the
-    /// output itself and needs no impl.
-    refused: "`{Self}` cannot be what a tool returns",
-        "neither a `Result` nor a known output",
-        "return the output (`Serialize + Deserialize + JsonSchema`), or `Result<Output, E>`; a generic type of your own derives `ToolOutput`";
-    pub trait ToolReturn {
-        /// The tool's output.
-        type Output;
-        /// What the fn fails with; `Infallible` when it cannot.
-        type Error;
-        /// The output, or the failure.
-        fn into_result(self) -> Result<Self::Output, Self::Error>;
-    }
+/// What a tool fn written with type arguments may return: `Result<T, E>` by
+/// any name (an alias such as `io::Result<T>` included), whose output is `T`;
+/// or a standard container of outputs (`Vec<T>`, `Option<T>`, maps, …), or a
+/// type deriving `ToolOutput`, which is its own output.
+///
+/// A return type written without type arguments (`String`, `Report`) is the
+/// output itself and needs no impl.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be what a tool returns",
+    label = "neither a `Result` nor a known output",
+    note = "return the output (`Serialize + Deserialize + JsonSchema`), or `Result<Output, E>`; a generic type of your own derives `ToolOutput`"
+)]
+pub trait ToolReturn {
+    /// The tool's output.
+    type Output;
+    /// What the fn fails with; `Infallible` when it cannot.
+    type Error;
+    /// The output, or the failure.
+    fn into_result(self) -> Result<Self::Output, Self::Error>;
 }
 
 impl<T, E> ToolReturn for Result<T, E> {
@@ -123,40 +108,123 @@ impl<T, E> ToolReturn for Result<T, E> {
     }
 }
 
-macro_rules! own_output {
-    ($(<$($param:ident),*> $ty:ty where [$($bound:tt)*];)*) => {$(
-        #[diagnostic::do_not_recommend]
-        impl<$($param),*> ToolReturn for $ty where $($bound)* {
-            type Output = Self;
-            type Error = Infallible;
-            fn into_result(self) -> Result<Self, Infallible> {
-                Ok(self)
-            }
-        }
-    )*};
-}
-
-own_output! {
-    <T> Vec<T> where [T: ToolOutput];
-    <T> VecDeque<T> where [T: ToolOutput];
-    <T> Option<T> where [T: ToolOutput];
-    <T> Box<T> where [T: ToolOutput];
-    <T> BTreeSet<T> where [T: ToolOutput + Ord];
-    <T> HashSet<T> where [T: ToolOutput + Eq + Hash];
-    <K, V> BTreeMap<K, V> where [K: ToolOutput + Ord, V: ToolOutput];
-    <K, V> HashMap<K, V> where [K: ToolOutput + Eq + Hash, V: ToolOutput];
-    <> serde_json::Map<String, serde_json::Value> where [];
-}
-
-contract! {
-    /// The one parameter a tool fn takes by reference: the call's context, [`Exec`].
-    refused: "`&{Self}` is not the call's context",
-        "a parameter taken by reference is the context, `&Exec`",
-        "take arguments by value (`name: String`, `args: ReadArgs`): only the context, `exec: &Exec`, is taken by reference";
-    pub trait ToolContext {
-        /// The context as this parameter's type.
-        fn from_exec(exec: &Exec) -> &Self;
+// A standard container of outputs, and a JSON object, are their own output.
+#[diagnostic::do_not_recommend]
+impl<T> ToolReturn for Vec<T>
+where
+    T: ToolOutput,
+{
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
     }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T> ToolReturn for VecDeque<T>
+where
+    T: ToolOutput,
+{
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T> ToolReturn for Option<T>
+where
+    T: ToolOutput,
+{
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T> ToolReturn for Box<T>
+where
+    T: ToolOutput,
+{
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T> ToolReturn for BTreeSet<T>
+where
+    T: ToolOutput + Ord,
+{
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T> ToolReturn for HashSet<T>
+where
+    T: ToolOutput + Eq + Hash,
+{
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<K, V> ToolReturn for BTreeMap<K, V>
+where
+    K: ToolOutput + Ord,
+    V: ToolOutput,
+{
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<K, V> ToolReturn for HashMap<K, V>
+where
+    K: ToolOutput + Eq + Hash,
+    V: ToolOutput,
+{
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl ToolReturn for serde_json::Map<String, serde_json::Value> {
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+/// The one parameter a tool fn takes by reference: the call's context, [`Exec`].
+#[diagnostic::on_unimplemented(
+    message = "`&{Self}` is not the call's context",
+    label = "a parameter taken by reference is the context, `&Exec`",
+    note = "take arguments by value (`name: String`, `args: ReadArgs`): only the context, `exec: &Exec`, is taken by reference"
+)]
+pub trait ToolContext {
+    /// The context as this parameter's type.
+    fn from_exec(exec: &Exec) -> &Self;
 }
 
 impl ToolContext for Exec {
@@ -165,16 +233,16 @@ impl ToolContext for Exec {
     }
 }
 
-contract! {
-    /// What a `#[present]` fn may return: any card, or a card kind
-    /// ([`TerminalCard`](crate::card::TerminalCard), …), converted into [`Card`].
-    refused: "`{Self}` is not a card",
-        "a present returns `Card` or a card kind",
-        "return `Card`, or one of its kinds (`ReadCard`, `SearchCard`, …)";
-    pub trait IntoCard {
-        /// The card.
-        fn into_card(self) -> Card;
-    }
+/// What a `#[present]` fn may return: any card, or a card kind
+/// ([`TerminalCard`](crate::card::TerminalCard), …), converted into [`Card`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a card",
+    label = "a present returns `Card` or a card kind",
+    note = "return `Card`, or one of its kinds (`ReadCard`, `SearchCard`, …)"
+)]
+pub trait IntoCard {
+    /// The card.
+    fn into_card(self) -> Card;
 }
 
 #[diagnostic::do_not_recommend]
@@ -184,17 +252,17 @@ impl<C: Into<Card>> IntoCard for C {
     }
 }
 
-contract! {
-    /// What a tool fn may fail with: anything with a message. Every error type
-    /// is one (`std::error::Error`, `anyhow::Error`, `Box<dyn Error>`), and so
-    /// are `String`, `&str` and `ToolError`.
-    refused: "`{Self}` cannot be a tool's error",
-        "not an error type",
-        "implement `std::error::Error` for it (`#[derive(thiserror::Error)]`) or `Display`, or return `ToolError`, `String` or `anyhow::Error`";
-    pub trait ToolFailure {
-        /// The message the model sees.
-        fn message(&self) -> String;
-    }
+/// What a tool fn may fail with: anything with a message. Every error type
+/// is one (`std::error::Error`, `anyhow::Error`, `Box<dyn Error>`), and so
+/// are `String`, `&str` and `ToolError`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error",
+    label = "not an error type",
+    note = "implement `std::error::Error` for it (`#[derive(thiserror::Error)]`) or `Display`, or return `ToolError`, `String` or `anyhow::Error`"
+)]
+pub trait ToolFailure {
+    /// The message the model sees.
+    fn message(&self) -> String;
 }
 #[diagnostic::do_not_recommend]
 impl<E: std::fmt::Display> ToolFailure for E {
@@ -203,21 +271,21 @@ impl<E: std::fmt::Display> ToolFailure for E {
     }
 }
 
-contract! {
-    /// A type that can be one field of a tool's arguments: a parameter of a tool
-    /// fn written inline.
-    refused: "`{Self}` cannot be one of a tool's arguments",
-        "must be `Deserialize + JsonSchema`",
-        "derive them on it: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`; if this is the call's context, take it by reference, `exec: &Exec`";
-    pub trait ToolField {
-        /// `Self`: `#[tool]` names a field's type as `<T as ToolField>::Checked`,
-        /// so a type that is not one is reported once, with this trait's message.
-        #[doc(hidden)]
-        type Checked: DeserializeOwned + JsonSchema + Send + 'static;
-        /// The field from its checked name.
-        #[doc(hidden)]
-        fn from_checked(field: Self::Checked) -> Self;
-    }
+/// A type that can be one field of a tool's arguments: a parameter of a tool
+/// fn written inline.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be one of a tool's arguments",
+    label = "must be `Deserialize + JsonSchema`",
+    note = "derive them on it: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`; if this is the call's context, take it by reference, `exec: &Exec`"
+)]
+pub trait ToolField {
+    /// `Self`: `#[tool]` names a field's type as `<T as ToolField>::Checked`,
+    /// so a type that is not one is reported once, with this trait's message.
+    #[doc(hidden)]
+    type Checked: DeserializeOwned + JsonSchema + Send + 'static;
+    /// The field from its checked name.
+    #[doc(hidden)]
+    fn from_checked(field: Self::Checked) -> Self;
 }
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolField for T {

@@ -60,15 +60,23 @@ pub trait ElicitField {}
 )]
 pub trait ElicitChoice: ElicitField {}
 
-macro_rules! primitive_fields {
-    ($($ty:ty),* $(,)?) => {
-        $(impl ElicitField for $ty {})*
-    };
-}
-
-primitive_fields!(
-    String, bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64,
-);
+// The primitives a form field can be.
+impl ElicitField for String {}
+impl ElicitField for bool {}
+impl ElicitField for i8 {}
+impl ElicitField for i16 {}
+impl ElicitField for i32 {}
+impl ElicitField for i64 {}
+impl ElicitField for i128 {}
+impl ElicitField for isize {}
+impl ElicitField for u8 {}
+impl ElicitField for u16 {}
+impl ElicitField for u32 {}
+impl ElicitField for u64 {}
+impl ElicitField for u128 {}
+impl ElicitField for usize {}
+impl ElicitField for f32 {}
+impl ElicitField for f64 {}
 
 impl<T: ElicitField> ElicitField for Option<T> {}
 

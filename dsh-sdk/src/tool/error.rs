@@ -123,6 +123,25 @@ pub(crate) fn with_sources(error: &dyn StdError) -> String {
     message
 }
 
+/// Which of a tool's schemas: what its arguments or its output must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SchemaRole {
+    /// The schema of the arguments.
+    Input,
+    /// The schema of the output.
+    Output,
+}
+
+impl std::fmt::Display for SchemaRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SchemaRole::Input => "input",
+            SchemaRole::Output => "output",
+        })
+    }
+}
+
 /// Why a tool could not be registered.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -161,8 +180,8 @@ pub enum RegisterError {
     InvalidSchema {
         /// The tool.
         tool: String,
-        /// `input` or `output`.
-        which: &'static str,
+        /// Which of its schemas.
+        which: SchemaRole,
         /// What is wrong with it.
         reason: crate::schema::SchemaError,
     },

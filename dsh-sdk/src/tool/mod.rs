@@ -32,7 +32,7 @@ pub(crate) use erased::{
     Entry, FieldProbe, Handler, PrepareError, Prepared, ProjectError, Projection, ReadError, Typed,
     probe_fields, project, running_card, unnamed_field,
 };
-pub use error::{RegisterError, ToolError};
+pub use error::{RegisterError, SchemaRole, ToolError};
 pub(crate) use error::{hook_panicked, panic_message, with_sources};
 pub(crate) use exec::{CallTokens, Host, StreamSink, Surroundings};
 pub use exec::{Exec, ExecBuilder, MissingState, State};

@@ -10,43 +10,36 @@
 //! A `#[present]` fn taking only the args implements [`PresentCallFn`]
 //! instead of [`PresentFn`]: `#[tool(present_call = …)]` names it.
 
-/// Declares the trait one kind of `#[render]`/`#[present]` fn implements:
-/// `pub trait Name<A, R> fn call(args: &A) -> R;` and then its
-/// `on_unimplemented` message, label and note, the words a mistake reads.
-macro_rules! fn_traits {
-    ($(
-        $(#[doc = $doc:literal])*
-        pub trait $name:ident<$($param:ident),*> fn call($($arg:ident: &$ty:ident),*) -> $ret:ident;
-        message = $message:literal,
-        label = $label:literal,
-        note = $note:literal;
-    )*) => {$(
-        $(#[doc = $doc])*
-        #[diagnostic::on_unimplemented(message = $message, label = $label, note = $note)]
-        pub trait $name<$($param),*> {
-            /// Calls the fn.
-            fn call($($arg: &$ty),*) -> $ret;
-        }
-    )*};
-}
-
-fn_traits! {
-    /// A `#[render]` fn taking `&A` and `&O` and returning `R`.
-    pub trait RenderFn<A, O, R> fn call(args: &A, value: &O) -> R;
+/// A `#[render]` fn taking `&A` and `&O` and returning `R`.
+#[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[render]` fn from `&{A}` and `&{O}` to `{R}`",
     label = "this render does not fit the tool",
-    note = "a tool's render is `#[render] fn(&Args, &Output) -> Vec<ContentBlock>`, with the tool's own args and output types";
+    note = "a tool's render is `#[render] fn(&Args, &Output) -> Vec<ContentBlock>`, with the tool's own args and output types"
+)]
+pub trait RenderFn<A, O, R> {
+    /// Calls the fn.
+    fn call(args: &A, value: &O) -> R;
+}
 
-    /// A `#[present]` fn taking `&A` and `&O` and returning `R`.
-    pub trait PresentFn<A, O, R> fn call(args: &A, value: &O) -> R;
+/// A `#[present]` fn taking `&A` and `&O` and returning `R`.
+#[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[present]` fn from `&{A}` and `&{O}` to `{R}`",
     label = "this present does not fit the tool",
-    note = "a tool's present is `#[present] fn(&Args, &Output) -> Card`, with the tool's own args and output types; a present of `&Args` alone is named by `present_call = …`";
+    note = "a tool's present is `#[present] fn(&Args, &Output) -> Card`, with the tool's own args and output types; a present of `&Args` alone is named by `present_call = …`"
+)]
+pub trait PresentFn<A, O, R> {
+    /// Calls the fn.
+    fn call(args: &A, value: &O) -> R;
+}
 
-    /// A `#[present]` fn taking only `&A` and returning `R`: the card shown while
-    /// a call runs, named by `#[tool(present_call = …)]`.
-    pub trait PresentCallFn<A, R> fn call(args: &A) -> R;
+/// A `#[present]` fn taking only `&A` and returning `R`: the card shown while
+/// a call runs, named by `#[tool(present_call = …)]`.
+#[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[present]` fn from `&{A}` alone to `{R}`",
     label = "this present does not fit `present_call`",
-    note = "a tool's present_call is `#[present] fn(&Args) -> Card`, taking only the tool's own args: there is no output while the call runs";
+    note = "a tool's present_call is `#[present] fn(&Args) -> Card`, taking only the tool's own args: there is no output while the call runs"
+)]
+pub trait PresentCallFn<A, R> {
+    /// Calls the fn.
+    fn call(args: &A) -> R;
 }

@@ -10,7 +10,7 @@ use dsh_sdk::event::rawp::Severity;
 use dsh_sdk::event::{Event, StreamType};
 use dsh_sdk::export::Format;
 use dsh_sdk::prelude::*;
-use dsh_sdk::{DynamicTool, RegisterError, Status};
+use dsh_sdk::{DynamicTool, RegisterError, SchemaRole, Status};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -237,7 +237,10 @@ fn a_malformed_schema_is_refused_at_registration() {
     let error = registry.register_dynamic(tool).unwrap_err();
     assert!(matches!(
         error,
-        RegisterError::InvalidSchema { which: "input", .. }
+        RegisterError::InvalidSchema {
+            which: SchemaRole::Input,
+            ..
+        }
     ));
     assert_eq!(
         error.to_string(),

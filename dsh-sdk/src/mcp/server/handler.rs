@@ -14,27 +14,6 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::McpServer;
 
-/// Writes the `ServerHandler` methods that answer one request: each is
-/// written `fn name(&self, request: Params, context) -> Answer { body }` and
-/// becomes `async fn name(&self, request: Params, context:
-/// RequestContext<RoleServer>) -> Result<Answer, ErrorData> { body }`, so the
-/// impl shows only what each request is answered with.
-macro_rules! requests {
-    ($(
-        $(#[$attr:meta])*
-        fn $name:ident(&$this:ident, $request:ident: $params:ty, $context:ident) -> $answer:ty $body:block
-    )*) => {
-        $(
-            $(#[$attr])*
-            async fn $name(
-                &$this,
-                $request: $params,
-                $context: RequestContext<RoleServer>,
-            ) -> Result<$answer, ErrorData> $body
-        )*
-    };
-}
-
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder()
@@ -55,83 +34,163 @@ impl ServerHandler for McpServer {
         self.tool(name)
     }
 
-    requests! {
-        fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context) -> ListToolsResult {
-            self.tool_list()
-        }
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.tool_list()
+    }
 
-        fn call_tool(&self, request: CallToolRequestParams, context) -> CallToolResponse {
-            self.answer_call(request, context).await
-        }
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.answer_call(request, context).await
+    }
 
-        fn get_task(&self, request: GetTaskParams, _context) -> GetTaskResult {
-            Ok(GetTaskResult::new(self.tasks.get(&request.task_id).await?))
-        }
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get(&request.task_id).await?))
+    }
 
-        fn cancel_task(&self, request: CancelTaskParams, _context) -> () {
-            self.tasks.cancel(&request.task_id).await.map(drop)
-        }
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id).await.map(drop)
+    }
 
-        /// No task of this server asks for input: responses are acknowledged
-        /// and ignored, as the extension says of unknown keys.
-        fn update_task(&self, request: UpdateTaskParams, _context) -> () {
-            self.tasks.record(&request.task_id).await.map(drop)
-        }
+    /// No task of this server asks for input: responses are acknowledged
+    /// and ignored, as the extension says of unknown keys.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.record(&request.task_id).await.map(drop)
+    }
 
-        /// Every provider's resources: first the MCP Apps card views, one `ui://`
-        /// resource per tool that presents a card.
-        fn list_resources(&self, _request: Option<PaginatedRequestParams>, _context) -> ListResourcesResult {
-            Ok(self.offers.resources.list())
-        }
+    /// Every provider's resources: first the MCP Apps card views, one `ui://`
+    /// resource per tool that presents a card.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(self.offers.resources.list())
+    }
 
-        fn list_resource_templates(&self, _request: Option<PaginatedRequestParams>, _context) -> ListResourceTemplatesResult {
-            Ok(self.offers.resources.templates())
-        }
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(self.offers.resources.templates())
+    }
 
-        fn read_resource(&self, request: ReadResourceRequestParams, _context) -> ReadResourceResponse {
-            self.offers.resources.read(&request.uri).await.map(Into::into)
-        }
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.offers
+            .resources
+            .read(&request.uri)
+            .await
+            .map(Into::into)
+    }
 
-        #[allow(deprecated, reason = "clients on the 2025 protocols subscribe this way")]
-        fn subscribe(&self, request: rmcp::model::SubscribeRequestParams, context) -> () {
-            let Some(updates) = self.offers.resources.update_sender() else {
-                return Err(ErrorData::method_not_found::<rmcp::model::SubscribeRequestMethod>());
-            };
-            self.session.subscribe(request.uri, &context.peer, updates);
-            Ok(())
-        }
+    #[allow(
+        deprecated,
+        reason = "clients on the 2025 protocols subscribe this way"
+    )]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(updates) = self.offers.resources.update_sender() else {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::SubscribeRequestMethod,
+            >());
+        };
+        self.session.subscribe(request.uri, &context.peer, updates);
+        Ok(())
+    }
 
-        #[allow(deprecated, reason = "clients on the 2025 protocols unsubscribe this way")]
-        fn unsubscribe(&self, request: rmcp::model::UnsubscribeRequestParams, _context) -> () {
-            self.session.unsubscribe(&request.uri);
-            Ok(())
-        }
+    #[allow(
+        deprecated,
+        reason = "clients on the 2025 protocols unsubscribe this way"
+    )]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.unsubscribe(&request.uri);
+        Ok(())
+    }
 
-        fn list_prompts(&self, _request: Option<PaginatedRequestParams>, _context) -> ListPromptsResult {
-            Ok(self.offers.prompts.list())
-        }
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(self.offers.prompts.list())
+    }
 
-        fn get_prompt(&self, request: GetPromptRequestParams, _context) -> GetPromptResponse {
-            self.offers.prompts.get(&request.name, request.arguments).map(Into::into)
-        }
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.offers
+            .prompts
+            .get(&request.name, request.arguments)
+            .map(Into::into)
+    }
 
-        fn complete(&self, request: CompleteRequestParams, _context) -> CompleteResult {
-            self.offers.complete(&request)
-        }
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.offers.complete(&request)
+    }
 
-        #[allow(deprecated, reason = "clients on the 2025 protocols set the level this way")]
-        fn set_level(&self, request: rmcp::model::SetLevelRequestParams, _context) -> () {
-            self.session.set_log_level(request.level);
-            Ok(())
-        }
+    #[allow(
+        deprecated,
+        reason = "clients on the 2025 protocols set the level this way"
+    )]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.set_log_level(request.level);
+        Ok(())
+    }
 
-        fn initialize(&self, request: InitializeRequestParams, context) -> InitializeResult {
-            self.initialize_session(request, context)
-        }
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.initialize_session(request, context)
+    }
 
-        fn on_custom_request(&self, request: CustomRequest, _context) -> CustomResult {
-            self.unread_request(request).await
-        }
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        self.unread_request(request).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
