@@ -318,22 +318,23 @@ fn violation(name: &str, args: &Value, id: u128, result: &ToolResult) -> Option<
     if result.invocation_id.as_u128() != id {
         return Some("the result carries another invocation id".into());
     }
-    if result.is_error != (result.status != Status::Success) {
+    if result.is_error() != (result.status() != Status::Success) {
         return Some(format!(
             "is_error {} with status {:?}",
-            result.is_error, result.status
+            result.is_error(),
+            result.status()
         ));
     }
-    if result.is_error && result.text().trim().is_empty() {
+    if result.is_error() && result.text().trim().is_empty() {
         return Some("an error result says nothing".into());
     }
-    if !result.is_error && result.value.is_none() {
+    if !result.is_error() && result.value.is_none() {
         return Some("a success without a value".into());
     }
     if FORBIDDEN_RAN.load(Ordering::Relaxed) > 0 {
         return Some("a path the deny rule forbids reached a tool".into());
     }
-    if name == "echo" && !result.is_error && result.value.as_ref() != args.get("value") {
+    if name == "echo" && !result.is_error() && result.value.as_ref() != args.get("value") {
         return Some("echo gave back something else".into());
     }
     None
@@ -418,7 +419,7 @@ fn main() -> ExitCode {
             let call = ToolCall::new(name.clone(), args);
             let id = call.id().as_u128();
             let result = registry.call_with(call).await;
-            succeeded += u64::from(!result.is_error);
+            succeeded += u64::from(!result.is_error());
             if let Some(problem) = violation(&name, &sent, id, &result) {
                 failures += 1;
                 FORBIDDEN_RAN.store(0, Ordering::Relaxed);

@@ -152,7 +152,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "  {:<10} {:?} after {:>4} ms: {}",
             result.tool_name,
-            result.status,
+            result.status(),
             result.duration.as_millis(),
             clip(result.text().lines().next().unwrap_or_default())
         );
@@ -168,7 +168,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 async fn show(registry: &Registry, name: &str, args: serde_json::Value) {
     let result = registry.call(name, args.clone()).await;
-    let status = if result.is_error { "error" } else { "ok" };
+    let status = if result.is_error() { "error" } else { "ok" };
     println!("> {name} {args}");
     println!("  [{status}] {}", result.text().replace('\n', "\n  "));
     if let Some(value) = &result.value {

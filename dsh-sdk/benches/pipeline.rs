@@ -127,12 +127,12 @@ fn bench(c: &mut Criterion) {
     };
     let bare_call = || async {
         let result = bare.call("greet", black_box(args.clone())).await;
-        debug_assert!(!result.is_error);
+        debug_assert!(!result.is_error());
         black_box(result);
     };
     let hooked_call = || async {
         let result = hooked.call("greet", black_box(args.clone())).await;
-        debug_assert!(!result.is_error);
+        debug_assert!(!result.is_error());
         black_box(result);
     };
     runtime.block_on(async {
@@ -206,7 +206,7 @@ fn batch_scaling(registry: &Registry, tool: &str, args: &serde_json::Value, hook
                 let started = Instant::now();
                 let results = registry.call_batch(calls).await;
                 samples.push(started.elapsed());
-                assert!(results.iter().all(|result| !result.is_error));
+                assert!(results.iter().all(|result| !result.is_error()));
             }
         });
         median(samples).as_secs_f64() * 1e6

@@ -105,7 +105,7 @@ fn bench(c: &mut Criterion) {
 
     let dsh = || async {
         let result = registry.call("greet", black_box(args.clone())).await;
-        debug_assert!(!result.is_error);
+        debug_assert!(!result.is_error());
         black_box(result);
     };
     let rmcp = || async {

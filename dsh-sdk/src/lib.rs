@@ -22,7 +22,7 @@
 //! assert_eq!(result.text(), "Hello, Ada!");
 //!
 //! let result = registry.call("greet", json!({})).await;
-//! assert!(result.is_error);
+//! assert!(result.is_error());
 //! assert_eq!(result.text(), "invalid arguments for `greet`: /name: required property missing");
 //! # }
 //! ```

@@ -33,42 +33,37 @@ pub enum Status {
 /// tool that presents nothing is built from the arguments and the value only
 /// when someone reads it (a UI, the session log, a serializer), so a host
 /// that never shows cards never pays for one.
-#[derive(Clone, Deserialize)]
+///
+/// How the call ended is one fact, [`failure`](ToolResult::failure): `None`
+/// on success; [`status`](ToolResult::status) and
+/// [`is_error`](ToolResult::is_error) are read from it.
+#[derive(Clone)]
 pub struct ToolResult {
     /// The call's id (UUID v4).
     pub invocation_id: Uuid,
     /// The tool's name, or the name that was asked for when none matched.
     /// Borrowed for a tool whose name is known at compile time.
     pub tool_name: Cow<'static, str>,
-    /// How the call ended.
-    pub status: Status,
     /// What the model sees.
     pub content: Vec<ContentBlock>,
     /// The canonical output, when the tool succeeded.
     pub value: Option<Value>,
     /// What a UI shows: see [`card`](ToolResult::card).
-    #[serde(default)]
     pub(crate) card: CardSlot,
-    /// Whether the content reports a failure.
-    pub is_error: bool,
     /// How long the call took, when it was timed: a registry times its
     /// calls while something observes it (a subscriber, a session log), or
     /// always with [`time_calls`](crate::RegistryBuilder::time_calls);
     /// otherwise zero, the call having read no clock.
-    #[serde(with = "duration_ms")]
     pub duration: Duration,
     /// Whether the content was cut short (the full text spilled to a file).
     pub truncated: bool,
     /// How a receiver should read the output (RAWP-DPS `output_type`),
     /// resolved by [`ToolDef::resolve_output_type`](crate::ToolDef::resolve_output_type).
-    #[serde(default)]
     pub output_type: OutputType,
     /// The batch the call ran in, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel_group_id: Option<Uuid>,
     /// Why the call failed, for a host to switch on: set on every failed
     /// result, `None` on success.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
 }
 
@@ -126,6 +121,18 @@ impl Failure {
     }
 }
 
+impl Cause {
+    /// How a call that failed this way ended: `timeout` and `cancelled` for
+    /// those causes, `error` for every other.
+    pub fn status(self) -> Status {
+        match self {
+            Cause::Timeout => Status::Timeout,
+            Cause::Cancelled => Status::Cancelled,
+            _ => Status::Error,
+        }
+    }
+}
+
 /// What stopped a failed call: the tool's own error, or a stage of the pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -163,6 +170,21 @@ pub enum Cause {
 }
 
 impl ToolResult {
+    /// How the call ended, read from [`failure`](Self::failure): `success`
+    /// without one, `timeout` and `cancelled` for those causes, `error`
+    /// for every other.
+    pub fn status(&self) -> Status {
+        match &self.failure {
+            None => Status::Success,
+            Some(failure) => failure.cause.status(),
+        }
+    }
+
+    /// Whether the call failed: the content reports the failure.
+    pub fn is_error(&self) -> bool {
+        self.failure.is_some()
+    }
+
     /// The text of every text block, joined by newlines.
     pub fn text(&self) -> String {
         joined_text(&self.content)
@@ -218,7 +240,6 @@ impl ToolResult {
     pub(crate) fn failed(
         invocation_id: Uuid,
         tool_name: impl Into<Cow<'static, str>>,
-        status: Status,
         failure: Failure,
         message: impl Into<String>,
         duration: Duration,
@@ -226,11 +247,9 @@ impl ToolResult {
         ToolResult {
             invocation_id,
             tool_name: tool_name.into(),
-            status,
             content: vec![ContentBlock::text(message)],
             value: None,
             card: CardSlot::default(),
-            is_error: true,
             duration,
             truncated: false,
             output_type: OutputType::Text,
@@ -299,17 +318,76 @@ impl ToolResult {
         Shown {
             invocation_id: self.invocation_id,
             tool_name: &self.tool_name,
-            status: self.status,
+            status: self.status(),
             content: &self.content,
             value: &self.value,
             card: self.card(),
-            is_error: self.is_error,
+            is_error: self.is_error(),
             duration: self.duration,
             truncated: self.truncated,
             output_type: self.output_type,
             parallel_group_id: self.parallel_group_id,
             failure: &self.failure,
         }
+    }
+}
+
+/// A [`ToolResult`] as it deserializes: `status` and `is_error` are read
+/// to give a failure to a result written without one.
+#[derive(Deserialize)]
+struct Stored {
+    invocation_id: Uuid,
+    tool_name: String,
+    #[serde(default)]
+    status: Option<Status>,
+    content: Vec<ContentBlock>,
+    #[serde(default)]
+    value: Option<Value>,
+    #[serde(default)]
+    card: CardSlot,
+    #[serde(default)]
+    is_error: bool,
+    #[serde(with = "duration_ms")]
+    duration: Duration,
+    truncated: bool,
+    #[serde(default)]
+    output_type: OutputType,
+    #[serde(default)]
+    parallel_group_id: Option<Uuid>,
+    #[serde(default)]
+    failure: Option<Failure>,
+}
+
+impl<'de> Deserialize<'de> for ToolResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let stored = Stored::deserialize(deserializer)?;
+        // A failed result written without its failure keeps failing: the
+        // cause its status tells, or the tool's own error.
+        let failed = stored.is_error
+            || stored
+                .status
+                .is_some_and(|status| status != Status::Success);
+        let failure = stored.failure.or_else(|| {
+            failed.then(|| {
+                Failure::new(match stored.status {
+                    Some(Status::Timeout) => Cause::Timeout,
+                    Some(Status::Cancelled) => Cause::Cancelled,
+                    _ => Cause::Tool,
+                })
+            })
+        });
+        Ok(ToolResult {
+            invocation_id: stored.invocation_id,
+            tool_name: Cow::Owned(stored.tool_name),
+            content: stored.content,
+            value: stored.value,
+            card: stored.card,
+            duration: stored.duration,
+            truncated: stored.truncated,
+            output_type: stored.output_type,
+            parallel_group_id: stored.parallel_group_id,
+            failure,
+        })
     }
 }
 
@@ -368,5 +446,60 @@ mod duration_ms {
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         u64::deserialize(d).map(Duration::from_millis)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn stored(fields: Value) -> ToolResult {
+        let mut result = json!({
+            "invocation_id": "6f1c2a8e-55b4-4b1e-9a43-8f0d2b7c1e90",
+            "tool_name": "greet",
+            "content": [{ "type": "text", "text": "no" }],
+            "duration": 3,
+            "truncated": false,
+        });
+        for (key, value) in fields.as_object().expect("an object") {
+            result[key] = value.clone();
+        }
+        serde_json::from_value(result).expect("a result")
+    }
+
+    #[test]
+    fn status_and_is_error_are_read_from_the_failure() {
+        let ok = stored(json!({ "value": "hi" }));
+        assert_eq!((ok.status(), ok.is_error()), (Status::Success, false));
+        let timed_out = stored(json!({ "failure": { "cause": "timeout" } }));
+        assert_eq!(timed_out.status(), Status::Timeout);
+        assert!(timed_out.is_error());
+        let cancelled = stored(json!({ "failure": { "cause": "cancelled" } }));
+        assert_eq!(cancelled.status(), Status::Cancelled);
+        let refused = stored(json!({ "failure": { "cause": "denied" } }));
+        assert_eq!(refused.status(), Status::Error);
+    }
+
+    #[test]
+    fn a_failed_result_written_without_its_failure_still_failed() {
+        let failed = stored(json!({ "status": "error", "is_error": true }));
+        assert!(failed.is_error());
+        assert_eq!(failed.failure, Some(Failure::new(Cause::Tool)));
+        let timed_out = stored(json!({ "status": "timeout", "is_error": true }));
+        assert_eq!(timed_out.status(), Status::Timeout);
+        let flagged = stored(json!({ "is_error": true }));
+        assert_eq!(flagged.status(), Status::Error);
+    }
+
+    #[test]
+    fn a_result_serializes_its_status_and_is_error() {
+        let timed_out = stored(json!({ "failure": { "cause": "timeout" } }));
+        let written = serde_json::to_value(&timed_out).expect("serializes");
+        assert_eq!(written["status"], "timeout");
+        assert_eq!(written["is_error"], true);
+        let read: ToolResult = serde_json::from_value(written).expect("reads back");
+        assert_eq!(read, timed_out);
     }
 }

@@ -171,7 +171,7 @@ pub async fn run(options: &Options, out: &mut dyn Write) -> Result<Summary, Stri
         }
         let ran = turn.run(&registry).await;
         for (index, (call, result)) in turn.calls.iter().zip(&ran.results).enumerate() {
-            let status = if result.is_error { "error" } else { "ok" };
+            let status = if result.is_error() { "error" } else { "ok" };
             say(
                 out,
                 format!(
@@ -185,14 +185,14 @@ pub async fn run(options: &Options, out: &mut dyn Write) -> Result<Summary, Stri
                 Ok(args) => say(out, format!("    {args}")),
                 Err(error) => say(out, format!("    (not run: {error})")),
             }
-            match (result.card(), result.is_error) {
+            match (result.card(), result.is_error()) {
                 (Some(card), false) => {
                     let _ = write!(out, "{}", view::card(card, options.style));
                 }
                 _ => say(out, format!("    → {}", ran.reply[index].content)),
             }
             summary.calls += 1;
-            summary.errors += usize::from(result.is_error);
+            summary.errors += usize::from(result.is_error());
         }
         messages.extend(ran.reply.into_iter().map(Message::Tool));
     }

@@ -358,7 +358,7 @@ pub fn call(
             text.push_str(&card_indented(card, "  ", style));
         }
         Some(result) => {
-            let paint = if result.is_error {
+            let paint = if result.is_error() {
                 Paint::Red
             } else {
                 Paint::Dim
@@ -390,7 +390,7 @@ pub fn call(
 }
 
 fn status_text(result: &ToolResult, style: Style) -> String {
-    match result.status {
+    match result.status() {
         Status::Success => style.paint(Paint::Green, "success"),
         Status::Error => style.paint(Paint::Red, "error"),
         Status::Timeout => style.paint(Paint::Red, "timeout"),

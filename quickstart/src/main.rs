@@ -49,7 +49,7 @@ async fn main() {
     let bad = registry
         .call("read_text", json!({ "path": "/no/such/file" }))
         .await;
-    assert!(bad.is_error && bad.text().contains("cannot read `/no/such/file`"));
+    assert!(bad.is_error() && bad.text().contains("cannot read `/no/such/file`"));
 }
 
 #[cfg(test)]

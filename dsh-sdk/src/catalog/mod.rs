@@ -40,12 +40,12 @@
 //! registry.set_status("rg", ToolStatus::Unavailable, Some("`rg` is not on the PATH")).unwrap();
 //!
 //! let result = registry.call("rg", json!({ "pattern": "fn main" })).await;
-//! assert!(result.is_error);
+//! assert!(result.is_error());
 //! assert_eq!(result.text(), "`rg` is unavailable and cannot be called: `rg` is not on the PATH");
 //!
 //! // ripgrep installed: the status goes back, and the catalog is republished.
 //! registry.set_status("rg", ToolStatus::Available, None).unwrap();
-//! assert!(!registry.call("rg", json!({ "pattern": "fn main" })).await.is_error);
+//! assert!(!registry.call("rg", json!({ "pattern": "fn main" })).await.is_error());
 //! # }
 //! ```
 //!

@@ -339,7 +339,7 @@ impl From<&ToolResult> for InvokeResult {
         InvokeResult {
             invocation_id: result.invocation_id,
             tool_name: result.tool_name.to_string(),
-            status: result.status,
+            status: result.status(),
             output: match &result.value {
                 Some(value) => value.clone(),
                 None => Value::String(result.text()),

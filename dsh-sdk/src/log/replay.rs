@@ -114,7 +114,7 @@ fn replay_call(
     };
     let Some(executed) = &call.executed else {
         return Outcome::Skipped(Skip::NotExecuted {
-            status: logged.status,
+            status: logged.status(),
         });
     };
     let Some(entry) = registry.pool().entry(&executed.tool_name) else {
@@ -167,7 +167,7 @@ fn replay_call(
 /// a log written before such records has only its content to tell.
 fn spill_failed(call: &LoggedCall, logged: &ToolResult) -> bool {
     call.spill_failed.is_some()
-        || (!logged.is_error && logged.truncated && is_unsaved(&logged.content))
+        || (!logged.is_error() && logged.truncated && is_unsaved(&logged.content))
 }
 
 /// The logged running card against the tool's `present_call` of the same
@@ -231,8 +231,8 @@ impl Projected {
 
     fn of(result: &ToolResult) -> Self {
         Projected {
-            status: result.status,
-            is_error: result.is_error,
+            status: result.status(),
+            is_error: result.is_error(),
             content: result.content.clone(),
             card: result.card().cloned(),
             truncated: result.truncated,

@@ -78,7 +78,7 @@ fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolRes
             result.tool_name
         ))];
     }
-    if result.is_error {
+    if result.is_error() {
         let mut call = CallToolResult::error(content);
         // Typed, for clients that switch on why the call failed.
         if let Some(failure) = &result.failure

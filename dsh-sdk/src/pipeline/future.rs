@@ -281,7 +281,7 @@ fn end(mut pending: Pending<'_>, mut result: ToolResult) -> ToolResult {
     pending.armed = false;
     let registry = pending.registry;
     result.duration = pending.elapsed();
-    if result.status == Status::Cancelled
+    if result.status() == Status::Cancelled
         && let Some(entry) = registry.pool.entry(&result.tool_name)
     {
         result.output_type = entry.def.resolve_output_type(None);

@@ -16,7 +16,7 @@ use super::finalize::Finished;
 use crate::content::ContentBlock;
 use crate::names::OutputType;
 use crate::pool::Refusal;
-use crate::result::{Cause, Failure, Status, ToolResult};
+use crate::result::{Cause, Failure, ToolResult};
 use crate::schema::limits::Exceeded;
 use crate::schema::{Violation, describe};
 use crate::tool::ToolError;
@@ -180,15 +180,6 @@ impl OutputError {
 }
 
 impl Stop {
-    /// How a call that stopped this way ended.
-    fn status(&self) -> Status {
-        match self {
-            Stop::ApprovalTimeout { .. } | Stop::Timeout { .. } => Status::Timeout,
-            Stop::Cancelled { .. } => Status::Cancelled,
-            _ => Status::Error,
-        }
-    }
-
     /// What stopped it, typed.
     fn failure(&self) -> Failure {
         let cause = match self {
@@ -261,7 +252,6 @@ impl Head {
         let mut result = ToolResult::failed(
             self.invocation_id,
             self.tool.clone(),
-            stop.status(),
             stop.failure(),
             stop.to_string(),
             // Measured once the result is whole.
@@ -285,11 +275,9 @@ impl Head {
         ToolResult {
             invocation_id: self.invocation_id,
             tool_name: self.tool,
-            status: Status::Success,
             content: finished.content,
             value: Some(value),
             card: finished.card,
-            is_error: false,
             // Measured once the result is whole.
             duration: Duration::ZERO,
             truncated: finished.spill.is_some(),

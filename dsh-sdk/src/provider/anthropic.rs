@@ -89,7 +89,7 @@ impl ModelTurn for Turn {
                 .map(|(call, result)| ToolResultBlock {
                     tool_use_id: call.id.clone(),
                     content: content(&result),
-                    is_error: result.is_error,
+                    is_error: result.is_error(),
                 })
                 .collect(),
         }

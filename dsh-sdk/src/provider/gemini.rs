@@ -131,7 +131,7 @@ fn function_response(id: Option<String>, call: &Call, result: &ToolResult) -> Fu
     FunctionResponse {
         id,
         name: call.name.clone(),
-        response: if result.is_error {
+        response: if result.is_error() {
             FunctionResult::Error { error: text }
         } else {
             FunctionResult::Output { output: text }

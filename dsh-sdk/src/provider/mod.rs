@@ -73,7 +73,7 @@ use uuid::Uuid;
 use crate::content::{ContentBlock, EmbeddedResource};
 use crate::pipeline::ToolCall;
 use crate::registry::Registry;
-use crate::result::{Cause, Failure, Status, ToolResult};
+use crate::result::{Cause, Failure, ToolResult};
 
 pub mod anthropic;
 pub mod gemini;
@@ -507,7 +507,6 @@ pub(crate) fn not_run(name: &str, message: &str) -> ToolResult {
     ToolResult::failed(
         Uuid::new_v4(),
         name.to_owned(),
-        Status::Error,
         Failure::new(Cause::InvalidArguments),
         message,
         Duration::ZERO,
@@ -641,7 +640,7 @@ pub(crate) fn shown_unless_failed<'a>(
     types: &'a [&'a str],
     why: &'a str,
 ) -> (&'a [&'a str], &'a str) {
-    if result.is_error {
+    if result.is_error() {
         (&[], "the result is an error")
     } else {
         (types, why)
@@ -683,7 +682,7 @@ pub(crate) fn text_only(result: &ToolResult, why_no_images: &str) -> String {
         .filter_map(|block| describe_block(block, why_no_images))
         .collect::<Vec<_>>()
         .join("\n");
-    if result.is_error {
+    if result.is_error() {
         format!("Error: {text}")
     } else {
         text

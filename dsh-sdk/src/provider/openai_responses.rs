@@ -106,7 +106,7 @@ fn output(result: &ToolResult) -> Output {
     if !parts.iter().any(|part| matches!(part, Part::Image { .. })) {
         return Output::Text(super::text_only(result, NOT_SHOWN));
     }
-    let error = result.is_error.then(|| InputContent::InputText {
+    let error = result.is_error().then(|| InputContent::InputText {
         text: "Error:".into(),
     });
     let parts = parts.into_iter().map(|part| match part {

@@ -28,7 +28,7 @@ async fn an_unknown_property_is_a_violation_with_the_closest_name() {
     let result = registry
         .call("search", json!({ "query": "a", "limt": 1 }))
         .await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(
         result.text(),
         "invalid arguments for `search`: /limt: unknown property; did you mean `limit`?"
@@ -164,7 +164,7 @@ async fn a_tool_may_accept_unknown_properties() {
     let result = registry
         .call("lenient", json!({ "tag": "t", "extra": 1 }))
         .await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     assert_eq!(result.text(), "t");
     let export = registry.export(Format::Anthropic);
     assert!(

@@ -168,7 +168,7 @@ async fn a_batch_dropped_half_way_records_each_call_it_started_as_cancelled() {
     assert!(
         results
             .iter()
-            .all(|result| result.status == Status::Cancelled),
+            .all(|result| result.status() == Status::Cancelled),
         "{results:?}"
     );
 }
@@ -259,5 +259,5 @@ async fn a_run_of_safe_calls_runs_the_tools_there_were_when_it_started() {
     let results = registry
         .call_batch(vec![ToolCall::new("quick", json!({ "number": 7 }))])
         .await;
-    assert!(results[0].is_error, "{}", results[0].text());
+    assert!(results[0].is_error(), "{}", results[0].text());
 }

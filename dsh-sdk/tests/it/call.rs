@@ -38,8 +38,8 @@ async fn a_good_call_returns_content_value_and_a_generic_card() {
     let result = registry
         .call("read_file", json!({ "path": "/etc/hosts", "limit": 3 }))
         .await;
-    assert_eq!(result.status, Status::Success);
-    assert!(!result.is_error);
+    assert_eq!(result.status(), Status::Success);
+    assert!(!result.is_error());
     assert_eq!(result.content, [ContentBlock::text("/etc/hosts (Some(3))")]);
     assert_eq!(result.value, Some(json!("/etc/hosts (Some(3))")));
     assert_eq!(
@@ -58,8 +58,8 @@ async fn a_good_call_returns_content_value_and_a_generic_card() {
 async fn every_violation_is_reported_at_once_and_execute_never_runs() {
     let (registry, calls) = registry();
     let result = registry.call("read_file", json!({ "limit": -1 })).await;
-    assert!(result.is_error);
-    assert_eq!(result.status, Status::Error);
+    assert!(result.is_error());
+    assert_eq!(result.status(), Status::Error);
     assert_eq!(
         result.text(),
         "invalid arguments for `read_file`: /limit: -1 is less than the minimum of 0; /path: required property missing"
@@ -100,7 +100,7 @@ async fn args_sent_as_a_json_string_are_accepted() {
 async fn an_unknown_tool_names_the_closest() {
     let (registry, _) = registry();
     let result = registry.call("read_flie", json!({})).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(result.tool_name, "read_flie");
     assert_eq!(
         result.text(),
@@ -133,12 +133,12 @@ async fn a_call_runs_the_tool_it_was_made_to_even_if_unregistered_before_it_is_p
     let made = registry.call("cat", json!({ "path": "/a" }));
     assert!(handle.unregister());
     let result = made.await;
-    assert_eq!(result.status, Status::Success, "{:?}", result.content);
+    assert_eq!(result.status(), Status::Success, "{:?}", result.content);
     assert_eq!(result.tool_name, "read_file");
     assert_eq!(calls.0.load(Ordering::SeqCst), 1);
     // A call made once it is gone finds none.
     let result = registry.call("read_file", json!({ "path": "/a" })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(calls.0.load(Ordering::SeqCst), 1);
 }
 
@@ -147,7 +147,7 @@ async fn a_tool_error_reaches_the_model() {
     let registry = Registry::new();
     registry.register::<lookup>().unwrap();
     let result = registry.call("lookup", json!({ "name": "ada" })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(result.text(), "`lookup` failed: no user named `ada`");
 }
 
@@ -169,7 +169,7 @@ async fn an_output_that_breaks_its_schema_never_reaches_the_model() {
     let registry = Registry::new();
     registry.register::<overflow>().unwrap();
     let result = registry.call("overflow", json!({})).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(result.value, None);
     assert_eq!(
         result.text(),
@@ -188,7 +188,7 @@ async fn a_panic_in_execute_becomes_an_error_result() {
     let registry = Registry::new();
     registry.register::<explode>().unwrap();
     let result = registry.call("explode", json!({})).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(result.text(), "`explode` panicked: boom");
 }
 
@@ -216,7 +216,7 @@ async fn a_render_shapes_the_content_and_a_panicking_one_becomes_an_error() {
     assert_eq!(result.value, Some(json!("hey")));
 
     let result = registry.call("shout_tool", json!({ "word": "" })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(
         result.text(),
         "`shout_tool` could not render its output: the render panicked: nothing to shout"
@@ -316,7 +316,7 @@ async fn a_tool_that_reads_its_context_gets_its_own_calls_and_one_that_does_not_
     let id = call.id().to_string();
     let call = dsh_sdk::ToolCall::new("echo", json!({ "expected": id })).invocation_id(call.id());
     let result = registry.call_with(call).await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     assert_eq!(result.text(), id);
 
     assert_eq!(

@@ -215,8 +215,8 @@ async fn an_unavailable_tool_is_refused_until_it_is_available_again() {
     for name in ["rg", "ripgrep"] {
         for args in [json!({ "pattern": "x" }), json!({})] {
             let result = registry.call(name, args).await;
-            assert_eq!(result.status, Status::Error);
-            assert!(result.is_error);
+            assert_eq!(result.status(), Status::Error);
+            assert!(result.is_error());
             assert_eq!(result.tool_name, "rg");
             assert_eq!(
                 result.text(),
@@ -253,7 +253,7 @@ async fn a_fatal_diagnostic_blocks_its_tool() {
             .tool("ripgrep"),
     );
     let result = registry.call("rg", json!({ "pattern": "x" })).await;
-    assert_eq!(result.status, Status::Error);
+    assert_eq!(result.status(), Status::Error);
     assert_eq!(
         result.text(),
         "`rg` is blocked by a fatal diagnostic and cannot be called: DEPENDENCY_MISSING: libpcre2 is missing"
@@ -375,7 +375,7 @@ async fn error_diagnostics_and_degraded_status_warn_the_user_and_the_call_runs()
     );
 
     let (result, progress) = progress_of(&registry, "rg", json!({ "pattern": "x" })).await;
-    assert_eq!(result.status, Status::Success);
+    assert_eq!(result.status(), Status::Success);
     assert_eq!(result.text(), "searched x", "the model is not told");
     assert_eq!(
         progress,

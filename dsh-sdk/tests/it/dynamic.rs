@@ -79,7 +79,7 @@ async fn a_dynamic_tool_runs_through_the_pipeline() {
     let result = registry
         .call("repeat", json!({ "text": "ab", "times": 3 }))
         .await;
-    assert_eq!(result.status, Status::Success);
+    assert_eq!(result.status(), Status::Success);
     assert_eq!(result.text(), "ababab");
     assert_eq!(result.value, Some(json!("ababab")));
     // No `present`: the generic card, with the raw arguments.
@@ -114,7 +114,7 @@ async fn arguments_are_validated_before_the_handler_sees_them() {
             json!({ "text": "too long", "times": 0, "extra": true }),
         )
         .await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(
         result.text(),
         "invalid arguments for `strict`: /extra: unknown property; \
@@ -136,7 +136,7 @@ async fn values_are_validated_against_the_output_schema() {
     let _liar = registry.register_dynamic(liar).unwrap();
 
     let result = registry.call("liar", json!({})).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(
         result.text(),
         "`liar` returned an output that breaks its schema: /: 42 is not of type \"string\""
@@ -178,7 +178,7 @@ async fn a_handler_error_reaches_the_model() {
     let _fails = registry.register_dynamic(tool).unwrap();
 
     let result = registry.call("fails", json!({})).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(result.text(), "`fails` failed: the disk is full");
 }
 
@@ -219,7 +219,7 @@ async fn the_handler_gets_the_calls_exec() {
     })
     .await
     .expect("the call ends once cancelled");
-    assert_eq!(result.status, Status::Cancelled);
+    assert_eq!(result.status(), Status::Cancelled);
     assert_eq!(
         *chunks.lock().unwrap(),
         vec![(StreamType::Progress, "started".to_owned())]

@@ -86,8 +86,8 @@ async fn a_typed_error_reaches_the_result_with_its_kind_and_value() {
     let _edit = registry.register::<Edit>().unwrap();
 
     let result = registry.call("edit", json!({ "old": "fn main" })).await;
-    assert!(result.is_error);
-    assert_eq!(result.status, Status::Error);
+    assert!(result.is_error());
+    assert_eq!(result.status(), Status::Error);
     assert_eq!(
         result.text(),
         "`edit` failed: no match for `fn main` in the file"
@@ -104,7 +104,7 @@ async fn a_typed_error_reaches_the_result_with_its_kind_and_value() {
     );
 
     let result = registry.call("edit", json!({ "old": "found" })).await;
-    assert!(!result.is_error);
+    assert!(!result.is_error());
     assert_eq!(result.failure, None);
 }
 

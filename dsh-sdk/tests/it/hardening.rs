@@ -124,7 +124,7 @@ async fn arguments_from_the_approver_meet_the_deny_rules_gates_and_guards() {
     let result = registry
         .call("write_file", json!({ "path": "/tmp/a" }))
         .await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(
         result.text(),
         "`write_file` cannot run with the arguments its approver gave: denied by rule `deny write_file(path: /etc/*)`"
@@ -158,7 +158,7 @@ async fn a_second_ask_is_put_once_and_a_second_override_is_refused() {
         },
     )));
     let result = registry.call("write_file", json!({ "path": "/tmp" })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(
         result.text(),
         "`write_file` was not run: its approver changed the arguments, was asked again about the new ones, and changed them again; arguments are changed at most once per call"
@@ -182,8 +182,8 @@ async fn panicking(builder: RegistryBuilder, expected: &str) {
         })
     };
     let result = call.await.expect("the panic stayed inside the call");
-    assert!(result.is_error);
-    assert_eq!(result.status, Status::Error);
+    assert!(result.is_error());
+    assert_eq!(result.status(), Status::Error);
     assert_eq!(result.text(), expected);
     let logged = results(&events);
     assert_eq!(logged.len(), 1, "a result record follows the request");
@@ -352,14 +352,14 @@ async fn arguments_nested_too_deep_are_refused_before_the_log_sees_them() {
     // At the limit: accepted, run, logged, and the log reads back.
     let at_limit = json!({ "value": nested(63) });
     let result = registry.call("echo", at_limit).await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     // Just over it, and far over it, on this test thread's stack.
     for levels in [64, 10_000] {
         // Not `json!`, which would copy the value, recursively.
         let mut args = serde_json::Map::new();
         args.insert("value".into(), nested(levels));
         let result = registry.call("echo", Value::Object(args)).await;
-        assert!(result.is_error);
+        assert!(result.is_error());
         assert_eq!(
             result.text(),
             "invalid arguments for `echo`: the arguments are nested deeper than 64 levels of arrays and objects (the limit is 64)"
@@ -403,14 +403,14 @@ async fn the_highest_depth_limit_still_logs_readable_records() {
             json!({ "value": nested(dsh_sdk::limits::MAX_DEPTH - 1) }),
         )
         .await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     let result = registry
         .call(
             "echo",
             json!({ "value": nested(dsh_sdk::limits::MAX_DEPTH) }),
         )
         .await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     drop(logging);
     let read = Log::read(&path).expect("the log reads back");
     assert_eq!(read.calls().len(), 2);
@@ -422,14 +422,14 @@ async fn an_output_nested_too_deep_is_an_error_not_a_stack_overflow() {
     let registry = build(Registry::builder());
     for levels in [65, 10_000] {
         let result = registry.call("deep", json!({ "levels": levels })).await;
-        assert!(result.is_error);
+        assert!(result.is_error());
         assert_eq!(
             result.text(),
             "`deep` returned an output nested deeper than 64 levels of arrays and objects (the limit is 64)"
         );
     }
     let result = registry.call("deep", json!({ "levels": 64 })).await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
 }
 
 #[tokio::test]
@@ -535,7 +535,7 @@ async fn an_approver_that_never_answers_times_out() {
     let result = registry
         .call("write_file", json!({ "path": "/tmp/x" }))
         .await;
-    assert_eq!(result.status, Status::Timeout);
+    assert_eq!(result.status(), Status::Timeout);
     assert_eq!(
         result.text(),
         "`write_file` was not run: its approval got no answer within 20 ms"
@@ -553,7 +553,7 @@ async fn a_dropped_call_still_records_a_result() {
     let logged = results(&events);
     assert_eq!(logged.len(), 1);
     assert_eq!(logged[0].invocation_id, id);
-    assert_eq!(logged[0].status, Status::Cancelled);
+    assert_eq!(logged[0].status(), Status::Cancelled);
     assert_eq!(
         logged[0].text(),
         "`write_file` was cancelled before it finished: the call was dropped"
@@ -567,7 +567,7 @@ async fn a_huge_unknown_name_is_cut_short() {
     let registry = build(Registry::builder());
     let name = "write_fil".repeat(500_000);
     let result = registry.call(&name, json!({})).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     let text = result.text();
     assert!(text.len() < 300, "{} bytes", text.len());
     assert_eq!(text, format!("no tool named `{}…`", &name[..128]));

@@ -121,7 +121,7 @@ async fn calls_that_never_execute_have_no_executed_record() {
     let calls = Log::read(&path).unwrap().calls();
     assert!(calls.iter().all(|call| call.executed.is_none()));
     assert_eq!(calls[1].tool_name(), "gret");
-    assert_eq!(calls[1].result.as_ref().unwrap().status, Status::Error);
+    assert_eq!(calls[1].result.as_ref().unwrap().status(), Status::Error);
 }
 
 #[tokio::test]
@@ -217,11 +217,11 @@ async fn concurrent_calls_never_interleave_records() {
     assert_eq!(calls.len(), 64);
     assert!(calls.iter().all(|call| call.result.is_some()));
     assert_eq!(log.records.len(), 32 * 4 + 32 * 7);
-    assert!(
-        calls
-            .iter()
-            .all(|call| call.result.as_ref().is_some_and(|result| !result.is_error))
-    );
+    assert!(calls.iter().all(|call| {
+        call.result
+            .as_ref()
+            .is_some_and(|result| !result.is_error())
+    }));
 }
 
 #[tokio::test]
@@ -402,7 +402,7 @@ async fn a_failed_write_is_reported_and_a_log_that_cannot_cut_it_stops() {
     let registry = registry();
     let _logging = registry.subscribe(log.subscriber());
     let result = registry.call("greet", json!({ "name": "Ada" })).await;
-    assert!(!result.is_error, "a failing log never fails a call");
+    assert!(!result.is_error(), "a failing log never fails a call");
     let error = log.take_error().unwrap();
     assert!(matches!(error, LogError::Write { .. }), "{error:?}");
     assert_eq!(

@@ -1052,7 +1052,7 @@ async fn a_field_openai_strict_makes_required_and_nullable_may_still_be_left_out
 
     // The canonical schema still takes the field missing…
     let result = registry.call("list", json!({})).await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     assert_eq!(result.text(), "limit=None all=false");
     // …or null, as strict mode may send it…
     let result = registry
@@ -1061,7 +1061,7 @@ async fn a_field_openai_strict_makes_required_and_nullable_may_still_be_left_out
     assert_eq!(result.text(), "limit=None all=true");
     // …and still enforces what the lowered schema only describes.
     let result = registry.call("list", json!({ "limit": -1 })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(
         result.text(),
         "invalid arguments for `list`: /limit: -1 is less than the minimum of 0"
@@ -1082,7 +1082,7 @@ async fn a_constraint_moved_into_the_description_is_still_enforced() {
             json!({ "query": "", "order": { "by": "name" } }),
         )
         .await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert!(result.text().contains("/query"), "{}", result.text());
 }
 

@@ -237,8 +237,8 @@ async fn a_tool_timeout_and_a_registry_timeout_end_the_call_with_status_timeout(
     let registry = Registry::builder().timeout(Duration::from_secs(5)).build();
     registry.register::<sleepy>().unwrap();
     let result = registry.call("sleepy", json!({ "millis": 10_000 })).await;
-    assert_eq!(result.status, Status::Timeout);
-    assert!(result.is_error);
+    assert_eq!(result.status(), Status::Timeout);
+    assert!(result.is_error());
     assert_eq!(result.text(), "`sleepy` timed out after 50 ms");
 
     let registry = Registry::builder()
@@ -247,7 +247,7 @@ async fn a_tool_timeout_and_a_registry_timeout_end_the_call_with_status_timeout(
     registry.register::<read_file>().unwrap();
     registry.register::<slow_read>().unwrap();
     let result = registry.call("slow_read", json!({})).await;
-    assert_eq!(result.status, Status::Timeout);
+    assert_eq!(result.status(), Status::Timeout);
     assert_eq!(result.text(), "`slow_read` timed out after 20 ms");
 }
 
@@ -258,7 +258,7 @@ async fn a_timeout_too_far_off_lets_the_call_finish() {
     let registry = Registry::builder().timeout(Duration::MAX).build();
     registry.register::<wait_a_little>().unwrap();
     let result = registry.call("wait_a_little", json!({})).await;
-    assert_eq!(result.status, Status::Success, "{}", result.text());
+    assert_eq!(result.status(), Status::Success, "{}", result.text());
     assert_eq!(result.text(), "waited");
 }
 
@@ -363,7 +363,7 @@ async fn cancelling_a_call_drops_a_tool_that_ignores_its_token() {
     });
     let result = registry.call_with(call).await;
     canceller.await.unwrap();
-    assert_eq!(result.status, Status::Cancelled);
+    assert_eq!(result.status(), Status::Cancelled);
     assert_eq!(result.text(), "`forever` was cancelled before it finished");
     assert_eq!(
         DROPPED.load(Ordering::SeqCst),
@@ -387,7 +387,7 @@ async fn cancelling_a_call_drops_a_tool_that_ignores_its_token() {
             batch,
         )
         .await;
-    assert!(results.iter().all(|r| r.status == Status::Cancelled));
+    assert!(results.iter().all(|r| r.status() == Status::Cancelled));
     assert_eq!(DROPPED.load(Ordering::SeqCst), 3);
 }
 
@@ -432,7 +432,7 @@ async fn cancelling_a_batch_cancels_the_token_each_tool_holds() {
     )
     .await
     .expect("the batch was never cancelled: the tools did not record their tokens");
-    assert!(results.iter().all(|r| r.status == Status::Cancelled));
+    assert!(results.iter().all(|r| r.status() == Status::Cancelled));
     let tokens = seen.0.lock().unwrap();
     assert_eq!(tokens.len(), 2);
     assert!(
@@ -520,7 +520,7 @@ async fn post_execute_decisions() {
         .into()
     });
     let result = block.call("score", json!({ "percent": 40 })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(result.value, None);
     assert_eq!(
         result.text(),
@@ -533,7 +533,7 @@ async fn an_invalid_output_is_an_error_naming_the_field() {
     let registry = Registry::new();
     registry.register::<score>().unwrap();
     let result = registry.call("score", json!({ "percent": 101 })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(result.value, None);
     assert_eq!(
         result.text(),
@@ -577,7 +577,7 @@ async fn oversized_content_spills_to_a_file_named_by_the_invocation_id() {
 
     let result = registry.call("repeat", json!({ "times": 500 })).await;
     assert!(result.truncated);
-    assert!(!result.is_error);
+    assert!(!result.is_error());
     let path = spill_dir.join(format!("{}.txt", result.invocation_id));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "é".repeat(500));
     assert_eq!(
@@ -614,8 +614,8 @@ async fn a_failed_spill_keeps_the_value_and_the_preview() {
         .build();
     registry.register::<repeat>().unwrap();
     let result = registry.call("repeat", json!({ "times": 50 })).await;
-    assert!(!result.is_error, "{}", result.text());
-    assert_eq!(result.status, Status::Success);
+    assert!(!result.is_error(), "{}", result.text());
+    assert_eq!(result.status(), Status::Success);
     assert!(result.truncated);
     assert_eq!(
         result.value,

@@ -277,7 +277,7 @@ async fn a_render_that_panicked_gives_the_same_error_on_replay() {
     .await;
     let calls = log.calls();
     let live = calls[0].result.as_ref().unwrap();
-    assert!(live.is_error);
+    assert!(live.is_error());
     assert_eq!(
         live.text(),
         "`fragile` could not render its output: the render panicked: cannot render `boom`"

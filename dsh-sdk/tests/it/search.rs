@@ -115,7 +115,7 @@ async fn tool_search_returns_full_definitions_and_appends_them_after_the_stable_
             json!({ "query": "weather forecast for a city", "limit": 1 }),
         )
         .await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     let found = &result.value.unwrap()["tools"];
     assert_eq!(found.as_array().unwrap().len(), 1);
     assert_eq!(found[0]["name"], "weather_forecast");

@@ -40,7 +40,7 @@ async fn call(registry: &Registry, name: &str, args: Value) -> (Option<Value>, T
 }
 
 fn card(result: &ToolResult) -> Value {
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     serde_json::to_value(result.card().expect("a top-level call has a card")).unwrap()
 }
 
@@ -141,7 +141,7 @@ async fn bash_streams_what_the_command_prints() {
             json!({ "command": "pwd; echo oops >&2", "cwd": dir.path() }),
         )
         .await;
-    assert_eq!(result.status, Status::Success, "{}", result.text());
+    assert_eq!(result.status(), Status::Success, "{}", result.text());
     let mut chunks = chunks.lock().unwrap().clone();
     chunks.sort_by_key(|(kind, _)| *kind == StreamType::Stderr);
     let cwd = dir.path().canonicalize().unwrap().display().to_string();
@@ -189,7 +189,7 @@ async fn bash_stops_when_the_call_is_cancelled() {
         cancel.cancel();
     };
     let (result, ()) = tokio::join!(registry.call_with(call), canceller);
-    assert_eq!(result.status, Status::Cancelled);
+    assert_eq!(result.status(), Status::Cancelled);
     assert!(started.elapsed() < Duration::from_secs(4));
 }
 

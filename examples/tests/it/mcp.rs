@@ -366,7 +366,7 @@ async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
     let shifted = registry
         .call("add_days", json!({ "date": "2024-02-28", "days": 1 }))
         .await;
-    assert!(!shifted.is_error, "{}", shifted.text());
+    assert!(!shifted.is_error(), "{}", shifted.text());
     assert_eq!(
         shifted.value,
         Some(json!({ "date": "2024-02-29", "weekday": "Thu" }))
@@ -393,7 +393,7 @@ async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
             json!({ "path": "/nonexistent", "old": "a", "new": "b" }),
         )
         .await;
-    assert!(refused.is_error);
+    assert!(refused.is_error());
     assert!(
         refused.text().contains("no approver is set up"),
         "{}",
@@ -435,7 +435,7 @@ async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
     let refused = registry
         .call("add_days", json!({ "date": "2024-02-28", "days": 1 }))
         .await;
-    assert!(refused.is_error);
+    assert!(refused.is_error());
     assert_eq!(
         refused.text(),
         "`add_days` is unavailable and cannot be called: the MCP server `examples` is gone: its connection closed"
@@ -445,7 +445,7 @@ async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
         !registry
             .call("greet", json!({ "name": "Ada" }))
             .await
-            .is_error
+            .is_error()
     );
 
     // Dropping the proxy takes its tools out of the pool.
@@ -480,8 +480,8 @@ async fn a_server_proxied_over_http_reports_its_death_by_name() {
     let failed = tokio::time::timeout(STEP, registry.call("ex_greet", json!({ "name": "Ada" })))
         .await
         .expect("the call ends in time");
-    assert!(failed.is_error);
-    assert!(failed.is_error);
+    assert!(failed.is_error());
+    assert!(failed.is_error());
     assert!(
         failed.text().starts_with(
             "`ex_greet` failed: the MCP server `examples` is gone: nothing answers at its address ("

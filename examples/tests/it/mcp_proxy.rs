@@ -71,7 +71,7 @@ async fn a_server_process_that_dies_is_started_again_and_its_tools_come_back() {
     let tools = proxy.tools();
     assert!(tools.contains(&"add_days".to_owned()), "{tools:?}");
     let args = json!({ "date": "2024-02-28", "days": 1 });
-    assert!(!registry.call("add_days", args.clone()).await.is_error);
+    assert!(!registry.call("add_days", args.clone()).await.is_error());
 
     let first = pid(&pid_file, None).await;
     assert!(
@@ -109,5 +109,5 @@ async fn a_server_process_that_dies_is_started_again_and_its_tools_come_back() {
     assert_eq!(proxy.tools(), tools);
     assert_eq!(status("add_days"), Some(ToolStatus::Available));
     let ran = registry.call("add_days", args).await;
-    assert!(!ran.is_error, "{}", ran.text());
+    assert!(!ran.is_error(), "{}", ran.text());
 }

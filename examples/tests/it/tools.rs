@@ -22,7 +22,7 @@ async fn read_file_numbers_lines_and_presents_a_read_card() {
     let result = registry()
         .call("cat", json!({ "path": path, "offset": 2, "limit": 1 }))
         .await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     assert_eq!(result.text(), "     2\ttwo\n");
     assert_eq!(
         result.value.as_ref().unwrap(),
@@ -73,7 +73,7 @@ async fn add_days_does_calendar_arithmetic() {
     let result = registry
         .call("add_days", json!({ "date": "27/02/2024", "days": 1 }))
         .await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert_eq!(
         result.text(),
         r#"invalid arguments for `add_days`: /date: "27/02/2024" is not a "date""#
@@ -123,7 +123,7 @@ async fn edit_file_reports_each_failure_shape() {
     );
 
     let result = call("fn main", "fn start").await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     let card = serde_json::to_value(result.card().unwrap()).unwrap();
     assert_eq!(card["card"], "diff");
     assert_eq!(card["hunks"][0]["lines"][0], Value::from("-fn main() {"));

@@ -125,7 +125,7 @@ impl McpServer {
         if let Some(progress) = progress {
             progress.finish().await;
         }
-        if result.is_error && self.registry.get(&request.name).is_none() {
+        if result.is_error() && self.registry.get(&request.name).is_none() {
             // The pipeline's message names the closest tools.
             return Err(ErrorData::invalid_params(result.text(), None));
         }

@@ -106,7 +106,7 @@ async fn a_changed_tool_is_blocked_until_its_new_contract_is_approved() {
         diagnostic.message
     );
     let blocked = host.call("greet", json!({ "name": "Ada" })).await;
-    assert!(blocked.is_error);
+    assert!(blocked.is_error());
     assert!(
         blocked.text().contains("changed its definition"),
         "{}",
@@ -122,7 +122,7 @@ async fn a_changed_tool_is_blocked_until_its_new_contract_is_approved() {
     assert!(proxy.approve_contract("greet"));
     assert_ne!(pins.get("greet").as_deref(), Some(first.as_str()));
     let ran = host.call("greet", json!({ "name": "Ada" })).await;
-    assert!(!ran.is_error, "{}", ran.text());
+    assert!(!ran.is_error(), "{}", ran.text());
     assert_eq!(ran.text(), "Hello, Ada!");
     assert!(!proxy.approve_contract("nothing"));
 }
@@ -146,7 +146,7 @@ async fn pins_from_an_earlier_run_block_a_tool_that_differs_at_connect() {
         .await
         .unwrap();
     let blocked = host.call("greet", json!({ "name": "Ada" })).await;
-    assert!(blocked.is_error, "{}", blocked.text());
+    assert!(blocked.is_error(), "{}", blocked.text());
 }
 
 #[tokio::test]

@@ -180,7 +180,7 @@ async fn a_killed_server_s_tools_turn_unavailable_and_come_back_diffed_when_it_r
     let refused = tokio::time::timeout(Duration::from_secs(2), host.call("greet", json!({})))
         .await
         .expect("a call of an unavailable tool answers at once");
-    assert!(refused.is_error);
+    assert!(refused.is_error());
     assert_eq!(
         refused.text(),
         format!(
@@ -240,7 +240,7 @@ async fn a_killed_server_s_tools_turn_unavailable_and_come_back_diffed_when_it_r
             .iter()
             .any(|d| d.code == TOOL_CONTRACT_CHANGED && d.tool_name.as_deref() == Some("greet"))
     );
-    assert!(host.call("greet", json!({})).await.is_error);
+    assert!(host.call("greet", json!({})).await.is_error());
     assert!(proxy.approve_contract("greet"));
     assert_eq!(host.call("greet", json!({})).await.text(), "Hello again!");
 }
@@ -278,7 +278,7 @@ async fn a_server_that_never_returns_is_given_up_on_after_the_last_attempt() {
         description.contains("3 attempts to reconnect failed"),
         "{description}"
     );
-    assert!(host.call("greet", json!({})).await.is_error);
+    assert!(host.call("greet", json!({})).await.is_error());
 }
 
 /// A CA and a certificate it signed for `localhost` and 127.0.0.1: the CA's

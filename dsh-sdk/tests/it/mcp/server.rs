@@ -677,7 +677,7 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
         "Find a filed value.\n\nWhen it fails, the failure is one of: `Missing`."
     );
     let proxied = host.call("find", json!({ "key": "k" })).await;
-    assert!(proxied.is_error);
+    assert!(proxied.is_error());
     assert_eq!(
         proxied.failure,
         Some(dsh_sdk::Failure::tool(

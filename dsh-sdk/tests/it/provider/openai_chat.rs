@@ -42,7 +42,7 @@ async fn malformed_calls_are_answered_with_errors_and_the_rest_still_run() {
         Err(CallError::MissingId { name: "add".into() })
     );
     let step = turn.run(&registry()).await;
-    assert!(step.results.iter().all(|result| result.is_error));
+    assert!(step.results.iter().all(|result| result.is_error()));
     assert!(
         step.reply[0].content.starts_with(
             "Error: the arguments for `read_note` are not valid JSON (EOF while parsing"

@@ -55,7 +55,7 @@ async fn malformed_calls_are_answered_with_errors() {
     // The echoed item carries the id its output refers to.
     assert_eq!(turn.items[2]["call_id"], turn.calls[1].id.as_str());
     let step = turn.run(&registry()).await;
-    assert!(step.results.iter().all(|result| result.is_error));
+    assert!(step.results.iter().all(|result| result.is_error()));
     assert_eq!(step.reply.len(), 2);
 }
 
