@@ -1,4 +1,3 @@
-use dsh_sdk::prelude::*;
 use dsh_sdk::Registry;
 
 async fn greet(name: String) -> String {
