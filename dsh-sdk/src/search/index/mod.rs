@@ -9,26 +9,29 @@ use serde_json::Value;
 use super::text;
 use crate::tool::ToolInfo;
 use evidence::{Slots, Values};
+use fields::{Field, PerField};
+use ids::{DocId, TermId};
 pub use rerank::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
 use spelling::{Neighbours, one_edit_apart};
-
-/// The parts of a tool scored apart: its name (and aliases), its
-/// description, its parameters' names, and their descriptions and allowed
-/// values.
-const FIELDS: usize = 4;
-const NAME: usize = 0;
-const DESCRIPTION: usize = 1;
-const PARAMETER: usize = 2;
-const PARAMETER_TEXT: usize = 3;
 
 /// How much a term found in each field counts: a word of the name or the
 /// description says most about what a tool does, a word of a parameter's
 /// description least. Chosen on the evaluation's dev queries
 /// (`examples/search_eval`), checked on its held-out ones.
-const WEIGHT: [f32; FIELDS] = [2.0, 2.0, 1.0, 0.6];
+const WEIGHT: PerField<f32> = PerField {
+    name: 2.0,
+    description: 2.0,
+    parameter: 1.0,
+    parameter_text: 0.6,
+};
 /// How much each field's length discounts its terms (BM25's `b`): names are
 /// short whatever the tool, so their length says little.
-const LENGTH_NORM: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
+const LENGTH_NORM: PerField<f32> = PerField {
+    name: 0.3,
+    description: 0.75,
+    parameter: 0.5,
+    parameter_text: 0.75,
+};
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
 /// What a query term's synonym counts for, against the term itself.
@@ -88,8 +91,8 @@ const MAX_WORD_BYTES: usize = 64;
 /// One tool's occurrences of one term, per field (saturating).
 #[derive(Clone, Copy)]
 struct Posting {
-    doc: u32,
-    tf: [u8; FIELDS],
+    doc: DocId,
+    tf: PerField<u8>,
 }
 
 struct Term {
@@ -105,14 +108,21 @@ struct Term {
 #[derive(Clone, Copy)]
 enum Word {
     Skipped,
-    Term { id: u32, generation: u32 },
+    Term { id: TermId, generation: u32 },
+}
+
+/// Where one of a tool's postings sits: in the list of `term`, at `at`.
+#[derive(Clone, Copy)]
+struct PostingAt {
+    term: TermId,
+    at: u32,
 }
 
 struct Doc {
     tool: ToolInfo,
     /// Each of the tool's terms and where its posting sits in that term's
     /// list, sorted by term, so removing the tool touches only its own postings.
-    terms: Vec<(u32, u32)>,
+    terms: Vec<PostingAt>,
     /// Its parameters, as a query might fill them.
     slots: Slots,
     /// How many distinct terms its name holds.
@@ -154,29 +164,29 @@ struct Doc {
 /// The registry keeps one over its deferred tools; build one yourself to
 /// rank any set of tools.
 pub struct ToolIndex {
-    ids: HashMap<Box<str>, u32>,
+    ids: HashMap<Box<str>, TermId>,
     terms: Vec<Term>,
-    free_terms: Vec<u32>,
+    free_terms: Vec<TermId>,
     docs: Vec<Option<Doc>>,
     /// Each slot's field lengths, apart from `docs` so scoring reads them densely.
-    lengths: Vec<[u16; FIELDS]>,
+    lengths: Vec<PerField<u16>>,
     /// Each slot's name's first bytes as [`name_key`] gives them, apart from
     /// `docs` so that ties, which go by name, are mostly told apart densely.
     name_keys: Vec<u64>,
-    free_docs: Vec<u32>,
-    by_name: HashMap<String, u32>,
-    total_length: [u64; FIELDS],
+    free_docs: Vec<DocId>,
+    by_name: HashMap<String, DocId>,
+    total_length: PerField<u64>,
     /// Words already turned into terms, keyed as written (`getUser` gives
     /// `get` and `User`), so indexing a pool lowercases and stems each
     /// distinct word once and finds its term with one lookup.
     words: HashMap<Box<str>, Word>,
     /// The (term, field) occurrences of the tool being inserted, kept to reuse.
-    occurrences: Vec<(u32, u8)>,
+    occurrences: Vec<(TermId, Field)>,
     /// The terms by their spellings less one character, so a misspelt query
     /// word finds the terms one edit away.
     neighbours: Neighbours,
     /// The terms in alphabetical order, so a query word finds the terms it begins.
-    sorted: BTreeMap<Box<str>, u32>,
+    sorted: BTreeMap<Box<str>, TermId>,
 }
 
 impl Default for ToolIndex {
@@ -190,7 +200,7 @@ impl Default for ToolIndex {
             name_keys: Vec::new(),
             free_docs: Vec::new(),
             by_name: HashMap::new(),
-            total_length: [0; FIELDS],
+            total_length: PerField::default(),
             words: HashMap::new(),
             occurrences: Vec::new(),
             neighbours: Neighbours::default(),
@@ -230,7 +240,7 @@ impl ToolIndex {
         // Each occurrence as (term, field), then counted per term.
         let mut occurrences = std::mem::take(&mut self.occurrences);
         occurrences.clear();
-        let mut lengths = [0usize; FIELDS];
+        let mut lengths = PerField::<usize>::default();
         let mut lowered = String::new();
         document(&tool, &mut |field, text| {
             text::words(text, |word| {
@@ -238,30 +248,32 @@ impl ToolIndex {
                     && let Some(term) = self.term(word, &mut lowered)
                 {
                     lengths[field] += 1;
-                    occurrences.push((term, field as u8));
+                    occurrences.push((term, field));
                 }
             });
         });
         occurrences.sort_unstable();
         let doc = match self.free_docs.pop() {
-            Some(slot) => slot,
+            Some(doc) => doc,
             None => {
                 self.docs.push(None);
-                self.lengths.push([0; FIELDS]);
+                self.lengths.push(PerField::default());
                 self.name_keys.push(0);
-                u32::try_from(self.docs.len() - 1).unwrap_or(u32::MAX)
+                DocId::at(self.docs.len() - 1)
             }
         };
-        let mut terms: Vec<(u32, u32)> = Vec::new();
+        let mut terms: Vec<PostingAt> = Vec::new();
         for group in occurrences.chunk_by(|a, b| a.0 == b.0) {
             let term = group[0].0;
-            let mut tf = [0u8; FIELDS];
+            let mut tf = PerField::<u8>::default();
             for &(_, field) in group {
-                let count = &mut tf[usize::from(field)];
-                *count = count.saturating_add(1);
+                tf[field] = tf[field].saturating_add(1);
             }
-            let postings = &mut self.terms[term as usize].postings;
-            terms.push((term, postings.len() as u32));
+            let postings = &mut self.terms[term.slot()].postings;
+            terms.push(PostingAt {
+                term,
+                at: postings.len() as u32,
+            });
             postings.push(Posting { doc, tf });
         }
         self.occurrences = occurrences;
@@ -270,7 +282,7 @@ impl ToolIndex {
             text::words(value, |word| {
                 if let Some(term) = text::term(word, &mut lowered)
                     && let Some(&id) = self.ids.get(term.as_ref())
-                    && terms.binary_search_by_key(&id, |&(term, _)| term).is_ok()
+                    && terms.binary_search_by_key(&id, |held| held.term).is_ok()
                 {
                     found(id);
                 }
@@ -278,17 +290,19 @@ impl ToolIndex {
         });
         let named = terms
             .iter()
-            .filter(|&&(term, at)| self.terms[term as usize].postings[at as usize].tf[NAME] != 0)
+            .filter(|held| {
+                self.terms[held.term.slot()].postings[held.at as usize].tf[Field::Name] != 0
+            })
             .count()
             .min(usize::from(u16::MAX)) as u16;
         let lengths = lengths.map(|length| length.min(usize::from(u16::MAX)) as u16);
-        for (total, length) in self.total_length.iter_mut().zip(lengths) {
-            *total += u64::from(length);
+        for field in Field::ALL {
+            self.total_length[field] += u64::from(lengths[field]);
         }
         self.by_name.insert(tool.name().to_owned(), doc);
-        self.lengths[doc as usize] = lengths;
-        self.name_keys[doc as usize] = name_key(tool.name());
-        self.docs[doc as usize] = Some(Doc {
+        self.lengths[doc.slot()] = lengths;
+        self.name_keys[doc.slot()] = name_key(tool.name());
+        self.docs[doc.slot()] = Some(Doc {
             tool,
             terms,
             slots,
@@ -298,11 +312,11 @@ impl ToolIndex {
 
     /// The term id of `word`, a word of tool text as written, interned if
     /// new; `None` for a word that gives no term.
-    fn term(&mut self, word: &str, lowered: &mut String) -> Option<u32> {
+    fn term(&mut self, word: &str, lowered: &mut String) -> Option<TermId> {
         match self.words.get(word) {
             Some(Word::Skipped) => return None,
             Some(&Word::Term { id, generation })
-                if self.terms[id as usize].generation == generation =>
+                if self.terms[id.slot()].generation == generation =>
             {
                 return Some(id);
             }
@@ -323,7 +337,7 @@ impl ToolIndex {
             self.neighbours.add(&term, id);
             self.sorted.insert(term.as_ref().into(), id);
         }
-        let generation = self.terms[id as usize].generation;
+        let generation = self.terms[id.slot()].generation;
         if remember {
             self.words
                 .insert(word.into(), Word::Term { id, generation });
@@ -336,25 +350,26 @@ impl ToolIndex {
         let Some(doc) = self.by_name.remove(name) else {
             return false;
         };
-        let Some(removed) = self.docs[doc as usize].take() else {
+        let Some(removed) = self.docs[doc.slot()].take() else {
             return false;
         };
-        for (total, length) in self.total_length.iter_mut().zip(self.lengths[doc as usize]) {
-            *total -= u64::from(length);
+        let lengths = self.lengths[doc.slot()];
+        for field in Field::ALL {
+            self.total_length[field] -= u64::from(lengths[field]);
         }
-        for (term, at) in removed.terms {
-            let postings = &mut self.terms[term as usize].postings;
+        for PostingAt { term, at } in removed.terms {
+            let postings = &mut self.terms[term.slot()].postings;
             postings.swap_remove(at as usize);
             if let Some(moved) = postings.get(at as usize) {
                 // The last posting moved into the gap: tell its tool where it is now.
-                if let Some(Some(other)) = self.docs.get_mut(moved.doc as usize)
-                    && let Ok(found) = other.terms.binary_search_by_key(&term, |&(t, _)| t)
+                if let Some(Some(other)) = self.docs.get_mut(moved.doc.slot())
+                    && let Ok(found) = other.terms.binary_search_by_key(&term, |held| held.term)
                 {
-                    other.terms[found].1 = at;
+                    other.terms[found].at = at;
                 }
             }
             if postings.is_empty() {
-                let freed = &mut self.terms[term as usize];
+                let freed = &mut self.terms[term.slot()];
                 freed.generation = freed.generation.wrapping_add(1);
                 let text = std::mem::take(&mut freed.text);
                 self.neighbours.remove(&text, term);
@@ -376,7 +391,7 @@ impl ToolIndex {
             .collect()
     }
 
-    fn rank(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
+    fn rank(&self, query: &str, limit: usize) -> Vec<(DocId, f32)> {
         if limit == 0 {
             return Vec::new();
         }
@@ -405,7 +420,7 @@ impl ToolIndex {
 
     /// The best `kept` tools by BM25F for `query`, best first, and the
     /// query as the rerank weighs it.
-    fn first_stage(&self, query: &str, kept: usize) -> (Vec<(u32, f32)>, rerank::Query) {
+    fn first_stage(&self, query: &str, kept: usize) -> (Vec<(DocId, f32)>, rerank::Query) {
         let count = self.len();
         let empty = |index: &ToolIndex| {
             let query = rerank::Query::new(index, &[], &[], Values::default());
@@ -416,8 +431,8 @@ impl ToolIndex {
         }
         // Every term looked for, and apart the query's own, whose coverage
         // the rerank weighs.
-        let mut wanted: Vec<(u32, f32)> = Vec::new();
-        let mut own: Vec<(u32, f32)> = Vec::new();
+        let mut wanted: Vec<(TermId, f32)> = Vec::new();
+        let mut own: Vec<(TermId, f32)> = Vec::new();
         let mut unknown: Vec<(String, f32)> = Vec::new();
         text::terms(query, MAX_QUERY_TERMS, |term, numeric| {
             let weight = if numeric { NUMBER_WEIGHT } else { 1.0 };
@@ -460,19 +475,18 @@ impl ToolIndex {
         }
 
         let n = count as f32;
-        let mut inverse_average = [0.0; FIELDS];
-        for (inverse, total) in inverse_average.iter_mut().zip(self.total_length) {
-            *inverse = if total == 0 { 0.0 } else { n / total as f32 };
-        }
+        let inverse_average = self
+            .total_length
+            .map(|total| if total == 0 { 0.0 } else { n / total as f32 });
         let mut scores = vec![0.0f32; self.docs.len()];
-        let mut touched: Vec<u32> = Vec::new();
+        let mut touched: Vec<DocId> = Vec::new();
         for &(term, weight) in &wanted {
-            let postings = &self.terms[term as usize].postings;
+            let postings = &self.terms[term.slot()].postings;
             let scale = self.idf(term) * weight * (K1 + 1.0);
             for posting in postings {
-                let lengths = &self.lengths[posting.doc as usize];
+                let lengths = &self.lengths[posting.doc.slot()];
                 let mut tf = 0.0;
-                for field in 0..FIELDS {
+                for field in Field::ALL {
                     if posting.tf[field] != 0 {
                         let norm = 1.0 - LENGTH_NORM[field]
                             + LENGTH_NORM[field]
@@ -481,7 +495,7 @@ impl ToolIndex {
                         tf += WEIGHT[field] * f32::from(posting.tf[field]) / norm;
                     }
                 }
-                let score = &mut scores[posting.doc as usize];
+                let score = &mut scores[posting.doc.slot()];
                 if *score == 0.0 {
                     touched.push(posting.doc);
                 }
@@ -490,9 +504,9 @@ impl ToolIndex {
         }
 
         // The best `kept`, kept sorted: most candidates fall below the last.
-        let mut best: Vec<(u32, f32)> = Vec::with_capacity(kept + 1);
+        let mut best: Vec<(DocId, f32)> = Vec::with_capacity(kept + 1);
         for doc in touched {
-            let candidate = (doc, scores[doc as usize]);
+            let candidate = (doc, scores[doc.slot()]);
             if best.len() == kept
                 && best
                     .last()
@@ -510,30 +524,30 @@ impl ToolIndex {
     }
 
     /// BM25's inverse document frequency of `term`.
-    fn idf(&self, term: u32) -> f32 {
+    fn idf(&self, term: TermId) -> f32 {
         let n = self.len() as f32;
-        let df = self.terms[term as usize].postings.len() as f32;
+        let df = self.terms[term.slot()].postings.len() as f32;
         ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
     }
 
     /// The terms one edit away from `word`, a query term no tool holds: at
     /// most [`MAX_NEAR_TERMS`] of them, from at most [`MAX_NEAR_CANDIDATES`]
     /// candidates, so a word costs the same whatever the index holds.
-    fn near(&self, word: &str, spelling: &mut String) -> Vec<u32> {
-        let mut found: Vec<u32> = Vec::new();
+    fn near(&self, word: &str, spelling: &mut String) -> Vec<TermId> {
+        let mut found: Vec<TermId> = Vec::new();
         let length = word.chars().count();
         if length + 1 < MIN_NEAR || length > MAX_NEAR + 1 || !word.chars().all(char::is_alphabetic)
         {
             return found;
         }
         let mut candidates = 0;
-        let mut consider = |ids: &[u32]| {
+        let mut consider = |ids: &[TermId]| {
             for &id in ids {
                 if found.len() == MAX_NEAR_TERMS || candidates == MAX_NEAR_CANDIDATES {
                     return;
                 }
                 candidates += 1;
-                if !found.contains(&id) && one_edit_apart(word, &self.terms[id as usize].text) {
+                if !found.contains(&id) && one_edit_apart(word, &self.terms[id.slot()].text) {
                     found.push(id);
                 }
             }
@@ -558,9 +572,9 @@ impl ToolIndex {
 
     /// The terms longer than `word` that begin with it: the
     /// [`MAX_EXTENSIONS`] shortest of the first [`MAX_EXTENSION_CANDIDATES`].
-    fn extensions(&self, word: &str) -> Vec<u32> {
+    fn extensions(&self, word: &str) -> Vec<TermId> {
         use std::ops::Bound::{Excluded, Unbounded};
-        let mut found: Vec<(usize, u32)> = self
+        let mut found: Vec<(usize, TermId)> = self
             .sorted
             .range::<str, _>((Excluded(word), Unbounded))
             .take(MAX_EXTENSION_CANDIDATES)
@@ -574,12 +588,12 @@ impl ToolIndex {
     }
 
     /// Whether `a` ranks before `b`: a higher score, or the same score and a smaller name.
-    fn before(&self, a: (u32, f32), b: (u32, f32)) -> bool {
+    fn before(&self, a: (DocId, f32), b: (DocId, f32)) -> bool {
         match a.1.total_cmp(&b.1) {
             std::cmp::Ordering::Greater => true,
             std::cmp::Ordering::Less => false,
             std::cmp::Ordering::Equal => {
-                let key = |doc: u32| self.name_keys.get(doc as usize);
+                let key = |doc: DocId| self.name_keys.get(doc.slot());
                 match key(a.0).cmp(&key(b.0)) {
                     std::cmp::Ordering::Equal => {
                         let name = |doc| self.doc(doc).map(|doc| doc.tool.name());
@@ -591,25 +605,25 @@ impl ToolIndex {
         }
     }
 
-    fn doc(&self, doc: u32) -> Option<&Doc> {
-        self.docs.get(doc as usize)?.as_ref()
+    fn doc(&self, doc: DocId) -> Option<&Doc> {
+        self.docs.get(doc.slot())?.as_ref()
     }
 }
 
 /// The id of `text` in the term dictionary, added if new.
 fn intern(
-    ids: &mut HashMap<Box<str>, u32>,
+    ids: &mut HashMap<Box<str>, TermId>,
     terms: &mut Vec<Term>,
-    free: &mut Vec<u32>,
+    free: &mut Vec<TermId>,
     text: &str,
-) -> (u32, bool) {
+) -> (TermId, bool) {
     if let Some(&id) = ids.get(text) {
         return (id, false);
     }
     let text: Box<str> = text.into();
     let id = match free.pop() {
         Some(id) => {
-            terms[id as usize].text = text.clone();
+            terms[id.slot()].text = text.clone();
             id
         }
         None => {
@@ -618,7 +632,7 @@ fn intern(
                 postings: Vec::new(),
                 generation: 0,
             });
-            (terms.len() - 1) as u32
+            TermId::at(terms.len() - 1)
         }
     };
     ids.insert(text, id);
@@ -626,7 +640,7 @@ fn intern(
 }
 
 /// Adds `term` to `wanted` at `weight`, or raises the weight it has there.
-fn want(wanted: &mut Vec<(u32, f32)>, term: u32, weight: f32) {
+fn want(wanted: &mut Vec<(TermId, f32)>, term: TermId, weight: f32) {
     match wanted.iter_mut().find(|(have, _)| *have == term) {
         Some((_, had)) => *had = had.max(weight),
         None => wanted.push((term, weight)),
@@ -654,20 +668,20 @@ fn name_key(name: &str) -> u64 {
 }
 
 /// Calls `add` with each field of a tool and a text in it.
-fn document(tool: &ToolInfo, add: &mut impl FnMut(usize, &str)) {
+fn document(tool: &ToolInfo, add: &mut impl FnMut(Field, &str)) {
     let def = tool.definition();
-    add(NAME, def.name());
+    add(Field::Name, def.name());
     for alias in def.alias_names() {
-        add(NAME, alias);
+        add(Field::Name, alias);
     }
-    add(DESCRIPTION, def.description());
+    add(Field::Description, def.description());
     let mut budget = MAX_PROPERTIES;
     parameters(tool.input_schema(), 0, &mut budget, add);
 }
 
 /// Adds the names and descriptions of a schema's properties, and of the
 /// properties of objects nested in them, to the parameter fields.
-fn parameters(schema: &Value, depth: usize, budget: &mut usize, add: &mut impl FnMut(usize, &str)) {
+fn parameters(schema: &Value, depth: usize, budget: &mut usize, add: &mut impl FnMut(Field, &str)) {
     if let Value::Object(schema) = schema {
         nested(&Keywords::of(schema), depth, budget, add);
     }
@@ -713,7 +727,7 @@ fn nested(
     schema: &Keywords<'_>,
     depth: usize,
     budget: &mut usize,
-    add: &mut impl FnMut(usize, &str),
+    add: &mut impl FnMut(Field, &str),
 ) {
     if depth > MAX_SCHEMA_DEPTH {
         return;
@@ -724,17 +738,17 @@ fn nested(
                 return;
             }
             *budget -= 1;
-            add(PARAMETER, name);
+            add(Field::Parameter, name);
             let Value::Object(property) = property else {
                 continue;
             };
             let property = Keywords::of(property);
             if let Some(description) = property.description {
-                add(PARAMETER_TEXT, description);
+                add(Field::ParameterText, description);
             }
             for value in property.choices.unwrap_or_default().iter().take(64) {
                 if let Value::String(value) = value {
-                    add(PARAMETER_TEXT, value);
+                    add(Field::ParameterText, value);
                 }
             }
             nested(&property, depth + 1, budget, add);
@@ -758,6 +772,8 @@ fn nested(
 }
 
 mod evidence;
+mod fields;
+mod ids;
 mod rerank;
 mod spelling;
 #[cfg(test)]

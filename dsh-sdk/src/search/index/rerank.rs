@@ -7,8 +7,10 @@
 //! `--fit`) refits the weights from the same measures; the other measures
 //! it tried, and why none was kept, are in its doc comment.
 
+use super::ToolIndex;
 use super::evidence::Values;
-use super::{NAME, ToolIndex};
+use super::fields::Field;
+use super::ids::{DocId, TermId};
 
 /// How many measures of a tool's fit the rerank weighs.
 pub(super) const FEATURES: usize = 5;
@@ -59,7 +61,7 @@ pub const RERANK_WEIGHTS: Features = [1.0, NAME_COVERAGE, QUERY_COVERAGE, -UNFIL
 /// One query term as the rerank weighs it.
 #[derive(Clone, Copy)]
 struct Asked {
-    term: u32,
+    term: TermId,
     /// Its IDF if it is one of the query's own words (not a synonym, prefix
     /// or spelling of one), else 0.
     own: f32,
@@ -69,7 +71,7 @@ struct Asked {
 pub(super) struct Query {
     asked: Vec<Asked>,
     /// The query's own terms, sorted, at their weights.
-    own: Vec<(u32, f32)>,
+    own: Vec<(TermId, f32)>,
     own_total: f32,
     values: Values,
 }
@@ -79,8 +81,8 @@ impl Query {
     /// weights, offering `values` to fill parameters with.
     pub(super) fn new(
         index: &ToolIndex,
-        wanted: &[(u32, f32)],
-        own: &[(u32, f32)],
+        wanted: &[(TermId, f32)],
+        own: &[(TermId, f32)],
         values: Values,
     ) -> Query {
         let mut own = own.to_vec();
@@ -111,7 +113,7 @@ impl Query {
 impl ToolIndex {
     /// Reorders `best` (sorted by first-stage score, best first) by the
     /// weighed sum of each tool's [`Features`].
-    pub(super) fn rerank(&self, best: &mut [(u32, f32)], query: &Query) {
+    pub(super) fn rerank(&self, best: &mut [(DocId, f32)], query: &Query) {
         let Some(&(_, top)) = best.first() else {
             return;
         };
@@ -142,7 +144,7 @@ impl ToolIndex {
     /// scored `top`, fits `query`.
     pub(super) fn features(
         &self,
-        doc: u32,
+        doc: DocId,
         score: f32,
         top: f32,
         query: &Query,
@@ -152,13 +154,13 @@ impl ToolIndex {
         for asked in &query.asked {
             let Ok(at) = found
                 .terms
-                .binary_search_by_key(&asked.term, |&(term, _)| term)
+                .binary_search_by_key(&asked.term, |held| held.term)
             else {
                 continue;
             };
-            let (term, posting) = found.terms[at];
-            let tf = self.terms[term as usize].postings[posting as usize].tf;
-            covered += u32::from(tf[NAME] != 0);
+            let posting = found.terms[at];
+            let tf = self.terms[posting.term.slot()].postings[posting.at as usize].tf;
+            covered += u32::from(tf[Field::Name] != 0);
             held += asked.own;
         }
         let share = |part: f32, whole: f32| if whole > 0.0 { part / whole } else { 0.0 };
