@@ -13,17 +13,7 @@ use serde_json::Value;
 
 use super::ids::TermId;
 use super::text;
-
-/// At most this many parameters of a tool, and values of one of its
-/// enumerations, are looked at.
-const MAX_SLOTS: usize = 64;
-const MAX_CHOICES: usize = 64;
-/// Longer allowed values are not looked for in queries, and longer
-/// `required` lists are read only this far.
-const MAX_CHOICE_BYTES: usize = 256;
-const MAX_REQUIRED: usize = 1_024;
-/// At most this many bytes of a query are looked through for a date.
-const MAX_DATED_BYTES: usize = 4_096;
+use super::tuning::{MAX_CHOICE_BYTES, MAX_CHOICES, MAX_DATED_BYTES, MAX_REQUIRED, MAX_SLOTS};
 
 /// A tool's top-level parameters as a query might fill them.
 #[derive(Default)]

@@ -13,80 +13,13 @@ use fields::{Field, PerField};
 use ids::{DocId, TermId};
 pub use rerank::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
 use spelling::{Neighbours, one_edit_apart};
-
-/// How much a term found in each field counts: a word of the name or the
-/// description says most about what a tool does, a word of a parameter's
-/// description least. Chosen on the evaluation's dev queries
-/// (`examples/search_eval`), checked on its held-out ones.
-const WEIGHT: PerField<f32> = PerField {
-    name: 2.0,
-    description: 2.0,
-    parameter: 1.0,
-    parameter_text: 0.6,
+use tuning::{
+    ABBREVIATION_WEIGHT, EXTENSION_WEIGHT, K1, LENGTH_NORM, MAX_DEFINITIONS,
+    MAX_EXTENSION_CANDIDATES, MAX_EXTENSIONS, MAX_INDEXED_CHOICES, MAX_NEAR, MAX_NEAR_CANDIDATES,
+    MAX_NEAR_TERMS, MAX_PROPERTIES, MAX_QUERY_TERMS, MAX_SCHEMA_DEPTH, MAX_TERMS_PER_FIELD,
+    MAX_VARIANTS, MAX_WORD_BYTES, MAX_WORDS, MIN_EXTENDED, MIN_NEAR, MIN_PREFIX, NEAR_WEIGHT,
+    NUMBER_WEIGHT, PREFIX_WEIGHT, RERANK, SYNONYM_WEIGHT, WEIGHT,
 };
-/// How much each field's length discounts its terms (BM25's `b`): names are
-/// short whatever the tool, so their length says little.
-const LENGTH_NORM: PerField<f32> = PerField {
-    name: 0.3,
-    description: 0.75,
-    parameter: 0.5,
-    parameter_text: 0.75,
-};
-/// BM25's term-frequency saturation.
-const K1: f32 = 1.2;
-/// What a query term's synonym counts for, against the term itself.
-const SYNONYM_WEIGHT: f32 = 0.3;
-/// What a query word's abbreviation, or the word a query's abbreviation
-/// stands for, counts for ("command" finds `cmd`, "avg" finds `average`):
-/// the same word, but seldom written that way by a tool that means it.
-const ABBREVIATION_WEIGHT: f32 = 0.5;
-/// What an indexed word that begins a query word counts for: identifiers
-/// abbreviate (`calc_area`, `math_hypot`, `get_temp`), queries rarely do.
-const PREFIX_WEIGHT: f32 = 0.5;
-/// The shortest such prefix, in characters.
-const MIN_PREFIX: usize = 4;
-/// What an indexed word that a query word begins counts for: a stem can
-/// stop short of a related word's (`multipl` of `multiplication` begins
-/// `multipli` of `multiply`).
-const EXTENSION_WEIGHT: f32 = 0.5;
-/// The shortest query word whose extensions are looked for, in characters:
-/// a shorter one begins too many unrelated words.
-const MIN_EXTENDED: usize = 6;
-/// At most this many extensions of one query word count, the shortest of
-/// the first [`MAX_EXTENSION_CANDIDATES`] in alphabetical order.
-const MAX_EXTENSIONS: usize = 8;
-const MAX_EXTENSION_CANDIDATES: usize = 64;
-/// What a number in a query counts for: numbers in a request are mostly the
-/// values to call with ("10 units", "2023"), seldom what names the tool.
-const NUMBER_WEIGHT: f32 = 0.3;
-/// What a term one edit away from a query word no tool holds counts for
-/// ("seacrh" finds `search`), against the word itself.
-const NEAR_WEIGHT: f32 = 0.5;
-/// The terms misspellings are looked for, by length in characters: a
-/// shorter word is one edit away from too many others to guess which.
-const MIN_NEAR: usize = 5;
-const MAX_NEAR: usize = 24;
-/// At most this many terms stand in for one misspelt word, found among at
-/// most this many candidates.
-const MAX_NEAR_TERMS: usize = 8;
-const MAX_NEAR_CANDIDATES: usize = 256;
-/// At most this many terms are kept under one deletion (`aaaa` for `aaaab`,
-/// `aaaac`, …), so removing a term scans a short list whatever the pool; a
-/// deletion that many terms share guesses none of them well anyway.
-const MAX_NEIGHBOURS: usize = 64;
-/// How many of the best-scored tools are reordered by their fit.
-const RERANK: usize = 30;
-/// Bounds on what one tool or one query can cost, whoever wrote it.
-const MAX_TERMS_PER_FIELD: usize = 2_048;
-const MAX_QUERY_TERMS: usize = 64;
-const MAX_SCHEMA_DEPTH: usize = 6;
-const MAX_PROPERTIES: usize = 512;
-/// At most this many distinct written words are remembered; then the
-/// memory starts over.
-const MAX_WORDS: usize = 1 << 16;
-/// Longer words are not remembered, so the memory stays small whatever the
-/// tool text.
-const MAX_WORD_BYTES: usize = 64;
 
 /// One tool's occurrences of one term, per field (saturating).
 #[derive(Clone, Copy)]
@@ -746,7 +679,12 @@ fn nested(
             if let Some(description) = property.description {
                 add(Field::ParameterText, description);
             }
-            for value in property.choices.unwrap_or_default().iter().take(64) {
+            for value in property
+                .choices
+                .unwrap_or_default()
+                .iter()
+                .take(MAX_INDEXED_CHOICES)
+            {
                 if let Value::String(value) = value {
                     add(Field::ParameterText, value);
                 }
@@ -757,7 +695,7 @@ fn nested(
     if depth == 0
         && let Some(definitions) = schema.definitions
     {
-        for definition in definitions.values().take(64) {
+        for definition in definitions.values().take(MAX_DEFINITIONS) {
             parameters(definition, depth + 1, budget, add);
         }
     }
@@ -765,7 +703,7 @@ fn nested(
         parameters(inner, depth + 1, budget, add);
     }
     for variants in schema.variants.into_iter().flatten() {
-        for variant in variants.iter().take(16) {
+        for variant in variants.iter().take(MAX_VARIANTS) {
             parameters(variant, depth + 1, budget, add);
         }
     }
@@ -778,3 +716,4 @@ mod rerank;
 mod spelling;
 #[cfg(test)]
 mod tests;
+mod tuning;

@@ -11,6 +11,7 @@ use super::ToolIndex;
 use super::evidence::Values;
 use super::fields::Field;
 use super::ids::{DocId, TermId};
+use super::tuning::{NAME_COVERAGE, NAMED_VALUE, QUERY_COVERAGE, UNFILLED};
 
 /// How many measures of a tool's fit the rerank weighs.
 pub(super) const FEATURES: usize = 5;
@@ -33,23 +34,6 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
 
 /// A tool's measures of fit to one query, named by [`FEATURE_NAMES`].
 pub type Features = [f32; FEATURES];
-
-/// What it adds to a tool's score (scaled to the best score's 1) that the
-/// query holds all of the tool's name words, in proportion to how many: a
-/// request naming `current_weather` in full fits it better than one that
-/// shares a word of its description with it.
-const NAME_COVERAGE: f32 = 0.2;
-/// What it adds that the tool holds all of the query's own words, in
-/// proportion to their share of the query's IDF: of two tools scored alike,
-/// the one that leaves fewer of the request's words unexplained fits better.
-const QUERY_COVERAGE: f32 = 0.1;
-/// What it takes off, in proportion to the share of the tool's required
-/// parameters the query holds no value for: of two tools that do the same,
-/// the one the request can be passed to fits it better.
-const UNFILLED: f32 = 0.25;
-/// What it adds that the query names an allowed value of one of the tool's
-/// parameters ("in Fahrenheit" for a `unit` of `celsius` or `fahrenheit`).
-const NAMED_VALUE: f32 = 0.02;
 
 /// What each measure adds to a tool's rerank score. Each weight was chosen
 /// on the evaluation's "dev" questions and kept as it did not lower the

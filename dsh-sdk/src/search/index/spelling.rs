@@ -5,7 +5,7 @@ use std::hash::BuildHasher;
 use foldhash::HashMap;
 
 use super::ids::TermId;
-use super::{MAX_NEAR, MAX_NEIGHBOURS, MIN_NEAR};
+use super::tuning::{MAX_NEAR, MAX_NEIGHBOURS, MIN_NEAR};
 
 /// The index's terms under each of their spellings less one character,
 /// hashed: `search` is kept under `earch`, `sarch`, … `searc`. A query word
