@@ -12,8 +12,8 @@
 use serde_json::Value;
 
 use super::ids::TermId;
-use super::text;
 use super::tuning::{MAX_CHOICE_BYTES, MAX_CHOICES, MAX_DATED_BYTES, MAX_REQUIRED, MAX_SLOTS};
+use crate::search::text;
 
 /// A tool's top-level parameters as a query might fill them.
 #[derive(Default)]

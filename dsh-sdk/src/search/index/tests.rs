@@ -5,6 +5,7 @@ use crate::tool::DynamicTool;
 use crate::{Registry, ToolDef};
 use evidence::Values;
 use serde_json::json;
+use spelling::one_edit_apart;
 use tuning::{MAX_EXTENSIONS, MAX_NEIGHBOURS, MAX_PROPERTIES, MAX_TERMS_PER_FIELD, MAX_WORD_BYTES};
 
 fn pool() -> Vec<ToolInfo> {
