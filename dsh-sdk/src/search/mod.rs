@@ -2,7 +2,7 @@
 //!
 //! A tool marked `defer` stays out of the exported tool list, so a large pool
 //! does not crowd the prompt. The model finds such tools through
-//! [`tool_search`](struct@tool_search), which ranks them ([`ToolIndex`]: BM25F
+//! [`tool_search`](struct@crate::catalog::tool_search), which ranks them ([`ToolIndex`]: BM25F
 //! over their names, descriptions, parameter names and parameter
 //! descriptions, forgiving word forms, case styles, accents, common verb
 //! synonyms, stems that stop short of a related word's and one-letter
