@@ -11,18 +11,9 @@
 
 use serde_json::Value;
 
-use super::text;
-
-/// At most this many parameters of a tool, and values of one of its
-/// enumerations, are looked at.
-const MAX_SLOTS: usize = 64;
-const MAX_CHOICES: usize = 64;
-/// Longer allowed values are not looked for in queries, and longer
-/// `required` lists are read only this far.
-const MAX_CHOICE_BYTES: usize = 256;
-const MAX_REQUIRED: usize = 1_024;
-/// At most this many bytes of a query are looked through for a date.
-const MAX_DATED_BYTES: usize = 4_096;
+use super::ids::TermId;
+use super::tuning::{MAX_CHOICE_BYTES, MAX_CHOICES, MAX_DATED_BYTES, MAX_REQUIRED, MAX_SLOTS};
+use crate::search::text;
 
 /// A tool's top-level parameters as a query might fill them.
 #[derive(Default)]
@@ -35,7 +26,7 @@ pub(super) struct Slots {
     dates: u8,
     /// Each enumerated parameter's allowed values as terms, as (parameter,
     /// whether it is required, term), sorted.
-    choices: Box<[(u8, bool, u32)]>,
+    choices: Box<[(u8, bool, TermId)]>,
 }
 
 /// What a query offers to fill parameters with.
@@ -75,7 +66,7 @@ impl Values {
 impl Slots {
     /// The slots of `schema`'s top-level properties; `terms` calls back with
     /// the terms of an allowed value that the tool holds.
-    pub(super) fn of(schema: &Value, mut terms: impl FnMut(&str, &mut dyn FnMut(u32))) -> Slots {
+    pub(super) fn of(schema: &Value, mut terms: impl FnMut(&str, &mut dyn FnMut(TermId))) -> Slots {
         let mut slots = Slots::default();
         let Some(Value::Object(properties)) = schema.get("properties") else {
             return slots;
@@ -116,8 +107,8 @@ impl Slots {
     /// parameters it leaves without a value (a number or a date it lacks, an
     /// enumeration none of whose values it names), and whether it names an
     /// allowed value of any parameter.
-    pub(super) fn fill(&self, values: Values, own: &[(u32, f32)]) -> (f32, bool) {
-        let holds = |term: u32| own.binary_search_by_key(&term, |&(term, _)| term).is_ok();
+    pub(super) fn fill(&self, values: Values, own: &[(TermId, f32)]) -> (f32, bool) {
+        let holds = |term: TermId| own.binary_search_by_key(&term, |&(term, _)| term).is_ok();
         let mut missing = usize::from(self.numbers).saturating_sub(values.numbers);
         if !values.dated {
             missing += usize::from(self.dates);

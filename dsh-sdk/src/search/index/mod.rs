@@ -1,97 +1,31 @@
 //! [`ToolIndex`]: an incremental inverted index ranking tools with BM25F.
+//!
+//! This file holds the index's tables and what they mean. Adding and
+//! removing tools is in `build`, what text of a tool goes in which field in
+//! `fields`, what terms a query looks for in `expand`, the first stage's
+//! BM25F in `score`, the rerank in `rerank` (with the parameter evidence it
+//! weighs in `evidence`), the misspelling lookup in `spelling`, and every
+//! weight and bound in `tuning`.
 
 use std::collections::BTreeMap;
 
 use foldhash::{HashMap, HashMapExt};
 
-use serde_json::Value;
-
-use super::text;
 use crate::tool::ToolInfo;
-use evidence::{Slots, Values};
+use evidence::Slots;
+use fields::{Field, PerField};
+use ids::{DocId, TermId};
 pub use rerank::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
-use spelling::{Neighbours, one_edit_apart};
-
-/// The parts of a tool scored apart: its name (and aliases), its
-/// description, its parameters' names, and their descriptions and allowed
-/// values.
-const FIELDS: usize = 4;
-const NAME: usize = 0;
-const DESCRIPTION: usize = 1;
-const PARAMETER: usize = 2;
-const PARAMETER_TEXT: usize = 3;
-
-/// How much a term found in each field counts: a word of the name or the
-/// description says most about what a tool does, a word of a parameter's
-/// description least. Chosen on the evaluation's dev queries
-/// (`examples/search_eval`), checked on its held-out ones.
-const WEIGHT: [f32; FIELDS] = [2.0, 2.0, 1.0, 0.6];
-/// How much each field's length discounts its terms (BM25's `b`): names are
-/// short whatever the tool, so their length says little.
-const LENGTH_NORM: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
-/// BM25's term-frequency saturation.
-const K1: f32 = 1.2;
-/// What a query term's synonym counts for, against the term itself.
-const SYNONYM_WEIGHT: f32 = 0.3;
-/// What a query word's abbreviation, or the word a query's abbreviation
-/// stands for, counts for ("command" finds `cmd`, "avg" finds `average`):
-/// the same word, but seldom written that way by a tool that means it.
-const ABBREVIATION_WEIGHT: f32 = 0.5;
-/// What an indexed word that begins a query word counts for: identifiers
-/// abbreviate (`calc_area`, `math_hypot`, `get_temp`), queries rarely do.
-const PREFIX_WEIGHT: f32 = 0.5;
-/// The shortest such prefix, in characters.
-const MIN_PREFIX: usize = 4;
-/// What an indexed word that a query word begins counts for: a stem can
-/// stop short of a related word's (`multipl` of `multiplication` begins
-/// `multipli` of `multiply`).
-const EXTENSION_WEIGHT: f32 = 0.5;
-/// The shortest query word whose extensions are looked for, in characters:
-/// a shorter one begins too many unrelated words.
-const MIN_EXTENDED: usize = 6;
-/// At most this many extensions of one query word count, the shortest of
-/// the first [`MAX_EXTENSION_CANDIDATES`] in alphabetical order.
-const MAX_EXTENSIONS: usize = 8;
-const MAX_EXTENSION_CANDIDATES: usize = 64;
-/// What a number in a query counts for: numbers in a request are mostly the
-/// values to call with ("10 units", "2023"), seldom what names the tool.
-const NUMBER_WEIGHT: f32 = 0.3;
-/// What a term one edit away from a query word no tool holds counts for
-/// ("seacrh" finds `search`), against the word itself.
-const NEAR_WEIGHT: f32 = 0.5;
-/// The terms misspellings are looked for, by length in characters: a
-/// shorter word is one edit away from too many others to guess which.
-const MIN_NEAR: usize = 5;
-const MAX_NEAR: usize = 24;
-/// At most this many terms stand in for one misspelt word, found among at
-/// most this many candidates.
-const MAX_NEAR_TERMS: usize = 8;
-const MAX_NEAR_CANDIDATES: usize = 256;
-/// At most this many terms are kept under one deletion (`aaaa` for `aaaab`,
-/// `aaaac`, …), so removing a term scans a short list whatever the pool; a
-/// deletion that many terms share guesses none of them well anyway.
-const MAX_NEIGHBOURS: usize = 64;
-/// How many of the best-scored tools are reordered by their fit.
-const RERANK: usize = 30;
-/// Bounds on what one tool or one query can cost, whoever wrote it.
-const MAX_TERMS_PER_FIELD: usize = 2_048;
-const MAX_QUERY_TERMS: usize = 64;
-const MAX_SCHEMA_DEPTH: usize = 6;
-const MAX_PROPERTIES: usize = 512;
-/// At most this many distinct written words are remembered; then the
-/// memory starts over.
-const MAX_WORDS: usize = 1 << 16;
-/// Longer words are not remembered, so the memory stays small whatever the
-/// tool text.
-const MAX_WORD_BYTES: usize = 64;
+use spelling::Neighbours;
 
 /// One tool's occurrences of one term, per field (saturating).
 #[derive(Clone, Copy)]
 struct Posting {
-    doc: u32,
-    tf: [u8; FIELDS],
+    doc: DocId,
+    tf: PerField<u8>,
 }
 
+/// A term of the dictionary, and the tools that hold it.
 struct Term {
     text: Box<str>,
     postings: Vec<Posting>,
@@ -105,14 +39,22 @@ struct Term {
 #[derive(Clone, Copy)]
 enum Word {
     Skipped,
-    Term { id: u32, generation: u32 },
+    Term { id: TermId, generation: u32 },
 }
 
+/// Where one of a tool's postings sits: in the list of `term`, at `at`.
+#[derive(Clone, Copy)]
+struct PostingAt {
+    term: TermId,
+    at: u32,
+}
+
+/// A tool the index holds.
 struct Doc {
     tool: ToolInfo,
     /// Each of the tool's terms and where its posting sits in that term's
     /// list, sorted by term, so removing the tool touches only its own postings.
-    terms: Vec<(u32, u32)>,
+    terms: Vec<PostingAt>,
     /// Its parameters, as a query might fill them.
     slots: Slots,
     /// How many distinct terms its name holds.
@@ -154,29 +96,29 @@ struct Doc {
 /// The registry keeps one over its deferred tools; build one yourself to
 /// rank any set of tools.
 pub struct ToolIndex {
-    ids: HashMap<Box<str>, u32>,
+    ids: HashMap<Box<str>, TermId>,
     terms: Vec<Term>,
-    free_terms: Vec<u32>,
+    free_terms: Vec<TermId>,
     docs: Vec<Option<Doc>>,
     /// Each slot's field lengths, apart from `docs` so scoring reads them densely.
-    lengths: Vec<[u16; FIELDS]>,
+    lengths: Vec<PerField<u16>>,
     /// Each slot's name's first bytes as [`name_key`] gives them, apart from
     /// `docs` so that ties, which go by name, are mostly told apart densely.
     name_keys: Vec<u64>,
-    free_docs: Vec<u32>,
-    by_name: HashMap<String, u32>,
-    total_length: [u64; FIELDS],
+    free_docs: Vec<DocId>,
+    by_name: HashMap<String, DocId>,
+    total_length: PerField<u64>,
     /// Words already turned into terms, keyed as written (`getUser` gives
     /// `get` and `User`), so indexing a pool lowercases and stems each
     /// distinct word once and finds its term with one lookup.
     words: HashMap<Box<str>, Word>,
     /// The (term, field) occurrences of the tool being inserted, kept to reuse.
-    occurrences: Vec<(u32, u8)>,
+    occurrences: Vec<(TermId, Field)>,
     /// The terms by their spellings less one character, so a misspelt query
     /// word finds the terms one edit away.
     neighbours: Neighbours,
     /// The terms in alphabetical order, so a query word finds the terms it begins.
-    sorted: BTreeMap<Box<str>, u32>,
+    sorted: BTreeMap<Box<str>, TermId>,
 }
 
 impl Default for ToolIndex {
@@ -190,7 +132,7 @@ impl Default for ToolIndex {
             name_keys: Vec::new(),
             free_docs: Vec::new(),
             by_name: HashMap::new(),
-            total_length: [0; FIELDS],
+            total_length: PerField::default(),
             words: HashMap::new(),
             occurrences: Vec::new(),
             neighbours: Neighbours::default(),
@@ -224,412 +166,9 @@ impl ToolIndex {
         self.by_name.is_empty()
     }
 
-    /// Adds `tool`, replacing any tool of the same name.
-    pub fn insert(&mut self, tool: ToolInfo) {
-        self.remove(tool.name());
-        // Each occurrence as (term, field), then counted per term.
-        let mut occurrences = std::mem::take(&mut self.occurrences);
-        occurrences.clear();
-        let mut lengths = [0usize; FIELDS];
-        let mut lowered = String::new();
-        document(&tool, &mut |field, text| {
-            text::words(text, |word| {
-                if lengths[field] < MAX_TERMS_PER_FIELD
-                    && let Some(term) = self.term(word, &mut lowered)
-                {
-                    lengths[field] += 1;
-                    occurrences.push((term, field as u8));
-                }
-            });
-        });
-        occurrences.sort_unstable();
-        let doc = match self.free_docs.pop() {
-            Some(slot) => slot,
-            None => {
-                self.docs.push(None);
-                self.lengths.push([0; FIELDS]);
-                self.name_keys.push(0);
-                u32::try_from(self.docs.len() - 1).unwrap_or(u32::MAX)
-            }
-        };
-        let mut terms: Vec<(u32, u32)> = Vec::new();
-        for group in occurrences.chunk_by(|a, b| a.0 == b.0) {
-            let term = group[0].0;
-            let mut tf = [0u8; FIELDS];
-            for &(_, field) in group {
-                let count = &mut tf[usize::from(field)];
-                *count = count.saturating_add(1);
-            }
-            let postings = &mut self.terms[term as usize].postings;
-            terms.push((term, postings.len() as u32));
-            postings.push(Posting { doc, tf });
-        }
-        self.occurrences = occurrences;
-        let slots = Slots::of(tool.input_schema(), |value, found| {
-            // Only terms the tool holds, so they live as long as it does.
-            text::words(value, |word| {
-                if let Some(term) = text::term(word, &mut lowered)
-                    && let Some(&id) = self.ids.get(term.as_ref())
-                    && terms.binary_search_by_key(&id, |&(term, _)| term).is_ok()
-                {
-                    found(id);
-                }
-            });
-        });
-        let named = terms
-            .iter()
-            .filter(|&&(term, at)| self.terms[term as usize].postings[at as usize].tf[NAME] != 0)
-            .count()
-            .min(usize::from(u16::MAX)) as u16;
-        let lengths = lengths.map(|length| length.min(usize::from(u16::MAX)) as u16);
-        for (total, length) in self.total_length.iter_mut().zip(lengths) {
-            *total += u64::from(length);
-        }
-        self.by_name.insert(tool.name().to_owned(), doc);
-        self.lengths[doc as usize] = lengths;
-        self.name_keys[doc as usize] = name_key(tool.name());
-        self.docs[doc as usize] = Some(Doc {
-            tool,
-            terms,
-            slots,
-            named,
-        });
-    }
-
-    /// The term id of `word`, a word of tool text as written, interned if
-    /// new; `None` for a word that gives no term.
-    fn term(&mut self, word: &str, lowered: &mut String) -> Option<u32> {
-        match self.words.get(word) {
-            Some(Word::Skipped) => return None,
-            Some(&Word::Term { id, generation })
-                if self.terms[id as usize].generation == generation =>
-            {
-                return Some(id);
-            }
-            _ => {}
-        }
-        let remember = word.len() <= MAX_WORD_BYTES;
-        if remember && self.words.len() >= MAX_WORDS {
-            self.words.clear();
-        }
-        let Some(term) = text::term(word, lowered) else {
-            if remember {
-                self.words.insert(word.into(), Word::Skipped);
-            }
-            return None;
-        };
-        let (id, new) = intern(&mut self.ids, &mut self.terms, &mut self.free_terms, &term);
-        if new {
-            self.neighbours.add(&term, id);
-            self.sorted.insert(term.as_ref().into(), id);
-        }
-        let generation = self.terms[id as usize].generation;
-        if remember {
-            self.words
-                .insert(word.into(), Word::Term { id, generation });
-        }
-        Some(id)
-    }
-
-    /// Removes the tool named `name`; whether there was one.
-    pub fn remove(&mut self, name: &str) -> bool {
-        let Some(doc) = self.by_name.remove(name) else {
-            return false;
-        };
-        let Some(removed) = self.docs[doc as usize].take() else {
-            return false;
-        };
-        for (total, length) in self.total_length.iter_mut().zip(self.lengths[doc as usize]) {
-            *total -= u64::from(length);
-        }
-        for (term, at) in removed.terms {
-            let postings = &mut self.terms[term as usize].postings;
-            postings.swap_remove(at as usize);
-            if let Some(moved) = postings.get(at as usize) {
-                // The last posting moved into the gap: tell its tool where it is now.
-                if let Some(Some(other)) = self.docs.get_mut(moved.doc as usize)
-                    && let Ok(found) = other.terms.binary_search_by_key(&term, |&(t, _)| t)
-                {
-                    other.terms[found].1 = at;
-                }
-            }
-            if postings.is_empty() {
-                let freed = &mut self.terms[term as usize];
-                freed.generation = freed.generation.wrapping_add(1);
-                let text = std::mem::take(&mut freed.text);
-                self.neighbours.remove(&text, term);
-                self.sorted.remove(&text);
-                self.ids.remove(&text);
-                self.free_terms.push(term);
-            }
-        }
-        self.free_docs.push(doc);
-        true
-    }
-
-    /// The tools that best match `query`, best first, at most `limit`; ties
-    /// go by name. Tools that share no term with the query are left out.
-    pub fn search(&self, query: &str, limit: usize) -> Vec<ToolInfo> {
-        self.rank(query, limit)
-            .into_iter()
-            .filter_map(|(doc, _)| self.doc(doc).map(|doc| doc.tool.clone()))
-            .collect()
-    }
-
-    fn rank(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
-        if limit == 0 {
-            return Vec::new();
-        }
-        let (mut best, query) = self.first_stage(query, limit.max(RERANK));
-        self.rerank(&mut best, &query);
-        best.truncate(limit);
-        best
-    }
-
-    /// The tools the rerank weighs for `query` (the best by BM25F, at most
-    /// the rerank's window), in first-stage order, each with its measures of
-    /// fit: what the evaluation example fits the rerank's weights to.
-    #[doc(hidden)]
-    pub fn candidates(&self, query: &str) -> Vec<(ToolInfo, Features)> {
-        let (best, query) = self.first_stage(query, RERANK);
-        let Some(&(_, top)) = best.first() else {
-            return Vec::new();
-        };
-        best.iter()
-            .filter_map(|&(doc, score)| {
-                let features = self.features(doc, score, top, &query)?;
-                Some((self.doc(doc)?.tool.clone(), features))
-            })
-            .collect()
-    }
-
-    /// The best `kept` tools by BM25F for `query`, best first, and the
-    /// query as the rerank weighs it.
-    fn first_stage(&self, query: &str, kept: usize) -> (Vec<(u32, f32)>, rerank::Query) {
-        let count = self.len();
-        let empty = |index: &ToolIndex| {
-            let query = rerank::Query::new(index, &[], &[], Values::default());
-            (Vec::new(), query)
-        };
-        if kept == 0 || count == 0 {
-            return empty(self);
-        }
-        // Every term looked for, and apart the query's own, whose coverage
-        // the rerank weighs.
-        let mut wanted: Vec<(u32, f32)> = Vec::new();
-        let mut own: Vec<(u32, f32)> = Vec::new();
-        let mut unknown: Vec<(String, f32)> = Vec::new();
-        text::terms(query, MAX_QUERY_TERMS, |term, numeric| {
-            let weight = if numeric { NUMBER_WEIGHT } else { 1.0 };
-            match self.ids.get(term) {
-                Some(&id) => {
-                    want(&mut wanted, id, weight);
-                    want(&mut own, id, weight);
-                }
-                None if !numeric => unknown.push((term.to_owned(), weight)),
-                None => {}
-            }
-            let mut also = |term: &str, weight: f32| {
-                if let Some(&id) = self.ids.get(term) {
-                    want(&mut wanted, id, weight);
-                }
-            };
-            for synonym in text::expansions(term) {
-                also(synonym, SYNONYM_WEIGHT * weight);
-            }
-            for short in text::abbreviations(term) {
-                also(short, ABBREVIATION_WEIGHT * weight);
-            }
-            for (end, _) in term.char_indices().skip(MIN_PREFIX) {
-                also(&term[..end], PREFIX_WEIGHT * weight);
-            }
-            if !numeric && term.chars().count() >= MIN_EXTENDED {
-                for id in self.extensions(term) {
-                    want(&mut wanted, id, EXTENSION_WEIGHT * weight);
-                }
-            }
-        });
-        let mut spelling = String::new();
-        for (word, weight) in &unknown {
-            for near in self.near(word, &mut spelling) {
-                want(&mut wanted, near, NEAR_WEIGHT * weight);
-            }
-        }
-        if wanted.is_empty() {
-            return empty(self);
-        }
-
-        let n = count as f32;
-        let mut inverse_average = [0.0; FIELDS];
-        for (inverse, total) in inverse_average.iter_mut().zip(self.total_length) {
-            *inverse = if total == 0 { 0.0 } else { n / total as f32 };
-        }
-        let mut scores = vec![0.0f32; self.docs.len()];
-        let mut touched: Vec<u32> = Vec::new();
-        for &(term, weight) in &wanted {
-            let postings = &self.terms[term as usize].postings;
-            let scale = self.idf(term) * weight * (K1 + 1.0);
-            for posting in postings {
-                let lengths = &self.lengths[posting.doc as usize];
-                let mut tf = 0.0;
-                for field in 0..FIELDS {
-                    if posting.tf[field] != 0 {
-                        let norm = 1.0 - LENGTH_NORM[field]
-                            + LENGTH_NORM[field]
-                                * f32::from(lengths[field])
-                                * inverse_average[field];
-                        tf += WEIGHT[field] * f32::from(posting.tf[field]) / norm;
-                    }
-                }
-                let score = &mut scores[posting.doc as usize];
-                if *score == 0.0 {
-                    touched.push(posting.doc);
-                }
-                *score += scale * tf / (tf + K1);
-            }
-        }
-
-        // The best `kept`, kept sorted: most candidates fall below the last.
-        let mut best: Vec<(u32, f32)> = Vec::with_capacity(kept + 1);
-        for doc in touched {
-            let candidate = (doc, scores[doc as usize]);
-            if best.len() == kept
-                && best
-                    .last()
-                    .is_some_and(|&last| !self.before(candidate, last))
-            {
-                continue;
-            }
-            let at = best.partition_point(|&held| self.before(held, candidate));
-            best.insert(at, candidate);
-            best.truncate(kept);
-        }
-        let values = Values::of(query, MAX_QUERY_TERMS);
-        let query = rerank::Query::new(self, &wanted, &own, values);
-        (best, query)
-    }
-
-    /// BM25's inverse document frequency of `term`.
-    fn idf(&self, term: u32) -> f32 {
-        let n = self.len() as f32;
-        let df = self.terms[term as usize].postings.len() as f32;
-        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
-    }
-
-    /// The terms one edit away from `word`, a query term no tool holds: at
-    /// most [`MAX_NEAR_TERMS`] of them, from at most [`MAX_NEAR_CANDIDATES`]
-    /// candidates, so a word costs the same whatever the index holds.
-    fn near(&self, word: &str, spelling: &mut String) -> Vec<u32> {
-        let mut found: Vec<u32> = Vec::new();
-        let length = word.chars().count();
-        if length + 1 < MIN_NEAR || length > MAX_NEAR + 1 || !word.chars().all(char::is_alphabetic)
-        {
-            return found;
-        }
-        let mut candidates = 0;
-        let mut consider = |ids: &[u32]| {
-            for &id in ids {
-                if found.len() == MAX_NEAR_TERMS || candidates == MAX_NEAR_CANDIDATES {
-                    return;
-                }
-                candidates += 1;
-                if !found.contains(&id) && one_edit_apart(word, &self.terms[id as usize].text) {
-                    found.push(id);
-                }
-            }
-        };
-        // The word lacks a letter of a term.
-        consider(self.neighbours.of(word));
-        for (at, c) in word.char_indices() {
-            spelling.clear();
-            spelling.push_str(&word[..at]);
-            spelling.push_str(&word[at + c.len_utf8()..]);
-            // The word has a letter too many.
-            if spelling.chars().count() >= MIN_NEAR
-                && let Some(&id) = self.ids.get(spelling.as_str())
-            {
-                consider(&[id]);
-            }
-            // A letter differs, or two are swapped.
-            consider(self.neighbours.of(spelling));
-        }
-        found
-    }
-
-    /// The terms longer than `word` that begin with it: the
-    /// [`MAX_EXTENSIONS`] shortest of the first [`MAX_EXTENSION_CANDIDATES`].
-    fn extensions(&self, word: &str) -> Vec<u32> {
-        use std::ops::Bound::{Excluded, Unbounded};
-        let mut found: Vec<(usize, u32)> = self
-            .sorted
-            .range::<str, _>((Excluded(word), Unbounded))
-            .take(MAX_EXTENSION_CANDIDATES)
-            .take_while(|(text, _)| text.starts_with(word))
-            .map(|(text, &id)| (text.len(), id))
-            .collect();
-        // Stable: of equal length, alphabetical order stands.
-        found.sort_by_key(|&(length, _)| length);
-        found.truncate(MAX_EXTENSIONS);
-        found.into_iter().map(|(_, id)| id).collect()
-    }
-
-    /// Whether `a` ranks before `b`: a higher score, or the same score and a smaller name.
-    fn before(&self, a: (u32, f32), b: (u32, f32)) -> bool {
-        match a.1.total_cmp(&b.1) {
-            std::cmp::Ordering::Greater => true,
-            std::cmp::Ordering::Less => false,
-            std::cmp::Ordering::Equal => {
-                let key = |doc: u32| self.name_keys.get(doc as usize);
-                match key(a.0).cmp(&key(b.0)) {
-                    std::cmp::Ordering::Equal => {
-                        let name = |doc| self.doc(doc).map(|doc| doc.tool.name());
-                        name(a.0) < name(b.0)
-                    }
-                    order => order.is_lt(),
-                }
-            }
-        }
-    }
-
-    fn doc(&self, doc: u32) -> Option<&Doc> {
-        self.docs.get(doc as usize)?.as_ref()
-    }
-}
-
-/// The id of `text` in the term dictionary, added if new.
-fn intern(
-    ids: &mut HashMap<Box<str>, u32>,
-    terms: &mut Vec<Term>,
-    free: &mut Vec<u32>,
-    text: &str,
-) -> (u32, bool) {
-    if let Some(&id) = ids.get(text) {
-        return (id, false);
-    }
-    let text: Box<str> = text.into();
-    let id = match free.pop() {
-        Some(id) => {
-            terms[id as usize].text = text.clone();
-            id
-        }
-        None => {
-            terms.push(Term {
-                text: text.clone(),
-                postings: Vec::new(),
-                generation: 0,
-            });
-            (terms.len() - 1) as u32
-        }
-    };
-    ids.insert(text, id);
-    (id, true)
-}
-
-/// Adds `term` to `wanted` at `weight`, or raises the weight it has there.
-fn want(wanted: &mut Vec<(u32, f32)>, term: u32, weight: f32) {
-    match wanted.iter_mut().find(|(have, _)| *have == term) {
-        Some((_, had)) => *had = had.max(weight),
-        None => wanted.push((term, weight)),
+    /// The tool in slot `doc`, if one is there.
+    fn doc(&self, doc: DocId) -> Option<&Doc> {
+        self.docs.get(doc.slot())?.as_ref()
     }
 }
 
@@ -653,112 +192,14 @@ fn name_key(name: &str) -> u64 {
     u64::from_be_bytes(bytes)
 }
 
-/// Calls `add` with each field of a tool and a text in it.
-fn document(tool: &ToolInfo, add: &mut impl FnMut(usize, &str)) {
-    let def = tool.definition();
-    add(NAME, def.name());
-    for alias in def.aliases() {
-        add(NAME, alias);
-    }
-    add(DESCRIPTION, def.description());
-    let mut budget = MAX_PROPERTIES;
-    parameters(tool.input_schema(), 0, &mut budget, add);
-}
-
-/// Adds the names and descriptions of a schema's properties, and of the
-/// properties of objects nested in them, to the parameter fields.
-fn parameters(schema: &Value, depth: usize, budget: &mut usize, add: &mut impl FnMut(usize, &str)) {
-    if let Value::Object(schema) = schema {
-        nested(&Keywords::of(schema), depth, budget, add);
-    }
-}
-
-/// The keywords of one schema that [`parameters`] reads, found in one pass
-/// over its keys rather than a lookup each.
-#[derive(Default)]
-struct Keywords<'a> {
-    properties: Option<&'a serde_json::Map<String, Value>>,
-    description: Option<&'a str>,
-    choices: Option<&'a [Value]>,
-    definitions: Option<&'a serde_json::Map<String, Value>>,
-    /// `items` and `additionalProperties`.
-    inner: [Option<&'a Value>; 2],
-    /// `anyOf`, `oneOf` and `allOf`.
-    variants: [Option<&'a [Value]>; 3],
-}
-
-impl<'a> Keywords<'a> {
-    fn of(schema: &'a serde_json::Map<String, Value>) -> Self {
-        let mut found = Keywords::default();
-        for (key, value) in schema {
-            match (key.as_str(), value) {
-                ("properties", Value::Object(map)) => found.properties = Some(map),
-                ("description", Value::String(text)) => found.description = Some(text),
-                ("enum", Value::Array(values)) => found.choices = Some(values),
-                ("$defs", Value::Object(map)) => found.definitions = Some(map),
-                ("items", _) => found.inner[0] = Some(value),
-                ("additionalProperties", _) => found.inner[1] = Some(value),
-                ("anyOf", Value::Array(values)) => found.variants[0] = Some(values),
-                ("oneOf", Value::Array(values)) => found.variants[1] = Some(values),
-                ("allOf", Value::Array(values)) => found.variants[2] = Some(values),
-                _ => {}
-            }
-        }
-        found
-    }
-}
-
-/// [`parameters`] of a schema at `depth` whose keywords are `schema`.
-fn nested(
-    schema: &Keywords<'_>,
-    depth: usize,
-    budget: &mut usize,
-    add: &mut impl FnMut(usize, &str),
-) {
-    if depth > MAX_SCHEMA_DEPTH {
-        return;
-    }
-    if let Some(properties) = schema.properties {
-        for (name, property) in properties {
-            if *budget == 0 {
-                return;
-            }
-            *budget -= 1;
-            add(PARAMETER, name);
-            let Value::Object(property) = property else {
-                continue;
-            };
-            let property = Keywords::of(property);
-            if let Some(description) = property.description {
-                add(PARAMETER_TEXT, description);
-            }
-            for value in property.choices.unwrap_or_default().iter().take(64) {
-                if let Value::String(value) = value {
-                    add(PARAMETER_TEXT, value);
-                }
-            }
-            nested(&property, depth + 1, budget, add);
-        }
-    }
-    if depth == 0
-        && let Some(definitions) = schema.definitions
-    {
-        for definition in definitions.values().take(64) {
-            parameters(definition, depth + 1, budget, add);
-        }
-    }
-    for inner in schema.inner.into_iter().flatten() {
-        parameters(inner, depth + 1, budget, add);
-    }
-    for variants in schema.variants.into_iter().flatten() {
-        for variant in variants.iter().take(16) {
-            parameters(variant, depth + 1, budget, add);
-        }
-    }
-}
-
+mod build;
 mod evidence;
+mod expand;
+mod fields;
+mod ids;
 mod rerank;
+mod score;
 mod spelling;
 #[cfg(test)]
 mod tests;
+mod tuning;

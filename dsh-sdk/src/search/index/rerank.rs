@@ -7,8 +7,11 @@
 //! `--fit`) refits the weights from the same measures; the other measures
 //! it tried, and why none was kept, are in its doc comment.
 
+use super::ToolIndex;
 use super::evidence::Values;
-use super::{NAME, ToolIndex};
+use super::fields::Field;
+use super::ids::{DocId, TermId};
+use super::tuning::{NAME_COVERAGE, NAMED_VALUE, QUERY_COVERAGE, UNFILLED};
 
 /// How many measures of a tool's fit the rerank weighs.
 pub(super) const FEATURES: usize = 5;
@@ -32,23 +35,6 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
 /// A tool's measures of fit to one query, named by [`FEATURE_NAMES`].
 pub type Features = [f32; FEATURES];
 
-/// What it adds to a tool's score (scaled to the best score's 1) that the
-/// query holds all of the tool's name words, in proportion to how many: a
-/// request naming `current_weather` in full fits it better than one that
-/// shares a word of its description with it.
-const NAME_COVERAGE: f32 = 0.2;
-/// What it adds that the tool holds all of the query's own words, in
-/// proportion to their share of the query's IDF: of two tools scored alike,
-/// the one that leaves fewer of the request's words unexplained fits better.
-const QUERY_COVERAGE: f32 = 0.1;
-/// What it takes off, in proportion to the share of the tool's required
-/// parameters the query holds no value for: of two tools that do the same,
-/// the one the request can be passed to fits it better.
-const UNFILLED: f32 = 0.25;
-/// What it adds that the query names an allowed value of one of the tool's
-/// parameters ("in Fahrenheit" for a `unit` of `celsius` or `fahrenheit`).
-const NAMED_VALUE: f32 = 0.02;
-
 /// What each measure adds to a tool's rerank score. Each weight was chosen
 /// on the evaluation's "dev" questions and kept as it did not lower the
 /// held-out "live" ones; weights fitted at once (by coordinate ascent on
@@ -59,7 +45,7 @@ pub const RERANK_WEIGHTS: Features = [1.0, NAME_COVERAGE, QUERY_COVERAGE, -UNFIL
 /// One query term as the rerank weighs it.
 #[derive(Clone, Copy)]
 struct Asked {
-    term: u32,
+    term: TermId,
     /// Its IDF if it is one of the query's own words (not a synonym, prefix
     /// or spelling of one), else 0.
     own: f32,
@@ -69,7 +55,7 @@ struct Asked {
 pub(super) struct Query {
     asked: Vec<Asked>,
     /// The query's own terms, sorted, at their weights.
-    own: Vec<(u32, f32)>,
+    own: Vec<(TermId, f32)>,
     own_total: f32,
     values: Values,
 }
@@ -79,8 +65,8 @@ impl Query {
     /// weights, offering `values` to fill parameters with.
     pub(super) fn new(
         index: &ToolIndex,
-        wanted: &[(u32, f32)],
-        own: &[(u32, f32)],
+        wanted: &[(TermId, f32)],
+        own: &[(TermId, f32)],
         values: Values,
     ) -> Query {
         let mut own = own.to_vec();
@@ -111,7 +97,7 @@ impl Query {
 impl ToolIndex {
     /// Reorders `best` (sorted by first-stage score, best first) by the
     /// weighed sum of each tool's [`Features`].
-    pub(super) fn rerank(&self, best: &mut [(u32, f32)], query: &Query) {
+    pub(super) fn rerank(&self, best: &mut [(DocId, f32)], query: &Query) {
         let Some(&(_, top)) = best.first() else {
             return;
         };
@@ -142,7 +128,7 @@ impl ToolIndex {
     /// scored `top`, fits `query`.
     pub(super) fn features(
         &self,
-        doc: u32,
+        doc: DocId,
         score: f32,
         top: f32,
         query: &Query,
@@ -152,13 +138,13 @@ impl ToolIndex {
         for asked in &query.asked {
             let Ok(at) = found
                 .terms
-                .binary_search_by_key(&asked.term, |&(term, _)| term)
+                .binary_search_by_key(&asked.term, |held| held.term)
             else {
                 continue;
             };
-            let (term, posting) = found.terms[at];
-            let tf = self.terms[term as usize].postings[posting as usize].tf;
-            covered += u32::from(tf[NAME] != 0);
+            let posting = found.terms[at];
+            let tf = self.terms[posting.term.slot()].postings[posting.at as usize].tf;
+            covered += u32::from(tf[Field::Name] != 0);
             held += asked.own;
         }
         let share = |part: f32, whole: f32| if whole > 0.0 { part / whole } else { 0.0 };

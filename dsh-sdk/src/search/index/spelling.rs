@@ -4,7 +4,8 @@ use std::hash::BuildHasher;
 
 use foldhash::HashMap;
 
-use super::{MAX_NEAR, MAX_NEIGHBOURS, MIN_NEAR};
+use super::ids::TermId;
+use super::tuning::{MAX_NEAR, MAX_NEIGHBOURS, MIN_NEAR};
 
 /// The index's terms under each of their spellings less one character,
 /// hashed: `search` is kept under `earch`, `sarch`, … `searc`. A query word
@@ -18,14 +19,14 @@ use super::{MAX_NEAR, MAX_NEIGHBOURS, MIN_NEAR};
 /// this costs each tool time in proportion to its new terms' lengths.
 #[derive(Default)]
 pub(super) struct Neighbours {
-    pub(super) terms: HashMap<u64, Vec<u32>>,
+    pub(super) terms: HashMap<u64, Vec<TermId>>,
     hasher: foldhash::fast::FixedState,
     /// The deletion being spelt, kept to reuse.
     spelling: String,
 }
 
 impl Neighbours {
-    pub(super) fn add(&mut self, term: &str, id: u32) {
+    pub(super) fn add(&mut self, term: &str, id: TermId) {
         self.for_each_deletion(term, |terms, key| {
             let ids = terms.entry(key).or_default();
             if ids.len() < MAX_NEIGHBOURS {
@@ -34,7 +35,7 @@ impl Neighbours {
         });
     }
 
-    pub(super) fn remove(&mut self, term: &str, id: u32) {
+    pub(super) fn remove(&mut self, term: &str, id: TermId) {
         self.for_each_deletion(term, |terms, key| {
             if let Some(ids) = terms.get_mut(&key) {
                 if let Some(at) = ids.iter().position(|&held| held == id) {
@@ -51,7 +52,7 @@ impl Neighbours {
     fn for_each_deletion(
         &mut self,
         term: &str,
-        mut each: impl FnMut(&mut HashMap<u64, Vec<u32>>, u64),
+        mut each: impl FnMut(&mut HashMap<u64, Vec<TermId>>, u64),
     ) {
         let Neighbours {
             terms,
@@ -65,7 +66,7 @@ impl Neighbours {
 
     /// The terms that give `spelling` less one of their characters (and
     /// perhaps a few others whose deletions hash alike).
-    pub(super) fn of(&self, spelling: &str) -> &[u32] {
+    pub(super) fn of(&self, spelling: &str) -> &[TermId] {
         self.terms
             .get(&self.hasher.hash_one(spelling))
             .map_or(&[], Vec::as_slice)

@@ -5,6 +5,8 @@ use crate::tool::DynamicTool;
 use crate::{Registry, ToolDef};
 use evidence::Values;
 use serde_json::json;
+use spelling::one_edit_apart;
+use tuning::{MAX_EXTENSIONS, MAX_NEIGHBOURS, MAX_PROPERTIES, MAX_TERMS_PER_FIELD, MAX_WORD_BYTES};
 
 fn pool() -> Vec<ToolInfo> {
     let registry = Registry::new();
@@ -85,7 +87,7 @@ fn updates_rank_exactly_as_a_fresh_build_does() {
     assert!(index.is_empty());
     assert!(index.ids.is_empty());
     assert!(index.neighbours.terms.is_empty());
-    assert!(index.total_length.iter().all(|&total| total == 0));
+    assert_eq!(index.total_length, PerField::default());
     assert!(index.search("invoice", 5).is_empty());
 }
 
@@ -274,8 +276,11 @@ fn hostile_tool_text_is_bounded() {
     registry.register_dynamic(tool).unwrap();
     let index = ToolIndex::build(&registry.tools());
     let lengths = index.lengths[0];
-    assert_eq!(usize::from(lengths[DESCRIPTION]), MAX_TERMS_PER_FIELD);
-    assert_eq!(usize::from(lengths[PARAMETER_TEXT]), MAX_PROPERTIES);
+    assert_eq!(
+        usize::from(lengths[Field::Description]),
+        MAX_TERMS_PER_FIELD
+    );
+    assert_eq!(usize::from(lengths[Field::ParameterText]), MAX_PROPERTIES);
     assert_eq!(index.search("word", 5).len(), 1);
 }
 
@@ -497,7 +502,7 @@ fn extensions_are_bounded_and_the_shortest_come_first() {
     assert_eq!(found.len(), MAX_EXTENSIONS);
     let lengths: Vec<usize> = found
         .iter()
-        .map(|&id| index.terms[id as usize].text.len())
+        .map(|&id| index.terms[id.slot()].text.len())
         .collect();
     assert!(
         lengths.windows(2).all(|pair| pair[0] <= pair[1]),
