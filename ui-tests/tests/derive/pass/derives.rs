@@ -50,7 +50,7 @@ async fn main() {
     let registry = Registry::new();
     let _search = registry.register::<search>().unwrap();
     let result = registry.call("search", json!({ "query": "a", "maxCount": 3 })).await;
-    assert!(!result.is_error, "{}", result.text());
+    assert!(!result.is_error(), "{}", result.text());
     let value = result.value.unwrap();
     assert_eq!(
         value,
@@ -62,7 +62,7 @@ async fn main() {
     let page: Page<Hit> = serde_json::from_value(value).unwrap();
     assert_eq!(page.count, 2);
     let result = registry.call("search", json!({ "query": "a", "maxCount": 3, "extra": 1 })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     // The field's doc comment is its description.
     let schema = serde_json::to_string(&schemars::schema_for!(SearchArgs)).unwrap();
     assert!(schema.contains("What to look for"), "{schema}");

@@ -21,7 +21,7 @@ async fn main() {
     let _parse = registry.register::<parse>().unwrap();
     let _fail = registry.register::<fail>().unwrap();
     let result = registry.call("parse", json!({ "text": "x" })).await;
-    assert!(result.is_error);
+    assert!(result.is_error());
     assert!(result.text().contains("not a number: invalid digit"), "{}", result.text());
     let result = registry.call("fail", json!({})).await;
     assert!(result.text().contains("always"), "{}", result.text());

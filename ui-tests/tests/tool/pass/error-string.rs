@@ -26,7 +26,7 @@ async fn main() {
     let _check_static = registry.register::<check_static>().unwrap();
     for name in ["check", "check_static"] {
         let result = registry.call(name, json!({ "name": "" })).await;
-        assert!(result.is_error);
+        assert!(result.is_error());
         assert!(result.text().contains("`name` is empty"), "{}", result.text());
     }
 }

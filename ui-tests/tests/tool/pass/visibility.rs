@@ -17,7 +17,7 @@ mod tools {
     #[tool]
     async fn mumble() {}
 
-    pub fn register_private(registry: &Registry) -> dsh_sdk::ToolHandle {
+    pub fn register_private(registry: &dsh_sdk::Registry) -> dsh_sdk::ToolHandle {
         registry.register::<mumble>().unwrap()
     }
 }
