@@ -15,6 +15,7 @@ use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
 use crate::mcp::wire::{complete, mcp_tool, request_state};
 use crate::pipeline::ToolCall;
+use crate::result::Cause;
 use crate::tool::TaskSupport;
 
 use super::McpServer;
@@ -125,7 +126,9 @@ impl McpServer {
         if let Some(progress) = progress {
             progress.finish().await;
         }
-        if result.is_error() && self.registry.get(&request.name).is_none() {
+        let unknown =
+            result.failure.as_ref().map(|failure| failure.cause) == Some(Cause::UnknownTool);
+        if unknown {
             // The pipeline's message names the closest tools.
             return Err(ErrorData::invalid_params(result.text(), None));
         }

@@ -8,13 +8,15 @@ use std::time::Duration;
 
 use dsh_sdk::DynamicTool;
 use dsh_sdk::Registry;
+use dsh_sdk::event::rawp::ToolStatus;
 use dsh_sdk::mcp::rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
-    ServerNotification, SubscriptionFilter,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
+    ProtocolVersion, ServerNotification, SubscriptionFilter,
 };
 use dsh_sdk::mcp::rmcp::service::{NotificationContext, RunningService};
 use dsh_sdk::mcp::rmcp::{
-    ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, RoleServer, ServiceExt,
+    ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, RoleServer, ServiceError,
+    ServiceExt,
 };
 use dsh_sdk::mcp::{McpProxy, McpServer, ServeError};
 use dsh_sdk::prelude::*;
@@ -246,6 +248,34 @@ async fn a_call_that_renders_nothing_still_says_something() {
         "`silent` finished with no output"
     );
     assert_eq!(result.structured_content, Some(json!("")));
+}
+
+/// A name no tool has is the client's mistake, a protocol error naming the
+/// closest tools; a known tool that cannot run is a result the model reads,
+/// even when its failure is the catalog's rather than the tool's.
+#[tokio::test]
+async fn only_an_unknown_tool_is_a_protocol_error() {
+    let registry = Registry::new();
+    let _silent = registry.register::<silent>().unwrap();
+    registry
+        .set_status("silent", ToolStatus::Unavailable, Some("switched off"))
+        .unwrap();
+    let (client, _serving) = connect(&registry, modern()).await;
+    let error = client
+        .call_tool(call("silant", json!({})))
+        .await
+        .expect_err("an unknown tool is a protocol error");
+    let ServiceError::McpError(error) = error else {
+        panic!("not an MCP error: {error:?}");
+    };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    assert!(error.message.contains("`silent`"), "{}", error.message);
+    let refused = client.call_tool(call("silent", json!({}))).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        refused.content[0].as_text().unwrap().text,
+        "`silent` is unavailable and cannot be called: switched off"
+    );
 }
 
 #[tokio::test]
