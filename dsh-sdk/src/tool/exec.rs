@@ -65,14 +65,15 @@ struct ExecInner {
 pub(crate) struct Surroundings {
     /// The host's typed values.
     pub(crate) state: State,
-    /// The registry the call runs in, opaque here: `registry/` reads it
-    /// back ([`Exec::registry`]), so the call context need not know the pool.
+    /// The pipeline the call runs in, opaque here: `pipeline/` reads it
+    /// back (`Registry::of` and tool search through it), so the call
+    /// context need not know the pool.
     pub(crate) registry: Option<Host>,
     /// Where the chunks a tool streams go.
     pub(crate) sink: Option<StreamSink>,
 }
 
-/// The registry a call runs in, not kept alive, as `registry/` hands it in.
+/// The pipeline a call runs in, not kept alive, as `pipeline/` hands it in.
 pub(crate) type Host = std::sync::Weak<dyn Any + Send + Sync>;
 
 /// Receives the stream chunks a tool sends through [`Exec`].
@@ -99,7 +100,6 @@ impl Exec {
             cancel: None,
             state: State::default(),
             sink: None,
-            registry: None,
             client: None,
         }
     }
@@ -190,7 +190,7 @@ impl Exec {
         })
     }
 
-    /// The registry the call runs in, as handed in.
+    /// The pipeline the call runs in, as handed in.
     pub(crate) fn host(&self) -> Option<&Host> {
         self.inner.shared.registry.as_ref()
     }
@@ -338,7 +338,6 @@ pub struct ExecBuilder {
     cancel: Option<CancellationToken>,
     state: State,
     sink: Option<StreamSink>,
-    registry: Option<Host>,
     client: Option<Arc<dyn Client>>,
 }
 
@@ -383,7 +382,8 @@ impl ExecBuilder {
                 batch: None,
                 shared: Arc::new(Surroundings {
                     state: self.state,
-                    registry: self.registry,
+                    // Built outside a registry: `Registry::of` finds none.
+                    registry: None,
                     sink: self.sink,
                 }),
                 sequence: AtomicU64::new(0),
