@@ -186,7 +186,15 @@ pub(crate) async fn serve(
             () = stop.cancelled() => break,
             accepted = listener.accept() => {
                 let stream = match accepted {
-                    Ok((stream, _)) => stream,
+                    Ok((stream, _)) => {
+                        // A reply is several small writes; with Nagle's
+                        // algorithm the last waits for the client's delayed
+                        // ACK, about 40 ms on Linux.
+                        if let Err(error) = stream.set_nodelay(true) {
+                            tracing::warn!("setting TCP_NODELAY on an MCP connection failed: {error}");
+                        }
+                        stream
+                    }
                     // Out of file descriptors, say: wait a little, not spin.
                     Err(error) => {
                         tracing::warn!("accepting an MCP connection failed: {error}");

@@ -14,6 +14,7 @@ use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream, StreamExt};
 use serde::Deserialize;
@@ -122,6 +123,13 @@ impl Playground {
         let router = self.router();
         let stop = CancellationToken::new();
         let shutdown = stop.clone();
+        // A reply is several small writes; with Nagle's algorithm the last
+        // waits for the browser's delayed ACK, about 40 ms on Linux.
+        let listener = listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::warn!("setting TCP_NODELAY on a playground connection failed: {error}");
+            }
+        });
         let serve = async move {
             axum::serve(listener, router)
                 .with_graceful_shutdown(shutdown.cancelled_owned())

@@ -250,3 +250,90 @@ async fn malformed_params_of_a_known_method_are_invalid_params() {
     let response = read_until(&server, &post(&server, &header, unknown), has_code).await;
     assert!(response.contains("\"code\":-32601"), "{response}");
 }
+
+/// Reads one whole HTTP/1.1 response from `stream`: its head, then a
+/// chunked body to its last chunk, or `Content-Length` bytes.
+async fn one_response(stream: &mut TcpStream) -> String {
+    let mut read = Vec::new();
+    let mut buf = [0; 4096];
+    tokio::time::timeout(BOUND, async {
+        loop {
+            let n = stream.read(&mut buf).await.unwrap_or(0);
+            assert!(n > 0, "the server closed the connection");
+            read.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&read).to_ascii_lowercase();
+            let Some((head, body)) = text.split_once("\r\n\r\n") else {
+                continue;
+            };
+            if head.contains("transfer-encoding: chunked") {
+                if body.ends_with("0\r\n\r\n") {
+                    break;
+                }
+            } else {
+                let length = head
+                    .lines()
+                    .find_map(|line| line.strip_prefix("content-length:"))
+                    .map_or(0, |length| length.trim().parse().unwrap_or(0));
+                if body.len() >= length {
+                    break;
+                }
+            }
+        }
+    })
+    .await
+    .expect("a whole response");
+    String::from_utf8_lossy(&read).into_owned()
+}
+
+/// Calls on one kept-alive connection are answered at once. A reply goes
+/// out as more than one small write; with Nagle's algorithm on, the last
+/// one waits for the client's delayed acknowledgement, about 40 ms on
+/// Linux, so the server turns it off on every connection it accepts. The
+/// bound is far above what a call of `greet` takes and far below that stall.
+#[tokio::test]
+async fn calls_on_a_kept_alive_connection_do_not_wait_for_delayed_acks() {
+    let server = server(|server| server).await;
+    let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
+    stream
+        .write_all(post(&server, "", INITIALIZE).as_bytes())
+        .await
+        .unwrap();
+    let initialized = one_response(&mut stream).await;
+    let session = initialized
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .expect("a session id");
+    let header = format!("Mcp-Session-Id: {session}\r\n");
+    let notified = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    stream
+        .write_all(post(&server, &header, notified).as_bytes())
+        .await
+        .unwrap();
+    let notified = one_response(&mut stream).await;
+    assert_eq!(status(&notified), "202", "{notified}");
+
+    let mut took = Vec::new();
+    for id in 2..22 {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"greet","arguments":{{"name":"Ada"}}}}}}"#
+        );
+        let started = std::time::Instant::now();
+        stream
+            .write_all(post(&server, &header, &call).as_bytes())
+            .await
+            .unwrap();
+        let response = one_response(&mut stream).await;
+        took.push(started.elapsed());
+        assert!(response.contains("Hello, Ada!"), "{response}");
+    }
+    took.sort();
+    let median = took[took.len() / 2];
+    assert!(
+        median < Duration::from_millis(20),
+        "the median call took {median:?}: {took:?}"
+    );
+}
