@@ -17,9 +17,7 @@ use crate::pipeline::Pipeline;
 use crate::pool::Pool;
 use crate::tool::{Exec, ToolError, ToolInfo};
 
-/// The tools the model sees, in the order it sees them: every tool that
-/// is not deferred (or is marked `always_load`), in pool order, then the
-/// deferred tools tool search has loaded, in the order they were loaded.
+/// What [`Registry::visible_tools`](crate::Registry::visible_tools) does, on the pool.
 pub(crate) fn visible_tools(pool: &Pool) -> Vec<ToolInfo> {
     let mut visible: Vec<ToolInfo> = pool
         .tools()
@@ -38,9 +36,7 @@ pub(crate) fn visible_tools(pool: &Pool) -> Vec<ToolInfo> {
     visible
 }
 
-/// Loads deferred tools into the exported list, after everything already
-/// there. Names that are not deferred, not registered, or already loaded
-/// are skipped.
+/// What [`Registry::load_deferred`](crate::Registry::load_deferred) does, on the pool.
 pub(crate) fn load_deferred<'a>(pool: &Pool, names: impl IntoIterator<Item = &'a str>) {
     let mut loaded = pool
         .inner
@@ -58,48 +54,17 @@ pub(crate) fn load_deferred<'a>(pool: &Pool, names: impl IntoIterator<Item = &'a
     }
 }
 
-/// The deferred tools that best match `query`, best first, at most `limit`.
+/// What [`Registry::search_deferred`](crate::Registry::search_deferred) does, on the pool.
 pub(crate) fn search_deferred(pool: &Pool, query: &str, limit: usize) -> Vec<ToolInfo> {
     pool.inner.search.search(query, limit)
 }
 
-/// The tool list the model sees in `format`: [`visible_tools`], exported.
+/// What [`Registry::export`](crate::Registry::export) does, on the pool.
 pub(crate) fn export(pool: &Pool, format: Format) -> Value {
     export_tools(&visible_tools(pool), format)
 }
 
-/// The tool list in `format`, deferred tools listed as `deferred` says.
-///
-/// With [`Deferred::Native`] and an Anthropic format, the list is the
-/// tools that are not deferred, in pool order (the same stable prefix as
-/// [`Registry::export`]), then Anthropic's tool search tool
-/// ([`ANTHROPIC_TOOL_SEARCH_TYPE`]), then every deferred tool sorted by
-/// name with `"defer_loading": true`. The built-in `tool_search` tool is
-/// left out: Anthropic's replaces it. Tool search is in beta at Anthropic:
-/// send the `anthropic-beta: advanced-tool-use-2025-11-20` header with it.
-///
-/// ```
-/// use dsh_sdk::export::{Deferred, Format};
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
-///
-/// /// Greet someone by name.
-/// #[tool]
-/// async fn greet(name: String) -> String { format!("Hello, {name}!") }
-///
-/// /// Convert an amount between currencies.
-/// #[tool(defer)]
-/// async fn convert(amount: f64) -> f64 { amount }
-///
-/// let registry = Registry::new();
-/// registry.register::<greet>().unwrap().keep();
-/// registry.register::<convert>().unwrap().keep();
-/// let tools = registry.export_with(Format::Anthropic, Deferred::Native);
-/// let names: Vec<&str> = tools.as_array().unwrap().iter()
-///     .map(|tool| tool["name"].as_str().unwrap()).collect();
-/// assert_eq!(names, ["greet", "tool_search_tool_bm25", "convert"]);
-/// assert_eq!(tools[2]["defer_loading"], true);
-/// ```
+/// What [`Registry::export_with`](crate::Registry::export_with) does, on the pool.
 pub(crate) fn export_with(pool: &Pool, format: Format, deferred: Deferred) -> Value {
     let native = matches!(format, Format::Anthropic | Format::AnthropicStrict);
     if deferred == Deferred::BuiltIn || !native {

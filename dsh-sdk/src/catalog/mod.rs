@@ -80,15 +80,7 @@ pub enum CatalogError {
     },
 }
 
-/// The `tool.catalog.publish` payload: every tool, sorted by name, with
-/// its description, input schema, declared `output_type`, whether it asks
-/// for approval, category and status; then the diagnostics.
-///
-/// `requires_approval` is whether a call asks by default, before the
-/// host's rules: a `requires_approval` or a `destructive` tool.
-/// `output_type` is the declaration alone, so that a receiver applying
-/// the `output_type` rule falls through to the category default where the tool declared
-/// none.
+/// What [`Registry::catalog`](crate::Registry::catalog) does, on the pool.
 pub(crate) fn snapshot(pool: &Pool) -> CatalogPublish {
     let tools = pool.tools();
     let state = pool.catalog().read();
@@ -118,18 +110,12 @@ pub(crate) fn snapshot(pool: &Pool) -> CatalogPublish {
     }
 }
 
-/// Sends the catalog to every subscriber as [`Event::Catalog`]: at session
-/// start, and after registering or unregistering tools. Status and
-/// diagnostic changes publish it by themselves.
+/// What [`Registry::publish_catalog`](crate::Registry::publish_catalog) does, on the pool.
 pub(crate) fn publish(pool: &Pool) {
     pool.emit_with(|| Event::Catalog(snapshot(pool)));
 }
 
-/// Sets the status of the tool `name` (or alias), with the reason a UI
-/// shows; `None` shows none. A change republishes the catalog.
-///
-/// `unavailable` refuses every call; `degraded` lets calls run and warns
-/// the user (see [`warnings`](Self::warnings)); `available` lifts both.
+/// What [`Registry::set_status`](crate::Registry::set_status) does, on the pool.
 pub(crate) fn set_status(
     pool: &Pool,
     name: &str,
@@ -162,10 +148,7 @@ pub(crate) fn set_status(
     Ok(())
 }
 
-/// Adds a diagnostic, replacing any with the same tool and code. A tool
-/// named by an alias is recorded under its name; a name no tool has is
-/// kept as given (a tool that failed to load, say). A change republishes
-/// the catalog.
+/// What [`Registry::add_diagnostic`](crate::Registry::add_diagnostic) does, on the pool.
 pub(crate) fn add_diagnostic(pool: &Pool, mut diagnostic: Diagnostic) {
     if let Some(name) = &diagnostic.tool_name
         && let Some(entry) = pool.entry(name)
@@ -178,9 +161,7 @@ pub(crate) fn add_diagnostic(pool: &Pool, mut diagnostic: Diagnostic) {
     }
 }
 
-/// Removes the diagnostic with `code` about the tool `tool_name` (`None`:
-/// about the whole catalog). Whether there was one; a removal republishes
-/// the catalog.
+/// What [`Registry::remove_diagnostic`](crate::Registry::remove_diagnostic) does, on the pool.
 pub(crate) fn remove_diagnostic(pool: &Pool, tool_name: Option<&str>, code: &str) -> bool {
     let tool_name = tool_name.map(|name| canonical(pool, name));
     remove_diagnostics(pool, |diagnostic| {
@@ -188,9 +169,7 @@ pub(crate) fn remove_diagnostic(pool: &Pool, tool_name: Option<&str>, code: &str
     })
 }
 
-/// Removes every diagnostic about the tool `tool_name` (`None`: every one
-/// about the whole catalog). Whether there was any; a removal republishes
-/// the catalog.
+/// What [`Registry::clear_diagnostics`](crate::Registry::clear_diagnostics) does, on the pool.
 pub(crate) fn clear_diagnostics(pool: &Pool, tool_name: Option<&str>) -> bool {
     let tool_name = tool_name.map(|name| canonical(pool, name));
     remove_diagnostics(pool, |diagnostic| {
@@ -198,10 +177,7 @@ pub(crate) fn clear_diagnostics(pool: &Pool, tool_name: Option<&str>) -> bool {
     })
 }
 
-/// What a host must warn the user of before a call of `name` runs: the
-/// `error` diagnostics about it and about the whole catalog, then, when
-/// it is `degraded`, a warning with code [`TOOL_DEGRADED`] and its
-/// status description. Empty when there is nothing to warn of.
+/// What [`Registry::warnings`](crate::Registry::warnings) does, on the pool.
 pub(crate) fn warnings(pool: &Pool, name: &str) -> Vec<Diagnostic> {
     pool.catalog().read().warnings(&canonical(pool, name))
 }

@@ -1,7 +1,6 @@
 //! [`Config`]: the settings every stage of a call reads, fixed when the
 //! registry is built ([`RegistryBuilder`](crate::RegistryBuilder)).
 
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -10,7 +9,7 @@ use super::post_execute::PostExecute;
 use super::spill::SpillConfig;
 use crate::event::Event;
 use crate::permission::{Approver, Permissions};
-use crate::pool;
+use crate::pool::{self, Pool};
 use crate::schema::limits::Limits;
 
 /// The settings every call reads, fixed when the registry is built.
@@ -37,10 +36,8 @@ impl Config {
     /// Builds and emits an event to the subscribers of the pool these
     /// settings belong to, only when someone listens.
     pub(crate) fn emit_with(&self, event: impl FnOnce() -> Event) {
-        if let Some(inner) = self.pool.upgrade()
-            && inner.listened.load(Ordering::Relaxed) > 0
-        {
-            inner.emit(&event());
+        if let Some(inner) = self.pool.upgrade() {
+            Pool { inner }.emit_with(event);
         }
     }
 }

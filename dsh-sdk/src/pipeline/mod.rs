@@ -131,8 +131,8 @@ impl Pipeline {
             let host = self.host();
             let pool = Arc::downgrade(&self.pool.inner);
             let sink: StreamSink = Arc::new(move |chunk| {
-                if let Some(pool) = pool.upgrade() {
-                    pool.emit(&Event::Stream(chunk));
+                if let Some(inner) = pool.upgrade() {
+                    Pool { inner }.emit(&Event::Stream(chunk));
                 }
             });
             Arc::new(Surroundings {

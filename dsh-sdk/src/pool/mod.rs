@@ -46,7 +46,7 @@ pub(crate) struct Inner {
     /// a subscriber may subscribe or unsubscribe.
     pub(super) subscribers: ArcSwap<Vec<(u64, Subscriber)>>,
     /// How many subscribers there are, read without a lock on the hot path.
-    pub(crate) listened: AtomicUsize,
+    pub(super) listened: AtomicUsize,
     /// Each tool's status and the diagnostics (`catalog.rs`).
     pub(crate) catalog: Catalog,
     /// Deferred tools loaded by tool search, in the order they were loaded.

@@ -70,7 +70,7 @@ impl Pool {
 }
 
 impl Inner {
-    pub(crate) fn emit(&self, event: &Event) {
+    fn emit(&self, event: &Event) {
         let subscribers = self.subscribers.load();
         for (_, subscriber) in subscribers.iter() {
             // A panicking subscriber must not take the call down with it.
