@@ -20,14 +20,14 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use dsh_sdk::RegisterError;
-use dsh_sdk::Registry;
-use dsh_sdk::client::{Elicited, LogLevel, SampleRequest};
-use dsh_sdk::mcp::rmcp::model::{
+use dsh_kit::RegisterError;
+use dsh_kit::Registry;
+use dsh_kit::client::{Elicited, LogLevel, SampleRequest};
+use dsh_kit::mcp::rmcp::model::{
     ContentBlock as McpContent, PromptMessage, ResourceContents, Role,
 };
-use dsh_sdk::mcp::{FileTaskStore, McpServer, Prompt, ResourceTemplate, StaticResource};
-use dsh_sdk::prelude::*;
+use dsh_kit::mcp::{FileTaskStore, McpServer, Prompt, ResourceTemplate, StaticResource};
+use dsh_kit::prelude::*;
 
 const USAGE: &str = "usage: conformance_server --http ADDR [--stateless] [--task-store DIR]
 

@@ -17,10 +17,10 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use dsh_sdk::permission::{Approval, ApprovalRequest, CallInfo, Decision, FnApprover, Rule};
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Registry, ToolResult};
-use dsh_sdk::{Status, ToolCall};
+use dsh_kit::permission::{Approval, ApprovalRequest, CallInfo, Decision, FnApprover, Rule};
+use dsh_kit::prelude::*;
+use dsh_kit::{Registry, ToolResult};
+use dsh_kit::{Status, ToolCall};
 use serde_json::{Map, Value};
 
 /// How a line range is read.

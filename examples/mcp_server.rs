@@ -26,10 +26,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use dsh_examples::register_all;
-use dsh_sdk::mcp::McpServer;
-use dsh_sdk::permission::Rule;
-use dsh_sdk::{Registry, Subscription};
+use dsh_kit::mcp::McpServer;
+use dsh_kit::permission::Rule;
+use dsh_kit::{Registry, Subscription};
+use dsh_kit_examples::register_all;
 
 const USAGE: &str = "usage: mcp_server [--http ADDR] [--allow TOOL]... [--events FILE]
 
@@ -49,7 +49,7 @@ struct Options {
 pub async fn main() -> ExitCode {
     if std::env::args().any(|arg| arg == "-h" || arg == "--help") {
         println!(
-            "{USAGE}\n\nServes the dsh-sdk example tools over MCP: stdio by default, streamable HTTP with --http."
+            "{USAGE}\n\nServes the dsh-kit example tools over MCP: stdio by default, streamable HTTP with --http."
         );
         return ExitCode::SUCCESS;
     }
@@ -82,7 +82,7 @@ async fn run(options: Options) -> Result<(), String> {
     };
     registry.publish_catalog();
 
-    let server = McpServer::new(registry).named("dsh-examples", env!("CARGO_PKG_VERSION"));
+    let server = McpServer::new(registry).named("dsh-kit-examples", env!("CARGO_PKG_VERSION"));
     match options.http {
         None => server
             .serve_stdio()

@@ -20,10 +20,10 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use dsh_examples::register_all;
-use dsh_sdk::Registry;
-use dsh_sdk::log::SessionLog;
-use dsh_sdk::playground::{PageApprover, Playground};
+use dsh_kit::Registry;
+use dsh_kit::log::SessionLog;
+use dsh_kit::playground::{PageApprover, Playground};
+use dsh_kit_examples::register_all;
 
 const USAGE: &str = "usage: playground [--port PORT | --addr ADDR] [--log FILE]
 
@@ -39,7 +39,7 @@ struct Options {
 #[tokio::main]
 async fn main() -> ExitCode {
     if std::env::args().any(|arg| arg == "-h" || arg == "--help") {
-        println!("{USAGE}\n\nServes the dsh-sdk example tools in a web playground.");
+        println!("{USAGE}\n\nServes the dsh-kit example tools in a web playground.");
         return ExitCode::SUCCESS;
     }
     let options = match parse(std::env::args().skip(1)) {

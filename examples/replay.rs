@@ -14,17 +14,17 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 
-use dsh_examples::view::{self, Style};
-use dsh_examples::{demo, register_all};
-use dsh_sdk::Registry;
-use dsh_sdk::log::Log;
-use dsh_sdk::log::replay::replay;
+use dsh_kit::Registry;
+use dsh_kit::log::Log;
+use dsh_kit::log::replay::replay;
+use dsh_kit_examples::view::{self, Style};
+use dsh_kit_examples::{demo, register_all};
 
 const USAGE: &str = "\
 usage: cargo run --example replay -- [LOG]
 
 Shows every call of the session log LOG (JSON Lines, written by
-dsh_sdk::log::SessionLog) with its card, and replays it against the example
+dsh_kit::log::SessionLog) with its card, and replays it against the example
 tools: render and present run again on the logged values and must give the
 same content and cards, byte for byte.
 

@@ -1,4 +1,4 @@
-//! A tour of dsh-sdk: register the example tools, print what the model sees in
+//! A tour of dsh-kit: register the example tools, print what the model sees in
 //! each provider's format, make good calls and bad ones, then show the
 //! pipeline at work: a denied call, an approved one, a timeout, a spill and a
 //! batch.
@@ -7,13 +7,13 @@
 
 use std::time::Instant;
 
-use dsh_examples::register_all;
-use dsh_sdk::export::Format;
-use dsh_sdk::permission::Approval;
-use dsh_sdk::permission::FnApprover;
-use dsh_sdk::permission::Rule;
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Registry, ToolCall};
+use dsh_kit::export::Format;
+use dsh_kit::permission::Approval;
+use dsh_kit::permission::FnApprover;
+use dsh_kit::permission::Rule;
+use dsh_kit::prelude::*;
+use dsh_kit::{Registry, ToolCall};
+use dsh_kit_examples::register_all;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,7 +26,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .time_calls(true)
         .rule(Rule::deny("read_file").when("path", "*secret*")?)
         .approver(FnApprover(
-            |request: &dsh_sdk::permission::ApprovalRequest<'_>| {
+            |request: &dsh_kit::permission::ApprovalRequest<'_>| {
                 println!("  (approver) {}", request.prompt);
                 let path = request.args["path"].as_str().unwrap_or_default();
                 if path.ends_with("notes.txt") {

@@ -76,13 +76,13 @@ write_dsh() {
     mkdir -p "$dir/src"
     # The args structs derive as in the other two crates, so that only the
     # tools differ.
-    manifest dsh_tools "dsh-sdk = { path = \"$root/dsh-sdk\" }
+    manifest dsh_tools "dsh-kit = { path = \"$root/dsh-sdk\" }
 serde = { version = \"1\", features = [\"derive\"] }
 schemars = \"1\"" >"$dir/Cargo.toml"
     {
         echo "//! $tools tools written with dsh's \`#[tool]\`."
         echo "#![allow(missing_docs)]"
-        echo "use dsh_sdk::prelude::*;"
+        echo "use dsh_kit::prelude::*;"
         echo
         for ((i = 0; i < tools; i++)); do
             args_struct "$i" "serde::Deserialize, schemars::JsonSchema"

@@ -73,8 +73,8 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
         .type_params()
         .map(|param| {
             let ident = &param.ident;
-            quote!(#ident: ::dsh_sdk::__private::serde::de::DeserializeOwned
-                + ::dsh_sdk::__private::schemars::JsonSchema)
+            quote!(#ident: ::dsh_kit::__private::serde::de::DeserializeOwned
+                + ::dsh_kit::__private::schemars::JsonSchema)
         })
         .collect();
     let mut checks = Vec::new();
@@ -98,11 +98,11 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
             predicates.push(around(
                 TokenStream::new(),
                 ty,
-                quote!(: ::dsh_sdk::elicit::ElicitField),
+                quote!(: ::dsh_kit::elicit::ElicitField),
             ));
         } else {
             checks.push(around(
-                quote!(::dsh_sdk::__private::check_elicit_field::<),
+                quote!(::dsh_kit::__private::check_elicit_field::<),
                 ty,
                 quote!(>();),
             ));
@@ -115,7 +115,7 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
         .flat_map(|clause| &clause.predicates);
     let checks = (!checks.is_empty()).then(|| quote!(const _: () = { #(#checks)* };));
     quote! {
-        impl #impl_generics ::dsh_sdk::elicit::Elicitable for #ident #ty_generics
+        impl #impl_generics ::dsh_kit::elicit::Elicitable for #ident #ty_generics
         where
             #(#existing,)*
             #(#predicates,)*
@@ -130,8 +130,8 @@ fn choice(item: &DeriveInput) -> TokenStream {
     let ident = &item.ident;
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
     quote! {
-        impl #impl_generics ::dsh_sdk::elicit::ElicitField for #ident #ty_generics #where_clause {}
-        impl #impl_generics ::dsh_sdk::elicit::ElicitChoice for #ident #ty_generics #where_clause {}
+        impl #impl_generics ::dsh_kit::elicit::ElicitField for #ident #ty_generics #where_clause {}
+        impl #impl_generics ::dsh_kit::elicit::ElicitChoice for #ident #ty_generics #where_clause {}
     }
 }
 

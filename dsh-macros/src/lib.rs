@@ -1,9 +1,9 @@
-//! Procedural macros for [dsh-sdk](https://docs.rs/dsh-sdk): `#[tool]`,
+//! Procedural macros for [dsh-kit](https://docs.rs/dsh-kit): `#[tool]`,
 //! `#[render]`, `#[present]`, and `#[derive(ToolArgs)]` and
 //! `#[derive(ToolOutput)]` for the types a tool takes and returns.
 //!
-//! Use them through `dsh-sdk`, which re-exports them (`use dsh_sdk::prelude::*`):
-//! the code they generate names the runtime as `::dsh_sdk::__private::…`.
+//! Use them through `dsh-kit`, which re-exports them (`use dsh_kit::prelude::*`):
+//! the code they generate names the runtime as `::dsh_kit::__private::…`.
 //!
 //! Each macro keeps the annotated fn exactly as written, so a test calls it
 //! directly, and adds a zero-sized type of the same name (types and fns live
@@ -31,8 +31,8 @@ use crate::projection::Kind;
 /// Turns an `async fn` into a tool an LLM agent can call.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
+/// use dsh_kit::prelude::*;
+/// use dsh_kit::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool(read_only, concurrency_safe)]
@@ -58,7 +58,7 @@ use crate::projection::Kind;
 /// example above is this, give or take full paths.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// async fn greet(name: String) -> String {
 ///     format!("Hello, {name}!")
@@ -113,7 +113,7 @@ use crate::projection::Kind;
 /// is a tool with no arguments (an empty object).
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// /// Search the notes.
 /// #[tool(read_only)]
@@ -136,7 +136,7 @@ use crate::projection::Kind;
 /// expands the parameters to
 ///
 /// ```
-/// # use dsh_sdk::prelude::*;
+/// # use dsh_kit::prelude::*;
 /// # fn ten() -> u32 { 10 }
 /// /// The arguments of the tool `search_notes`, one field per parameter.
 /// #[derive(Deserialize, JsonSchema)]
@@ -157,7 +157,7 @@ use crate::projection::Kind;
 /// but the context.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(ToolArgs)]
 /// struct ReadFileArgs {
@@ -191,13 +191,13 @@ use crate::projection::Kind;
 /// # The context
 ///
 /// The parameter taken by reference, in any position, receives the call's
-/// context, `&Exec`, whatever it is imported as (`use dsh_sdk::Exec as Ctx;`
+/// context, `&Exec`, whatever it is imported as (`use dsh_kit::Exec as Ctx;`
 /// then `ctx: &Ctx`): its id, cancellation, the host's state, and the stream
 /// for progress and output. A reference to any other type is refused at that
 /// type: arguments are taken by value.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// /// Count to `n`, reporting progress.
 /// #[tool]
@@ -238,7 +238,7 @@ use crate::projection::Kind;
 /// none of these is refused at the return type.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(Debug, Serialize, JsonSchema, thiserror::Error)]
 /// enum LookupError {
@@ -288,7 +288,7 @@ use crate::projection::Kind;
 /// same as leaving it out. A misspelt key gets a "did you mean" suggestion.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct EditArgs {
@@ -358,7 +358,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `Vec<ContentBlock>`; a tool names it with `render = …`.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// /// Count the lines of a text.
 /// #[tool(read_only, render = lines_text)]
@@ -376,14 +376,14 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `render = lines_text` refers to:
 ///
 /// ```
-/// # use dsh_sdk::prelude::*;
+/// # use dsh_kit::prelude::*;
 /// # struct CountLinesArgs;
 /// # fn lines_text(_args: &CountLinesArgs, value: &usize) -> Vec<ContentBlock> { vec![] }
 /// #[doc(hidden)]
 /// #[allow(non_camel_case_types)]
 /// struct lines_text {}
 ///
-/// impl dsh_sdk::RenderFn<CountLinesArgs, usize, Vec<ContentBlock>> for lines_text {
+/// impl dsh_kit::RenderFn<CountLinesArgs, usize, Vec<ContentBlock>> for lines_text {
 ///     fn call(args: &CountLinesArgs, value: &usize) -> Vec<ContentBlock> {
 ///         lines_text(args, value)
 ///     }
@@ -419,7 +419,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// library's count; an import at the top of the file
 /// (`use std::fs::read_to_string;`), a helper fn the body calls, a `static`
 /// named outside the body, or a field whose type is a `HashMap` go unseen.
-/// For those, the test helper in `dsh_sdk` runs a projection many times
+/// For those, the test helper in `dsh_kit` runs a projection many times
 /// under perturbation and compares the bytes, and replaying a session log
 /// re-runs it on the logged value and reports any difference.
 #[proc_macro_attribute]
@@ -428,7 +428,7 @@ pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Marks a fn as a tool's present: the projection of its output into the
-/// [`Card`](https://docs.rs/dsh-sdk/latest/dsh_sdk/card/enum.Card.html) a UI shows.
+/// [`Card`](https://docs.rs/dsh-sdk/latest/dsh_kit/card/enum.Card.html) a UI shows.
 ///
 /// The fn takes the tool's args and output by reference and returns `Card`,
 /// or one of its kinds (`ReadCard`, `SearchCard`, …: anything `Into<Card>`);
@@ -436,8 +436,8 @@ pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
 /// card.
 ///
 /// ```
-/// use dsh_sdk::card::ReadCard;
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::card::ReadCard;
+/// use dsh_kit::prelude::*;
 ///
 /// /// Read a note.
 /// #[tool(read_only, present = note_card)]
@@ -455,19 +455,19 @@ pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// It expands like [`#[render]`](macro@render), implementing
-/// `dsh_sdk::PresentFn<Args, Output, Card>`, and must be pure for the same
+/// `dsh_kit::PresentFn<Args, Output, Card>`, and must be pure for the same
 /// reason, under the same best-effort check.
 ///
 /// # While the call runs
 ///
 /// A `#[present]` fn that takes only the args gives the card a UI shows
 /// while a call runs, before there is an output; a tool names it with
-/// `present_call = …`, and it implements `dsh_sdk::PresentCallFn<Args, Card>`.
+/// `present_call = …`, and it implements `dsh_kit::PresentCallFn<Args, Card>`.
 /// Without one, a running call shows the generic card without an output.
 ///
 /// ```
-/// use dsh_sdk::card::TerminalCard;
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::card::TerminalCard;
+/// use dsh_kit::prelude::*;
 ///
 /// /// Run a command (pretend).
 /// #[tool(present_call = running, present = finished)]
@@ -494,12 +494,12 @@ pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Derives what a tool's args struct needs, `Deserialize` and `JsonSchema`,
-/// through `dsh_sdk`'s own serde and schemars, so a tool crate needs no
+/// through `dsh_kit`'s own serde and schemars, so a tool crate needs no
 /// serde or schemars dependency of its own; and refuses at compile time what
 /// cannot be a tool's arguments.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(ToolArgs)]
 /// struct SearchArgs {
@@ -532,11 +532,11 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 }
 
 /// Derives what a tool's output needs, `Serialize`, `Deserialize` and
-/// `JsonSchema`, through `dsh_sdk`'s own serde and schemars; and refuses at
+/// `JsonSchema`, through `dsh_kit`'s own serde and schemars; and refuses at
 /// compile time what could not be read back from what it writes.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(ToolOutput)]
 /// struct Forecast {
@@ -564,7 +564,7 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     derive::expand(derive::Derive::Output, input.into()).into()
 }
 
-/// Derives `dsh_sdk::Elicitable` on a struct, a form a tool can ask the
+/// Derives `dsh_kit::Elicitable` on a struct, a form a tool can ask the
 /// user to fill in with `exec.elicit::<T>()`, or `ElicitChoice` on an enum
 /// of unit variants, a choice in one. Goes beside `Deserialize` and
 /// `JsonSchema`, whose attributes (renames, defaults, doc comments as
@@ -576,10 +576,10 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
 /// of any of these. Any other type is an error at the field, as is a tuple
 /// struct, a `#[serde(flatten)]` field or an enum variant with data. A type
 /// of your own whose schema is a primitive (a newtype over `String`) can
-/// implement `dsh_sdk::elicit::ElicitField` by hand.
+/// implement `dsh_kit::elicit::ElicitField` by hand.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(Deserialize, JsonSchema, Elicit)]
 /// enum Size {
@@ -603,8 +603,8 @@ pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::expand(input.into()).into()
 }
 
-/// This crate's copy of the rules dsh-sdk holds too, as literals, for
-/// dsh-sdk's tests to compare with its own. Not part of the API.
+/// This crate's copy of the rules dsh-kit holds too, as literals, for
+/// dsh-kit's tests to compare with its own. Not part of the API.
 #[doc(hidden)]
 #[proc_macro]
 pub fn __shared_rules(input: TokenStream) -> TokenStream {

@@ -18,8 +18,8 @@ pub(crate) fn peel(mut ty: &Type) -> &Type {
     }
 }
 
-/// The last segment of a path type: `Exec` in `&dsh_sdk::Exec` is not one
-/// (it is a reference), `Exec` in `dsh_sdk::Exec` is.
+/// The last segment of a path type: `Exec` in `&dsh_kit::Exec` is not one
+/// (it is a reference), `Exec` in `dsh_kit::Exec` is.
 pub(crate) fn last_segment(ty: &Type) -> Option<&PathSegment> {
     match peel(ty) {
         Type::Path(path) if path.qself.is_none() => path.path.segments.last(),

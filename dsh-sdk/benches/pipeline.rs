@@ -15,7 +15,7 @@
 //! as many as the machine has, of `greet` (on both registries) and of
 //! `checksum`, a tool that keeps a core busy for some microseconds.
 //!
-//! Run with `cargo bench -p dsh-sdk --bench pipeline -- --warm-up-time 1
+//! Run with `cargo bench -p dsh-kit --bench pipeline -- --warm-up-time 1
 //! --measurement-time 2`.
 
 #[path = "common/timing.rs"]
@@ -28,10 +28,10 @@ use timing::{BATCH, BATCHES, median, per_call, time_batch};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use dsh_sdk::permission::{Decision, PlanMode, Rule};
-use dsh_sdk::post_execute::PostOutcome;
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Registry, ToolCall};
+use dsh_kit::permission::{Decision, PlanMode, Rule};
+use dsh_kit::post_execute::PostOutcome;
+use dsh_kit::prelude::*;
+use dsh_kit::{Registry, ToolCall};
 
 #[derive(Deserialize, JsonSchema)]
 struct GreetArgs {
@@ -106,9 +106,9 @@ fn bench(c: &mut Criterion) {
     let hooked = Registry::builder()
         .timeout(Duration::from_secs(30))
         .rule(Rule::allow("greet"))
-        .gate(|_: &dsh_sdk::permission::CallInfo<'_>| Decision::Allow)
+        .gate(|_: &dsh_kit::permission::CallInfo<'_>| Decision::Allow)
         .guard(PlanMode)
-        .post_execute(|_: &dsh_sdk::post_execute::PostCall<'_>| PostOutcome::pass())
+        .post_execute(|_: &dsh_kit::post_execute::PostCall<'_>| PostOutcome::pass())
         .build();
     hooked.register::<greet>().expect("greet registers");
     let _subscription = hooked.subscribe(|event| {

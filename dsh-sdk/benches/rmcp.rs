@@ -5,7 +5,7 @@
 //!   resolve, input schema validation, serde, `validate_input`, the default
 //!   permission decision, the layer stack (metrics, retry, timeout), the
 //!   output schema gate, render, present, the finalize check; a
-//!   [`ToolResult`](dsh_sdk::ToolResult) with content, value and card.
+//!   [`ToolResult`](dsh_kit::ToolResult) with content, value and card.
 //! - `rmcp_router`: what rmcp's `#[tool_handler]` runs for a `tools/call`: a
 //!   `RequestContext` and a `ToolCallContext`, then `ToolRouter::call`: the
 //!   name looked up, the arguments deserialized (no schema validation), the
@@ -16,7 +16,7 @@
 //! are printed: what our contract (validation both ways, the events, the
 //! card) costs over rmcp's bare dispatch.
 //!
-//! Run with `cargo bench -p dsh-sdk --features mcp --bench rmcp`.
+//! Run with `cargo bench -p dsh-kit --features mcp --bench rmcp`.
 
 #[path = "common/timing.rs"]
 mod timing;
@@ -26,8 +26,8 @@ use timing::{BATCH, BATCHES, median, per_call, time_batch};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use dsh_sdk::Registry;
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::prelude::*;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;

@@ -8,15 +8,15 @@
 //! On Linux each figure also comes as time on the CPU (the thread's own, from
 //! `/proc/thread-self/schedstat`), which a loaded machine does not inflate.
 //!
-//! Run with `cargo bench -p dsh-sdk --bench search`.
+//! Run with `cargo bench -p dsh-kit --bench search`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dsh_sdk::DynamicTool;
-use dsh_sdk::search::ToolIndex;
-use dsh_sdk::{Registry, ToolDef, ToolInfo};
+use dsh_kit::DynamicTool;
+use dsh_kit::search::ToolIndex;
+use dsh_kit::{Registry, ToolDef, ToolInfo};
 use serde_json::{Value, json};
 
 const VERBS: [(&str, &str); 10] = [

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// One block of content for the model, shaped as MCP's content blocks.
 ///
 /// ```
-/// use dsh_sdk::ContentBlock;
+/// use dsh_kit::ContentBlock;
 ///
 /// let block = ContentBlock::text("Hello, Ada!");
 /// assert_eq!(

@@ -1,8 +1,8 @@
 //! Author the tools LLM agents call: one async fn with `#[tool]`.
 //!
 //! ```
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only, concurrency_safe)]
@@ -45,9 +45,9 @@
 
 #![forbid(unsafe_code)]
 
-// Lets the macros' `::dsh_sdk::…` paths resolve inside this crate too (the
+// Lets the macros' `::dsh_kit::…` paths resolve inside this crate too (the
 // built-in tool-search tool is a `#[tool]`).
-extern crate self as dsh_sdk;
+extern crate self as dsh_kit;
 
 // The layers, lowest first; each module depends only on those above it
 // in this list (none on a later one), so the crate has no import circle.
@@ -102,7 +102,7 @@ pub use tool::{
     ToolDefBuilder, ToolError, ToolInfo, Validation, client, elicit, testing,
 };
 
-pub use dsh_macros::{present, render, tool};
+pub use dsh_kit_macros::{present, render, tool};
 
 /// The token that cancels a call ([`ToolCall::cancel_on`],
 /// [`Exec::cancellation`]), re-exported so a host needs no `tokio-util` of its own.
@@ -110,11 +110,11 @@ pub use tokio_util::sync::CancellationToken;
 
 // The contract of a tool fn's types, each a trait and, for the args and the
 // output, a derive of the same name.
-pub use dsh_macros::{ToolArgs, ToolOutput};
+pub use dsh_kit_macros::{ToolArgs, ToolOutput};
 pub use tool::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn};
 
 /// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing
-/// but `dsh-sdk` in its Cargo.toml.
+/// but `dsh-kit` in its Cargo.toml.
 pub use anyhow;
 
 /// What a tool author needs, in one import: the macros and derives, the

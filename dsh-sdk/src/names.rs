@@ -3,7 +3,7 @@
 //! output_type = "…")]` gives their variants), and the default output type
 //! of each category.
 //!
-//! dsh-macros checks the same rules at compile time and keeps its own copy
+//! dsh-kit-macros checks the same rules at compile time and keeps its own copy
 //! (a proc-macro crate cannot depend on this one); the tests below hold the
 //! two equal through its hidden `__shared_rules!`.
 
@@ -167,7 +167,7 @@ mod tests {
     /// each input.
     macro_rules! agree {
         ($rule:ident, $check:path: $($input:literal),* $(,)?) => {{
-            let macros = dsh_macros::__shared_rules!($rule $($input),*);
+            let macros = dsh_kit_macros::__shared_rules!($rule $($input),*);
             let runtime = [$($check($input)),*];
             assert_eq!(macros, runtime, "{:?}", [$($input),*]);
         }};
@@ -196,7 +196,10 @@ mod tests {
 
     #[test]
     fn the_macros_state_the_tool_name_rule_alike() {
-        assert_eq!(dsh_macros::__shared_rules!(tool_name_rule), TOOL_NAME_RULE);
+        assert_eq!(
+            dsh_kit_macros::__shared_rules!(tool_name_rule),
+            TOOL_NAME_RULE
+        );
     }
 
     #[test]
@@ -272,11 +275,11 @@ mod tests {
 
     #[test]
     fn the_macros_spell_categories_as_the_runtime_does() {
-        spelt_alike::<Category>(&dsh_macros::__shared_rules!(categories));
+        spelt_alike::<Category>(&dsh_kit_macros::__shared_rules!(categories));
     }
 
     #[test]
     fn the_macros_spell_output_types_as_the_runtime_does() {
-        spelt_alike::<OutputType>(&dsh_macros::__shared_rules!(output_types));
+        spelt_alike::<OutputType>(&dsh_kit_macros::__shared_rules!(output_types));
     }
 }

@@ -74,7 +74,7 @@ pub struct ToolResult {
 /// `kind` and `data` are left out when absent.
 ///
 /// ```
-/// use dsh_sdk::{Cause, Failure};
+/// use dsh_kit::{Cause, Failure};
 ///
 /// let failure = Failure::tool(Some("NoMatchesFound".into()), Some(serde_json::json!({ "NoMatchesFound": "fn main" })));
 /// assert_eq!(
@@ -195,8 +195,8 @@ impl ToolResult {
     /// a nested call and for a failure.
     ///
     /// ```
-    /// use dsh_sdk::prelude::*;
-    /// use dsh_sdk::Registry;
+    /// use dsh_kit::prelude::*;
+    /// use dsh_kit::Registry;
     ///
     /// /// Echo the text back.
     /// #[tool]

@@ -2,7 +2,7 @@
 //! ascent on MRR@10, over the measures the index computes for its
 //! candidates, then scored on both splits.
 
-use dsh_sdk::search::{FEATURE_NAMES, Features, RERANK_WEIGHTS, ToolIndex};
+use dsh_kit::search::{FEATURE_NAMES, Features, RERANK_WEIGHTS, ToolIndex};
 
 const FEATURES: usize = FEATURE_NAMES.len();
 

@@ -160,9 +160,9 @@ use std::time::{Duration, Instant};
 
 mod fit;
 
-use dsh_sdk::DynamicTool;
-use dsh_sdk::search::ToolIndex;
-use dsh_sdk::{Registry, ToolDef};
+use dsh_kit::DynamicTool;
+use dsh_kit::search::ToolIndex;
+use dsh_kit::{Registry, ToolDef};
 use serde_json::{Value, json};
 
 /// The data: BFCL v4 as packaged on PyPI.
@@ -216,7 +216,7 @@ type Ranked = (Vec<Vec<String>>, Vec<Duration>);
 #[derive(Default)]
 struct Pool {
     registry: Registry,
-    handles: HashMap<String, dsh_sdk::ToolHandle>,
+    handles: HashMap<String, dsh_kit::ToolHandle>,
 }
 
 impl Pool {
@@ -306,7 +306,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         println!(
             "{:<48} {}",
             "candidate",
-            dsh_sdk::search::FEATURE_NAMES.join(" ")
+            dsh_kit::search::FEATURE_NAMES.join(" ")
         );
         for (tool, features) in index.candidates(&query).iter().take(LIMIT * 3) {
             let measures: Vec<String> = features.iter().map(|x| format!("{x:.3}")).collect();
@@ -320,9 +320,9 @@ fn main() -> Result<(), Box<dyn Error>> {
             Some(list) if !list.starts_with("--") => list
                 .split(',')
                 .filter_map(|n| n.parse().ok())
-                .filter(|&n| n < dsh_sdk::search::FEATURE_NAMES.len())
+                .filter(|&n| n < dsh_kit::search::FEATURE_NAMES.len())
                 .collect(),
-            _ => (1..dsh_sdk::search::FEATURE_NAMES.len()).collect(),
+            _ => (1..dsh_kit::search::FEATURE_NAMES.len()).collect(),
         };
         fit::run(&ToolIndex::build(&registry.tools()), &queries, &free);
         return Ok(());

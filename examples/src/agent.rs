@@ -2,7 +2,7 @@
 //! the conversation and the example tools, run the tool calls of the answer
 //! as one batch, send their results back, until the model answers in text.
 //!
-//! The two halves of each step are [`dsh_sdk::provider::openai_chat`]'s:
+//! The two halves of each step are [`dsh_kit::provider::openai_chat`]'s:
 //! [`Turn::parse`] reads the response, [`Turn::run`] runs the calls and
 //! builds the `tool` messages. Each step is printed with its cards. Without
 //! an endpoint, the loop runs against [`scripted::ScriptedServer`].
@@ -11,11 +11,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dsh_sdk::Registry;
-use dsh_sdk::export::Format;
-use dsh_sdk::permission::Rule;
-use dsh_sdk::provider::ModelTurn;
-use dsh_sdk::provider::openai_chat::{AssistantMessage, ToolMessage, Turn};
+use dsh_kit::Registry;
+use dsh_kit::export::Format;
+use dsh_kit::permission::Rule;
+use dsh_kit::provider::ModelTurn;
+use dsh_kit::provider::openai_chat::{AssistantMessage, ToolMessage, Turn};
 use serde::Serialize;
 use serde_json::Value;
 

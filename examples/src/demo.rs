@@ -5,11 +5,11 @@ use std::io::{self, Read as _, Write as _};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
-use dsh_sdk::Registry;
-use dsh_sdk::log::{LogError, SessionLog};
-use dsh_sdk::permission::{Approval, ApprovalRequest, FnApprover};
-use dsh_sdk::prelude::*;
-use dsh_sdk::{RegisterError, ToolCall};
+use dsh_kit::Registry;
+use dsh_kit::log::{LogError, SessionLog};
+use dsh_kit::permission::{Approval, ApprovalRequest, FnApprover};
+use dsh_kit::prelude::*;
+use dsh_kit::{RegisterError, ToolCall};
 use serde_json::Value;
 
 use crate::register_all;

@@ -1,6 +1,6 @@
 //! Unified diffs for the edit tool, and the hunks a `diff` card carries.
 
-use dsh_sdk::card::DiffHunk;
+use dsh_kit::card::DiffHunk;
 use similar::TextDiff;
 
 /// The change from `before` to `after` as a unified diff with 3 lines of context.

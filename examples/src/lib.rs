@@ -1,4 +1,4 @@
-//! Example tools for dsh-sdk: each shows one way to write a tool.
+//! Example tools for dsh-kit: each shows one way to write a tool.
 //!
 //! - [`greet()`]: inline parameters, a plain `String` output.
 //! - [`read_file()`]: an args struct with constraints, a structured output, a
@@ -20,9 +20,9 @@
 use std::path::PathBuf;
 
 use chrono::{Datelike, Duration, NaiveDate};
-use dsh_sdk::Registry;
-use dsh_sdk::card::{DiffCard, ReadCard};
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::card::{DiffCard, ReadCard};
+use dsh_kit::prelude::*;
 
 pub mod agent;
 pub mod demo;
@@ -37,7 +37,7 @@ pub use shell::bash;
 pub use web::fetch;
 
 /// Registers every example tool, keeping them for the registry's lifetime.
-pub fn register_all(registry: &Registry) -> Result<(), dsh_sdk::RegisterError> {
+pub fn register_all(registry: &Registry) -> Result<(), dsh_kit::RegisterError> {
     registry.register::<greet>()?;
     registry.register::<read_file>()?;
     registry.register::<add_days>()?;

@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use dsh_sdk::card::{SearchCard, SearchHit};
-use dsh_sdk::prelude::*;
+use dsh_kit::card::{SearchCard, SearchHit};
+use dsh_kit::prelude::*;
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use regex::RegexBuilder;

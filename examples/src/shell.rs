@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use dsh_sdk::card::TerminalCard;
-use dsh_sdk::prelude::*;
+use dsh_kit::card::TerminalCard;
+use dsh_kit::prelude::*;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// How long a command may run when the call does not say.

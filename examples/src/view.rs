@@ -2,8 +2,8 @@
 //! arguments, status and duration, its card, and the replay's verdict.
 //!
 //! ```
-//! use dsh_examples::view::{self, Style};
-//! use dsh_sdk::card::{Card, TerminalCard};
+//! use dsh_kit_examples::view::{self, Style};
+//! use dsh_kit::card::{Card, TerminalCard};
 //!
 //! let card = Card::from(TerminalCard::new("echo hi").stdout("hi\n").exit_code(0));
 //! assert_eq!(
@@ -18,12 +18,12 @@
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 
-use dsh_sdk::card::{
+use dsh_kit::card::{
     Card, DiffCard, DiffHunk, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard,
 };
-use dsh_sdk::log::replay::{CallReplay, Outcome, ReplayReport};
-use dsh_sdk::log::{Log, LoggedCall};
-use dsh_sdk::{Status, ToolResult};
+use dsh_kit::log::replay::{CallReplay, Outcome, ReplayReport};
+use dsh_kit::log::{Log, LoggedCall};
+use dsh_kit::{Status, ToolResult};
 use serde_json::Value;
 
 /// At most this many lines of a card's body are drawn; the rest are counted.
@@ -58,7 +58,7 @@ impl Style {
     ///
     /// ```
     /// use std::ffi::OsStr;
-    /// use dsh_examples::view::Style;
+    /// use dsh_kit_examples::view::Style;
     ///
     /// assert_eq!(Style::detect(true, None), Style::COLOR);
     /// assert_eq!(Style::detect(true, Some(OsStr::new(""))), Style::COLOR);
@@ -439,7 +439,7 @@ fn replay_text(verdict: &CallReplay, style: Style) -> String {
 }
 
 /// Draws a whole session: a heading, any torn last line, every call with its
-/// verdict (`report` from [`replay`](dsh_sdk::log::replay::replay()) of the same
+/// verdict (`report` from [`replay`](dsh_kit::log::replay::replay()) of the same
 /// log), and the replay's summary.
 pub fn session(log: &Log, report: &ReplayReport, style: Style) -> String {
     let calls = log.calls();

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use dsh_sdk::card::WebCard;
-use dsh_sdk::prelude::*;
+use dsh_kit::card::WebCard;
+use dsh_kit::prelude::*;
 use ureq::ResponseExt;
 
 /// How many characters of a page's text a call returns when it does not say.

@@ -1,9 +1,9 @@
-//! README.md's quick start, as it is there: `cargo run -p dsh-quickstart`.
+//! README.md's quick start, as it is there: `cargo run -p dsh-kit-quickstart`.
 
-use dsh_sdk::Registry;
-use dsh_sdk::anyhow::{self, Context};
-use dsh_sdk::export::Format;
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::anyhow::{self, Context};
+use dsh_kit::export::Format;
+use dsh_kit::prelude::*;
 
 #[derive(ToolArgs)]
 struct WordCountArgs {

@@ -1,5 +1,5 @@
 //! `#[derive(ToolArgs)]` and `#[derive(ToolOutput)]`: serde's and schemars'
-//! derives reached through `dsh_sdk`, after checks that the type can be what
+//! derives reached through `dsh_kit`, after checks that the type can be what
 //! it is for.
 
 mod ast;

@@ -22,7 +22,7 @@ pub(crate) fn check(cx: &Ctxt, derive: Derive, input: &Input) {
         cx.error_at(
             span,
             format!(
-                "`#[derive({})]` names serde through `dsh_sdk`: remove `crate = …`",
+                "`#[derive({})]` names serde through `dsh_kit`: remove `crate = …`",
                 derive.name()
             ),
         );

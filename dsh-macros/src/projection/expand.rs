@@ -40,18 +40,18 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     let (output, into_card) = match (projection.kind, &item.sig.output) {
         (Kind::Render, _) => (output, None),
         (Kind::Present, ReturnType::Default) => (
-            quote!(::dsh_sdk::__private::Card),
+            quote!(::dsh_kit::__private::Card),
             Some(sig_span(&item.sig)),
         ),
         (Kind::Present, ReturnType::Type(_, ty)) => {
-            (quote!(::dsh_sdk::__private::Card), Some(span::ends(ty)))
+            (quote!(::dsh_kit::__private::Card), Some(span::ends(ty)))
         }
     };
     let convert = |call: TokenStream| match into_card {
         None => call,
         Some((first, last)) => {
             let mut tokens = span::respan(
-                quote!(<_ as ::dsh_sdk::__private::IntoCard>::into_card),
+                quote!(<_ as ::dsh_kit::__private::IntoCard>::into_card),
                 first,
             );
             let mut parens = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, call);
@@ -68,7 +68,7 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
             let (args_ty, value_ty) = (erase(args_ty), erase(value_ty));
             let call = convert(quote!(#ident(#args, #value)));
             quote! {
-                impl ::dsh_sdk::__private::#trait_ident<#args_ty, #value_ty, #output> for #ident {
+                impl ::dsh_kit::__private::#trait_ident<#args_ty, #value_ty, #output> for #ident {
                     fn call(#args: &#args_ty, #value: &#value_ty) -> #output {
                         #call
                     }
@@ -80,7 +80,7 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
             let args_ty = erase(args_ty);
             let call = convert(quote!(#ident(#args)));
             quote! {
-                impl ::dsh_sdk::__private::PresentCallFn<#args_ty, #output> for #ident {
+                impl ::dsh_kit::__private::PresentCallFn<#args_ty, #output> for #ident {
                     fn call(#args: &#args_ty) -> #output {
                         #call
                     }

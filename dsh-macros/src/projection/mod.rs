@@ -94,7 +94,7 @@ fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
     let trait_ident = projection.kind.trait_ident();
     let present_call = matches!(projection.kind, Kind::Present).then(|| {
         quote! {
-            impl<A, R> ::dsh_sdk::__private::PresentCallFn<A, R> for #ident {
+            impl<A, R> ::dsh_kit::__private::PresentCallFn<A, R> for #ident {
                 fn call(_: &A) -> R {
                     ::core::unreachable!()
                 }
@@ -108,7 +108,7 @@ fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #ident {}
 
-        impl<A, O, R> ::dsh_sdk::__private::#trait_ident<A, O, R> for #ident {
+        impl<A, O, R> ::dsh_kit::__private::#trait_ident<A, O, R> for #ident {
             fn call(_: &A, _: &O) -> R {
                 ::core::unreachable!()
             }

@@ -5,7 +5,7 @@
 //! of the crate's own, so it is left alone. It sees only the body: a helper
 //! fn it calls, an import made outside it, the type of a field it iterates,
 //! go unseen. Running the projection again under perturbation (the test
-//! helper in `dsh_sdk`) and replay, which compares the bytes, are the proof
+//! helper in `dsh_kit`) and replay, which compares the bytes, are the proof
 //! at run time.
 
 use quote::ToTokens;

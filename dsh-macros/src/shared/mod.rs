@@ -1,9 +1,9 @@
-//! The rules dsh-sdk holds too: what a tool may be called, how categories and
+//! The rules dsh-kit holds too: what a tool may be called, how categories and
 //! output types are spelt, and which misspelt name is close to which.
 //!
-//! The macro crate cannot depend on dsh-sdk, and a file shared by path would
-//! leave the published dsh-sdk without it, so each crate keeps its copy.
-//! `__shared_rules!` expands this crate's copy to literals, and dsh-sdk's
+//! The macro crate cannot depend on dsh-kit, and a file shared by path would
+//! leave the published dsh-kit without it, so each crate keeps its copy.
+//! `__shared_rules!` expands this crate's copy to literals, and dsh-kit's
 //! tests compare them with its own: the two cannot drift apart unnoticed.
 
 pub(crate) mod names;

@@ -1,7 +1,7 @@
 //! What a tool may be called, and how `#[tool(category = "…", output_type =
 //! "…")]` spells the runtime's `Category` and `OutputType` variants.
 //!
-//! dsh-sdk holds the same rules (its `names` module and the two enums' serde
+//! dsh-kit holds the same rules (its `names` module and the two enums' serde
 //! names); its tests compare them with these through `__shared_rules!`.
 
 /// The rule a tool name or alias follows, for messages.

@@ -8,7 +8,7 @@ const THRESHOLD: f64 = 0.85;
 ///
 /// Jaro-Winkler similarity over lowercase text, as clap uses for its
 /// suggestions: it rewards a shared prefix, which is how keys get misspelt
-/// (`readonly`, `read_onyl`, `Filesystem`). dsh-sdk suggests tool and
+/// (`readonly`, `read_onyl`, `Filesystem`). dsh-kit suggests tool and
 /// property names by the same rule, and its tests hold the two equal.
 pub(crate) fn closest<'a>(
     name: &str,

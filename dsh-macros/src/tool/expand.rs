@@ -56,7 +56,7 @@ impl Types {
             Output::Unit | Output::Opaque(_) => (quote!(()), false),
             Output::Plain(ty) => (quote!(#ty), true),
             Output::Typed { ty, .. } => (
-                quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Output),
+                quote!(<#ty as ::dsh_kit::__private::ToolReturn>::Output),
                 true,
             ),
         };
@@ -71,7 +71,7 @@ impl Types {
     fn args_value(&self, expr: TokenStream) -> TokenStream {
         let args = &self.args;
         if self.struct_form {
-            quote!(<#args as ::dsh_sdk::__private::ToolArgs>::from_checked_value(#expr))
+            quote!(<#args as ::dsh_kit::__private::ToolArgs>::from_checked_value(#expr))
         } else {
             expr
         }
@@ -80,7 +80,7 @@ impl Types {
     fn args_ref(&self, expr: TokenStream) -> TokenStream {
         let args = &self.args;
         if self.struct_form {
-            quote!(<#args as ::dsh_sdk::__private::ToolArgs>::from_checked(#expr))
+            quote!(<#args as ::dsh_kit::__private::ToolArgs>::from_checked(#expr))
         } else {
             expr
         }
@@ -89,7 +89,7 @@ impl Types {
     fn output_ref(&self, expr: TokenStream) -> TokenStream {
         let output = &self.output;
         if self.has_output {
-            quote!(<#output as ::dsh_sdk::__private::ToolOutput>::from_checked(#expr))
+            quote!(<#output as ::dsh_kit::__private::ToolOutput>::from_checked(#expr))
         } else {
             expr
         }
@@ -109,7 +109,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             around(
                 quote!(<),
                 &arg.ty,
-                quote!(as ::dsh_sdk::__private::ToolArgs>::Checked),
+                quote!(as ::dsh_kit::__private::ToolArgs>::Checked),
             ),
             TokenStream::new(),
             None,
@@ -174,16 +174,16 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
 
         #checks
 
-        impl ::dsh_sdk::__private::Tool for #ident #assumptions {
+        impl ::dsh_kit::__private::Tool for #ident #assumptions {
             type Args = #args_ty;
             type Output = #output_ty;
-            const DEFINITION: ::dsh_sdk::__private::ToolDef = #definition;
+            const DEFINITION: ::dsh_kit::__private::ToolDef = #definition;
 
             fn execute(
                 #args: Self::Args,
-                #exec_param: &::dsh_sdk::__private::Exec,
+                #exec_param: &::dsh_kit::__private::Exec,
             ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<Self::Output, ::dsh_sdk::__private::ToolError>,
+                Output = ::core::result::Result<Self::Output, ::dsh_kit::__private::ToolError>,
             > + ::core::marker::Send {
                 #body
             }
@@ -208,12 +208,12 @@ fn output_type(tool: &Tool) -> TokenStream {
         Output::Plain(ty) => around(
             quote!(<),
             ty,
-            quote!(as ::dsh_sdk::__private::ToolOutput>::Checked),
+            quote!(as ::dsh_kit::__private::ToolOutput>::Checked),
         ),
         Output::Typed { ty, .. } => around(
             quote!(<<),
             ty,
-            quote!(as ::dsh_sdk::__private::ToolReturn>::Output as ::dsh_sdk::__private::ToolOutput>::Checked),
+            quote!(as ::dsh_kit::__private::ToolReturn>::Output as ::dsh_kit::__private::ToolOutput>::Checked),
         ),
     }
 }
@@ -228,7 +228,7 @@ fn output_type(tool: &Tool) -> TokenStream {
 fn checks(tool: &Tool) -> TokenStream {
     let check = |name: &str, ty: &dyn ToTokens| {
         let name = Ident::new(name, Span::call_site());
-        around(quote!(::dsh_sdk::__private::#name::<), &ty, quote!(>();))
+        around(quote!(::dsh_kit::__private::#name::<), &ty, quote!(>();))
     };
     let mut calls = Vec::new();
     for input in &tool.inputs {
@@ -247,7 +247,7 @@ fn checks(tool: &Tool) -> TokenStream {
                 around(
                     quote!(<),
                     ty,
-                    quote!(as ::dsh_sdk::__private::ToolReturn>::#item),
+                    quote!(as ::dsh_kit::__private::ToolReturn>::#item),
                 )
             };
             calls.push(check("check_output", &returns("Output")));
@@ -280,25 +280,25 @@ fn assumptions(tool: &Tool) -> TokenStream {
         match input {
             Input::Param(param) => {
                 let ty = &param.arg.ty;
-                predicates.push(quote!(#ty: ::dsh_sdk::__private::ToolField));
+                predicates.push(quote!(#ty: ::dsh_kit::__private::ToolField));
             }
             Input::Exec(_, reference) => {
                 let ty = &reference.elem;
-                predicates.push(quote!(#ty: ::dsh_sdk::__private::ToolContext));
+                predicates.push(quote!(#ty: ::dsh_kit::__private::ToolContext));
             }
             Input::Args(arg) => {
                 let ty = &arg.ty;
-                predicates.push(quote!(#ty: ::dsh_sdk::__private::ToolArgs));
+                predicates.push(quote!(#ty: ::dsh_kit::__private::ToolArgs));
             }
             Input::Receiver(_) => {}
         }
     }
     match &tool.output {
-        Output::Plain(ty) => predicates.push(quote!(#ty: ::dsh_sdk::__private::ToolOutput)),
+        Output::Plain(ty) => predicates.push(quote!(#ty: ::dsh_kit::__private::ToolOutput)),
         Output::Typed { ty, .. } => predicates.extend([
-            quote!(#ty: ::dsh_sdk::__private::ToolReturn),
-            quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Output: ::dsh_sdk::__private::ToolOutput),
-            quote!(<#ty as ::dsh_sdk::__private::ToolReturn>::Error: ::dsh_sdk::__private::ToolFailure),
+            quote!(#ty: ::dsh_kit::__private::ToolReturn),
+            quote!(<#ty as ::dsh_kit::__private::ToolReturn>::Output: ::dsh_kit::__private::ToolOutput),
+            quote!(<#ty as ::dsh_kit::__private::ToolReturn>::Error: ::dsh_kit::__private::ToolFailure),
         ]),
         Output::Unit | Output::Opaque(_) => {}
     }
@@ -324,18 +324,18 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
         // The context as the type the fn names it by, checked there.
         Input::Exec(_, reference) => {
             let ty = &reference.elem;
-            Some(quote!(<#ty as ::dsh_sdk::__private::ToolContext>::from_exec(#exec)))
+            Some(quote!(<#ty as ::dsh_kit::__private::ToolContext>::from_exec(#exec)))
         }
         Input::Args(..) => Some(whole_args.clone()),
         Input::Param(param) => param.ident.map(|field| {
             let ty = &param.arg.ty;
-            quote!(<#ty as ::dsh_sdk::__private::ToolField>::from_checked(#args.#field))
+            quote!(<#ty as ::dsh_kit::__private::ToolField>::from_checked(#args.#field))
         }),
         Input::Receiver(_) => None,
     });
     let call = quote!(#ident(#(#call_args),*));
     let Output::Typed { ty, err } = &tool.output else {
-        return quote!(::dsh_sdk::__private::returns(#call));
+        return quote!(::dsh_kit::__private::returns(#call));
     };
     // The error converts into `ToolError` by its type (see `__private`'s
     // `Failure`), placed at the error type as written, or at the whole return
@@ -348,14 +348,14 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
     let error = Ident::new("error", Span::mixed_site().located_at(at_span));
     let convert = span::relocate(
         quote! {
-            (&&&&&&&::dsh_sdk::__private::Failure::of(&#error)).failure_kind().convert(#error)
+            (&&&&&&&::dsh_kit::__private::Failure::of(&#error)).failure_kind().convert(#error)
         },
         at_span,
     );
     quote! {
-        ::dsh_sdk::__private::fallible(#call, |#error| {
+        ::dsh_kit::__private::fallible(#call, |#error| {
             #[allow(unused_imports)]
-            use ::dsh_sdk::__private::{
+            use ::dsh_kit::__private::{
                 DynErrorKind as _, ErrorKind as _, LocalDynErrorKind as _, MessageKind as _,
                 SameKind as _, TypedDisplayKind as _, TypedErrorKind as _,
             };
@@ -370,11 +370,11 @@ fn failure_schema_fn(tool: &Tool) -> Option<TokenStream> {
         return None;
     };
     Some(quote! {
-        fn failure_schema() -> ::core::option::Option<::dsh_sdk::__private::serde_json::Value> {
+        fn failure_schema() -> ::core::option::Option<::dsh_kit::__private::serde_json::Value> {
             #[allow(unused_imports)]
-            use ::dsh_sdk::__private::{TypedSchema as _, UntypedSchema as _};
-            (&&::dsh_sdk::__private::Failure::<
-                <#ty as ::dsh_sdk::__private::ToolReturn>::Error,
+            use ::dsh_kit::__private::{TypedSchema as _, UntypedSchema as _};
+            (&&::dsh_kit::__private::Failure::<
+                <#ty as ::dsh_kit::__private::ToolReturn>::Error,
             >::new())
                 .failure_schema()
         }
@@ -420,10 +420,10 @@ fn validate_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStrea
     Some(quote! {
         fn validate_input(
             #args: &Self::Args,
-            #exec: &::dsh_sdk::__private::Exec,
-        ) -> ::dsh_sdk::__private::Validation {
+            #exec: &::dsh_kit::__private::Exec,
+        ) -> ::dsh_kit::__private::Validation {
             // A mismatch reads as one error at the path, showing both signatures.
-            let #validate: fn(&#args_ty, &::dsh_sdk::__private::Exec) -> ::dsh_sdk::__private::Validation = #path;
+            let #validate: fn(&#args_ty, &::dsh_kit::__private::Exec) -> ::dsh_kit::__private::Validation = #path;
             #validate(#args_ref, #exec)
         }
     })
@@ -445,17 +445,17 @@ fn render_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream>
     let render = around(
         quote!(<),
         path,
-        quote!(as ::dsh_sdk::__private::RenderFn<
+        quote!(as ::dsh_kit::__private::RenderFn<
             #args_ty,
             #output_ty,
-            ::std::vec::Vec<::dsh_sdk::__private::ContentBlock>,
+            ::std::vec::Vec<::dsh_kit::__private::ContentBlock>,
         >>::call),
     );
     Some(quote! {
         fn render(
             #args: &Self::Args,
             #value: &Self::Output,
-        ) -> ::std::vec::Vec<::dsh_sdk::__private::ContentBlock> {
+        ) -> ::std::vec::Vec<::dsh_kit::__private::ContentBlock> {
             #render(#args_ref, #value_ref)
         }
     })
@@ -473,17 +473,17 @@ fn present_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream
     let present = around(
         quote!(<),
         path,
-        quote!(as ::dsh_sdk::__private::PresentFn<
+        quote!(as ::dsh_kit::__private::PresentFn<
             #args_ty,
             #output_ty,
-            ::dsh_sdk::__private::Card,
+            ::dsh_kit::__private::Card,
         >>::call),
     );
     Some(quote! {
         fn present(
             #args: &Self::Args,
             #value: &Self::Output,
-        ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
+        ) -> ::core::option::Option<::dsh_kit::__private::Card> {
             ::core::option::Option::Some(#present(#args_ref, #value_ref))
         }
     })
@@ -499,15 +499,15 @@ fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenS
     let present = around(
         quote!(<),
         path,
-        quote!(as ::dsh_sdk::__private::PresentCallFn<
+        quote!(as ::dsh_kit::__private::PresentCallFn<
             #args_ty,
-            ::dsh_sdk::__private::Card,
+            ::dsh_kit::__private::Card,
         >>::call),
     );
     Some(quote! {
         fn present_call(
             #args: &Self::Args,
-        ) -> ::core::option::Option<::dsh_sdk::__private::Card> {
+        ) -> ::core::option::Option<::dsh_kit::__private::Card> {
             ::core::option::Option::Some(#present(#args_ref))
         }
     })
@@ -525,7 +525,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         let ty = around(
             quote!(<),
             &param.arg.ty,
-            quote!(as ::dsh_sdk::__private::ToolField>::Checked),
+            quote!(as ::dsh_kit::__private::ToolField>::Checked),
         );
         Some(quote!(#(#attrs)* pub #ident: #ty))
     });
@@ -533,7 +533,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         tool.params()
             .map(|param| {
                 let ty = &param.arg.ty;
-                quote!(#ty: ::dsh_sdk::__private::ToolField)
+                quote!(#ty: ::dsh_kit::__private::ToolField)
             })
             .collect(),
     );
@@ -543,9 +543,9 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
     );
     quote! {
         #[doc = #doc]
-        #[derive(::dsh_sdk::__private::serde::Deserialize, ::dsh_sdk::__private::schemars::JsonSchema)]
-        #[serde(crate = "::dsh_sdk::__private::serde")]
-        #[schemars(crate = "::dsh_sdk::__private::schemars")]
+        #[derive(::dsh_kit::__private::serde::Deserialize, ::dsh_kit::__private::schemars::JsonSchema)]
+        #[serde(crate = "::dsh_kit::__private::serde")]
+        #[schemars(crate = "::dsh_kit::__private::schemars")]
         #vis struct #name #where_clause {
             #(#fields,)*
         }
@@ -572,8 +572,8 @@ fn definition(tool: &Tool) -> TokenStream {
         let icons = &attr.icons;
         quote! {
             .icons({
-                const ICONS: &[::dsh_sdk::__private::Icon] =
-                    &[#(::dsh_sdk::__private::Icon::new(#icons)),*];
+                const ICONS: &[::dsh_kit::__private::Icon] =
+                    &[#(::dsh_kit::__private::Icon::new(#icons)),*];
                 ICONS
             })
         }
@@ -584,11 +584,11 @@ fn definition(tool: &Tool) -> TokenStream {
     });
     let category = attr.category.iter().map(|choice| {
         let variant = &choice.variant;
-        quote!(.category(::dsh_sdk::__private::Category::#variant))
+        quote!(.category(::dsh_kit::__private::Category::#variant))
     });
     let output_type = attr.output_type.iter().map(|choice| {
         let variant = &choice.variant;
-        quote!(.output_type(::dsh_sdk::__private::OutputType::#variant))
+        quote!(.output_type(::dsh_kit::__private::OutputType::#variant))
     });
     let max_result_chars = attr
         .max_result_chars
@@ -599,7 +599,7 @@ fn definition(tool: &Tool) -> TokenStream {
         .iter()
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     quote! {
-        ::dsh_sdk::__private::ToolDef::builder(#name, #description)
+        ::dsh_kit::__private::ToolDef::builder(#name, #description)
             #(#title)* #(#version)* #aliases #icons #(#flags)* #(#category)* #(#output_type)*
             #(#max_result_chars)* #(#timeout)*
             .build()

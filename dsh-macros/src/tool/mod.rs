@@ -60,16 +60,16 @@ fn fallback(tool: &Tool, errors: &syn::Error) -> TokenStream {
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #ident {}
 
-        impl ::dsh_sdk::__private::Tool for #ident {
+        impl ::dsh_kit::__private::Tool for #ident {
             type Args = ();
             type Output = ();
-            const DEFINITION: ::dsh_sdk::__private::ToolDef = ::dsh_sdk::__private::ToolDef::builder("", "").build();
+            const DEFINITION: ::dsh_kit::__private::ToolDef = ::dsh_kit::__private::ToolDef::builder("", "").build();
 
             fn execute(
                 _: (),
-                _: &::dsh_sdk::__private::Exec,
+                _: &::dsh_kit::__private::Exec,
             ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<(), ::dsh_sdk::__private::ToolError>,
+                Output = ::core::result::Result<(), ::dsh_kit::__private::ToolError>,
             > + ::core::marker::Send {
                 async { ::core::result::Result::Ok(()) }
             }

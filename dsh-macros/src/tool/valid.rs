@@ -207,7 +207,7 @@ fn check_names(cx: &Ctxt, tool: &Tool) {
 }
 
 /// An icon is fetched or shown by the host: only `https:` and `data:` URIs,
-/// the rule `dsh_sdk::Icon::owned` applies at run time.
+/// the rule `dsh_kit::Icon::owned` applies at run time.
 fn check_icons(cx: &Ctxt, tool: &Tool) {
     for (i, icon) in tool.attr.icons.iter().enumerate() {
         let src = icon.value();

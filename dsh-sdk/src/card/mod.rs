@@ -30,7 +30,7 @@ use serde_with::skip_serializing_none;
 /// What a UI shows of a call, as a `card`-tagged union.
 ///
 /// ```
-/// use dsh_sdk::card::{Card, ReadCard};
+/// use dsh_kit::card::{Card, ReadCard};
 ///
 /// let card = Card::from(ReadCard::new("/etc/hostname", "example\n").lines(1, 1));
 /// assert_eq!(
@@ -143,7 +143,7 @@ pub struct GenericCard {
 /// A command and what it printed.
 ///
 /// ```
-/// use dsh_sdk::card::{Card, TerminalCard};
+/// use dsh_kit::card::{Card, TerminalCard};
 ///
 /// // While it runs: the command alone.
 /// let running = Card::from(TerminalCard::new("ls /"));
@@ -276,7 +276,7 @@ impl ReadCard {
 /// A query and what it found.
 ///
 /// ```
-/// use dsh_sdk::card::{Card, SearchCard, SearchHit};
+/// use dsh_kit::card::{Card, SearchCard, SearchHit};
 ///
 /// let card = Card::from(SearchCard::new(
 ///     "fn main",
@@ -331,7 +331,7 @@ impl SearchHit {
 /// A web page that was fetched.
 ///
 /// ```
-/// use dsh_sdk::card::{Card, WebCard};
+/// use dsh_kit::card::{Card, WebCard};
 ///
 /// let card = Card::from(WebCard::new("http://example.com/", "This domain is for use in examples.").title("Example Domain"));
 /// assert_eq!(serde_json::to_value(&card).unwrap()["title"], "Example Domain");

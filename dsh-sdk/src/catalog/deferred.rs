@@ -133,7 +133,7 @@ pub struct Found {
 /// matches, best first (inputs, and outputs and failure shapes where
 /// declared); they can be called right away. If none fits, search again with
 /// other words.
-#[dsh_sdk::tool(read_only, concurrency_safe, idempotent, always_load)]
+#[dsh_kit::tool(read_only, concurrency_safe, idempotent, always_load)]
 pub async fn tool_search(
     /// A few words describing the capability needed, e.g. "convert currency"
     query: String,

@@ -20,9 +20,9 @@
 //! set of tools.
 //!
 //! ```
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
-//! use dsh_sdk::event::rawp::ToolStatus;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
+//! use dsh_kit::event::rawp::ToolStatus;
 //!
 //! /// Search with ripgrep.
 //! #[tool(read_only, category = "search")]

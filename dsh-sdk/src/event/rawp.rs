@@ -10,9 +10,9 @@
 //! and [`Registry::subscribe_rawp`] delivers only those.
 //!
 //! ```
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
-//! use dsh_sdk::event::rawp::RawpEvent;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
+//! use dsh_kit::event::rawp::RawpEvent;
 //! use std::sync::{Arc, Mutex};
 //!
 //! /// Greet someone by name.
@@ -61,7 +61,7 @@ use crate::result::{Failure, ToolResult};
 /// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
 ///
 /// ```
-/// use dsh_sdk::event::rawp::{CatalogPublish, RawpEvent};
+/// use dsh_kit::event::rawp::{CatalogPublish, RawpEvent};
 ///
 /// let event = RawpEvent::CatalogPublish(CatalogPublish::default());
 /// assert_eq!(
@@ -215,7 +215,7 @@ pub enum ToolStatus {
 /// Something wrong with a tool or with the whole catalog (the catalog's `diagnostics`).
 ///
 /// ```
-/// use dsh_sdk::event::rawp::{Diagnostic, Severity};
+/// use dsh_kit::event::rawp::{Diagnostic, Severity};
 ///
 /// let diagnostic = Diagnostic::new(Severity::Fatal, "DEPENDENCY_MISSING", "`rg` is not installed")
 ///     .tool("grep");

@@ -27,9 +27,9 @@ pub struct Compatibility {
 /// and for the Gemini formats a name Gemini refuses.
 ///
 /// ```
-/// use dsh_sdk::export::Format;
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
+/// use dsh_kit::export::Format;
+/// use dsh_kit::prelude::*;
+/// use dsh_kit::Registry;
 ///
 /// /// Look a word up.
 /// #[tool]

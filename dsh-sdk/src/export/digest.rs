@@ -8,7 +8,7 @@
 //! any machine, whatever the order it was built in.
 //!
 //! ```
-//! use dsh_sdk::export::digest::{canonical_json, contract_hash};
+//! use dsh_kit::export::digest::{canonical_json, contract_hash};
 //! use serde_json::json;
 //!
 //! assert_eq!(canonical_json(&json!({ "b": [1, { "d": 2, "c": 3 }], "a": "x" })),
@@ -94,9 +94,9 @@ pub fn contract_hash(definition: &Value) -> String {
 /// export, what a host pins to notice the tool changing.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
-/// use dsh_sdk::export::digest::tool_hash;
+/// use dsh_kit::prelude::*;
+/// use dsh_kit::Registry;
+/// use dsh_kit::export::digest::tool_hash;
 ///
 /// /// Greet someone by name.
 /// #[tool]

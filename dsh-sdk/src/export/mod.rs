@@ -53,9 +53,9 @@ pub enum Format {
 /// sends for the tools the model sees.
 ///
 /// ```
-/// use dsh_sdk::export::Format;
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
+/// use dsh_kit::export::Format;
+/// use dsh_kit::prelude::*;
+/// use dsh_kit::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool]

@@ -1,9 +1,9 @@
 //! The session log: every call as JSON Lines, appended and flushed as it happens.
 //!
 //! ```
-//! use dsh_sdk::log::{Log, SessionLog};
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
+//! use dsh_kit::log::{Log, SessionLog};
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only)]

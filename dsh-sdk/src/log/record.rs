@@ -15,7 +15,7 @@ use crate::result::ToolResult;
 /// One line of a session log.
 ///
 /// ```
-/// use dsh_sdk::log::Record;
+/// use dsh_kit::log::Record;
 ///
 /// let line = r#"{"record":"request","invocation_id":"6f1c2a8e-55b4-4b1e-9a43-8f0d2b7c1e90","tool_name":"greet","input":{"name":"Ada"}}"#;
 /// let record: Record = serde_json::from_str(line).unwrap();

@@ -2,10 +2,10 @@
 //! and compare the content and cards with the ones logged, byte for byte.
 //!
 //! ```
-//! use dsh_sdk::log::{Log, SessionLog};
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
-//! use dsh_sdk::log::replay::replay;
+//! use dsh_kit::log::{Log, SessionLog};
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
+//! use dsh_kit::log::replay::replay;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only)]

@@ -4,9 +4,9 @@
 //! Needs the `mcp` cargo feature.
 //!
 //! ```no_run
-//! use dsh_sdk::mcp::McpServer;
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
+//! use dsh_kit::mcp::McpServer;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only)]
@@ -18,7 +18,7 @@
 //! }
 //!
 //! #[tokio::main]
-//! async fn main() -> Result<(), dsh_sdk::mcp::ServeError> {
+//! async fn main() -> Result<(), dsh_kit::mcp::ServeError> {
 //!     let registry = Registry::new();
 //!     registry.register::<greet>().unwrap();
 //!     McpServer::new(registry).serve_stdio().await

@@ -19,7 +19,7 @@ pub const TOOL_CONTRACT_CHANGED: &str = "MCP_TOOL_CONTRACT_CHANGED";
 /// blocks a tool whose definition hashes to anything else afterwards.
 ///
 /// ```
-/// use dsh_sdk::mcp::ContractPins;
+/// use dsh_kit::mcp::ContractPins;
 ///
 /// let pins = ContractPins::new();
 /// pins.pin("files_read", "sha256:…");

@@ -28,9 +28,9 @@ type GetFn =
 /// is an `Option`.
 ///
 /// ```
-/// use dsh_sdk::mcp::Prompt;
-/// use dsh_sdk::mcp::rmcp::model::{PromptMessage, Role};
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::mcp::Prompt;
+/// use dsh_kit::mcp::rmcp::model::{PromptMessage, Role};
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Review {

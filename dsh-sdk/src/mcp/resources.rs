@@ -40,7 +40,7 @@ pub trait ResourceProvider: Send + Sync + 'static {
 /// A resource with fixed contents at a fixed address.
 ///
 /// ```
-/// use dsh_sdk::mcp::StaticResource;
+/// use dsh_kit::mcp::StaticResource;
 ///
 /// let readme = StaticResource::text("docs://readme", "readme", "# Hello")
 ///     .mime_type("text/markdown")
@@ -144,7 +144,7 @@ type ReadFn = dyn Fn(&str, &TemplateParams) -> Result<ResourceContents, ErrorDat
 /// up to the next `/` (RFC 6570's simple expansion, the form MCP hosts use).
 ///
 /// ```
-/// use dsh_sdk::mcp::{ResourceTemplate, rmcp::model::ResourceContents};
+/// use dsh_kit::mcp::{ResourceTemplate, rmcp::model::ResourceContents};
 ///
 /// let users = ResourceTemplate::new("users://{id}/profile", "user profile", |uri, params| {
 ///     Ok(ResourceContents::text(format!("the profile of {}", params["id"]), uri))

@@ -61,7 +61,7 @@ pub trait Approver: Send + Sync + 'static {
 /// An [`Approver`] that answers synchronously with a fn.
 ///
 /// ```
-/// use dsh_sdk::permission::{Approval, ApprovalRequest, Approver, FnApprover};
+/// use dsh_kit::permission::{Approval, ApprovalRequest, Approver, FnApprover};
 ///
 /// let approver = FnApprover(|request: &ApprovalRequest<'_>| {
 ///     if request.tool == "bash" {
@@ -97,8 +97,8 @@ where
 /// asked is rejected.
 ///
 /// ```
-/// use dsh_sdk::Registry;
-/// use dsh_sdk::permission::ElicitApprover;
+/// use dsh_kit::Registry;
+/// use dsh_kit::permission::ElicitApprover;
 ///
 /// let registry = Registry::builder().approver(ElicitApprover).build();
 /// # drop(registry);

@@ -44,7 +44,7 @@ impl Decision {
     /// The stricter of `self` and `other`; on a tie, `self` with its text.
     ///
     /// ```
-    /// use dsh_sdk::permission::Decision;
+    /// use dsh_kit::permission::Decision;
     ///
     /// let ask = Decision::Ask { prompt: "first".into() };
     /// let deny = Decision::Deny { reason: "no".into() };
@@ -65,7 +65,7 @@ impl Decision {
     /// with its text. Never looser than `self`.
     ///
     /// ```
-    /// use dsh_sdk::permission::{Decision, Tighten};
+    /// use dsh_kit::permission::{Decision, Tighten};
     ///
     /// let denied = Decision::Allow.tighten(Tighten::Deny { reason: "plan mode".into() });
     /// assert_eq!(denied, Decision::Deny { reason: "plan mode".into() });
@@ -146,7 +146,7 @@ impl CallInfo<'_> {
 /// that require approval ask, every other tool is allowed.
 ///
 /// ```
-/// use dsh_sdk::permission::{default_decision, CallInfo, Decision};
+/// use dsh_kit::permission::{default_decision, CallInfo, Decision};
 /// use serde_json::json;
 ///
 /// let args = json!({});

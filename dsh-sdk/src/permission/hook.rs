@@ -28,7 +28,7 @@ where
 /// Plan mode: only read-only tools run.
 ///
 /// ```
-/// use dsh_sdk::permission::{CallInfo, Guard, PlanMode, Tighten};
+/// use dsh_kit::permission::{CallInfo, Guard, PlanMode, Tighten};
 /// use serde_json::json;
 ///
 /// let args = json!({});

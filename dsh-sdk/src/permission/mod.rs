@@ -2,7 +2,7 @@
 //! guards, and the approver that settles an ask.
 //!
 //! ```
-//! use dsh_sdk::permission::{CallInfo, Decision, PatternError, Permissions, PlanMode, Rule};
+//! use dsh_kit::permission::{CallInfo, Decision, PatternError, Permissions, PlanMode, Rule};
 //! use serde_json::json;
 //!
 //! # fn main() -> Result<(), PatternError> {

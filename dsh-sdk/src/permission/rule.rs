@@ -17,7 +17,7 @@ use super::{CallInfo, Decision, PatternError, Strictness};
 /// missing argument never matches. With several conditions, all must hold.
 ///
 /// ```
-/// use dsh_sdk::permission::{PatternError, Rule};
+/// use dsh_kit::permission::{PatternError, Rule};
 ///
 /// # fn main() -> Result<(), PatternError> {
 /// let rule = Rule::deny("bash").when("command", "rm *")?;
@@ -124,7 +124,7 @@ impl fmt::Display for Rule {
 /// beats allow.
 ///
 /// ```
-/// use dsh_sdk::permission::{CallInfo, Decision, PatternError, Rule, Rules};
+/// use dsh_kit::permission::{CallInfo, Decision, PatternError, Rule, Rules};
 /// use serde_json::json;
 ///
 /// # fn main() -> Result<(), PatternError> {

@@ -12,9 +12,9 @@ use crate::tool::client::Client;
 /// One call a model asked for: a tool name and its raw arguments.
 ///
 /// ```
-/// use dsh_sdk::ToolCall;
+/// use dsh_kit::ToolCall;
 /// use serde_json::json;
-/// use dsh_sdk::CancellationToken;
+/// use dsh_kit::CancellationToken;
 ///
 /// let cancel = CancellationToken::new();
 /// let call = ToolCall::new("read_file", json!({ "path": "/etc/hosts" })).cancel_on(cancel.clone());

@@ -8,8 +8,8 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use dsh_sdk::Registry;
-//! use dsh_sdk::layer::RetryPolicy;
+//! use dsh_kit::Registry;
+//! use dsh_kit::layer::RetryPolicy;
 //!
 //! let registry = Registry::builder()
 //!     .timeout(Duration::from_secs(30))

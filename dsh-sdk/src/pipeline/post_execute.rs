@@ -82,7 +82,7 @@ pub struct PostCall<'a> {
 /// A hook run after the output gate, in registration order.
 ///
 /// ```
-/// use dsh_sdk::post_execute::{PostCall, PostDecision, PostExecute, PostOutcome};
+/// use dsh_kit::post_execute::{PostCall, PostDecision, PostExecute, PostOutcome};
 ///
 /// /// Hides secrets from the model *and* from programs reading the value.
 /// struct Redact;

@@ -24,8 +24,8 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// [`Playground`](super::Playground), which shows the waiting calls:
 ///
 /// ```
-/// use dsh_sdk::playground::PageApprover;
-/// use dsh_sdk::Registry;
+/// use dsh_kit::playground::PageApprover;
+/// use dsh_kit::Registry;
 /// use std::time::Duration;
 ///
 /// let approver = PageApprover::with_timeout(Duration::from_secs(60));

@@ -6,9 +6,9 @@
 //! Needs the `playground` cargo feature.
 //!
 //! ```no_run
-//! use dsh_sdk::playground::{PageApprover, Playground};
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
+//! use dsh_kit::playground::{PageApprover, Playground};
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only)]

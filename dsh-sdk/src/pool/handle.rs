@@ -15,8 +15,8 @@ use super::Inner;
 /// into a guard with [`scoped`](Self::scoped).
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
+/// use dsh_kit::prelude::*;
+/// use dsh_kit::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool]
@@ -73,8 +73,8 @@ impl ToolHandle {
     /// lives exactly as long as a scope, a connection or a test.
     ///
     /// ```
-    /// use dsh_sdk::prelude::*;
-    /// use dsh_sdk::Registry;
+    /// use dsh_kit::prelude::*;
+    /// use dsh_kit::Registry;
     ///
     /// /// Greet someone by name.
     /// #[tool]

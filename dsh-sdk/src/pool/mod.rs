@@ -111,8 +111,8 @@ impl Pool {
     /// `notifications/tools/list_changed` from.
     ///
     /// ```
-    /// # use dsh_sdk::prelude::*;
-    /// # use dsh_sdk::Registry;
+    /// # use dsh_kit::prelude::*;
+    /// # use dsh_kit::Registry;
     /// /// Greet someone by name.
     /// #[tool]
     /// async fn greet(

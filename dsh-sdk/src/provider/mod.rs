@@ -22,10 +22,10 @@
 //! | [`gemini`] | `generateContent` | `candidates[0].content.parts[].functionCall` | one `user` content of `functionResponse` parts |
 //!
 //! ```
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
-//! use dsh_sdk::provider::ModelTurn;
-//! use dsh_sdk::provider::openai_chat::Turn;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
+//! use dsh_kit::provider::ModelTurn;
+//! use dsh_kit::provider::openai_chat::Turn;
 //!
 //! /// Greet someone by name.
 //! #[tool(read_only, concurrency_safe)]

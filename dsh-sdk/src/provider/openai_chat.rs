@@ -8,8 +8,8 @@
 //! it has no error flag, so a failed result's text starts with `Error: `.
 //!
 //! ```
-//! use dsh_sdk::provider::ModelTurn;
-//! use dsh_sdk::provider::openai_chat::Turn;
+//! use dsh_kit::provider::ModelTurn;
+//! use dsh_kit::provider::openai_chat::Turn;
 //! use serde_json::json;
 //!
 //! let turn = Turn::parse(&json!({"choices": [{"message": {

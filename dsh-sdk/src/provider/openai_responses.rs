@@ -206,10 +206,10 @@ pub struct FunctionTool {
 /// until the built-in tool search loads them.
 ///
 /// ```
-/// use dsh_sdk::export::Deferred;
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
-/// use dsh_sdk::provider::openai_responses::tools;
+/// use dsh_kit::export::Deferred;
+/// use dsh_kit::prelude::*;
+/// use dsh_kit::Registry;
+/// use dsh_kit::provider::openai_responses::tools;
 ///
 /// /// Convert an amount between currencies.
 /// #[tool(defer)]

@@ -27,8 +27,8 @@ use crate::tool::State;
 ///
 /// ```
 /// use std::time::Duration;
-/// use dsh_sdk::Registry;
-/// use dsh_sdk::permission::{PlanMode, Rule};
+/// use dsh_kit::Registry;
+/// use dsh_kit::permission::{PlanMode, Rule};
 ///
 /// let registry = Registry::builder()
 ///     .state(String::from("a database pool, say"))

@@ -33,8 +33,8 @@ pub use builder::RegistryBuilder;
 /// [`scoped`](ToolHandle::scoped) guard made from it is dropped.
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
+/// use dsh_kit::prelude::*;
+/// use dsh_kit::Registry;
 ///
 /// /// Greet someone by name.
 /// #[tool(aliases = ["hello"])]
@@ -136,8 +136,8 @@ impl Registry {
     /// `notifications/tools/list_changed` from.
     ///
     /// ```
-    /// # use dsh_sdk::prelude::*;
-    /// # use dsh_sdk::Registry;
+    /// # use dsh_kit::prelude::*;
+    /// # use dsh_kit::Registry;
     /// /// Greet someone by name.
     /// #[tool]
     /// async fn greet(
@@ -228,9 +228,9 @@ impl Registry {
     /// The tool list in `format`, as a JSON array.
     ///
     /// ```
-    /// use dsh_sdk::export::Format;
-    /// use dsh_sdk::prelude::*;
-    /// use dsh_sdk::Registry;
+    /// use dsh_kit::export::Format;
+    /// use dsh_kit::prelude::*;
+    /// use dsh_kit::Registry;
     ///
     /// /// Greet someone by name.
     /// #[tool]
@@ -278,9 +278,9 @@ impl Registry {
     /// send the `anthropic-beta: advanced-tool-use-2025-11-20` header with it.
     ///
     /// ```
-    /// use dsh_sdk::export::{Deferred, Format};
-    /// use dsh_sdk::prelude::*;
-    /// use dsh_sdk::Registry;
+    /// use dsh_kit::export::{Deferred, Format};
+    /// use dsh_kit::prelude::*;
+    /// use dsh_kit::Registry;
     ///
     /// /// Greet someone by name.
     /// #[tool]
@@ -310,9 +310,9 @@ impl Registry {
     /// and for the Gemini formats a name Gemini refuses.
     ///
     /// ```
-    /// use dsh_sdk::export::Format;
-    /// use dsh_sdk::prelude::*;
-    /// use dsh_sdk::Registry;
+    /// use dsh_kit::export::Format;
+    /// use dsh_kit::prelude::*;
+    /// use dsh_kit::Registry;
     ///
     /// /// Look a word up.
     /// #[tool]
@@ -432,8 +432,8 @@ impl Registry {
     /// ([`Exec::new`]).
     ///
     /// ```
-    /// use dsh_sdk::prelude::*;
-    /// use dsh_sdk::Registry;
+    /// use dsh_kit::prelude::*;
+    /// use dsh_kit::Registry;
     ///
     /// /// Count the registered tools.
     /// #[tool]

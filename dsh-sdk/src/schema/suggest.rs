@@ -7,7 +7,7 @@ const THRESHOLD: f64 = 0.85;
 /// name), each once.
 ///
 /// Jaro-Winkler similarity over lowercase text: it rewards a shared prefix,
-/// which is how names get misspelt (`read_flie`, `Read_File`). dsh-macros
+/// which is how names get misspelt (`read_flie`, `Read_File`). dsh-kit-macros
 /// suggests attribute keys and values by the same rule; the tests below hold
 /// the two equal.
 pub(crate) fn closest<'a>(
@@ -70,13 +70,13 @@ mod tests {
         assert_eq!(hint(&["a", "b"]), "; did you mean one of `a`, `b`?");
     }
 
-    /// dsh-macros keeps its own copy (it cannot depend on this crate): both
+    /// dsh-kit-macros keeps its own copy (it cannot depend on this crate): both
     /// must offer the same names, in the same order.
     #[test]
     fn the_macros_suggest_alike() {
         macro_rules! agree {
             ($name:literal in $($candidate:literal),*) => {{
-                let macros: &[&str] = &dsh_macros::__shared_rules!(closest $name in $($candidate),*);
+                let macros: &[&str] = &dsh_kit_macros::__shared_rules!(closest $name in $($candidate),*);
                 assert_eq!(macros, closest($name, [$($candidate),*]), "{}", $name);
             }};
         }

@@ -16,10 +16,10 @@
 //! deferred tool in the list from the start.
 //!
 //! ```
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
-//! use dsh_sdk::export::Format;
-//! use dsh_sdk::catalog::tool_search;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
+//! use dsh_kit::export::Format;
+//! use dsh_kit::catalog::tool_search;
 //!
 //! /// Convert an amount between currencies at today's rate.
 //! #[tool(defer)]

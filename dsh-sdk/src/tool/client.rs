@@ -125,7 +125,7 @@ pub enum Elicited<T> {
 /// A request for a completion from the client's model.
 ///
 /// ```
-/// use dsh_sdk::client::SampleRequest;
+/// use dsh_kit::client::SampleRequest;
 ///
 /// let request = SampleRequest::user("Summarise: …").max_tokens(200);
 /// assert_eq!(request.messages.len(), 1);
@@ -280,8 +280,8 @@ pub enum PropertyProblem {
 /// into the ones elicitation accepts.
 ///
 /// ```
-/// use dsh_sdk::client::elicitation_schema;
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::client::elicitation_schema;
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Contact {

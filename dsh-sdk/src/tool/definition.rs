@@ -24,8 +24,8 @@ use serde_json::Value;
 /// most authors never write it by hand. Writing it by hand is equivalent:
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
-/// use dsh_sdk::Registry;
+/// use dsh_kit::prelude::*;
+/// use dsh_kit::Registry;
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct GreetArgs {
@@ -162,7 +162,7 @@ impl Validation {
 /// pipeline read. Built with [`ToolDef::builder`], in `const` context:
 ///
 /// ```
-/// use dsh_sdk::{Category, ToolDef};
+/// use dsh_kit::{Category, ToolDef};
 ///
 /// const DEF: ToolDef = ToolDef::builder("read_file", "Read a file from disk.")
 ///     .read_only(true)
@@ -230,7 +230,7 @@ impl ToolDef {
     /// Starts a definition given at run time, for dynamic tools.
     ///
     /// ```
-    /// use dsh_sdk::ToolDef;
+    /// use dsh_kit::ToolDef;
     ///
     /// let def = ToolDef::builder_owned(format!("echo_{}", 2), "Echo.").build();
     /// assert_eq!(def.name(), "echo_2");
@@ -607,7 +607,7 @@ impl ToolDef {
     /// `notebook` tool resolves as a `filesystem` one.
     ///
     /// ```
-    /// use dsh_sdk::{Category, OutputType, ToolDef};
+    /// use dsh_kit::{Category, OutputType, ToolDef};
     /// use serde_json::json;
     ///
     /// const WRITE: ToolDef = ToolDef::builder("write_file", "Write a file.").category(Category::Filesystem).build();

@@ -11,9 +11,9 @@
 //! is given; its card is the generic one.
 //!
 //! ```
-//! use dsh_sdk::prelude::*;
-//! use dsh_sdk::Registry;
-//! use dsh_sdk::DynamicTool;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::Registry;
+//! use dsh_kit::DynamicTool;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {

@@ -12,7 +12,7 @@
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-pub use dsh_macros::Elicit;
+pub use dsh_kit_macros::Elicit;
 
 /// A type a tool can ask the user to fill in: a flat object of primitive
 /// fields. `#[derive(Elicit)]` implements it after checking every field's
@@ -20,7 +20,7 @@ pub use dsh_macros::Elicit;
 /// checked when it is asked for ([`elicitation_schema`](crate::tool::client::elicitation_schema)).
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// #[derive(Deserialize, JsonSchema, Elicit)]
 /// struct Contact {
@@ -48,7 +48,7 @@ pub trait Elicitable: JsonSchema + DeserializeOwned {}
     message = "`{Self}` cannot be a field of an elicitation form",
     label = "not a string, number, integer, boolean or choice",
     note = "elicitation asks for a flat object: a field is a `String`, `bool`, integer, float, a unit-only enum with `#[derive(Elicit)]`, a `Vec` of such an enum, or an `Option` of one of these",
-    note = "for a type of your own whose schema is one of these, implement `dsh_sdk::elicit::ElicitField` for it"
+    note = "for a type of your own whose schema is one of these, implement `dsh_kit::elicit::ElicitField` for it"
 )]
 pub trait ElicitField {}
 

@@ -14,7 +14,7 @@ use serde_json::Value;
 /// [`ToolResult::failure`](crate::ToolResult#structfield.failure):
 ///
 /// ```
-/// use dsh_sdk::ToolError;
+/// use dsh_kit::ToolError;
 ///
 /// #[derive(Debug, thiserror::Error)]
 /// enum EditError {

@@ -24,7 +24,7 @@ use crate::tool::elicit::Elicitable;
 /// Take it as `exec: &Exec` in a `#[tool]` fn:
 ///
 /// ```
-/// use dsh_sdk::prelude::*;
+/// use dsh_kit::prelude::*;
 ///
 /// struct Greeting(&'static str);
 ///
@@ -166,7 +166,7 @@ impl Exec {
     /// of the tool's own with a `#[from] MissingState` variant).
     ///
     /// ```
-    /// use dsh_sdk::{Exec, MissingState};
+    /// use dsh_kit::{Exec, MissingState};
     ///
     /// #[derive(Debug, thiserror::Error)]
     /// enum LookupError {
@@ -240,8 +240,8 @@ impl Exec {
     /// is deserialized.
     ///
     /// ```
-    /// use dsh_sdk::client::Elicited;
-    /// use dsh_sdk::prelude::*;
+    /// use dsh_kit::client::Elicited;
+    /// use dsh_kit::prelude::*;
     ///
     /// #[derive(Deserialize, JsonSchema, Elicit)]
     /// struct Confirm {
@@ -402,7 +402,7 @@ fn client_error(error: ClientError) -> ToolError {
 /// A plain type map: the few lines it takes are not worth a dependency.
 ///
 /// ```
-/// use dsh_sdk::State;
+/// use dsh_kit::State;
 ///
 /// let state = State::default().with(42_u32);
 /// assert_eq!(state.get::<u32>(), Some(&42));

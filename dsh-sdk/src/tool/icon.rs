@@ -6,7 +6,7 @@
 //! [contract hash](crate::export::digest).
 //!
 //! ```
-//! use dsh_sdk::{Icon, IconTheme, ToolDef};
+//! use dsh_kit::{Icon, IconTheme, ToolDef};
 //!
 //! const ICONS: &[Icon] = &[
 //!     Icon::new("https://example.com/search.svg"),

@@ -11,7 +11,7 @@
 //! comparing the bytes:
 //!
 //! ```
-//! use dsh_sdk::prelude::*;
+//! use dsh_kit::prelude::*;
 //! use std::collections::HashMap;
 //!
 //! #[derive(Serialize, Deserialize, JsonSchema)]
@@ -44,7 +44,7 @@
 //!         .map(|(word, n)| (word.to_owned(), n))
 //!         .collect(),
 //! };
-//! dsh_sdk::testing::assert_pure::<count>(json!({ "text": "a a b c d d d d" }), &output);
+//! dsh_kit::testing::assert_pure::<count>(json!({ "text": "a a b c d d d d" }), &output);
 //! ```
 //!
 //! What it perturbs, run to run:
@@ -88,7 +88,7 @@ pub fn assert_pure<T: Tool>(args: Value, output: &T::Output) {
 ///
 /// ```
 /// use std::time::Duration;
-/// use dsh_sdk::testing::PurityCheck;
+/// use dsh_kit::testing::PurityCheck;
 ///
 /// let check = PurityCheck::new().runs(8).clock_gap(Duration::from_millis(20));
 /// # drop(check);

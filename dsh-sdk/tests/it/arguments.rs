@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use dsh_sdk::Registry;
-use dsh_sdk::export::Format;
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::export::Format;
+use dsh_kit::prelude::*;
 use serde_json::Value;
 
 /// Search the notes.
@@ -35,7 +35,7 @@ async fn an_unknown_property_is_a_violation_with_the_closest_name() {
     );
     assert_eq!(
         result.failure.map(|failure| failure.cause),
-        Some(dsh_sdk::Cause::InvalidArguments)
+        Some(dsh_kit::Cause::InvalidArguments)
     );
 
     // Reported with the others, in pointer order; a name near none, plainly.

@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
-use dsh_sdk::event::Event;
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Registry, ToolResult};
-use dsh_sdk::{Status, ToolCall};
+use dsh_kit::event::Event;
+use dsh_kit::prelude::*;
+use dsh_kit::{Registry, ToolResult};
+use dsh_kit::{Status, ToolCall};
 
 /// The threads `spin` ran on.
 static THREADS: Mutex<Vec<ThreadId>> = Mutex::new(Vec::new());
@@ -227,7 +227,7 @@ async fn a_batch_runs_safe_calls_together_and_unsafe_ones_alone_in_order() {
 }
 
 /// The handle of the tool `retire` unregisters.
-type Retiring = Arc<Mutex<Option<dsh_sdk::ToolHandle>>>;
+type Retiring = Arc<Mutex<Option<dsh_kit::ToolHandle>>>;
 
 /// Unregisters the tool whose handle the state holds.
 #[tool(concurrency_safe)]

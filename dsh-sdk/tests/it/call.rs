@@ -1,8 +1,8 @@
 //! The minimal call path: resolve, validate, deserialize, execute, gate, render.
 
-use dsh_sdk::Registry;
-use dsh_sdk::prelude::*;
-use dsh_sdk::{ContentBlock, State, Status};
+use dsh_kit::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::{ContentBlock, State, Status};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -308,13 +308,13 @@ async fn a_tool_that_reads_its_context_gets_its_own_calls_and_one_that_does_not_
     registry.register::<own_id>().unwrap();
     registry.register::<echo>().unwrap();
     registry.register::<plain>().unwrap();
-    let call = dsh_sdk::ToolCall::new("own_id", json!({}));
+    let call = dsh_kit::ToolCall::new("own_id", json!({}));
     let id = call.id();
     assert_eq!(registry.call_with(call).await.text(), id.to_string());
 
-    let call = dsh_sdk::ToolCall::new("echo", json!({ "expected": "" }));
+    let call = dsh_kit::ToolCall::new("echo", json!({ "expected": "" }));
     let id = call.id().to_string();
-    let call = dsh_sdk::ToolCall::new("echo", json!({ "expected": id })).invocation_id(call.id());
+    let call = dsh_kit::ToolCall::new("echo", json!({ "expected": id })).invocation_id(call.id());
     let result = registry.call_with(call).await;
     assert!(!result.is_error(), "{}", result.text());
     assert_eq!(result.text(), id);

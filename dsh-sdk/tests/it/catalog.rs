@@ -3,14 +3,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use dsh_sdk::Status;
-use dsh_sdk::catalog::CatalogError;
-use dsh_sdk::catalog::TOOL_DEGRADED;
-use dsh_sdk::event::rawp::{CatalogPublish, Diagnostic, Severity, ToolStatus};
-use dsh_sdk::event::{Event, StreamType};
-use dsh_sdk::permission::Rule;
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Registry, ToolResult};
+use dsh_kit::Status;
+use dsh_kit::catalog::CatalogError;
+use dsh_kit::catalog::TOOL_DEGRADED;
+use dsh_kit::event::rawp::{CatalogPublish, Diagnostic, Severity, ToolStatus};
+use dsh_kit::event::{Event, StreamType};
+use dsh_kit::permission::Rule;
+use dsh_kit::prelude::*;
+use dsh_kit::{Registry, ToolResult};
 use serde_json::Value;
 
 /// Search with ripgrep (pretend).
@@ -49,7 +49,7 @@ fn registry() -> Registry {
 }
 
 /// Every catalog published while subscribed, as JSON.
-fn catalogs(registry: &Registry) -> (Arc<Mutex<Vec<Value>>>, dsh_sdk::Subscription) {
+fn catalogs(registry: &Registry) -> (Arc<Mutex<Vec<Value>>>, dsh_kit::Subscription) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
     let subscription = registry.subscribe(move |event| {
@@ -86,7 +86,7 @@ fn the_payload_describes_every_tool_sorted_by_name() {
     let rg_schema = registry.get("rg").unwrap().input_schema().clone();
     let edit_schema = registry.get("edit").unwrap().input_schema().clone();
     let hello_schema = registry.get("hello").unwrap().input_schema().clone();
-    let hash = |name: &str| dsh_sdk::export::digest::tool_hash(&registry.get(name).unwrap());
+    let hash = |name: &str| dsh_kit::export::digest::tool_hash(&registry.get(name).unwrap());
     assert_eq!(
         catalog,
         json!({

@@ -3,14 +3,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use dsh_sdk::Registry;
-use dsh_sdk::card::Card;
-use dsh_sdk::catalog::TOOL_SHADOWED;
-use dsh_sdk::event::rawp::Severity;
-use dsh_sdk::event::{Event, StreamType};
-use dsh_sdk::export::Format;
-use dsh_sdk::prelude::*;
-use dsh_sdk::{DynamicTool, RegisterError, SchemaRole, Status};
+use dsh_kit::Registry;
+use dsh_kit::card::Card;
+use dsh_kit::catalog::TOOL_SHADOWED;
+use dsh_kit::event::rawp::Severity;
+use dsh_kit::event::{Event, StreamType};
+use dsh_kit::export::Format;
+use dsh_kit::prelude::*;
+use dsh_kit::{DynamicTool, RegisterError, SchemaRole, Status};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -207,7 +207,7 @@ async fn the_handler_gets_the_calls_exec() {
 
     let cancel = CancellationToken::new();
     let call =
-        registry.call_with(dsh_sdk::ToolCall::new("slow", json!({})).cancel_on(cancel.clone()));
+        registry.call_with(dsh_kit::ToolCall::new("slow", json!({})).cancel_on(cancel.clone()));
     let canceller = async {
         while chunks.lock().unwrap().is_empty() {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;

@@ -4,16 +4,16 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dsh_sdk::ToolCall;
-use dsh_sdk::card::TerminalCard;
-use dsh_sdk::event::Event;
-use dsh_sdk::event::StreamType;
-use dsh_sdk::event::rawp::{
+use dsh_kit::ToolCall;
+use dsh_kit::card::TerminalCard;
+use dsh_kit::event::Event;
+use dsh_kit::event::StreamType;
+use dsh_kit::event::rawp::{
     CatalogPublish, CatalogTool, Diagnostic, InvokeRequest, InvokeResult, InvokeStream, RawpEvent,
     Severity, ToolStatus,
 };
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Registry, Status};
+use dsh_kit::prelude::*;
+use dsh_kit::{Registry, Status};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;

@@ -4,13 +4,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use dsh_sdk::event::rawp::RawpEvent;
-use dsh_sdk::export::Format;
-use dsh_sdk::log::replay::{Outcome, Skip, replay};
-use dsh_sdk::log::{Log, SessionLog};
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Cause, Failure, Status};
-use dsh_sdk::{Registry, ToolResult};
+use dsh_kit::event::rawp::RawpEvent;
+use dsh_kit::export::Format;
+use dsh_kit::log::replay::{Outcome, Skip, replay};
+use dsh_kit::log::{Log, SessionLog};
+use dsh_kit::prelude::*;
+use dsh_kit::{Cause, Failure, Status};
+use dsh_kit::{Registry, ToolResult};
 use serde_json::Value;
 
 /// How an edit fails.

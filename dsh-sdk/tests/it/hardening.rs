@@ -5,15 +5,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dsh_sdk::event::Event;
-use dsh_sdk::log::{Log, Record, SessionLog};
-use dsh_sdk::permission::{
+use dsh_kit::event::Event;
+use dsh_kit::log::{Log, Record, SessionLog};
+use dsh_kit::permission::{
     Approval, ApprovalRequest, Approver, CallInfo, Decision, FnApprover, Rule, Tighten,
 };
-use dsh_sdk::post_execute::{PostCall, PostOutcome};
-use dsh_sdk::prelude::*;
-use dsh_sdk::{RegisterError, RegistryBuilder, Status, Subscription, ToolCall};
-use dsh_sdk::{Registry, ToolResult};
+use dsh_kit::post_execute::{PostCall, PostOutcome};
+use dsh_kit::prelude::*;
+use dsh_kit::{RegisterError, RegistryBuilder, Status, Subscription, ToolCall};
+use dsh_kit::{Registry, ToolResult};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
@@ -254,7 +254,7 @@ async fn a_panicking_post_execute_hook_stops_the_call() {
 
 #[tokio::test]
 async fn a_panicking_execute_layer_is_contained() {
-    use dsh_sdk::layer::ExecRequest;
+    use dsh_kit::layer::ExecRequest;
     let registry = build(Registry::builder().approver(approve_all()).layer(
         tower::util::MapRequestLayer::new(|request: ExecRequest| {
             assert_ne!(request.args()["path"], "/boom", "layer fault");
@@ -400,14 +400,14 @@ async fn the_highest_depth_limit_still_logs_readable_records() {
     let result = registry
         .call(
             "echo",
-            json!({ "value": nested(dsh_sdk::limits::MAX_DEPTH - 1) }),
+            json!({ "value": nested(dsh_kit::limits::MAX_DEPTH - 1) }),
         )
         .await;
     assert!(!result.is_error(), "{}", result.text());
     let result = registry
         .call(
             "echo",
-            json!({ "value": nested(dsh_sdk::limits::MAX_DEPTH) }),
+            json!({ "value": nested(dsh_kit::limits::MAX_DEPTH) }),
         )
         .await;
     assert!(result.is_error());
@@ -471,11 +471,11 @@ async fn arguments_and_outputs_over_the_size_limits_are_refused() {
 
 #[tokio::test]
 async fn the_default_limits() {
-    assert_eq!(dsh_sdk::limits::DEFAULT_MAX_ARG_BYTES, 1024 * 1024);
-    assert_eq!(dsh_sdk::limits::DEFAULT_MAX_OUTPUT_BYTES, 16 * 1024 * 1024);
-    assert_eq!(dsh_sdk::limits::DEFAULT_MAX_DEPTH, 64);
+    assert_eq!(dsh_kit::limits::DEFAULT_MAX_ARG_BYTES, 1024 * 1024);
+    assert_eq!(dsh_kit::limits::DEFAULT_MAX_OUTPUT_BYTES, 16 * 1024 * 1024);
+    assert_eq!(dsh_kit::limits::DEFAULT_MAX_DEPTH, 64);
     assert_eq!(
-        dsh_sdk::limits::DEFAULT_APPROVAL_TIMEOUT,
+        dsh_kit::limits::DEFAULT_APPROVAL_TIMEOUT,
         Duration::from_secs(600)
     );
     let registry = build(Registry::builder());

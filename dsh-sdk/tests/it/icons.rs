@@ -1,10 +1,10 @@
 //! Icons from the tool definition reach MCP's `tools/list` export, and take
 //! no part in the contract hash.
 
-use dsh_sdk::Registry;
-use dsh_sdk::export::Format;
-use dsh_sdk::prelude::*;
-use dsh_sdk::{DynamicTool, Icon, IconTheme, ToolDef};
+use dsh_kit::Registry;
+use dsh_kit::export::Format;
+use dsh_kit::prelude::*;
+use dsh_kit::{DynamicTool, Icon, IconTheme, ToolDef};
 use serde_json::json;
 
 /// Read a file from disk.
@@ -17,7 +17,7 @@ async fn read_file(path: String) -> String {
 }
 
 mod plain {
-    use dsh_sdk::prelude::*;
+    use dsh_kit::prelude::*;
 
     /// Read a file from disk.
     #[tool(read_only)]

@@ -4,11 +4,11 @@ use std::fs;
 use std::io::Write as _;
 use std::path::Path;
 
-use dsh_sdk::Registry;
-use dsh_sdk::event::{Event, StreamType};
-use dsh_sdk::log::{Log, LogError, Record, SessionLog};
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Status, ToolCall};
+use dsh_kit::Registry;
+use dsh_kit::event::{Event, StreamType};
+use dsh_kit::log::{Log, LogError, Record, SessionLog};
+use dsh_kit::prelude::*;
+use dsh_kit::{Status, ToolCall};
 use serde_json::Value;
 
 /// Greet someone by name.

@@ -10,11 +10,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use dsh_sdk::Registry;
-use dsh_sdk::ToolInfo;
-use dsh_sdk::export::Format;
-use dsh_sdk::export::lower::{self, Lowered, NoteKind};
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::ToolInfo;
+use dsh_kit::export::Format;
+use dsh_kit::export::lower::{self, Lowered, NoteKind};
+use dsh_kit::prelude::*;
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-//! dsh-sdk's behaviour tests, in one test binary so the suite links once:
+//! dsh-kit's behaviour tests, in one test binary so the suite links once:
 //! a module per concern, folders for the MCP server and client (`mcp/`)
 //! and the model providers (`provider/`), and the fixtures they share
 //! (`support/`).

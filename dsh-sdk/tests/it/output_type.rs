@@ -2,10 +2,10 @@
 //! then the category's default (one test per row of the table), then `text`;
 //! checked on results that go through the pipeline.
 
-use dsh_sdk::Registry;
-use dsh_sdk::event::Event;
-use dsh_sdk::event::rawp::RawpEvent;
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::event::Event;
+use dsh_kit::event::rawp::RawpEvent;
+use dsh_kit::prelude::*;
 use serde_json::Value;
 
 /// Calls `name` with `args` on a registry holding `T`, and returns the

@@ -4,15 +4,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use dsh_sdk::Registry;
-use dsh_sdk::event::{Event, StreamType};
-use dsh_sdk::layer::RetryPolicy;
-use dsh_sdk::permission::{
+use dsh_kit::Registry;
+use dsh_kit::event::{Event, StreamType};
+use dsh_kit::layer::RetryPolicy;
+use dsh_kit::permission::{
     Approval, ApprovalRequest, CallInfo, Decision, FnApprover, PlanMode, Rule,
 };
-use dsh_sdk::post_execute::{PostCall, PostDecision, PostOutcome};
-use dsh_sdk::prelude::*;
-use dsh_sdk::{Status, ToolCall};
+use dsh_kit::post_execute::{PostCall, PostDecision, PostOutcome};
+use dsh_kit::prelude::*;
+use dsh_kit::{Status, ToolCall};
 use tokio_util::sync::CancellationToken;
 
 /// Run a shell command (pretend).
@@ -51,7 +51,7 @@ async fn checked_read(
     format!("read {path}")
 }
 
-fn registry(builder: dsh_sdk::RegistryBuilder) -> Registry {
+fn registry(builder: dsh_kit::RegistryBuilder) -> Registry {
     let registry = builder.build();
     registry.register::<bash>().unwrap();
     registry.register::<read_file>().unwrap();
@@ -461,7 +461,7 @@ async fn score(
     Score { percent }
 }
 
-fn score_registry(hook: impl dsh_sdk::post_execute::PostExecute) -> Registry {
+fn score_registry(hook: impl dsh_kit::post_execute::PostExecute) -> Registry {
     let registry = Registry::builder().post_execute(hook).build();
     registry.register::<score>().unwrap();
     registry
@@ -677,7 +677,7 @@ async fn subscribers_observe_requests_stream_chunks_and_every_result() {
             (StreamType::Stderr, "warning\n".to_owned(), 2),
         ]
     );
-    let results: Vec<&dsh_sdk::ToolResult> = events
+    let results: Vec<&dsh_kit::ToolResult> = events
         .iter()
         .filter_map(|event| match event {
             Event::Result(result) => Some(result.as_ref()),
@@ -698,7 +698,7 @@ async fn subscribers_observe_requests_stream_chunks_and_every_result() {
 
 #[test]
 fn no_guard_can_loosen_a_decision() {
-    use dsh_sdk::permission::Tighten;
+    use dsh_kit::permission::Tighten;
     let decisions = [
         Decision::Allow,
         Decision::Ask { prompt: "p".into() },
@@ -727,7 +727,7 @@ fn no_guard_can_loosen_a_decision() {
 
 #[tokio::test]
 async fn any_tower_middleware_composes_with_the_execute_stage() {
-    use dsh_sdk::layer::ExecRequest;
+    use dsh_kit::layer::ExecRequest;
 
     // A host layer sees every request (tool name, attempt) before it runs...
     let seen = Arc::new(Mutex::new(Vec::new()));

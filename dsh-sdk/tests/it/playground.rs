@@ -8,10 +8,10 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use dsh_sdk::Registry;
-use dsh_sdk::log::SessionLog;
-use dsh_sdk::playground::{PageApprover, Playground};
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::log::SessionLog;
+use dsh_kit::playground::{PageApprover, Playground};
+use dsh_kit::prelude::*;
 use serde_json::Value;
 use tower::ServiceExt;
 

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use dsh_sdk::Registry;
-use dsh_sdk::Status;
-use dsh_sdk::event::Event;
-use dsh_sdk::log::Record;
-use dsh_sdk::permission::{Approval, ApprovalRequest, FnApprover, Rule};
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::Status;
+use dsh_kit::event::Event;
+use dsh_kit::log::Record;
+use dsh_kit::permission::{Approval, ApprovalRequest, FnApprover, Rule};
+use dsh_kit::prelude::*;
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 

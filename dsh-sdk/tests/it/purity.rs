@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dsh_sdk::prelude::*;
-use dsh_sdk::testing::{PurityCheck, assert_pure};
+use dsh_kit::prelude::*;
+use dsh_kit::testing::{PurityCheck, assert_pure};
 
 #[derive(Serialize, Deserialize, JsonSchema)]
 struct Tally {

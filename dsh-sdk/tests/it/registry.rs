@@ -1,8 +1,8 @@
 //! Registering, looking up and unregistering tools.
 
-use dsh_sdk::Registry;
-use dsh_sdk::prelude::*;
-use dsh_sdk::{RegisterError, ToolDef};
+use dsh_kit::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::{RegisterError, ToolDef};
 
 /// Greet someone by name.
 #[tool(aliases = ["hello", "hi"])]
@@ -16,7 +16,7 @@ async fn greet(
 // Tools of other modules (other crates, in practice) that collide with
 // `greet` at run time: in one module, the collision is a compile error.
 mod others {
-    use dsh_sdk::prelude::*;
+    use dsh_kit::prelude::*;
 
     /// Also greets, under a name `greet` already holds as an alias.
     #[tool(name = "hello")]
@@ -26,7 +26,7 @@ mod others {
 }
 
 mod waving {
-    use dsh_sdk::prelude::*;
+    use dsh_kit::prelude::*;
 
     /// Claims an alias of `greet`.
     #[tool(aliases = ["hi"])]
@@ -208,8 +208,8 @@ fn closest_names_include_aliases_and_resolve_them() {
 }
 
 mod card_views {
-    use dsh_sdk::Registry;
-    use dsh_sdk::prelude::*;
+    use dsh_kit::Registry;
+    use dsh_kit::prelude::*;
     use serde_json::json;
 
     /// Greet someone by name.

@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use dsh_sdk::Registry;
-use dsh_sdk::card::{ReadCard, TerminalCard};
-use dsh_sdk::log::replay::{Field, Outcome, Skip, replay};
-use dsh_sdk::log::{Log, SessionLog};
-use dsh_sdk::permission::{Approval, FnApprover, Rule};
-use dsh_sdk::post_execute::{PostCall, PostDecision, PostOutcome};
-use dsh_sdk::prelude::*;
-use dsh_sdk::{RegistryBuilder, Status, ToolCall};
+use dsh_kit::Registry;
+use dsh_kit::card::{ReadCard, TerminalCard};
+use dsh_kit::log::replay::{Field, Outcome, Skip, replay};
+use dsh_kit::log::{Log, SessionLog};
+use dsh_kit::permission::{Approval, FnApprover, Rule};
+use dsh_kit::post_execute::{PostCall, PostDecision, PostOutcome};
+use dsh_kit::prelude::*;
+use dsh_kit::{RegistryBuilder, Status, ToolCall};
 use serde_json::Value;
 
 /// Greet someone by name.
@@ -507,7 +507,7 @@ async fn post_execute_decisions_and_overrides_replay_from_the_log() {
         outcome.with_context(ContentBlock::text(format!("context for {word}")))
     };
     // The arguments it gives are asked about again, and approved as they are.
-    let approver = FnApprover(|request: &dsh_sdk::permission::ApprovalRequest<'_>| {
+    let approver = FnApprover(|request: &dsh_kit::permission::ApprovalRequest<'_>| {
         if request.args["command"] == "ls -l" {
             Approval::Approve
         } else {
@@ -585,7 +585,7 @@ async fn a_batch_replays_call_by_call() {
 async fn a_dynamic_tool_replays_like_a_typed_one() {
     let dir = tempfile::tempdir().unwrap();
     let registry = registry(&dir.path().join("spill"));
-    let shout = dsh_sdk::DynamicTool::new(
+    let shout = dsh_kit::DynamicTool::new(
         ToolDef::builder_owned("shout", "Say something loudly.")
             .read_only(true)
             .build(),

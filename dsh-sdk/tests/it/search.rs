@@ -1,9 +1,9 @@
 //! Deferred tools stay out of the list until tool search finds and loads them.
 
-use dsh_sdk::Registry;
-use dsh_sdk::catalog::tool_search;
-use dsh_sdk::export::Format;
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::catalog::tool_search;
+use dsh_kit::export::Format;
+use dsh_kit::prelude::*;
 use serde_json::Value;
 
 /// Convert an amount of money between currencies at today's exchange rate.
@@ -178,7 +178,7 @@ async fn the_index_follows_the_pool() {
 }
 
 /// A deferred dynamic tool with one described parameter per `(name, description)`.
-fn dynamic(name: &str, description: &str, parameters: &[(&str, &str)]) -> dsh_sdk::DynamicTool {
+fn dynamic(name: &str, description: &str, parameters: &[(&str, &str)]) -> dsh_kit::DynamicTool {
     let properties: serde_json::Map<String, Value> = parameters
         .iter()
         .map(|(name, description)| {
@@ -188,7 +188,7 @@ fn dynamic(name: &str, description: &str, parameters: &[(&str, &str)]) -> dsh_sd
             )
         })
         .collect();
-    dsh_sdk::DynamicTool::new(
+    dsh_kit::DynamicTool::new(
         ToolDef::builder_owned(name.to_owned(), description.to_owned())
             .defer(true)
             .build(),
@@ -198,7 +198,7 @@ fn dynamic(name: &str, description: &str, parameters: &[(&str, &str)]) -> dsh_sd
 }
 
 /// A registry of `tools`.
-fn registry_of(tools: impl IntoIterator<Item = dsh_sdk::DynamicTool>) -> Registry {
+fn registry_of(tools: impl IntoIterator<Item = dsh_kit::DynamicTool>) -> Registry {
     let registry = Registry::new();
     for tool in tools {
         registry.register_dynamic(tool).unwrap();
@@ -509,8 +509,8 @@ fn the_search_tool_tells_the_model_how_to_phrase_a_query() {
 }
 
 /// A deferred dynamic tool with the given parameter schema.
-fn with_schema(name: &str, description: &str, schema: Value) -> dsh_sdk::DynamicTool {
-    dsh_sdk::DynamicTool::new(
+fn with_schema(name: &str, description: &str, schema: Value) -> dsh_kit::DynamicTool {
+    dsh_kit::DynamicTool::new(
         ToolDef::builder_owned(name.to_owned(), description.to_owned())
             .defer(true)
             .build(),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use dsh_examples::agent::scripted::ScriptedServer;
+use dsh_kit_examples::agent::scripted::ScriptedServer;
 use regex::Regex;
 use serde_json::{Value, json};
 

@@ -6,12 +6,12 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dsh_examples::register_all;
-use dsh_sdk::CancellationToken;
-use dsh_sdk::card::Card;
-use dsh_sdk::event::{Event, StreamType};
-use dsh_sdk::permission::Rule;
-use dsh_sdk::{Registry, Status, ToolCall, ToolResult};
+use dsh_kit::CancellationToken;
+use dsh_kit::card::Card;
+use dsh_kit::event::{Event, StreamType};
+use dsh_kit::permission::Rule;
+use dsh_kit::{Registry, Status, ToolCall, ToolResult};
+use dsh_kit_examples::register_all;
 use serde_json::{Value, json};
 
 fn registry() -> Registry {
@@ -102,7 +102,7 @@ async fn edit_file_presents_a_diff_card() {
             }],
         })
     );
-    assert_eq!(result.output_type, dsh_sdk::OutputType::Diff);
+    assert_eq!(result.output_type, dsh_kit::OutputType::Diff);
 }
 
 #[tokio::test]
@@ -119,7 +119,7 @@ async fn bash_presents_a_terminal_card_from_the_start() {
         json!({ "card": "terminal", "command": command, "stdout": "out\n", "stderr": "err\n", "exit_code": 3 })
     );
     assert_eq!(result.text(), "out\n[stderr]\nerr\n[exit code 3]");
-    assert_eq!(result.output_type, dsh_sdk::OutputType::Text);
+    assert_eq!(result.output_type, dsh_kit::OutputType::Text);
 }
 
 #[tokio::test]
@@ -331,7 +331,7 @@ async fn fetch_presents_a_web_card() {
         result.text(),
         format!("# The & Page\n{url}\n\nWelcome\nFirst paragraph.\nSecond.")
     );
-    assert_eq!(result.output_type, dsh_sdk::OutputType::WebContent);
+    assert_eq!(result.output_type, dsh_kit::OutputType::WebContent);
 
     let missing = format!("{base}/missing");
     let result = registry.call("fetch", json!({ "url": missing })).await;

@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use dsh_examples::register_all;
-use dsh_sdk::Registry;
-use dsh_sdk::export::Format;
-use dsh_sdk::export::digest::contract_hash;
+use dsh_kit::Registry;
+use dsh_kit::export::Format;
+use dsh_kit::export::digest::contract_hash;
+use dsh_kit_examples::register_all;
 use serde_json::Value;
 
 fn contracts(registry: &Registry) -> BTreeMap<String, String> {
@@ -21,7 +21,7 @@ fn contracts(registry: &Registry) -> BTreeMap<String, String> {
         .map(|tool| {
             (
                 tool.name().to_owned(),
-                dsh_sdk::export::digest::tool_hash(tool),
+                dsh_kit::export::digest::tool_hash(tool),
             )
         })
         .collect()

@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use dsh_examples::{add_days, edit_file, greet, read_file, register_all};
-use dsh_sdk::Registry;
-use dsh_sdk::export::Format;
+use dsh_kit::Registry;
+use dsh_kit::export::Format;
+use dsh_kit_examples::{add_days, edit_file, greet, read_file, register_all};
 use serde_json::Value;
 
 const FORMATS: [(&str, Format); 3] = [

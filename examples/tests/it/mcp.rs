@@ -14,20 +14,20 @@ use std::time::{Duration, Instant};
 
 use crate::common::{Scratch, run_python, spawn_server};
 
-use dsh_examples::greet;
-use dsh_sdk::Registry;
-use dsh_sdk::event::rawp::ToolStatus;
-use dsh_sdk::event::{Event, StreamType};
-use dsh_sdk::mcp::McpProxy;
-use dsh_sdk::mcp::rmcp::model::{
+use dsh_kit::Registry;
+use dsh_kit::event::rawp::ToolStatus;
+use dsh_kit::event::{Event, StreamType};
+use dsh_kit::mcp::McpProxy;
+use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
     ProgressNotificationParam, ProtocolVersion,
 };
-use dsh_sdk::mcp::rmcp::service::{NotificationContext, RunningService};
-use dsh_sdk::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use dsh_sdk::mcp::rmcp::{
+use dsh_kit::mcp::rmcp::service::{NotificationContext, RunningService};
+use dsh_kit::mcp::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use dsh_kit::mcp::rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceError,
 };
+use dsh_kit_examples::greet;
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_dsh-mcp-server");
@@ -117,7 +117,7 @@ impl ClientHandler for Recorder {
 /// Connects with `initialize` (protocol 2025-11-25), or with `server/discover` (2026-07-28).
 async fn connect<T, E, A>(transport: T, modern: bool) -> RunningService<RoleClient, Recorder>
 where
-    T: dsh_sdk::mcp::rmcp::transport::IntoTransport<RoleClient, E, A>,
+    T: dsh_kit::mcp::rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
     let lifecycle = if modern {
@@ -343,13 +343,13 @@ async fn a_proxied_server_s_tools_run_here_and_turn_unavailable_when_it_dies() {
     assert!(!registry.get("greet").unwrap().is_dynamic());
     let skipped = proxy.diagnostics();
     assert_eq!(skipped.len(), 1, "{skipped:?}");
-    assert_eq!(skipped[0].code, dsh_sdk::catalog::TOOL_SHADOWED);
+    assert_eq!(skipped[0].code, dsh_kit::catalog::TOOL_SHADOWED);
     assert!(
         registry
             .catalog()
             .diagnostics
             .iter()
-            .any(|d| d.code == dsh_sdk::catalog::TOOL_SHADOWED)
+            .any(|d| d.code == dsh_kit::catalog::TOOL_SHADOWED)
     );
     // The pool: built-in tools first, then the proxied ones, each sorted.
     let pool: Vec<String> = registry

@@ -11,24 +11,24 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dsh_sdk::Registry;
-use dsh_sdk::client::{Elicited, LogLevel, SampleRequest};
-use dsh_sdk::event::{Event, StreamType};
-use dsh_sdk::mcp::McpServer;
-use dsh_sdk::mcp::rmcp::model::ProtocolVersion;
-use dsh_sdk::mcp::rmcp::model::{
+use dsh_kit::Registry;
+use dsh_kit::client::{Elicited, LogLevel, SampleRequest};
+use dsh_kit::event::{Event, StreamType};
+use dsh_kit::mcp::McpServer;
+use dsh_kit::mcp::rmcp::model::ProtocolVersion;
+use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     Implementation, LoggingMessageNotificationParam, ProgressNotificationParam, ResultType,
     SetLevelRequestParams,
 };
-use dsh_sdk::mcp::rmcp::service::{NotificationContext, RequestContext, RunningService};
-use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
-use dsh_sdk::mcp::rmcp::{
+use dsh_kit::mcp::rmcp::service::{NotificationContext, RequestContext, RunningService};
+use dsh_kit::mcp::rmcp::transport::StreamableHttpClientTransport;
+use dsh_kit::mcp::rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, RoleClient,
 };
-use dsh_sdk::permission::ElicitApprover;
-use dsh_sdk::prelude::*;
+use dsh_kit::permission::ElicitApprover;
+use dsh_kit::prelude::*;
 use serde_json::{Value, json};
 
 /// The longest any one step may take.
@@ -231,8 +231,8 @@ struct Setup {
     client: RunningService<RoleClient, Client>,
     handler: Client,
     chunks: Arc<Mutex<Vec<String>>>,
-    _subscription: dsh_sdk::Subscription,
-    _server: dsh_sdk::mcp::McpHttpServer,
+    _subscription: dsh_kit::Subscription,
+    _server: dsh_kit::mcp::McpHttpServer,
 }
 
 async fn setup() -> Setup {

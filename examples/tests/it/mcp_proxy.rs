@@ -6,9 +6,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use dsh_sdk::Registry;
-use dsh_sdk::event::rawp::ToolStatus;
-use dsh_sdk::mcp::{Backoff, McpProxy, ProxyEvent, ToolListDiff};
+use dsh_kit::Registry;
+use dsh_kit::event::rawp::ToolStatus;
+use dsh_kit::mcp::{Backoff, McpProxy, ProxyEvent, ToolListDiff};
 use serde_json::json;
 use tokio::sync::broadcast;
 

@@ -1,16 +1,16 @@
 //! Every example projection is pure: the same bytes on every run, whatever
-//! the hash seeds, the thread, the heap or the clock (`dsh_sdk::testing`).
+//! the hash seeds, the thread, the heap or the clock (`dsh_kit::testing`).
 //! Each tool is one test, so their pauses before the last run overlap.
 
 use chrono::NaiveDate;
-use dsh_examples::search::{GrepMatch, GrepResults};
-use dsh_examples::shell::CommandOutput;
-use dsh_examples::web::Page;
-use dsh_examples::{
+use dsh_kit::testing::assert_pure;
+use dsh_kit_examples::search::{GrepMatch, GrepResults};
+use dsh_kit_examples::shell::CommandOutput;
+use dsh_kit_examples::web::Page;
+use dsh_kit_examples::{
     Edited, FileSlice, Shifted, add_days, bash, edit_file, fetch, greet, grep, lorem, read_file,
     wait,
 };
-use dsh_sdk::testing::assert_pure;
 use serde_json::json;
 
 #[test]

@@ -3,17 +3,17 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use dsh_examples::demo;
-use dsh_examples::view::{self, Style};
-use dsh_sdk::Registry;
-use dsh_sdk::ToolCall;
-use dsh_sdk::card::{
+use dsh_kit::Registry;
+use dsh_kit::ToolCall;
+use dsh_kit::card::{
     Card, DiffCard, DiffHunk, ReadCard, SearchCard, SearchHit, TerminalCard, WebCard,
 };
-use dsh_sdk::log::replay::{Outcome, replay};
-use dsh_sdk::log::{Log, SessionLog};
-use dsh_sdk::permission::{Approval, ApprovalRequest, FnApprover};
-use dsh_sdk::prelude::*;
+use dsh_kit::log::replay::{Outcome, replay};
+use dsh_kit::log::{Log, SessionLog};
+use dsh_kit::permission::{Approval, ApprovalRequest, FnApprover};
+use dsh_kit::prelude::*;
+use dsh_kit_examples::demo;
+use dsh_kit_examples::view::{self, Style};
 use serde_json::Value;
 
 /// Every example tool; edits and commands approved; results over 2,000
@@ -24,7 +24,7 @@ fn registry(spill: &Path) -> Registry {
         .max_result_chars(2_000)
         .spill_dir(spill)
         .build();
-    dsh_examples::register_all(&registry).unwrap();
+    dsh_kit_examples::register_all(&registry).unwrap();
     registry
 }
 
@@ -205,7 +205,7 @@ async fn the_demo_session_replays_without_differences() {
 
     // A fresh registry with the same settings, as the viewer uses for a LOG argument.
     let fresh = Registry::new();
-    dsh_examples::register_all(&fresh).unwrap();
+    dsh_kit_examples::register_all(&fresh).unwrap();
     assert_eq!(replay(&fresh, &log).summary(), report.summary());
 
     let text = view::session(&log, &report, Style::PLAIN);

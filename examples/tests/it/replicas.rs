@@ -17,13 +17,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{Scratch, run, run_python, spawn_server};
-use dsh_sdk::mcp::rmcp::model::{
+use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
     DetailedTask, GetTaskParams, Implementation, ProtocolVersion, TaskPayload, TaskStatus,
 };
-use dsh_sdk::mcp::rmcp::service::RunningService;
-use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
-use dsh_sdk::mcp::rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use dsh_kit::mcp::rmcp::service::RunningService;
+use dsh_kit::mcp::rmcp::transport::StreamableHttpClientTransport;
+use dsh_kit::mcp::rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
 
 const MCP_SERVER: &str = env!("CARGO_BIN_EXE_dsh-mcp-server");

@@ -1,8 +1,8 @@
 //! The example tools through the registry: content, values, cards and failures.
 
-use dsh_examples::register_all;
-use dsh_sdk::Registry;
-use dsh_sdk::permission::Rule;
+use dsh_kit::Registry;
+use dsh_kit::permission::Rule;
+use dsh_kit_examples::register_all;
 use serde_json::{Value, json};
 
 fn registry() -> Registry {

@@ -1,7 +1,7 @@
 // The MCP Apps bridge of a card view: the host renders this page in an
 // iframe and talks JSON-RPC over postMessage. The view asks `ui/initialize`,
 // says `ui/notifications/initialized`, then draws the card of each
-// `ui/notifications/tool-result` (the call's result; dsh-sdk puts the card in
+// `ui/notifications/tool-result` (the call's result; dsh-kit puts the card in
 // its `_meta["dsh-sdk/card"]`). A result without a card shows its content.
 (function () {
   "use strict";
@@ -57,7 +57,7 @@
 
   request("ui/initialize", {
     protocolVersion: "2026-01-26",
-    appInfo: { name: "dsh-sdk card", version: "1" },
+    appInfo: { name: "dsh-kit card", version: "1" },
     appCapabilities: {},
   }).then(() => {
     notify("ui/notifications/initialized");

@@ -1,4 +1,4 @@
-// Renders dsh-sdk cards (the `card`-tagged JSON of `dsh_sdk::Card`) as HTML.
+// Renders dsh-kit cards (the `card`-tagged JSON of `dsh_kit::Card`) as HTML.
 //
 // Self-contained: no dependencies, no build step. Every piece of card text
 // goes into the page through `textContent`, never as markup, so a card cannot

@@ -11,7 +11,7 @@
 //!   content the model sees.
 //! - [`CARDS_CSS`] styles them, light and dark.
 //! - [`card_app_html`] is both, with a bridge, as one page: the MCP Apps
-//!   view `dsh_sdk::mcp::McpServer` serves for tools with a card
+//!   view `dsh_kit::mcp::McpServer` serves for tools with a card
 //!   (with the `mcp` feature).
 //!
 //! Card text always reaches the page as text, never as markup.

@@ -2,7 +2,7 @@
 //! the dialect each provider takes.
 //!
 //! ```
-//! use dsh_sdk::export::lower;
+//! use dsh_kit::export::lower;
 //! use serde_json::json;
 //!
 //! let canonical = json!({

@@ -12,7 +12,7 @@ use std::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use dsh_sdk::mcp::Backoff;
+/// use dsh_kit::mcp::Backoff;
 ///
 /// let backoff = Backoff::new(Duration::from_millis(100), Duration::from_secs(5)).max_attempts(20);
 /// let third = backoff.delay(2);

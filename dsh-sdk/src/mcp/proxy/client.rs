@@ -20,7 +20,7 @@ impl ClientHandler for ProxyClient {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
-            Implementation::new("dsh-sdk", env!("CARGO_PKG_VERSION")),
+            Implementation::new("dsh-kit", env!("CARGO_PKG_VERSION")),
         )
     }
 

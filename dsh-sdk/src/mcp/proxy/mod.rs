@@ -51,9 +51,9 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// progress forwarded both ways).
 ///
 /// ```no_run
-/// # async fn run() -> Result<(), dsh_sdk::mcp::ConnectError> {
-/// use dsh_sdk::Registry;
-/// use dsh_sdk::mcp::McpProxy;
+/// # async fn run() -> Result<(), dsh_kit::mcp::ConnectError> {
+/// use dsh_kit::Registry;
+/// use dsh_kit::mcp::McpProxy;
 ///
 /// let registry = Registry::new();
 /// let files = McpProxy::builder("files")
@@ -209,8 +209,8 @@ impl McpProxy {
     /// successful reconnections with the tool list's diff, re-read lists.
     ///
     /// ```no_run
-    /// # async fn run(proxy: dsh_sdk::mcp::McpProxy) {
-    /// use dsh_sdk::mcp::ProxyEvent;
+    /// # async fn run(proxy: dsh_kit::mcp::McpProxy) {
+    /// use dsh_kit::mcp::ProxyEvent;
     ///
     /// let mut events = proxy.events();
     /// while let Ok(event) = events.recv().await {

@@ -108,12 +108,12 @@ pub struct McpServer {
 }
 
 impl McpServer {
-    /// Serves `registry`, naming itself `dsh-sdk` with this crate's version.
+    /// Serves `registry`, naming itself `dsh-kit` with this crate's version.
     pub fn new(registry: Registry) -> Self {
         let card_views = apps::CardViews(registry.clone());
         McpServer {
             registry,
-            info: Implementation::new("dsh-sdk", env!("CARGO_PKG_VERSION")),
+            info: Implementation::new("dsh-kit", env!("CARGO_PKG_VERSION")),
             instructions: None,
             list_changed: Mutex::default(),
             http: HttpSettings::default(),

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use dsh_sdk::Registry;
-use dsh_sdk::mcp::{McpHttpServer, McpServer};
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::mcp::{McpHttpServer, McpServer};
+use dsh_kit::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

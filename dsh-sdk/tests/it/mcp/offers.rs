@@ -6,16 +6,16 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dsh_sdk::Registry;
-use dsh_sdk::mcp::rmcp::model::{
+use dsh_kit::Registry;
+use dsh_kit::mcp::rmcp::model::{
     ArgumentInfo, ClientCapabilities, ClientConfig, CompleteRequestParams, GetPromptRequestParams,
     Implementation, PromptMessage, ReadResourceRequestParams, Reference, ResourceContents,
     ResourceUpdatedNotificationParam, Role, SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use dsh_sdk::mcp::rmcp::service::{NotificationContext, RunningService};
-use dsh_sdk::mcp::rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
-use dsh_sdk::mcp::{McpServer, Prompt, ResourceTemplate, ResourceUpdates, StaticResource};
-use dsh_sdk::prelude::*;
+use dsh_kit::mcp::rmcp::service::{NotificationContext, RunningService};
+use dsh_kit::mcp::rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use dsh_kit::mcp::{McpServer, Prompt, ResourceTemplate, ResourceUpdates, StaticResource};
+use dsh_kit::prelude::*;
 use serde_json::{Value, json};
 
 const STEP: Duration = Duration::from_secs(10);

@@ -5,12 +5,12 @@
 
 use std::time::Duration;
 
-use dsh_sdk::DynamicTool;
-use dsh_sdk::Registry;
-use dsh_sdk::event::rawp::Severity;
-use dsh_sdk::mcp::rmcp::ServiceExt;
-use dsh_sdk::mcp::{CONTRACT_META_KEY, ContractPins, McpProxy, McpServer, TOOL_CONTRACT_CHANGED};
-use dsh_sdk::prelude::*;
+use dsh_kit::DynamicTool;
+use dsh_kit::Registry;
+use dsh_kit::event::rawp::Severity;
+use dsh_kit::mcp::rmcp::ServiceExt;
+use dsh_kit::mcp::{CONTRACT_META_KEY, ContractPins, McpProxy, McpServer, TOOL_CONTRACT_CHANGED};
+use dsh_kit::prelude::*;
 use serde_json::json;
 
 const STEP: Duration = Duration::from_secs(10);
@@ -170,7 +170,7 @@ async fn the_server_lists_each_tool_s_contract_hash_as_the_catalog_has_it() {
     );
     assert_eq!(
         listed,
-        json!(dsh_sdk::export::digest::tool_hash(
+        json!(dsh_kit::export::digest::tool_hash(
             &registry.get("greet").unwrap()
         ))
     );

@@ -8,13 +8,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dsh_sdk::DynamicTool;
-use dsh_sdk::Registry;
-use dsh_sdk::event::rawp::{CatalogTool, ToolStatus};
-use dsh_sdk::mcp::{
+use dsh_kit::DynamicTool;
+use dsh_kit::Registry;
+use dsh_kit::event::rawp::{CatalogTool, ToolStatus};
+use dsh_kit::mcp::{
     Backoff, ConnectError, McpHttpServer, McpProxy, McpServer, ProxyEvent, TOOL_CONTRACT_CHANGED,
 };
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::broadcast;

@@ -6,20 +6,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use dsh_sdk::DynamicTool;
-use dsh_sdk::Registry;
-use dsh_sdk::event::rawp::ToolStatus;
-use dsh_sdk::mcp::rmcp::model::{
+use dsh_kit::DynamicTool;
+use dsh_kit::Registry;
+use dsh_kit::event::rawp::ToolStatus;
+use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
     ProtocolVersion, ServerNotification, SubscriptionFilter,
 };
-use dsh_sdk::mcp::rmcp::service::{NotificationContext, RunningService};
-use dsh_sdk::mcp::rmcp::{
+use dsh_kit::mcp::rmcp::service::{NotificationContext, RunningService};
+use dsh_kit::mcp::rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, RoleServer, ServiceError,
     ServiceExt,
 };
-use dsh_sdk::mcp::{McpProxy, McpServer, ServeError};
-use dsh_sdk::prelude::*;
+use dsh_kit::mcp::{McpProxy, McpServer, ServeError};
+use dsh_kit::prelude::*;
 use serde_json::Value;
 
 const STEP: Duration = Duration::from_secs(10);
@@ -150,7 +150,7 @@ async fn a_tool_turning_unavailable_sends_list_changed_with_its_status() {
     registry
         .set_status(
             "greet",
-            dsh_sdk::event::rawp::ToolStatus::Unavailable,
+            dsh_kit::event::rawp::ToolStatus::Unavailable,
             Some("its server is down"),
         )
         .unwrap();
@@ -170,7 +170,7 @@ async fn a_tool_turning_unavailable_sends_list_changed_with_its_status() {
     registry
         .set_status(
             "greet",
-            dsh_sdk::event::rawp::ToolStatus::Unavailable,
+            dsh_kit::event::rawp::ToolStatus::Unavailable,
             Some("its server is down"),
         )
         .unwrap();
@@ -194,7 +194,7 @@ async fn tools_list_is_what_the_model_sees_and_loading_a_deferred_tool_changes_i
     let _lookup = registry.register::<lookup>().unwrap();
     let (client, _serving) = connect(&registry, legacy()).await;
     let changes = Arc::clone(&client.service().list_changed);
-    let names = |tools: Vec<dsh_sdk::mcp::rmcp::model::Tool>| -> Vec<String> {
+    let names = |tools: Vec<dsh_kit::mcp::rmcp::model::Tool>| -> Vec<String> {
         tools
             .into_iter()
             .map(|tool| tool.name.into_owned())
@@ -413,9 +413,9 @@ async fn the_exported_list_is_the_same_whatever_the_order_servers_connect_in() {
     let _d = proxy(&backward, "first", &first).await;
 
     for format in [
-        dsh_sdk::export::Format::Anthropic,
-        dsh_sdk::export::Format::OpenAi,
-        dsh_sdk::export::Format::Mcp,
+        dsh_kit::export::Format::Anthropic,
+        dsh_kit::export::Format::OpenAi,
+        dsh_kit::export::Format::Mcp,
     ] {
         assert_eq!(forward.export_json(format), backward.export_json(format));
     }
@@ -466,13 +466,13 @@ async fn a_proxy_skips_what_it_cannot_register_and_says_why() {
     let codes: Vec<String> = proxy.diagnostics().into_iter().map(|d| d.code).collect();
     assert_eq!(
         codes,
-        [dsh_sdk::catalog::TOOL_SHADOWED, dsh_sdk::mcp::TOOL_SKIPPED]
+        [dsh_kit::catalog::TOOL_SHADOWED, dsh_kit::mcp::TOOL_SKIPPED]
     );
     let skipped = host
         .catalog()
         .diagnostics
         .into_iter()
-        .find(|d| d.code == dsh_sdk::mcp::TOOL_SKIPPED)
+        .find(|d| d.code == dsh_kit::mcp::TOOL_SKIPPED)
         .unwrap();
     assert_eq!(
         skipped.message,
@@ -485,7 +485,7 @@ async fn a_proxy_skips_what_it_cannot_register_and_says_why() {
             .catalog()
             .diagnostics
             .iter()
-            .any(|d| d.code == dsh_sdk::mcp::TOOL_SKIPPED)
+            .any(|d| d.code == dsh_kit::mcp::TOOL_SKIPPED)
     );
 }
 
@@ -533,7 +533,7 @@ fn shown_card(_args: &ShowArgs, text: &String) -> Card {
 
 #[tokio::test]
 async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
-    use dsh_sdk::mcp::rmcp::model::{ReadResourceRequestParams, ResourceContents};
+    use dsh_kit::mcp::rmcp::model::{ReadResourceRequestParams, ResourceContents};
 
     let registry = Registry::new();
     let _greet = registry.register::<greet>().unwrap();
@@ -547,7 +547,7 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
         let mut meta = serde_json::to_value(&tool.meta).unwrap();
         let hash = meta
             .as_object_mut()
-            .and_then(|meta| meta.remove(dsh_sdk::mcp::CONTRACT_META_KEY));
+            .and_then(|meta| meta.remove(dsh_kit::mcp::CONTRACT_META_KEY));
         assert!(hash.is_some(), "`{name}` lists its contract hash");
         meta
     };
@@ -587,7 +587,7 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
         panic!("one text resource expected: {read:?}");
     };
     assert_eq!(mime_type.as_deref(), Some("text/html;profile=mcp-app"));
-    assert_eq!(text, &dsh_sdk::card::web::card_app_html());
+    assert_eq!(text, &dsh_kit::card::web::card_app_html());
 
     for missing in [
         "ui://dsh-sdk/cards/greet",
@@ -703,14 +703,14 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
         Some(&schemars::schema_for!(LookupError).to_value())
     );
     assert_eq!(
-        host.export(dsh_sdk::export::Format::Anthropic)[0]["description"],
+        host.export(dsh_kit::export::Format::Anthropic)[0]["description"],
         "Find a filed value.\n\nWhen it fails, the failure is one of: `Missing`."
     );
     let proxied = host.call("find", json!({ "key": "k" })).await;
     assert!(proxied.is_error());
     assert_eq!(
         proxied.failure,
-        Some(dsh_sdk::Failure::tool(
+        Some(dsh_kit::Failure::tool(
             Some("Missing".into()),
             Some(json!({ "Missing": "k" }))
         ))
@@ -719,8 +719,8 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
 
 #[tokio::test]
 async fn tools_list_is_sorted_with_cache_hints_and_a_version_the_same_tools_share() {
-    use dsh_sdk::mcp::LIST_VERSION_META_KEY;
-    use dsh_sdk::mcp::rmcp::model::CacheScope;
+    use dsh_kit::mcp::LIST_VERSION_META_KEY;
+    use dsh_kit::mcp::rmcp::model::CacheScope;
 
     let one = Registry::new();
     let _silent = one.register::<silent>().unwrap();
@@ -772,8 +772,8 @@ async fn tools_list_is_sorted_with_cache_hints_and_a_version_the_same_tools_shar
 
 #[tokio::test]
 async fn tools_list_says_which_tools_are_unavailable_and_why() {
-    use dsh_sdk::event::rawp::ToolStatus;
-    use dsh_sdk::mcp::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
+    use dsh_kit::event::rawp::ToolStatus;
+    use dsh_kit::mcp::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
 
     let registry = Registry::new();
     let _greet = registry.register::<greet>().unwrap();

@@ -7,18 +7,18 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use dsh_sdk::Registry;
-use dsh_sdk::export::Format;
-use dsh_sdk::mcp::rmcp::model::{
+use dsh_kit::Registry;
+use dsh_kit::export::Format;
+use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
     ClientRequest, CustomRequest, GetTaskParams, Implementation, ProtocolVersion, ServerResult,
     TaskPayload, TaskStatus,
 };
-use dsh_sdk::mcp::rmcp::service::RunningService;
-use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
-use dsh_sdk::mcp::rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
-use dsh_sdk::mcp::{FileTaskStore, McpHttpServer, McpServer, TASK_SUPPORT_META_KEY};
-use dsh_sdk::prelude::*;
+use dsh_kit::mcp::rmcp::service::RunningService;
+use dsh_kit::mcp::rmcp::transport::StreamableHttpClientTransport;
+use dsh_kit::mcp::rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use dsh_kit::mcp::{FileTaskStore, McpHttpServer, McpServer, TASK_SUPPORT_META_KEY};
+use dsh_kit::prelude::*;
 use serde_json::{Value, json};
 
 /// The longest any one step may take.
@@ -158,7 +158,7 @@ async fn start_tool(
 async fn until_done(
     client: &RunningService<RoleClient, Client>,
     id: &str,
-) -> dsh_sdk::mcp::rmcp::model::DetailedTask {
+) -> dsh_kit::mcp::rmcp::model::DetailedTask {
     tokio::time::timeout(STEP, async {
         loop {
             let got = client

@@ -2,10 +2,10 @@
 //! out, checked byte for byte against reviewed snapshots.
 
 use crate::support::{SCENARIOS, fixture, registry, snapshot};
-use dsh_sdk::export::{Deferred, Format};
-use dsh_sdk::prelude::*;
-use dsh_sdk::provider::anthropic::{ResultContent, Turn};
-use dsh_sdk::provider::{CallError, ModelTurn};
+use dsh_kit::export::{Deferred, Format};
+use dsh_kit::prelude::*;
+use dsh_kit::provider::anthropic::{ResultContent, Turn};
+use dsh_kit::provider::{CallError, ModelTurn};
 
 const FORMAT: &str = "anthropic";
 
@@ -99,7 +99,7 @@ fn deferred_tools_go_to_anthropic_tool_search_after_a_stable_prefix() {
     let registry = registry();
     registry.register::<convert>().unwrap().keep();
     registry
-        .register::<dsh_sdk::catalog::tool_search>()
+        .register::<dsh_kit::catalog::tool_search>()
         .unwrap()
         .keep();
     let native = registry.export_with(Format::Anthropic, Deferred::Native);

@@ -2,9 +2,9 @@
 //! contents out, checked byte for byte against reviewed snapshots.
 
 use crate::support::{SCENARIOS, fixture, registry, snapshot};
-use dsh_sdk::prelude::*;
-use dsh_sdk::provider::gemini::{FunctionResult, Turn};
-use dsh_sdk::provider::{CallError, ModelTurn};
+use dsh_kit::prelude::*;
+use dsh_kit::provider::gemini::{FunctionResult, Turn};
+use dsh_kit::provider::{CallError, ModelTurn};
 
 const FORMAT: &str = "gemini";
 

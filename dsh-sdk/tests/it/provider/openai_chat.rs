@@ -2,8 +2,8 @@
 //! messages out, checked byte for byte against reviewed snapshots.
 
 use crate::support::{SCENARIOS, fixture, registry, snapshot};
-use dsh_sdk::provider::openai_chat::Turn;
-use dsh_sdk::provider::{CallError, ModelTurn, ResponseError};
+use dsh_kit::provider::openai_chat::Turn;
+use dsh_kit::provider::{CallError, ModelTurn, ResponseError};
 use serde_json::json;
 
 const FORMAT: &str = "openai_chat";

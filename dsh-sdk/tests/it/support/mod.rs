@@ -12,8 +12,8 @@
 
 use std::path::PathBuf;
 
-use dsh_sdk::Registry;
-use dsh_sdk::prelude::*;
+use dsh_kit::Registry;
+use dsh_kit::prelude::*;
 
 /// The scenarios every format is tested with, by file name.
 pub const SCENARIOS: [&str; 7] = [

@@ -11,17 +11,17 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dsh_examples::register_all;
-use dsh_sdk::event::rawp::{Diagnostic, Severity, ToolStatus};
-use dsh_sdk::log::{Log, SessionLog};
-use dsh_sdk::mcp::McpServer;
-use dsh_sdk::mcp::rmcp::ServiceExt;
-use dsh_sdk::mcp::rmcp::model::{
+use dsh_kit::event::rawp::{Diagnostic, Severity, ToolStatus};
+use dsh_kit::log::{Log, SessionLog};
+use dsh_kit::mcp::McpServer;
+use dsh_kit::mcp::rmcp::ServiceExt;
+use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, ReadResourceRequestParams, ResourceContents,
 };
-use dsh_sdk::mcp::rmcp::transport::StreamableHttpClientTransport;
-use dsh_sdk::playground::{PageApprover, Playground};
-use dsh_sdk::{DynamicTool, Registry, ToolDef};
+use dsh_kit::mcp::rmcp::transport::StreamableHttpClientTransport;
+use dsh_kit::playground::{PageApprover, Playground};
+use dsh_kit::{DynamicTool, Registry, ToolDef};
+use dsh_kit_examples::register_all;
 use serde_json::{Value, json};
 use webdriver::Browser;
 

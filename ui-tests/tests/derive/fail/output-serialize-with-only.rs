@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 fn upper<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&text.to_uppercase())

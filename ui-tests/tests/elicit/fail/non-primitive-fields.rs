@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 #[derive(Deserialize, JsonSchema)]
 struct Address {

@@ -1,6 +1,6 @@
-use dsh_sdk::client::{Elicited, elicitation_schema};
-use dsh_sdk::elicit::ElicitField;
-use dsh_sdk::prelude::*;
+use dsh_kit::client::{Elicited, elicitation_schema};
+use dsh_kit::elicit::ElicitField;
+use dsh_kit::prelude::*;
 
 /// A choice, renamed.
 #[derive(Debug, Deserialize, JsonSchema, Elicit)]

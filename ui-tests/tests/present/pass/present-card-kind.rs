@@ -1,6 +1,6 @@
-use dsh_sdk::card::{SearchCard, TerminalCard};
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::card::{SearchCard, TerminalCard};
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 /// Search the notes.
 #[tool(present = found, present_call = searching)]

@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 #[derive(Deserialize, JsonSchema)]
 struct ReadArgs {

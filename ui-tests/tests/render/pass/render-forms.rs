@@ -2,8 +2,8 @@
 //! compile-time constant of `std::env`, a module of the crate's own named
 //! `fs`, a `static` of plain data, and a `BTreeMap`.
 
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 use std::collections::BTreeMap;
 
 mod fs {
@@ -42,7 +42,7 @@ fn read_text<'a>(args: &'a ReadArgs, value: &'a String) -> Vec<ContentBlock> {
 
 #[present]
 fn read_card<'a>(args: &'a ReadArgs, value: &'a String) -> Card {
-    Card::Read(dsh_sdk::card::ReadCard::new(args.path.clone(), value.clone()))
+    Card::Read(dsh_kit::card::ReadCard::new(args.path.clone(), value.clone()))
 }
 
 fn main() {

@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 /// Read a file.
 #[tool(read_only = "yes", destructive(true), idempotent = 1)]

@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 #[tool(read_onyl, category = "fs")]
 fn greet<T>(name: &mut String, exec: Exec) -> String {

@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 /// Read a file.
 #[tool(aliases = ["read_file", "read.file", "cat", "cat"])]

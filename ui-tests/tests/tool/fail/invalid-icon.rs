@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 /// Read a file.
 #[tool(icons = ["http://example.com/read.svg", "read.png", "data:image/png;base64,AA==", "data:image/png;base64,AA=="])]

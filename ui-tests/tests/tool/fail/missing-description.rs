@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 #[tool(read_only)]
 async fn greet(name: String) -> String {

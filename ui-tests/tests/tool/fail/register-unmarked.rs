@@ -1,4 +1,4 @@
-use dsh_sdk::Registry;
+use dsh_kit::Registry;
 
 async fn greet(name: String) -> String {
     format!("Hello, {name}!")

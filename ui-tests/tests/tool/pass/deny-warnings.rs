@@ -1,8 +1,8 @@
 #![deny(warnings, unused_qualifications, missing_docs)]
 //! The generated code compiles without a warning.
 
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 /// The arguments of `read_file`.
 #[derive(Deserialize, JsonSchema)]

@@ -1,6 +1,6 @@
 use anyhow::Context;
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 /// Parse a number.
 #[tool]

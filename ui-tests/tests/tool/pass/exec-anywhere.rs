@@ -1,5 +1,5 @@
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 #[derive(Deserialize, JsonSchema)]
 struct GreetArgs {
@@ -14,13 +14,13 @@ async fn first(exec: &Exec, name: String) -> String {
 
 /// Greet, the context between parameters.
 #[tool]
-async fn middle(greeting: String, exec: &dsh_sdk::Exec, name: String) -> String {
+async fn middle(greeting: String, exec: &dsh_kit::Exec, name: String) -> String {
     format!("{greeting} {name} {}", exec.is_cancelled())
 }
 
 /// Greet, the context last, beside an args struct.
 #[tool]
-async fn last(args: GreetArgs, _exec: &::dsh_sdk::Exec) -> String {
+async fn last(args: GreetArgs, _exec: &::dsh_kit::Exec) -> String {
     args.name
 }
 

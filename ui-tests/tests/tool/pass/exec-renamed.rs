@@ -1,6 +1,6 @@
-use dsh_sdk::Exec as Ctx;
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::Exec as Ctx;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 /// Greet someone, from the tool's name.
 #[tool]
@@ -10,7 +10,7 @@ async fn greet(name: String, ctx: &Ctx) -> String {
 
 /// The context through a full path, first.
 #[tool]
-async fn wave(exec: &::dsh_sdk::Exec, name: String) -> String {
+async fn wave(exec: &::dsh_kit::Exec, name: String) -> String {
     format!("{}: bye, {name}", exec.tool_name())
 }
 

@@ -1,5 +1,5 @@
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 /// Say hello.
 #[tool(read_only)]

@@ -1,5 +1,5 @@
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 /// A command to run, which the user happens to call `Exec`.
 #[derive(Deserialize, JsonSchema)]
@@ -15,7 +15,7 @@ async fn describe(exec: Exec, verbose: bool) -> String {
 
 /// Describe a command, with the SDK's context beside it.
 #[tool]
-async fn describe_in(exec: Exec, context: &dsh_sdk::Exec) -> String {
+async fn describe_in(exec: Exec, context: &dsh_kit::Exec) -> String {
     format!("{} in {}", exec.command, context.tool_name())
 }
 

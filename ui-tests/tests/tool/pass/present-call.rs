@@ -1,6 +1,6 @@
-use dsh_sdk::card::TerminalCard;
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::card::TerminalCard;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 /// Run a command (pretend).
 #[tool(present_call = running, present = finished)]

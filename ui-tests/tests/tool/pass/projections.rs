@@ -1,5 +1,5 @@
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 #[derive(Deserialize, JsonSchema)]
 struct ReadFileArgs {
@@ -31,8 +31,8 @@ fn read_card(args: &ReadFileArgs, value: &String) -> Card {
 }
 
 mod views {
-    use dsh_sdk::prelude::*;
-    use dsh_sdk::Registry;
+    use dsh_kit::prelude::*;
+    use dsh_kit::Registry;
 
     #[render]
     pub fn count_text(_args: &super::CountArgs, value: &usize) -> Vec<ContentBlock> {

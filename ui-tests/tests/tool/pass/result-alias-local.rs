@@ -1,5 +1,5 @@
-use dsh_sdk::prelude::*;
-use dsh_sdk::Registry;
+use dsh_kit::prelude::*;
+use dsh_kit::Registry;
 
 #[derive(Debug, thiserror::Error)]
 #[error("nothing to read at `{0}`")]
@@ -23,7 +23,7 @@ async fn count(items: Vec<String>) -> dsh_result::Result<usize> {
 }
 
 mod dsh_result {
-    pub type Result<T> = std::result::Result<T, dsh_sdk::ToolError>;
+    pub type Result<T> = std::result::Result<T, dsh_kit::ToolError>;
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 /// A tool named like the locals of the generated code.
 #[tool]

@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 /// How an edit can fail.
 #[derive(Debug, Serialize, JsonSchema, thiserror::Error)]

@@ -1,4 +1,4 @@
-use dsh_sdk::prelude::*;
+use dsh_kit::prelude::*;
 
 /// Search, taking whatever else the model sends.
 #[tool(version = "1.2.0", allow_unknown_args)]

@@ -1,5 +1,5 @@
 mod tools {
-    use dsh_sdk::prelude::*;
+    use dsh_kit::prelude::*;
 
     /// A public tool: its type and generated args are public too.
     #[tool]
@@ -17,12 +17,12 @@ mod tools {
     #[tool]
     async fn mumble() {}
 
-    pub fn register_private(registry: &dsh_sdk::Registry) -> dsh_sdk::ToolHandle {
+    pub fn register_private(registry: &dsh_kit::Registry) -> dsh_kit::ToolHandle {
         registry.register::<mumble>().unwrap()
     }
 }
 
-use dsh_sdk::Registry;
+use dsh_kit::Registry;
 
 fn main() {
     let registry = Registry::new();
