@@ -57,6 +57,7 @@ pub mod card;
 mod content;
 pub mod event;
 mod names;
+mod principal;
 mod result;
 mod schema;
 // What a tool is.
@@ -93,6 +94,7 @@ pub use names::{Category, OutputType};
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};
 pub use pool::{ScopedTool, Subscription, ToolHandle};
+pub use principal::Principal;
 pub use registry::{Registry, RegistryBuilder};
 pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::{SchemaError, Violation, limits};

@@ -6,6 +6,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::principal::Principal;
 use crate::tool::Entry;
 use crate::tool::client::Client;
 
@@ -36,6 +37,8 @@ pub struct ToolCall {
     pub(super) top_level: bool,
     /// The client the call came from, when it can be reached.
     pub(super) client: Option<CallClient>,
+    /// Who makes the call; the host when nobody said.
+    pub(super) principal: Option<Arc<Principal>>,
     /// The tool, when whoever made the call already looked it up.
     pub(super) resolved: Option<Resolved>,
 }
@@ -106,6 +109,7 @@ impl ToolCall {
             parallel_group_id: None,
             top_level: true,
             client: None,
+            principal: None,
             resolved,
         }
     }
@@ -114,6 +118,13 @@ impl ToolCall {
     /// (elicitation) or its model (sampling) through [`Exec`](crate::Exec).
     pub fn client(mut self, client: Arc<dyn Client>) -> Self {
         self.client = Some(CallClient(client));
+        self
+    }
+
+    /// Who makes the call, as an authenticator vouched for it; a call
+    /// given none is the host's own ([`Principal::host`]).
+    pub fn principal(mut self, principal: impl Into<Arc<Principal>>) -> Self {
+        self.principal = Some(principal.into());
         self
     }
 

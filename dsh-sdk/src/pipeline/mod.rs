@@ -52,6 +52,7 @@ use uuid::Uuid;
 use crate::event::Event;
 use crate::event::rawp::Diagnostic;
 use crate::pool::Pool;
+use crate::principal::Principal;
 use crate::result::ToolResult;
 use crate::tool::client::Client;
 use crate::tool::{CallTokens, Exec};
@@ -391,6 +392,7 @@ pub(super) struct CallExec {
     /// What it is made from, until it is.
     tokens: CallTokens,
     client: Option<Arc<dyn Client>>,
+    principal: Arc<Principal>,
 }
 
 impl CallExec {
@@ -403,6 +405,10 @@ impl CallExec {
                 batch: call.batch_cancel.take(),
             },
             client: call.client.take().map(|client| client.0),
+            principal: call
+                .principal
+                .clone()
+                .unwrap_or_else(|| Principal::shared_host().clone()),
         }
     }
 
@@ -412,10 +418,18 @@ impl CallExec {
             made,
             tokens,
             client,
+            principal,
         } = self;
         made.get_or_insert_with(|| {
             let (tokens, client) = (std::mem::take(tokens), client.take());
-            exec_for(registry, entry, invocation_id, tokens, client)
+            exec_for(
+                registry,
+                entry,
+                invocation_id,
+                tokens,
+                client,
+                principal.clone(),
+            )
         })
     }
 
@@ -423,7 +437,14 @@ impl CallExec {
     fn into_made(self, registry: &Pipeline, entry: &Entry, invocation_id: Uuid) -> Exec {
         match self.made {
             Some(exec) => exec,
-            None => exec_for(registry, entry, invocation_id, self.tokens, self.client),
+            None => exec_for(
+                registry,
+                entry,
+                invocation_id,
+                self.tokens,
+                self.client,
+                self.principal,
+            ),
         }
     }
 
@@ -496,6 +517,7 @@ fn exec_for(
     invocation_id: Uuid,
     tokens: CallTokens,
     client: Option<Arc<dyn Client>>,
+    principal: Arc<Principal>,
 ) -> Exec {
     let shared = registry.surroundings();
     Exec::for_call(
@@ -504,6 +526,7 @@ fn exec_for(
         tokens,
         shared,
         client,
+        principal,
     )
 }
 

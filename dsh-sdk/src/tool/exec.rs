@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::event::{StreamChunk, StreamType};
+use crate::principal::Principal;
 use crate::tool::ToolError;
 use crate::tool::client::{
     Client, ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, LogMessage, Sample,
@@ -58,6 +59,8 @@ struct ExecInner {
     shared: Arc<Surroundings>,
     sequence: AtomicU64,
     client: Option<Arc<dyn Client>>,
+    /// Who makes the call.
+    principal: Arc<Principal>,
 }
 
 /// What every call of one registry shares, made once per registry: a
@@ -101,6 +104,7 @@ impl Exec {
             state: State::default(),
             sink: None,
             client: None,
+            principal: None,
         }
     }
 
@@ -111,6 +115,7 @@ impl Exec {
         tokens: CallTokens,
         shared: Arc<Surroundings>,
         client: Option<Arc<dyn Client>>,
+        principal: Arc<Principal>,
     ) -> Exec {
         Exec {
             inner: Arc::new(ExecInner {
@@ -121,6 +126,7 @@ impl Exec {
                 shared,
                 sequence: AtomicU64::new(0),
                 client,
+                principal,
             }),
         }
     }
@@ -208,6 +214,20 @@ impl Exec {
     /// Sends a chunk of standard error.
     pub fn stderr(&self, chunk: impl Into<String>) {
         self.send(StreamType::Stderr, chunk.into());
+    }
+
+    /// Who makes the call: the principal an authenticator vouched for, or
+    /// [`Principal::host`] for a call the host made without naming one.
+    ///
+    /// ```
+    /// use dsh_kit::{Exec, Principal};
+    ///
+    /// let exec = Exec::builder("whoami").principal(Principal::new("ada")).build();
+    /// assert_eq!(exec.principal().subject(), "ada");
+    /// assert!(Exec::new("whoami").principal().is_host());
+    /// ```
+    pub fn principal(&self) -> &Principal {
+        &self.inner.principal
     }
 
     /// The client the call came from, when it can be reached (an MCP client).
@@ -339,6 +359,7 @@ pub struct ExecBuilder {
     state: State,
     sink: Option<StreamSink>,
     client: Option<Arc<dyn Client>>,
+    principal: Option<Arc<Principal>>,
 }
 
 impl ExecBuilder {
@@ -366,6 +387,12 @@ impl ExecBuilder {
         self
     }
 
+    /// Sets who makes the call (else [`Principal::host`]).
+    pub fn principal(mut self, principal: impl Into<Arc<Principal>>) -> Self {
+        self.principal = Some(principal.into());
+        self
+    }
+
     /// Sets the client the call came from (see [`crate::tool::client`]).
     pub fn client(mut self, client: Arc<dyn Client>) -> Self {
         self.client = Some(client);
@@ -388,6 +415,9 @@ impl ExecBuilder {
                 }),
                 sequence: AtomicU64::new(0),
                 client: self.client,
+                principal: self
+                    .principal
+                    .unwrap_or_else(|| Principal::shared_host().clone()),
             }),
         }
     }
