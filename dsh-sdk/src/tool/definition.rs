@@ -182,6 +182,8 @@ pub struct ToolDef {
     pub(crate) description: Cow<'static, str>,
     pub(crate) title: Option<Cow<'static, str>>,
     pub(crate) aliases: StrList,
+    /// The OAuth scopes a caller needs, every one of them, to see and call the tool.
+    pub(crate) scopes: StrList,
     pub(crate) icons: Cow<'static, [Icon]>,
     pub(crate) read_only: bool,
     pub(crate) concurrency_safe: bool,
@@ -208,6 +210,7 @@ impl ToolDef {
                 description: Cow::Borrowed(description),
                 title: None,
                 aliases: StrList::EMPTY,
+                scopes: StrList::EMPTY,
                 icons: Cow::Borrowed(&[]),
                 read_only: false,
                 concurrency_safe: false,
@@ -263,6 +266,12 @@ impl ToolDef {
     /// The other names the tool answers to, in the order given.
     pub fn aliases(&self) -> impl Iterator<Item = &str> {
         self.aliases.iter()
+    }
+
+    /// The OAuth scopes a caller needs, every one of them, to see and call
+    /// the tool, in the order given; none for a tool anyone may call.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.scopes.iter()
     }
 
     /// The icons a host may show beside the tool, in the order given.
@@ -391,6 +400,20 @@ impl ToolDefBuilder {
     /// Other names, given at run time.
     pub fn with_aliases(mut self, aliases: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.def.aliases = StrList::owned(aliases);
+        self
+    }
+
+    /// The OAuth scopes a caller needs, every one of them, to see and call
+    /// the tool (`#[tool(scopes = ["files:write"])]`).
+    pub const fn scopes(self, scopes: &'static [&'static str]) -> Self {
+        let mut def = self.into_def();
+        fixed::set(&mut def.scopes, StrList::Static(scopes));
+        ToolDefBuilder::of(def)
+    }
+
+    /// The scopes a caller needs, given at run time.
+    pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.def.scopes = StrList::owned(scopes);
         self
     }
 
