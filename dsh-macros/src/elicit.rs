@@ -17,6 +17,7 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Data, DeriveInput, Fields, Meta, Token};
 
 use crate::ctxt::Ctxt;
+use crate::runtime::Runtime;
 use crate::span::around;
 use crate::types::names_generics;
 
@@ -27,8 +28,9 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         Err(error) => return error.to_compile_error(),
     };
     let cx = Ctxt::new();
+    let runtime = Runtime::from_attrs(&cx, &item.attrs);
     let mut tokens = match &item.data {
-        Data::Struct(data) => form(&cx, &item, &data.fields),
+        Data::Struct(data) => form(&cx, &item, &data.fields, &runtime),
         Data::Enum(data) => {
             for variant in &data.variants {
                 if !matches!(variant.fields, Fields::Unit) {
@@ -38,7 +40,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
                     );
                 }
             }
-            choice(&item)
+            choice(&item, &runtime)
         }
         Data::Union(data) => {
             cx.error_spanned_by(
@@ -55,7 +57,9 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 }
 
 /// `impl Elicitable`, with a check of each field's type.
-fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
+fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields, runtime: &Runtime) -> TokenStream {
+    let dsh = runtime.private();
+    let elicit = runtime.public("elicit");
     let Fields::Named(named) = fields else {
         let message =
             "an elicitation form is an object: `Elicit` goes on a struct with named fields";
@@ -73,8 +77,8 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
         .type_params()
         .map(|param| {
             let ident = &param.ident;
-            quote!(#ident: ::dsh_kit::__private::serde::de::DeserializeOwned
-                + ::dsh_kit::__private::schemars::JsonSchema)
+            quote!(#ident: #dsh::serde::de::DeserializeOwned
+                + #dsh::schemars::JsonSchema)
         })
         .collect();
     let mut checks = Vec::new();
@@ -98,11 +102,11 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
             predicates.push(around(
                 TokenStream::new(),
                 ty,
-                quote!(: ::dsh_kit::elicit::ElicitField),
+                quote!(: #elicit::ElicitField),
             ));
         } else {
             checks.push(around(
-                quote!(::dsh_kit::__private::check_elicit_field::<),
+                quote!(#dsh::check_elicit_field::<),
                 ty,
                 quote!(>();),
             ));
@@ -115,7 +119,7 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
         .flat_map(|clause| &clause.predicates);
     let checks = (!checks.is_empty()).then(|| quote!(const _: () = { #(#checks)* };));
     quote! {
-        impl #impl_generics ::dsh_kit::elicit::Elicitable for #ident #ty_generics
+        impl #impl_generics #elicit::Elicitable for #ident #ty_generics
         where
             #(#existing,)*
             #(#predicates,)*
@@ -126,12 +130,13 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields) -> TokenStream {
 }
 
 /// `impl ElicitField` and `impl ElicitChoice`.
-fn choice(item: &DeriveInput) -> TokenStream {
+fn choice(item: &DeriveInput, runtime: &Runtime) -> TokenStream {
+    let elicit = runtime.public("elicit");
     let ident = &item.ident;
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
     quote! {
-        impl #impl_generics ::dsh_kit::elicit::ElicitField for #ident #ty_generics #where_clause {}
-        impl #impl_generics ::dsh_kit::elicit::ElicitChoice for #ident #ty_generics #where_clause {}
+        impl #impl_generics #elicit::ElicitField for #ident #ty_generics #where_clause {}
+        impl #impl_generics #elicit::ElicitChoice for #ident #ty_generics #where_clause {}
     }
 }
 

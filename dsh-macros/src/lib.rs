@@ -19,6 +19,7 @@ mod elicit;
 mod fallback;
 mod naming;
 mod projection;
+mod runtime;
 mod shared;
 mod span;
 mod tool;
@@ -283,6 +284,7 @@ use crate::projection::Kind;
 /// | `render = read_text` | a [`#[render]`](macro@render) fn: what the model sees | `fn render(args: &Args, value: &Output) -> Vec<ContentBlock> { read_text(args, value) }` |
 /// | `present = read_card` | a [`#[present]`](macro@present) fn: what a UI shows | `fn present(args: &Args, value: &Output) -> Option<Card> { Some(read_card(args, value)) }` |
 /// | `present_call = running_card` | a [`#[present]`](macro@present) fn of the args alone: what a UI shows while the call runs | `fn present_call(args: &Args) -> Option<Card> { Some(running_card(args)) }` |
+/// | `crate = "my_dsh"` | the path dsh-kit is reached by, when it is a dependency under another name | every generated path starts `my_dsh::__private` instead of `::dsh_kit::__private` |
 ///
 /// Every flag is off unless given (fail-closed); `read_only = false` is the
 /// same as leaving it out. A misspelt key gets a "did you mean" suggestion.
@@ -526,7 +528,12 @@ pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
 /// name the args accept but their schema does not show, which registration
 /// refuses), and two fields read under one name after `rename` and
 /// `rename_all`.
-#[proc_macro_derive(ToolArgs, attributes(serde, schemars))]
+///
+/// With dsh-kit under another name in Cargo.toml
+/// (`tools = { package = "dsh-kit", … }`), say so once on the type:
+/// `#[dsh(crate = "tools")]`; `#[tool]`, `#[render]` and `#[present]` take
+/// the same `crate = "tools"`.
+#[proc_macro_derive(ToolArgs, attributes(serde, schemars, dsh))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     derive::expand(derive::Derive::Args, input.into()).into()
 }
@@ -558,8 +565,9 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 /// one name.
 ///
 /// It also implements `ToolReturn`, so a generic output type of your own
-/// (`Page<Item>`) can be returned as it is.
-#[proc_macro_derive(ToolOutput, attributes(serde, schemars))]
+/// (`Page<Item>`) can be returned as it is. `#[dsh(crate = "tools")]` names
+/// dsh-kit under another name, as for [`ToolArgs`](derive@ToolArgs).
+#[proc_macro_derive(ToolOutput, attributes(serde, schemars, dsh))]
 pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     derive::expand(derive::Derive::Output, input.into()).into()
 }
@@ -598,7 +606,7 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
 ///     wrap: Option<bool>,
 /// }
 /// ```
-#[proc_macro_derive(Elicit, attributes(serde, schemars))]
+#[proc_macro_derive(Elicit, attributes(serde, schemars, dsh))]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::expand(input.into()).into()
 }

@@ -9,8 +9,10 @@ use syn::{Attribute, Data, DeriveInput, Fields, GenericParam, parse_quote};
 
 use super::Derive;
 use crate::doc;
+use crate::runtime::Runtime;
 
-pub(crate) fn expand(derive: Derive, item: &DeriveInput) -> TokenStream {
+pub(crate) fn expand(derive: Derive, item: &DeriveInput, runtime: &Runtime) -> TokenStream {
+    let dsh = runtime.private();
     let ident = &item.ident;
     let twin = format_ident!("__{}Twin", ident, span = Span::mixed_site());
     let remote = ident.to_string();
@@ -20,13 +22,13 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput) -> TokenStream {
     let body = twin_body(item);
     let derives = match derive {
         Derive::Args => quote!(
-            ::dsh_kit::__private::serde::Deserialize,
-            ::dsh_kit::__private::schemars::JsonSchema
+            #dsh::serde::Deserialize,
+            #dsh::schemars::JsonSchema
         ),
         Derive::Output => quote!(
-            ::dsh_kit::__private::serde::Serialize,
-            ::dsh_kit::__private::serde::Deserialize,
-            ::dsh_kit::__private::schemars::JsonSchema
+            #dsh::serde::Serialize,
+            #dsh::serde::Deserialize,
+            #dsh::schemars::JsonSchema
         ),
     };
     let type_params: Vec<_> = generics.type_params().map(|param| &param.ident).collect();
@@ -39,18 +41,18 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput) -> TokenStream {
         generics
     };
     let de_generics = {
-        let mut generics = bounded(quote!(::dsh_kit::__private::serde::de::DeserializeOwned));
+        let mut generics = bounded(quote!(#dsh::serde::de::DeserializeOwned));
         generics
             .params
             .insert(0, GenericParam::Lifetime(parse_quote!('de)));
         generics
     };
     let (de_impl, _, de_where) = de_generics.split_for_impl();
-    let schema_generics = bounded(quote!(::dsh_kit::__private::schemars::JsonSchema));
+    let schema_generics = bounded(quote!(#dsh::schemars::JsonSchema));
     let (schema_impl, _, schema_where) = schema_generics.split_for_impl();
     let deserialize = quote! {
-        impl #de_impl ::dsh_kit::__private::serde::Deserialize<'de> for #ident #ty_generics #de_where {
-            fn deserialize<D: ::dsh_kit::__private::serde::Deserializer<'de>>(
+        impl #de_impl #dsh::serde::Deserialize<'de> for #ident #ty_generics #de_where {
+            fn deserialize<D: #dsh::serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> ::core::result::Result<Self, D::Error> {
                 #twin::deserialize(deserializer)
@@ -58,31 +60,31 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput) -> TokenStream {
         }
     };
     let schema = quote! {
-        impl #schema_impl ::dsh_kit::__private::schemars::JsonSchema for #ident #ty_generics #schema_where {
+        impl #schema_impl #dsh::schemars::JsonSchema for #ident #ty_generics #schema_where {
             fn inline_schema() -> bool {
-                <#twin #ty_generics as ::dsh_kit::__private::schemars::JsonSchema>::inline_schema()
+                <#twin #ty_generics as #dsh::schemars::JsonSchema>::inline_schema()
             }
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
-                <#twin #ty_generics as ::dsh_kit::__private::schemars::JsonSchema>::schema_name()
+                <#twin #ty_generics as #dsh::schemars::JsonSchema>::schema_name()
             }
             fn schema_id() -> ::std::borrow::Cow<'static, str> {
-                <#twin #ty_generics as ::dsh_kit::__private::schemars::JsonSchema>::schema_id()
+                <#twin #ty_generics as #dsh::schemars::JsonSchema>::schema_id()
             }
             fn json_schema(
-                generator: &mut ::dsh_kit::__private::schemars::SchemaGenerator,
-            ) -> ::dsh_kit::__private::schemars::Schema {
-                <#twin #ty_generics as ::dsh_kit::__private::schemars::JsonSchema>::json_schema(generator)
+                generator: &mut #dsh::schemars::SchemaGenerator,
+            ) -> #dsh::schemars::Schema {
+                <#twin #ty_generics as #dsh::schemars::JsonSchema>::json_schema(generator)
             }
         }
     };
     let output_impls = (derive == Derive::Output).then(|| {
-        let ser_generics = bounded(quote!(::dsh_kit::__private::serde::Serialize));
+        let ser_generics = bounded(quote!(#dsh::serde::Serialize));
         let (ser_impl, _, ser_where) = ser_generics.split_for_impl();
-        let out_generics = bounded(quote!(::dsh_kit::__private::ToolOutput));
+        let out_generics = bounded(quote!(#dsh::ToolOutput));
         let (out_impl, _, out_where) = out_generics.split_for_impl();
         quote! {
-            impl #ser_impl ::dsh_kit::__private::serde::Serialize for #ident #ty_generics #ser_where {
-                fn serialize<S: ::dsh_kit::__private::serde::Serializer>(
+            impl #ser_impl #dsh::serde::Serialize for #ident #ty_generics #ser_where {
+                fn serialize<S: #dsh::serde::Serializer>(
                     &self,
                     serializer: S,
                 ) -> ::core::result::Result<S::Ok, S::Error> {
@@ -90,7 +92,7 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput) -> TokenStream {
                 }
             }
 
-            impl #out_impl ::dsh_kit::__private::ToolReturn for #ident #ty_generics #out_where {
+            impl #out_impl #dsh::ToolReturn for #ident #ty_generics #out_where {
                 type Output = Self;
                 type Error = ::core::convert::Infallible;
                 fn into_result(self) -> ::core::result::Result<Self, ::core::convert::Infallible> {
@@ -100,12 +102,18 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput) -> TokenStream {
         }
     });
     let _ = impl_generics;
+    let serde_path = runtime.private_str("serde");
+    let schemars_path = runtime.private_str("schemars");
+    let paths = quote! {
+        #[serde(crate = #serde_path, remote = #remote)]
+        #[schemars(crate = #schemars_path)]
+    };
     emit(
         item,
         &twin,
         &attrs,
         &derives,
-        &remote,
+        &paths,
         &body,
         &deserialize,
         &schema,
@@ -120,7 +128,8 @@ fn emit(
     twin: &syn::Ident,
     attrs: &[&Attribute],
     derives: &TokenStream,
-    remote: &str,
+    // `#[serde(crate = …, remote = …)]` and `#[schemars(crate = …)]`.
+    paths: &TokenStream,
     body: &TokenStream,
     deserialize: &TokenStream,
     schema: &TokenStream,
@@ -157,8 +166,7 @@ fn emit(
         #[allow(unreachable_patterns)]
         const _: () = {
             #[derive(#derives)]
-            #[serde(crate = "::dsh_kit::__private::serde", remote = #remote)]
-            #[schemars(crate = "::dsh_kit::__private::schemars")]
+            #paths
             #[allow(dead_code, non_camel_case_types)]
             #(#attrs)*
             #keyword #twin #generics #body #semi

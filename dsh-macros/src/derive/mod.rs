@@ -11,6 +11,7 @@ use syn::DeriveInput;
 
 use self::ast::Input;
 use crate::ctxt::Ctxt;
+use crate::runtime::Runtime;
 
 /// Which derive.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -37,11 +38,12 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
         Err(error) => return error.to_compile_error(),
     };
     let cx = Ctxt::new();
+    let runtime = Runtime::from_attrs(&cx, &item.attrs);
     let input = Input::from_ast(&cx, &item);
     valid::check(&cx, derive, &input);
     // The impls come out even beside errors, so that a tool using the type
     // adds no error of its own.
-    let mut tokens = expand::expand(derive, &item);
+    let mut tokens = expand::expand(derive, &item, &runtime);
     if let Err(errors) = cx.check() {
         tokens.extend(errors.to_compile_error());
     }

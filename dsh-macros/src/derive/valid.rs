@@ -22,7 +22,7 @@ pub(crate) fn check(cx: &Ctxt, derive: Derive, input: &Input) {
         cx.error_at(
             span,
             format!(
-                "`#[derive({})]` names serde through `dsh_kit`: remove `crate = …`",
+                "`#[derive({})]` reaches serde through dsh-kit: remove `crate = …` (for dsh-kit under another name, write `#[dsh(crate = \"my_dsh\")]`)",
                 derive.name()
             ),
         );

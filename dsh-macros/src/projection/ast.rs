@@ -3,6 +3,7 @@
 use syn::{FnArg, ItemFn, PatType, Receiver, Token, Type};
 
 use super::Kind;
+use crate::runtime::Runtime;
 use crate::types::peel;
 
 /// A `#[render]` or `#[present]` fn.
@@ -10,6 +11,8 @@ pub(crate) struct Projection<'a> {
     pub(crate) kind: Kind,
     pub(crate) item: &'a ItemFn,
     pub(crate) inputs: Vec<Input<'a>>,
+    /// Where the generated code names the runtime.
+    pub(crate) runtime: Runtime,
 }
 
 /// One parameter of the fn.
@@ -25,9 +28,14 @@ pub(crate) enum Input<'a> {
 }
 
 impl<'a> Projection<'a> {
-    pub(crate) fn from_ast(kind: Kind, item: &'a ItemFn) -> Self {
+    pub(crate) fn from_ast(kind: Kind, item: &'a ItemFn, runtime: Runtime) -> Self {
         let inputs = item.sig.inputs.iter().map(Input::from_arg).collect();
-        Projection { kind, item, inputs }
+        Projection {
+            kind,
+            item,
+            inputs,
+            runtime,
+        }
     }
 }
 

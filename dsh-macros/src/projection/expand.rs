@@ -11,6 +11,7 @@ use super::ast::{Input, Projection};
 use crate::{doc, fallback, span};
 
 pub(crate) fn expand(projection: &Projection) -> TokenStream {
+    let dsh = projection.runtime.private();
     let mut item = projection.item.clone();
     fallback::strip_param_attrs(&mut item.sig, |attr| !doc::is_doc(attr));
     // The contract fixes the parameter types: a tool whose output is a
@@ -39,21 +40,13 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     // at the return type as written.
     let (output, into_card) = match (projection.kind, &item.sig.output) {
         (Kind::Render, _) => (output, None),
-        (Kind::Present, ReturnType::Default) => (
-            quote!(::dsh_kit::__private::Card),
-            Some(sig_span(&item.sig)),
-        ),
-        (Kind::Present, ReturnType::Type(_, ty)) => {
-            (quote!(::dsh_kit::__private::Card), Some(span::ends(ty)))
-        }
+        (Kind::Present, ReturnType::Default) => (quote!(#dsh::Card), Some(sig_span(&item.sig))),
+        (Kind::Present, ReturnType::Type(_, ty)) => (quote!(#dsh::Card), Some(span::ends(ty))),
     };
     let convert = |call: TokenStream| match into_card {
         None => call,
         Some((first, last)) => {
-            let mut tokens = span::respan(
-                quote!(<_ as ::dsh_kit::__private::IntoCard>::into_card),
-                first,
-            );
+            let mut tokens = span::respan(quote!(<_ as #dsh::IntoCard>::into_card), first);
             let mut parens = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, call);
             parens.set_span(last);
             tokens.extend([proc_macro2::TokenTree::Group(parens)]);
@@ -68,7 +61,7 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
             let (args_ty, value_ty) = (erase(args_ty), erase(value_ty));
             let call = convert(quote!(#ident(#args, #value)));
             quote! {
-                impl ::dsh_kit::__private::#trait_ident<#args_ty, #value_ty, #output> for #ident {
+                impl #dsh::#trait_ident<#args_ty, #value_ty, #output> for #ident {
                     fn call(#args: &#args_ty, #value: &#value_ty) -> #output {
                         #call
                     }
@@ -80,7 +73,7 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
             let args_ty = erase(args_ty);
             let call = convert(quote!(#ident(#args)));
             quote! {
-                impl ::dsh_kit::__private::PresentCallFn<#args_ty, #output> for #ident {
+                impl #dsh::PresentCallFn<#args_ty, #output> for #ident {
                     fn call(#args: &#args_ty) -> #output {
                         #call
                     }

@@ -12,6 +12,7 @@ use syn::{Ident, Item, ItemFn};
 
 use self::ast::{Input, Projection};
 use crate::ctxt::Ctxt;
+use crate::runtime::Runtime;
 use crate::{doc, fallback};
 
 /// Which projection a fn is.
@@ -61,14 +62,9 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, input: TokenStream) -> Token
     for other in ["render", "present", "tool"] {
         fallback::take_repeated(&cx, &mut item.attrs, other);
     }
-    if !args.is_empty() {
-        // #[render], and nothing inside.
-        cx.error_spanned_by(
-            &args,
-            format!("`#[{attr}]` takes no arguments: write `#[{attr}]`"),
-        );
-    }
-    let projection = Projection::from_ast(kind, &item);
+    // #[render], or #[render(crate = "my_dsh")].
+    let runtime = Runtime::from_args(&cx, attr, args);
+    let projection = Projection::from_ast(kind, &item, runtime);
     valid::check(&cx, &projection);
     match cx.check() {
         Ok(()) => expand::expand(&projection),
@@ -92,9 +88,10 @@ fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let trait_ident = projection.kind.trait_ident();
+    let dsh = projection.runtime.private();
     let present_call = matches!(projection.kind, Kind::Present).then(|| {
         quote! {
-            impl<A, R> ::dsh_kit::__private::PresentCallFn<A, R> for #ident {
+            impl<A, R> #dsh::PresentCallFn<A, R> for #ident {
                 fn call(_: &A) -> R {
                     ::core::unreachable!()
                 }
@@ -108,7 +105,7 @@ fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #ident {}
 
-        impl<A, O, R> ::dsh_kit::__private::#trait_ident<A, O, R> for #ident {
+        impl<A, O, R> #dsh::#trait_ident<A, O, R> for #ident {
             fn call(_: &A, _: &O) -> R {
                 ::core::unreachable!()
             }

@@ -1,6 +1,6 @@
 //! The model of a `#[tool]` fn: what each parameter is for, and what it returns.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::{
     Attribute, FnArg, Ident, ItemFn, Pat, PatType, Receiver, ReturnType, Type, TypeReference,
@@ -8,6 +8,7 @@ use syn::{
 
 use super::attr::Attr;
 use crate::doc::{self, Docs};
+use crate::runtime::Runtime;
 use crate::types::{last_segment, peel, type_args};
 
 /// A `#[tool]` fn and its attribute.
@@ -80,6 +81,24 @@ impl<'a> Tool<'a> {
                 (ident.unraw().to_string(), ident.span())
             }
         }
+    }
+
+    /// Where the generated code names the runtime: `<crate>::__private`.
+    pub(crate) fn private(&self) -> TokenStream {
+        self.attr
+            .runtime
+            .as_ref()
+            .unwrap_or(&Runtime::DEFAULT)
+            .private()
+    }
+
+    /// `#[serde(crate = …)]`-style path to the runtime's re-export of `item`.
+    pub(crate) fn private_str(&self, item: &str) -> String {
+        self.attr
+            .runtime
+            .as_ref()
+            .unwrap_or(&Runtime::DEFAULT)
+            .private_str(item)
     }
 
     /// `description = "…"`, or else the doc comment.

@@ -6,6 +6,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::{Expr, ExprArray, ExprLit, ExprPath, Ident, Lit, LitInt, LitStr, Path, Token, token};
 
 use crate::ctxt::Ctxt;
+use crate::runtime::{CRATE_EXPECTED, Runtime};
 use crate::shared::names::{CATEGORIES, OUTPUT_TYPES};
 use crate::shared::suggest::{did_you_mean, one_of};
 
@@ -43,6 +44,7 @@ const OTHER_KEYS: &[&str] = &[
     "render",
     "present",
     "present_call",
+    "crate",
 ];
 
 /// Every key, in the order the docs list them.
@@ -68,6 +70,8 @@ pub(crate) struct Attr {
     pub(crate) render: Option<Path>,
     pub(crate) present: Option<Path>,
     pub(crate) present_call: Option<Path>,
+    /// `crate = "my_dsh"`: the path the runtime is reached by.
+    pub(crate) runtime: Option<Runtime>,
 }
 
 /// `read_only` or `read_only = false`.
@@ -195,6 +199,8 @@ impl Attr {
             "present" => self.present = key.path(value),
             // #[tool(present_call = running_card)]
             "present_call" => self.present_call = key.path(value),
+            // #[tool(crate = "my_dsh")]
+            "crate" => self.runtime = key.runtime(value),
             _ => {}
         }
     }
@@ -309,6 +315,24 @@ impl Key<'_> {
         None
     }
 
+    fn runtime(&self, value: Value) -> Option<Runtime> {
+        let Value::Expr(expr) = &value else {
+            let message = CRATE_EXPECTED;
+            match &value {
+                Value::List(list) => self.cx.error_spanned_by(list, message),
+                _ => self.cx.error_spanned_by(self.key, message),
+            }
+            return None;
+        };
+        match Runtime::from_value(expr) {
+            Ok(runtime) => Some(runtime),
+            Err(error) => {
+                self.cx.push(error);
+                None
+            }
+        }
+    }
+
     fn count(&self, value: Value) -> Option<Count> {
         let Value::Expr(Expr::Lit(ExprLit {
             lit: Lit::Int(lit), ..
@@ -367,6 +391,7 @@ fn example(key: &str) -> String {
         "render" => "read_text",
         "present" => "read_card",
         "present_call" => "running_card",
+        "crate" => "\"my_dsh\"",
         _ => "true",
     };
     format!("{key} = {value}")

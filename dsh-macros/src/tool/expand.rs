@@ -36,6 +36,8 @@ impl Locals {
 /// the names the `Tool` impl gives them (`<T as ToolArgs>::Checked`, which
 /// is `T` whenever the bound holds; see `assumptions`).
 struct Types {
+    /// `<crate>::__private`.
+    dsh: TokenStream,
     args: TokenStream,
     output: TokenStream,
     struct_form: bool,
@@ -44,6 +46,7 @@ struct Types {
 
 impl Types {
     fn new(tool: &Tool, generated: Option<&Ident>) -> Self {
+        let dsh = tool.private();
         let (args, struct_form) = match (tool.args(), generated) {
             (Some(arg), _) => {
                 let ty = &arg.ty;
@@ -55,12 +58,10 @@ impl Types {
         let (output, has_output) = match &tool.output {
             Output::Unit | Output::Opaque(_) => (quote!(()), false),
             Output::Plain(ty) => (quote!(#ty), true),
-            Output::Typed { ty, .. } => (
-                quote!(<#ty as ::dsh_kit::__private::ToolReturn>::Output),
-                true,
-            ),
+            Output::Typed { ty, .. } => (quote!(<#ty as #dsh::ToolReturn>::Output), true),
         };
         Types {
+            dsh,
             args,
             output,
             struct_form,
@@ -69,27 +70,30 @@ impl Types {
     }
 
     fn args_value(&self, expr: TokenStream) -> TokenStream {
+        let dsh = &self.dsh;
         let args = &self.args;
         if self.struct_form {
-            quote!(<#args as ::dsh_kit::__private::ToolArgs>::from_checked_value(#expr))
+            quote!(<#args as #dsh::ToolArgs>::from_checked_value(#expr))
         } else {
             expr
         }
     }
 
     fn args_ref(&self, expr: TokenStream) -> TokenStream {
+        let dsh = &self.dsh;
         let args = &self.args;
         if self.struct_form {
-            quote!(<#args as ::dsh_kit::__private::ToolArgs>::from_checked(#expr))
+            quote!(<#args as #dsh::ToolArgs>::from_checked(#expr))
         } else {
             expr
         }
     }
 
     fn output_ref(&self, expr: TokenStream) -> TokenStream {
+        let dsh = &self.dsh;
         let output = &self.output;
         if self.has_output {
-            quote!(<#output as ::dsh_kit::__private::ToolOutput>::from_checked(#expr))
+            quote!(<#output as #dsh::ToolOutput>::from_checked(#expr))
         } else {
             expr
         }
@@ -97,6 +101,7 @@ impl Types {
 }
 
 pub(crate) fn expand(tool: &Tool) -> TokenStream {
+    let dsh = tool.private();
     let mut item = tool.item.clone();
     fallback::strip_param_attrs(&mut item.sig, |attr| !is_field_attr(attr));
     let vis = &item.vis;
@@ -106,11 +111,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
 
     let (args_ty, args_struct, generated) = match tool.args() {
         Some(arg) => (
-            around(
-                quote!(<),
-                &arg.ty,
-                quote!(as ::dsh_kit::__private::ToolArgs>::Checked),
-            ),
+            around(quote!(<), &arg.ty, quote!(as #dsh::ToolArgs>::Checked)),
             TokenStream::new(),
             None,
         ),
@@ -174,16 +175,16 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
 
         #checks
 
-        impl ::dsh_kit::__private::Tool for #ident #assumptions {
+        impl #dsh::Tool for #ident #assumptions {
             type Args = #args_ty;
             type Output = #output_ty;
-            const DEFINITION: ::dsh_kit::__private::ToolDef = #definition;
+            const DEFINITION: #dsh::ToolDef = #definition;
 
             fn execute(
                 #args: Self::Args,
-                #exec_param: &::dsh_kit::__private::Exec,
+                #exec_param: &#dsh::Exec,
             ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<Self::Output, ::dsh_kit::__private::ToolError>,
+                Output = ::core::result::Result<Self::Output, #dsh::ToolError>,
             > + ::core::marker::Send {
                 #body
             }
@@ -203,17 +204,14 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
 /// The tool's output type: `()`; `T` itself; or, for a type written with
 /// type arguments, the output its `ToolReturn` impl names (`T` of `Result<T, E>`).
 fn output_type(tool: &Tool) -> TokenStream {
+    let dsh = tool.private();
     match &tool.output {
         Output::Unit | Output::Opaque(_) => quote!(()),
-        Output::Plain(ty) => around(
-            quote!(<),
-            ty,
-            quote!(as ::dsh_kit::__private::ToolOutput>::Checked),
-        ),
+        Output::Plain(ty) => around(quote!(<), ty, quote!(as #dsh::ToolOutput>::Checked)),
         Output::Typed { ty, .. } => around(
             quote!(<<),
             ty,
-            quote!(as ::dsh_kit::__private::ToolReturn>::Output as ::dsh_kit::__private::ToolOutput>::Checked),
+            quote!(as #dsh::ToolReturn>::Output as #dsh::ToolOutput>::Checked),
         ),
     }
 }
@@ -226,9 +224,10 @@ fn output_type(tool: &Tool) -> TokenStream {
 /// the whole type: a type that is no `ToolReturn` fails both the same way,
 /// which rustc reports once.
 fn checks(tool: &Tool) -> TokenStream {
+    let dsh = tool.private();
     let check = |name: &str, ty: &dyn ToTokens| {
         let name = Ident::new(name, Span::call_site());
-        around(quote!(::dsh_kit::__private::#name::<), &ty, quote!(>();))
+        around(quote!(#dsh::#name::<), &ty, quote!(>();))
     };
     let mut calls = Vec::new();
     for input in &tool.inputs {
@@ -244,11 +243,7 @@ fn checks(tool: &Tool) -> TokenStream {
         Output::Typed { ty, .. } => {
             let returns = |item: &str| {
                 let item = Ident::new(item, Span::call_site());
-                around(
-                    quote!(<),
-                    ty,
-                    quote!(as ::dsh_kit::__private::ToolReturn>::#item),
-                )
+                around(quote!(<), ty, quote!(as #dsh::ToolReturn>::#item))
             };
             calls.push(check("check_output", &returns("Output")));
             calls.push(check("check_failure", &returns("Error")));
@@ -275,30 +270,31 @@ fn checks(tool: &Tool) -> TokenStream {
 /// (`<T as ToolOutput>::Checked`, which is `T`), whose item bounds carry
 /// what `Tool` requires.
 fn assumptions(tool: &Tool) -> TokenStream {
+    let dsh = tool.private();
     let mut predicates = Vec::new();
     for input in &tool.inputs {
         match input {
             Input::Param(param) => {
                 let ty = &param.arg.ty;
-                predicates.push(quote!(#ty: ::dsh_kit::__private::ToolField));
+                predicates.push(quote!(#ty: #dsh::ToolField));
             }
             Input::Exec(_, reference) => {
                 let ty = &reference.elem;
-                predicates.push(quote!(#ty: ::dsh_kit::__private::ToolContext));
+                predicates.push(quote!(#ty: #dsh::ToolContext));
             }
             Input::Args(arg) => {
                 let ty = &arg.ty;
-                predicates.push(quote!(#ty: ::dsh_kit::__private::ToolArgs));
+                predicates.push(quote!(#ty: #dsh::ToolArgs));
             }
             Input::Receiver(_) => {}
         }
     }
     match &tool.output {
-        Output::Plain(ty) => predicates.push(quote!(#ty: ::dsh_kit::__private::ToolOutput)),
+        Output::Plain(ty) => predicates.push(quote!(#ty: #dsh::ToolOutput)),
         Output::Typed { ty, .. } => predicates.extend([
-            quote!(#ty: ::dsh_kit::__private::ToolReturn),
-            quote!(<#ty as ::dsh_kit::__private::ToolReturn>::Output: ::dsh_kit::__private::ToolOutput),
-            quote!(<#ty as ::dsh_kit::__private::ToolReturn>::Error: ::dsh_kit::__private::ToolFailure),
+            quote!(#ty: #dsh::ToolReturn),
+            quote!(<#ty as #dsh::ToolReturn>::Output: #dsh::ToolOutput),
+            quote!(<#ty as #dsh::ToolReturn>::Error: #dsh::ToolFailure),
         ]),
         Output::Unit | Output::Opaque(_) => {}
     }
@@ -317,6 +313,7 @@ fn where_clause(predicates: Vec<TokenStream>) -> TokenStream {
 /// value to a `Result<Output, ToolError>` through `__private`'s generic
 /// futures (`returns`, `fallible`): no `async` block per tool.
 fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
+    let dsh = tool.private();
     let Locals { args, exec, .. } = locals;
     let whole_args = types.args_value(quote!(#args));
     let ident = &tool.item.sig.ident;
@@ -324,18 +321,18 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
         // The context as the type the fn names it by, checked there.
         Input::Exec(_, reference) => {
             let ty = &reference.elem;
-            Some(quote!(<#ty as ::dsh_kit::__private::ToolContext>::from_exec(#exec)))
+            Some(quote!(<#ty as #dsh::ToolContext>::from_exec(#exec)))
         }
         Input::Args(..) => Some(whole_args.clone()),
         Input::Param(param) => param.ident.map(|field| {
             let ty = &param.arg.ty;
-            quote!(<#ty as ::dsh_kit::__private::ToolField>::from_checked(#args.#field))
+            quote!(<#ty as #dsh::ToolField>::from_checked(#args.#field))
         }),
         Input::Receiver(_) => None,
     });
     let call = quote!(#ident(#(#call_args),*));
     let Output::Typed { ty, err } = &tool.output else {
-        return quote!(::dsh_kit::__private::returns(#call));
+        return quote!(#dsh::returns(#call));
     };
     // The error converts into `ToolError` by its type (see `__private`'s
     // `Failure`), placed at the error type as written, or at the whole return
@@ -348,14 +345,14 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
     let error = Ident::new("error", Span::mixed_site().located_at(at_span));
     let convert = span::relocate(
         quote! {
-            (&&&&&&&::dsh_kit::__private::Failure::of(&#error)).failure_kind().convert(#error)
+            (&&&&&&&#dsh::Failure::of(&#error)).failure_kind().convert(#error)
         },
         at_span,
     );
     quote! {
-        ::dsh_kit::__private::fallible(#call, |#error| {
+        #dsh::fallible(#call, |#error| {
             #[allow(unused_imports)]
-            use ::dsh_kit::__private::{
+            use #dsh::{
                 DynErrorKind as _, ErrorKind as _, LocalDynErrorKind as _, MessageKind as _,
                 SameKind as _, TypedDisplayKind as _, TypedErrorKind as _,
             };
@@ -366,15 +363,16 @@ fn execute_body(tool: &Tool, locals: &Locals, types: &Types) -> TokenStream {
 
 /// `failure_schema`: the schema of the fn's error type, where it has one.
 fn failure_schema_fn(tool: &Tool) -> Option<TokenStream> {
+    let dsh = tool.private();
     let Output::Typed { ty, .. } = &tool.output else {
         return None;
     };
     Some(quote! {
-        fn failure_schema() -> ::core::option::Option<::dsh_kit::__private::serde_json::Value> {
+        fn failure_schema() -> ::core::option::Option<#dsh::serde_json::Value> {
             #[allow(unused_imports)]
-            use ::dsh_kit::__private::{TypedSchema as _, UntypedSchema as _};
-            (&&::dsh_kit::__private::Failure::<
-                <#ty as ::dsh_kit::__private::ToolReturn>::Error,
+            use #dsh::{TypedSchema as _, UntypedSchema as _};
+            (&&#dsh::Failure::<
+                <#ty as #dsh::ToolReturn>::Error,
             >::new())
                 .failure_schema()
         }
@@ -408,6 +406,7 @@ fn names(tool: &Tool) -> TokenStream {
 
 /// `validate_input`, calling `validate = path`.
 fn validate_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
+    let dsh = tool.private();
     let Locals {
         args,
         exec,
@@ -420,10 +419,10 @@ fn validate_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStrea
     Some(quote! {
         fn validate_input(
             #args: &Self::Args,
-            #exec: &::dsh_kit::__private::Exec,
-        ) -> ::dsh_kit::__private::Validation {
+            #exec: &#dsh::Exec,
+        ) -> #dsh::Validation {
             // A mismatch reads as one error at the path, showing both signatures.
-            let #validate: fn(&#args_ty, &::dsh_kit::__private::Exec) -> ::dsh_kit::__private::Validation = #path;
+            let #validate: fn(&#args_ty, &#dsh::Exec) -> #dsh::Validation = #path;
             #validate(#args_ref, #exec)
         }
     })
@@ -435,6 +434,7 @@ fn validate_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStrea
 /// `RenderFn`'s message, and a fn without `#[render]` as "expected type,
 /// found function" there.
 fn render_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
+    let dsh = tool.private();
     let Locals { args, value, .. } = locals;
     let (args_ty, output_ty) = (&types.args, &types.output);
     let (args_ref, value_ref) = (
@@ -445,17 +445,17 @@ fn render_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream>
     let render = around(
         quote!(<),
         path,
-        quote!(as ::dsh_kit::__private::RenderFn<
+        quote!(as #dsh::RenderFn<
             #args_ty,
             #output_ty,
-            ::std::vec::Vec<::dsh_kit::__private::ContentBlock>,
+            ::std::vec::Vec<#dsh::ContentBlock>,
         >>::call),
     );
     Some(quote! {
         fn render(
             #args: &Self::Args,
             #value: &Self::Output,
-        ) -> ::std::vec::Vec<::dsh_kit::__private::ContentBlock> {
+        ) -> ::std::vec::Vec<#dsh::ContentBlock> {
             #render(#args_ref, #value_ref)
         }
     })
@@ -463,6 +463,7 @@ fn render_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream>
 
 /// `present`, calling the `#[present]` fn of `present = path` as `render_fn` does.
 fn present_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
+    let dsh = tool.private();
     let Locals { args, value, .. } = locals;
     let (args_ty, output_ty) = (&types.args, &types.output);
     let (args_ref, value_ref) = (
@@ -473,17 +474,17 @@ fn present_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream
     let present = around(
         quote!(<),
         path,
-        quote!(as ::dsh_kit::__private::PresentFn<
+        quote!(as #dsh::PresentFn<
             #args_ty,
             #output_ty,
-            ::dsh_kit::__private::Card,
+            #dsh::Card,
         >>::call),
     );
     Some(quote! {
         fn present(
             #args: &Self::Args,
             #value: &Self::Output,
-        ) -> ::core::option::Option<::dsh_kit::__private::Card> {
+        ) -> ::core::option::Option<#dsh::Card> {
             ::core::option::Option::Some(#present(#args_ref, #value_ref))
         }
     })
@@ -492,6 +493,7 @@ fn present_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream
 /// `present_call`, calling the `#[present]` fn of `present_call = path`,
 /// which takes only the args, through its `PresentCallFn` impl.
 fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenStream> {
+    let dsh = tool.private();
     let Locals { args, .. } = locals;
     let args_ty = &types.args;
     let args_ref = types.args_ref(quote!(#args));
@@ -499,15 +501,15 @@ fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenS
     let present = around(
         quote!(<),
         path,
-        quote!(as ::dsh_kit::__private::PresentCallFn<
+        quote!(as #dsh::PresentCallFn<
             #args_ty,
-            ::dsh_kit::__private::Card,
+            #dsh::Card,
         >>::call),
     );
     Some(quote! {
         fn present_call(
             #args: &Self::Args,
-        ) -> ::core::option::Option<::dsh_kit::__private::Card> {
+        ) -> ::core::option::Option<#dsh::Card> {
             ::core::option::Option::Some(#present(#args_ref))
         }
     })
@@ -515,6 +517,7 @@ fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenS
 
 /// The args struct generated from the inline parameters.
 fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
+    let dsh = tool.private();
     let vis = &tool.item.vis;
     // Each field's type is named through `ToolField`, and bounded by it as
     // the `Tool` impl's types are (see `assumptions`), so a type that cannot
@@ -525,7 +528,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         let ty = around(
             quote!(<),
             &param.arg.ty,
-            quote!(as ::dsh_kit::__private::ToolField>::Checked),
+            quote!(as #dsh::ToolField>::Checked),
         );
         Some(quote!(#(#attrs)* pub #ident: #ty))
     });
@@ -533,7 +536,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         tool.params()
             .map(|param| {
                 let ty = &param.arg.ty;
-                quote!(#ty: ::dsh_kit::__private::ToolField)
+                quote!(#ty: #dsh::ToolField)
             })
             .collect(),
     );
@@ -541,11 +544,13 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
         " The arguments of the tool `{}`, one field per parameter.",
         tool.name().0
     );
+    let serde_path = tool.private_str("serde");
+    let schemars_path = tool.private_str("schemars");
     quote! {
         #[doc = #doc]
-        #[derive(::dsh_kit::__private::serde::Deserialize, ::dsh_kit::__private::schemars::JsonSchema)]
-        #[serde(crate = "::dsh_kit::__private::serde")]
-        #[schemars(crate = "::dsh_kit::__private::schemars")]
+        #[derive(#dsh::serde::Deserialize, #dsh::schemars::JsonSchema)]
+        #[serde(crate = #serde_path)]
+        #[schemars(crate = #schemars_path)]
         #vis struct #name #where_clause {
             #(#fields,)*
         }
@@ -554,6 +559,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
 
 /// `ToolDef::builder(name, description).build()` and a builder call per key given.
 fn definition(tool: &Tool) -> TokenStream {
+    let dsh = tool.private();
     let attr = &tool.attr;
     let (name, span) = tool.name();
     let name = LitStr::new(&name, span);
@@ -572,8 +578,8 @@ fn definition(tool: &Tool) -> TokenStream {
         let icons = &attr.icons;
         quote! {
             .icons({
-                const ICONS: &[::dsh_kit::__private::Icon] =
-                    &[#(::dsh_kit::__private::Icon::new(#icons)),*];
+                const ICONS: &[#dsh::Icon] =
+                    &[#(#dsh::Icon::new(#icons)),*];
                 ICONS
             })
         }
@@ -584,11 +590,11 @@ fn definition(tool: &Tool) -> TokenStream {
     });
     let category = attr.category.iter().map(|choice| {
         let variant = &choice.variant;
-        quote!(.category(::dsh_kit::__private::Category::#variant))
+        quote!(.category(#dsh::Category::#variant))
     });
     let output_type = attr.output_type.iter().map(|choice| {
         let variant = &choice.variant;
-        quote!(.output_type(::dsh_kit::__private::OutputType::#variant))
+        quote!(.output_type(#dsh::OutputType::#variant))
     });
     let max_result_chars = attr
         .max_result_chars
@@ -599,7 +605,7 @@ fn definition(tool: &Tool) -> TokenStream {
         .iter()
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     quote! {
-        ::dsh_kit::__private::ToolDef::builder(#name, #description)
+        #dsh::ToolDef::builder(#name, #description)
             #(#title)* #(#version)* #aliases #icons #(#flags)* #(#category)* #(#output_type)*
             #(#max_result_chars)* #(#timeout)*
             .build()

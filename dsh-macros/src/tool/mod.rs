@@ -54,22 +54,23 @@ fn fallback(tool: &Tool, errors: &syn::Error) -> TokenStream {
     }
     let vis = &item.vis;
     let ident = &item.sig.ident;
+    let dsh = tool.private();
     let stand_in = quote! {
         #item
 
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #ident {}
 
-        impl ::dsh_kit::__private::Tool for #ident {
+        impl #dsh::Tool for #ident {
             type Args = ();
             type Output = ();
-            const DEFINITION: ::dsh_kit::__private::ToolDef = ::dsh_kit::__private::ToolDef::builder("", "").build();
+            const DEFINITION: #dsh::ToolDef = #dsh::ToolDef::builder("", "").build();
 
             fn execute(
                 _: (),
-                _: &::dsh_kit::__private::Exec,
+                _: &#dsh::Exec,
             ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<(), ::dsh_kit::__private::ToolError>,
+                Output = ::core::result::Result<(), #dsh::ToolError>,
             > + ::core::marker::Send {
                 async { ::core::result::Result::Ok(()) }
             }
