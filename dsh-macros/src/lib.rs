@@ -572,6 +572,48 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     derive::expand(derive::Derive::Output, input.into()).into()
 }
 
+/// serde's `Serialize`, reached through dsh-kit: what the prelude's
+/// `#[derive(Serialize)]` is, so that a tool crate needs no serde of its
+/// own. Every `#[serde(…)]` attribute works as with serde's derive, but
+/// `remote` and `crate`; `#[dsh(crate = "…")]` names dsh-kit under
+/// another name.
+///
+/// ```
+/// use dsh_kit::prelude::*;
+///
+/// #[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, PartialEq, Debug)]
+/// #[serde(rename_all = "snake_case")]
+/// enum Unit {
+///     Celsius,
+///     Fahrenheit,
+/// }
+///
+/// assert_eq!(json!(Unit::Celsius), json!("celsius"));
+/// ```
+///
+/// For a type a tool returns, [`ToolOutput`](derive@ToolOutput) derives
+/// all three and checks that what is written reads back.
+#[proc_macro_derive(Serialize, attributes(serde, dsh))]
+pub fn derive_serialize(input: TokenStream) -> TokenStream {
+    derive::expand(derive::Derive::Serialize, input.into()).into()
+}
+
+/// serde's `Deserialize`, reached through dsh-kit: what the prelude's
+/// `#[derive(Deserialize)]` is. See [`Serialize`](derive@Serialize).
+#[proc_macro_derive(Deserialize, attributes(serde, dsh))]
+pub fn derive_deserialize(input: TokenStream) -> TokenStream {
+    derive::expand(derive::Derive::Deserialize, input.into()).into()
+}
+
+/// schemars' `JsonSchema`, reached through dsh-kit: what the prelude's
+/// `#[derive(JsonSchema)]` is. Doc comments become descriptions, and
+/// `#[serde(…)]` and `#[schemars(…)]` attributes shape the schema as with
+/// schemars' derive. See [`Serialize`](derive@Serialize).
+#[proc_macro_derive(JsonSchema, attributes(serde, schemars, dsh))]
+pub fn derive_json_schema(input: TokenStream) -> TokenStream {
+    derive::expand(derive::Derive::JsonSchema, input.into()).into()
+}
+
 /// Derives `dsh_kit::Elicitable` on a struct, a form a tool can ask the
 /// user to fill in with `exec.elicit::<T>()`, or `ElicitChoice` on an enum
 /// of unit variants, a choice in one. Goes beside `Deserialize` and

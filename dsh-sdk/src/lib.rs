@@ -132,7 +132,19 @@ pub mod prelude {
         Category, ContentBlock, Exec, OutputType, Tool, ToolArgs, ToolDef, ToolError, ToolOutput,
         Validation, present, render, tool,
     };
-    pub use schemars::JsonSchema;
-    pub use serde::{Deserialize, Serialize};
     pub use serde_json::json;
+
+    // `Serialize`, `Deserialize` and `JsonSchema`: the traits are serde's
+    // and schemars'; the derives of the same names are dsh-kit's, which
+    // reach serde and schemars through this crate, so a tool crate needs
+    // neither as a dependency of its own.
+    pub use dsh_kit_macros::{Deserialize, JsonSchema, Serialize};
+    pub use serde::de::Deserialize;
+    pub use serde::ser::Serialize;
+    // schemars has no path to its trait alone: a glob brings the trait,
+    // and its derive is shadowed by the one above.
+    pub use self::schema_trait::*;
+    mod schema_trait {
+        pub use schemars::JsonSchema;
+    }
 }

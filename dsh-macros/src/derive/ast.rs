@@ -30,7 +30,10 @@ pub(crate) struct Pair {
 pub(crate) struct Container {
     pub(crate) rename_all: Pair,
     pub(crate) transparent: Option<Span>,
+    /// `#[serde(default)]` on the type.
     pub(crate) default: bool,
+    /// `#[serde(default = "…")]` on the type: where it was written.
+    pub(crate) default_path: Option<Span>,
     pub(crate) from: Option<Span>,
     pub(crate) into: Option<Span>,
     pub(crate) remote: Option<Span>,
@@ -162,6 +165,9 @@ fn container_key(container: &mut Container, meta: ParseNestedMeta) -> syn::Resul
         "transparent" => container.transparent = Some(span),
         "default" => {
             container.default = true;
+            if meta.input.peek(Token![=]) {
+                container.default_path = Some(span);
+            }
             skip_value(&meta)?;
         }
         "from" | "try_from" => {

@@ -11,26 +11,33 @@ use super::Derive;
 use crate::doc;
 use crate::runtime::Runtime;
 
-pub(crate) fn expand(derive: Derive, item: &DeriveInput, runtime: &Runtime) -> TokenStream {
+/// `default`: the type has `#[serde(default)]`, for which serde builds the
+/// twin's default, made here from the type's own.
+pub(crate) fn expand(
+    derive: Derive,
+    item: &DeriveInput,
+    runtime: &Runtime,
+    default: bool,
+) -> TokenStream {
     let dsh = runtime.private();
     let ident = &item.ident;
     let twin = format_ident!("__{}Twin", ident, span = Span::mixed_site());
     let remote = ident.to_string();
-    let attrs = kept(&item.attrs);
+    let attrs = kept(&item.attrs, derive.describes());
     let generics = &item.generics;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let body = twin_body(item);
-    let derives = match derive {
-        Derive::Args => quote!(
-            #dsh::serde::Deserialize,
-            #dsh::schemars::JsonSchema
-        ),
-        Derive::Output => quote!(
-            #dsh::serde::Serialize,
-            #dsh::serde::Deserialize,
-            #dsh::schemars::JsonSchema
-        ),
-    };
+    let body = twin_body(item, derive.describes());
+    let mut derives = Vec::new();
+    if derive.serializes() {
+        derives.push(quote!(#dsh::serde::Serialize));
+    }
+    if derive.deserializes() {
+        derives.push(quote!(#dsh::serde::Deserialize));
+    }
+    if derive.describes() {
+        derives.push(quote!(#dsh::schemars::JsonSchema));
+    }
+    let derives = quote!(#(#derives),*);
     let type_params: Vec<_> = generics.type_params().map(|param| &param.ident).collect();
     let bounded = |bound: TokenStream| {
         let mut generics = generics.clone();
@@ -50,38 +57,40 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput, runtime: &Runtime) -> T
     let (de_impl, _, de_where) = de_generics.split_for_impl();
     let schema_generics = bounded(quote!(#dsh::schemars::JsonSchema));
     let (schema_impl, _, schema_where) = schema_generics.split_for_impl();
-    let deserialize = quote! {
-        impl #de_impl #dsh::serde::Deserialize<'de> for #ident #ty_generics #de_where {
-            fn deserialize<D: #dsh::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
-                #twin::deserialize(deserializer)
+    let deserialize = derive.deserializes().then(|| {
+        quote! {
+            impl #de_impl #dsh::serde::Deserialize<'de> for #ident #ty_generics #de_where {
+                fn deserialize<D: #dsh::serde::Deserializer<'de>>(
+                    deserializer: D,
+                ) -> ::core::result::Result<Self, D::Error> {
+                    #twin::deserialize(deserializer)
+                }
             }
         }
-    };
-    let schema = quote! {
-        impl #schema_impl #dsh::schemars::JsonSchema for #ident #ty_generics #schema_where {
-            fn inline_schema() -> bool {
-                <#twin #ty_generics as #dsh::schemars::JsonSchema>::inline_schema()
-            }
-            fn schema_name() -> ::std::borrow::Cow<'static, str> {
-                <#twin #ty_generics as #dsh::schemars::JsonSchema>::schema_name()
-            }
-            fn schema_id() -> ::std::borrow::Cow<'static, str> {
-                <#twin #ty_generics as #dsh::schemars::JsonSchema>::schema_id()
-            }
-            fn json_schema(
-                generator: &mut #dsh::schemars::SchemaGenerator,
-            ) -> #dsh::schemars::Schema {
-                <#twin #ty_generics as #dsh::schemars::JsonSchema>::json_schema(generator)
+    });
+    let schema = derive.describes().then(|| {
+        quote! {
+            impl #schema_impl #dsh::schemars::JsonSchema for #ident #ty_generics #schema_where {
+                fn inline_schema() -> bool {
+                    <#twin #ty_generics as #dsh::schemars::JsonSchema>::inline_schema()
+                }
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    <#twin #ty_generics as #dsh::schemars::JsonSchema>::schema_name()
+                }
+                fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                    <#twin #ty_generics as #dsh::schemars::JsonSchema>::schema_id()
+                }
+                fn json_schema(
+                    generator: &mut #dsh::schemars::SchemaGenerator,
+                ) -> #dsh::schemars::Schema {
+                    <#twin #ty_generics as #dsh::schemars::JsonSchema>::json_schema(generator)
+                }
             }
         }
-    };
-    let output_impls = (derive == Derive::Output).then(|| {
+    });
+    let serialize = derive.serializes().then(|| {
         let ser_generics = bounded(quote!(#dsh::serde::Serialize));
         let (ser_impl, _, ser_where) = ser_generics.split_for_impl();
-        let out_generics = bounded(quote!(#dsh::ToolOutput));
-        let (out_impl, _, out_where) = out_generics.split_for_impl();
         quote! {
             impl #ser_impl #dsh::serde::Serialize for #ident #ty_generics #ser_where {
                 fn serialize<S: #dsh::serde::Serializer>(
@@ -91,7 +100,12 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput, runtime: &Runtime) -> T
                     #twin::serialize(self, serializer)
                 }
             }
-
+        }
+    });
+    let tool_return = (derive == Derive::Output).then(|| {
+        let out_generics = bounded(quote!(#dsh::ToolOutput));
+        let (out_impl, _, out_where) = out_generics.split_for_impl();
+        quote! {
             impl #out_impl #dsh::ToolReturn for #ident #ty_generics #out_where {
                 type Output = Self;
                 type Error = ::core::convert::Infallible;
@@ -101,12 +115,17 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput, runtime: &Runtime) -> T
             }
         }
     });
+    let twin_default = default.then(|| twin_default(item, &twin)).flatten();
+    let impls = quote!(#serialize #deserialize #schema #tool_return #twin_default);
     let _ = impl_generics;
     let serde_path = runtime.private_str("serde");
     let schemars_path = runtime.private_str("schemars");
+    let schemars_crate = derive
+        .describes()
+        .then(|| quote!(#[schemars(crate = #schemars_path)]));
     let paths = quote! {
         #[serde(crate = #serde_path, remote = #remote)]
-        #[schemars(crate = #schemars_path)]
+        #schemars_crate
     };
     emit(
         item,
@@ -115,14 +134,11 @@ pub(crate) fn expand(derive: Derive, item: &DeriveInput, runtime: &Runtime) -> T
         &derives,
         &paths,
         &body,
-        &deserialize,
-        &schema,
-        output_impls.as_ref(),
+        &impls,
         where_clause,
     )
 }
 
-#[allow(clippy::too_many_arguments)]
 fn emit(
     item: &DeriveInput,
     twin: &syn::Ident,
@@ -131,9 +147,8 @@ fn emit(
     // `#[serde(crate = …, remote = …)]` and `#[schemars(crate = …)]`.
     paths: &TokenStream,
     body: &TokenStream,
-    deserialize: &TokenStream,
-    schema: &TokenStream,
-    output_impls: Option<&TokenStream>,
+    // The type's own impls, each delegating to the twin.
+    impls: &TokenStream,
     where_clause: Option<&syn::WhereClause>,
 ) -> TokenStream {
     let generics = &item.generics;
@@ -171,37 +186,75 @@ fn emit(
             #(#attrs)*
             #keyword #twin #generics #body #semi
 
-            #deserialize
-            #schema
-            #output_impls
+            #impls
         };
     }
 }
 
+/// `impl Default` for the twin of a struct with `#[serde(default)]`, moving
+/// each field out of the type's own default.
+fn twin_default(item: &DeriveInput, twin: &syn::Ident) -> Option<TokenStream> {
+    let Data::Struct(data) = &item.data else {
+        // serde takes `#[serde(default)]` on structs alone, and says so.
+        return None;
+    };
+    let ident = &item.ident;
+    let value = syn::Ident::new("value", Span::mixed_site());
+    let body = match &data.fields {
+        Fields::Named(fields) => {
+            let names = fields.named.iter().map(|field| &field.ident);
+            quote!(#twin { #(#names: #value.#names,)* })
+        }
+        Fields::Unnamed(fields) => {
+            let indexes = (0..fields.unnamed.len()).map(syn::Index::from);
+            quote!(#twin ( #(#value.#indexes,)* ))
+        }
+        Fields::Unit => quote!({
+            let _ = #value;
+            #twin
+        }),
+    };
+    let mut generics = item.generics.clone();
+    let (_, ty_generics, _) = item.generics.split_for_impl();
+    generics
+        .make_where_clause()
+        .predicates
+        .push(parse_quote!(#ident #ty_generics: ::core::default::Default));
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    Some(quote! {
+        impl #impl_generics ::core::default::Default for #twin #ty_generics #where_clause {
+            fn default() -> Self {
+                let #value = <#ident #ty_generics as ::core::default::Default>::default();
+                #body
+            }
+        }
+    })
+}
+
 /// The twin's fields or variants: the item's own, with the attributes that
 /// shape what serde and schemars make of them.
-fn twin_body(item: &DeriveInput) -> TokenStream {
+fn twin_body(item: &DeriveInput, schema: bool) -> TokenStream {
     match &item.data {
-        Data::Struct(data) => fields(&data.fields),
+        Data::Struct(data) => fields(&data.fields, schema),
         Data::Enum(data) => {
             let variants = data.variants.iter().map(|variant| {
-                let attrs = kept(&variant.attrs);
+                let attrs = kept(&variant.attrs, schema);
                 let ident = &variant.ident;
-                let fields = fields(&variant.fields);
+                let fields = fields(&variant.fields, schema);
                 quote!(#(#attrs)* #ident #fields)
             });
             quote!({ #(#variants,)* })
         }
         Data::Union(data) => {
-            let fields = fields(&Fields::Named(data.fields.clone()));
+            let fields = fields(&Fields::Named(data.fields.clone()), schema);
             quote!(#fields)
         }
     }
 }
 
-fn fields(fields: &Fields) -> TokenStream {
+fn fields(fields: &Fields, schema: bool) -> TokenStream {
     let each = fields.iter().map(|field| {
-        let attrs = kept(&field.attrs);
+        let attrs = kept(&field.attrs, schema);
         let ty = &field.ty;
         match &field.ident {
             Some(ident) => quote!(#(#attrs)* #ident: #ty),
@@ -215,12 +268,15 @@ fn fields(fields: &Fields) -> TokenStream {
     }
 }
 
-/// The attributes serde and schemars read: `#[serde]`, `#[schemars]` and doc comments.
-fn kept(attrs: &[Attribute]) -> Vec<&Attribute> {
+/// The attributes serde reads, `#[serde]` and doc comments, and
+/// `#[schemars]` when the twin derives `JsonSchema` (`schema`).
+fn kept(attrs: &[Attribute], schema: bool) -> Vec<&Attribute> {
     attrs
         .iter()
         .filter(|attr| {
-            doc::is_doc(attr) || attr.path().is_ident("serde") || attr.path().is_ident("schemars")
+            doc::is_doc(attr)
+                || attr.path().is_ident("serde")
+                || (schema && attr.path().is_ident("schemars"))
         })
         .collect()
 }

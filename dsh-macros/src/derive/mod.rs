@@ -20,6 +20,12 @@ pub(crate) enum Derive {
     Args,
     /// `ToolOutput`: `Serialize + Deserialize + JsonSchema`, read back as written.
     Output,
+    /// `Serialize`, through dsh-kit's serde.
+    Serialize,
+    /// `Deserialize`, through dsh-kit's serde.
+    Deserialize,
+    /// `JsonSchema`, through dsh-kit's schemars.
+    JsonSchema,
 }
 
 impl Derive {
@@ -27,7 +33,25 @@ impl Derive {
         match self {
             Derive::Args => "ToolArgs",
             Derive::Output => "ToolOutput",
+            Derive::Serialize => "Serialize",
+            Derive::Deserialize => "Deserialize",
+            Derive::JsonSchema => "JsonSchema",
         }
+    }
+
+    /// Implements `Serialize`.
+    fn serializes(self) -> bool {
+        matches!(self, Derive::Output | Derive::Serialize)
+    }
+
+    /// Implements `Deserialize`.
+    fn deserializes(self) -> bool {
+        matches!(self, Derive::Args | Derive::Output | Derive::Deserialize)
+    }
+
+    /// Implements `JsonSchema`.
+    fn describes(self) -> bool {
+        matches!(self, Derive::Args | Derive::Output | Derive::JsonSchema)
     }
 }
 
@@ -43,7 +67,7 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
     valid::check(&cx, derive, &input);
     // The impls come out even beside errors, so that a tool using the type
     // adds no error of its own.
-    let mut tokens = expand::expand(derive, &item, &runtime);
+    let mut tokens = expand::expand(derive, &item, &runtime, input.container.default);
     if let Err(errors) = cx.check() {
         tokens.extend(errors.to_compile_error());
     }

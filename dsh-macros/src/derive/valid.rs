@@ -27,9 +27,22 @@ pub(crate) fn check(cx: &Ctxt, derive: Derive, input: &Input) {
             ),
         );
     }
+    if let Some(span) = input.container.default_path {
+        // The twin that carries serde's derive would have to be built from
+        // what the path returns, which is the type itself.
+        cx.error_at(
+            span,
+            format!(
+                "`#[derive({})]` takes `#[serde(default)]` on a type, not a path: implement `Default` for it with that fn's body and write `#[serde(default)]`",
+                derive.name()
+            ),
+        );
+    }
     match derive {
         Derive::Args => check_args(cx, input),
         Derive::Output => check_output(cx, input),
+        // Plain derives: serde's and schemars' own rules, reported by them.
+        Derive::Serialize | Derive::Deserialize | Derive::JsonSchema => {}
     }
 }
 

@@ -59,8 +59,6 @@ pub fn scaled_card(_args: &ScaleArgs, out: &Scaled) -> Card {
 
 /// A choice the user is asked for.
 #[derive(Deserialize, JsonSchema, Elicit)]
-#[serde(crate = "tools::__private::serde")]
-#[schemars(crate = "tools::__private::schemars")]
 #[dsh(crate = "tools")]
 pub struct Confirm {
     /// Go ahead?
