@@ -123,7 +123,9 @@ pub(crate) fn expand(
     let schemars_crate = derive
         .describes()
         .then(|| quote!(#[schemars(crate = #schemars_path)]));
-    let paths = quote! {
+    // The twin's derives, and where they find serde and schemars.
+    let head = quote! {
+        #[derive(#derives)]
         #[serde(crate = #serde_path, remote = #remote)]
         #schemars_crate
     };
@@ -131,8 +133,7 @@ pub(crate) fn expand(
         item,
         &twin,
         &attrs,
-        &derives,
-        &paths,
+        &head,
         &body,
         &impls,
         where_clause,
@@ -143,9 +144,8 @@ fn emit(
     item: &DeriveInput,
     twin: &syn::Ident,
     attrs: &[&Attribute],
-    derives: &TokenStream,
-    // `#[serde(crate = …, remote = …)]` and `#[schemars(crate = …)]`.
-    paths: &TokenStream,
+    // `#[derive(…)]`, `#[serde(crate = …, remote = …)]`, `#[schemars(crate = …)]`.
+    head: &TokenStream,
     body: &TokenStream,
     // The type's own impls, each delegating to the twin.
     impls: &TokenStream,
@@ -180,8 +180,7 @@ fn emit(
     quote! {
         #[allow(unreachable_patterns)]
         const _: () = {
-            #[derive(#derives)]
-            #paths
+            #head
             #[allow(dead_code, non_camel_case_types)]
             #(#attrs)*
             #keyword #twin #generics #body #semi
