@@ -572,6 +572,58 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     derive::expand(derive::Derive::Output, input.into()).into()
 }
 
+/// Makes a type a tool's typed failure, written once: its message for the
+/// model (`Display`, from `#[error("…")]`), `std::error::Error`, and its
+/// shape (`Serialize` and `JsonSchema`, through dsh-kit), with no error crate.
+///
+/// A tool returning `Result<T, E>` with such an `E` fails with the message
+/// as its text, the variant as the failure's `kind`, the value as its
+/// `data`, and `E`'s schema as the tool's declared failure shape.
+///
+/// ```
+/// use dsh_kit::Registry;
+/// use dsh_kit::prelude::*;
+///
+/// #[derive(ToolFailure, Debug)]
+/// enum ConvertError {
+///     #[error("cannot convert `{from}` to `{to}`")]
+///     IncompatibleUnits { from: String, to: String },
+///     #[error("`{0}` is not a unit")]
+///     UnknownUnit(String),
+/// }
+///
+/// /// Convert a length.
+/// #[tool]
+/// async fn convert(
+///     /// The unit to convert from
+///     from: String,
+///     /// The unit to convert to
+///     to: String,
+/// ) -> Result<f64, ConvertError> {
+///     Err(ConvertError::IncompatibleUnits { from, to })
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let registry = Registry::new();
+/// registry.register::<convert>().unwrap();
+/// let result = registry.call("convert", json!({ "from": "m", "to": "kg" })).await;
+/// assert_eq!(result.text(), "`convert` failed: cannot convert `m` to `kg`");
+/// assert_eq!(result.failure.unwrap().kind.as_deref(), Some("IncompatibleUnits"));
+/// # }
+/// ```
+///
+/// Each variant (or the struct) has one `#[error("…")]`, which names the
+/// fields it shows as a format string captures variables: `{from}`, or
+/// `{0}` for a tuple variant's first field; `{from:?}` formats with `Debug`.
+/// A field marked `#[source]` is the error's `source()` (keep it out of the
+/// data with `#[serde(skip)]` when it has no shape, as `std::io::Error`).
+/// Derive `Debug` beside it, as for any error type.
+#[proc_macro_derive(ToolFailure, attributes(serde, schemars, dsh, error, source))]
+pub fn derive_tool_failure(input: TokenStream) -> TokenStream {
+    derive::expand(derive::Derive::Failure, input.into()).into()
+}
+
 /// serde's `Serialize`, reached through dsh-kit: what the prelude's
 /// `#[derive(Serialize)]` is, so that a tool crate needs no serde of its
 /// own. Every `#[serde(…)]` attribute works as with serde's derive, but

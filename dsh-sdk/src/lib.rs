@@ -112,7 +112,7 @@ pub use tokio_util::sync::CancellationToken;
 
 // The contract of a tool fn's types, each a trait and, for the args and the
 // output, a derive of the same name.
-pub use dsh_kit_macros::{ToolArgs, ToolOutput};
+pub use dsh_kit_macros::{ToolArgs, ToolFailure, ToolOutput};
 pub use tool::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn};
 
 /// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing
@@ -129,8 +129,8 @@ pub mod prelude {
     pub use crate::card::{self, Card};
     pub use crate::elicit::{Elicit, Elicitable};
     pub use crate::{
-        Category, ContentBlock, Exec, OutputType, Tool, ToolArgs, ToolDef, ToolError, ToolOutput,
-        Validation, present, render, tool,
+        Category, ContentBlock, Exec, OutputType, Tool, ToolArgs, ToolDef, ToolError, ToolFailure,
+        ToolOutput, Validation, present, render, tool,
     };
     pub use serde_json::json;
 

@@ -42,22 +42,15 @@ struct Page<T> {
 struct Meters(f64);
 
 /// What went wrong, as a typed failure.
-#[derive(Serialize, JsonSchema, Debug)]
+#[derive(ToolFailure, Debug)]
 enum WeatherError {
+    #[error("unknown city `{city}`")]
     UnknownCity { city: String },
+    #[error("the weather service is offline")]
     Offline,
+    #[error("{0} readings are too many (at most {1})")]
+    TooMany(usize, usize),
 }
-
-impl std::fmt::Display for WeatherError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WeatherError::UnknownCity { city } => write!(f, "unknown city `{city}`"),
-            WeatherError::Offline => f.write_str("the weather service is offline"),
-        }
-    }
-}
-
-impl std::error::Error for WeatherError {}
 
 #[derive(ToolArgs)]
 struct WeatherArgs {
@@ -100,6 +93,11 @@ async fn helper_types_derive_through_dsh_kit_alone() {
     registry.register::<weather>().unwrap();
     assert_eq!(json!(Unit::Celsius), json!("celsius"));
     let _ = WeatherError::Offline;
+    assert_eq!(
+        WeatherError::TooMany(12, 10).to_string(),
+        "12 readings are too many (at most 10)"
+    );
+    let _: &dyn std::error::Error = &WeatherError::Offline;
 
     let ok = registry
         .call(

@@ -129,15 +129,7 @@ pub(crate) fn expand(
         #[serde(crate = #serde_path, remote = #remote)]
         #schemars_crate
     };
-    emit(
-        item,
-        &twin,
-        &attrs,
-        &head,
-        &body,
-        &impls,
-        where_clause,
-    )
+    emit(item, &twin, &attrs, &head, &body, &impls, where_clause)
 }
 
 fn emit(

@@ -4,6 +4,7 @@
 
 mod ast;
 mod expand;
+mod message;
 mod valid;
 
 use proc_macro2::TokenStream;
@@ -20,6 +21,9 @@ pub(crate) enum Derive {
     Args,
     /// `ToolOutput`: `Serialize + Deserialize + JsonSchema`, read back as written.
     Output,
+    /// `ToolFailure`: `Serialize + JsonSchema` (the failure's shape), and
+    /// `Display` and `Error` from `#[error("…")]` messages.
+    Failure,
     /// `Serialize`, through dsh-kit's serde.
     Serialize,
     /// `Deserialize`, through dsh-kit's serde.
@@ -33,6 +37,7 @@ impl Derive {
         match self {
             Derive::Args => "ToolArgs",
             Derive::Output => "ToolOutput",
+            Derive::Failure => "ToolFailure",
             Derive::Serialize => "Serialize",
             Derive::Deserialize => "Deserialize",
             Derive::JsonSchema => "JsonSchema",
@@ -41,7 +46,7 @@ impl Derive {
 
     /// Implements `Serialize`.
     fn serializes(self) -> bool {
-        matches!(self, Derive::Output | Derive::Serialize)
+        matches!(self, Derive::Output | Derive::Failure | Derive::Serialize)
     }
 
     /// Implements `Deserialize`.
@@ -51,7 +56,10 @@ impl Derive {
 
     /// Implements `JsonSchema`.
     fn describes(self) -> bool {
-        matches!(self, Derive::Args | Derive::Output | Derive::JsonSchema)
+        matches!(
+            self,
+            Derive::Args | Derive::Output | Derive::Failure | Derive::JsonSchema
+        )
     }
 }
 
@@ -68,6 +76,9 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
     // The impls come out even beside errors, so that a tool using the type
     // adds no error of its own.
     let mut tokens = expand::expand(derive, &item, &runtime, input.container.default);
+    if derive == Derive::Failure {
+        tokens.extend(message::impls(&cx, &item));
+    }
     if let Err(errors) = cx.check() {
         tokens.extend(errors.to_compile_error());
     }

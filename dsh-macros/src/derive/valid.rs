@@ -42,7 +42,7 @@ pub(crate) fn check(cx: &Ctxt, derive: Derive, input: &Input) {
         Derive::Args => check_args(cx, input),
         Derive::Output => check_output(cx, input),
         // Plain derives: serde's and schemars' own rules, reported by them.
-        Derive::Serialize | Derive::Deserialize | Derive::JsonSchema => {}
+        Derive::Failure | Derive::Serialize | Derive::Deserialize | Derive::JsonSchema => {}
     }
 }
 

@@ -254,11 +254,12 @@ impl<C: Into<Card>> IntoCard for C {
 
 /// What a tool fn may fail with: anything with a message. Every error type
 /// is one (`std::error::Error`, `anyhow::Error`, `Box<dyn Error>`), and so
-/// are `String`, `&str` and `ToolError`.
+/// are `String`, `&str` and `ToolError`. `#[derive(ToolFailure)]` makes a
+/// typed one: a message per variant, and a shape the model is told.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's error",
     label = "not an error type",
-    note = "implement `std::error::Error` for it (`#[derive(thiserror::Error)]`) or `Display`, or return `ToolError`, `String` or `anyhow::Error`"
+    note = "derive `ToolFailure` on it with an `#[error(\"…\")]` message per variant, or implement `Display` for it, or return `ToolError`, `String` or `anyhow::Error`"
 )]
 pub trait ToolFailure {
     /// The message the model sees.
