@@ -78,11 +78,23 @@ impl Category {
             Category::Filesystem | Category::Notebook if read_only && is_list => {
                 OutputType::FileList
             }
-            Category::Filesystem | Category::Notebook if read_only => OutputType::FileContent,
+            // A notebook is JSON, its content whatever it holds; a file's
+            // content is text, and a structure read from files is one.
+            Category::Notebook if read_only => OutputType::FileContent,
+            Category::Filesystem if read_only => match value {
+                Some(Value::String(_)) | None => OutputType::FileContent,
+                Some(_) => OutputType::Structured,
+            },
             Category::Filesystem | Category::Notebook if value.is_none_or(is_empty) => {
                 OutputType::Empty
             }
-            Category::Filesystem | Category::Notebook => OutputType::Diff,
+            // A change is a diff when it reads as one; a message about it
+            // (`deleted a.txt`) is text, and a report of it a structure.
+            Category::Filesystem | Category::Notebook => match value {
+                Some(Value::String(text)) if !is_diff(text) => OutputType::Text,
+                Some(Value::String(_)) | None => OutputType::Diff,
+                Some(_) => OutputType::Structured,
+            },
             Category::Shell => OutputType::Text,
             Category::Search if is_list => OutputType::FileList,
             Category::Search => OutputType::Text,
@@ -92,6 +104,27 @@ impl Category {
             Category::Planning | Category::Mcp | Category::Custom => return None,
         })
     }
+}
+
+/// Whether `text` reads as a diff: a unified diff's headers or hunks, or
+/// only lines that add, remove or keep (`+`, `-`, ` `).
+fn is_diff(text: &str) -> bool {
+    let mut lines = text.lines().filter(|line| !line.is_empty()).peekable();
+    if lines.peek().is_none() {
+        return false;
+    }
+    let mut changes = false;
+    for line in lines {
+        if line.starts_with("@@ ") || line.starts_with("diff ") || line.starts_with("+++ ") {
+            return true;
+        }
+        match line.as_bytes()[0] {
+            b'+' | b'-' => changes = true,
+            b' ' | b'\\' => {}
+            _ => return false,
+        }
+    }
+    changes
 }
 
 fn is_string_list(value: &Value) -> bool {

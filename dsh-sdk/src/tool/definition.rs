@@ -610,8 +610,8 @@ impl ToolDef {
     ///
     /// | category | tool | `output_type` |
     /// |---|---|---|
-    /// | `filesystem`, `notebook` | writes or edits (not `read_only`) | `diff` when a change happened, else `empty` |
-    /// | `filesystem`, `notebook` | reads (`read_only`) | `file_content` |
+    /// | `filesystem`, `notebook` | writes or edits (not `read_only`) | `diff` when a change happened, else `empty`; `text` for a message that is no diff, `structured` for an object or a list |
+    /// | `filesystem`, `notebook` | reads (`read_only`) | `file_content` (a `filesystem` tool's value that is not text: `structured`) |
     /// | `filesystem`, `notebook` | lists (`read_only`, value a list of strings) | `file_list` |
     /// | `shell` | | `text` |
     /// | `search` | | `file_list` when the value is a list of strings, else `text` |

@@ -114,6 +114,57 @@ async fn filesystem_read_is_file_content() {
     );
 }
 
+/// Read a file's metadata: a structure, not the file's content.
+#[tool(read_only, category = "filesystem")]
+async fn stat() -> Value {
+    json!({ "size": 12, "modified": "2026-12-01" })
+}
+
+#[tokio::test]
+async fn a_filesystem_read_of_a_structure_is_structured() {
+    assert_eq!(
+        output_type_of::<stat>(json!({})).await,
+        OutputType::Structured
+    );
+}
+
+/// Delete a file, saying what was deleted (allowed here without approval).
+#[tool(category = "filesystem")]
+async fn delete_file(
+    /// The file
+    path: String,
+) -> String {
+    format!("deleted {path}")
+}
+
+/// Move a file, reporting the move.
+#[tool(category = "filesystem")]
+async fn move_file() -> Value {
+    json!({ "from": "a.txt", "to": "b.txt" })
+}
+
+/// Edit a file, returning only the changed lines.
+#[tool(category = "filesystem")]
+async fn bare_edit() -> String {
+    "-old line\n+new line\n unchanged\n".into()
+}
+
+#[tokio::test]
+async fn a_filesystem_write_is_a_diff_only_when_its_value_reads_as_one() {
+    assert_eq!(
+        output_type_of::<delete_file>(json!({ "path": "a.txt" })).await,
+        OutputType::Text
+    );
+    assert_eq!(
+        output_type_of::<move_file>(json!({})).await,
+        OutputType::Structured
+    );
+    assert_eq!(
+        output_type_of::<bare_edit>(json!({})).await,
+        OutputType::Diff
+    );
+}
+
 /// Read a notebook.
 #[tool(read_only, category = "notebook")]
 async fn notebook_read() -> Value {
