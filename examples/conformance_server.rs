@@ -139,7 +139,7 @@ async fn test_tool_with_progress(_args: NoArgs, exec: &Exec) -> String {
         if step > 0 {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        exec.progress(format!("{percent}/100"));
+        exec.report_progress(f64::from(percent), Some(100.0), format!("{percent}/100"));
     }
     "Reported progress three times.".to_owned()
 }

@@ -311,7 +311,12 @@ pub async fn wait(
         let step = left.min(100);
         tokio::time::sleep(std::time::Duration::from_millis(step)).await;
         left -= step;
-        exec.progress(format!("{} of {millis} ms", millis - left));
+        let done = millis - left;
+        exec.report_progress(
+            done as f64,
+            Some(millis as f64),
+            format!("{done} of {millis} ms"),
+        );
     }
     format!("waited {millis} ms")
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-pub use stream::{StreamChunk, StreamType};
+pub use stream::{Progress, StreamChunk, StreamType};
 
 /// What a subscriber observes as calls happen: the request, each streamed
 /// chunk, and the result; and the catalog when it changes. Subscribers get a

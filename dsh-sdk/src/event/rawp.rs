@@ -52,6 +52,7 @@ use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
 use crate::event::Event;
+use crate::event::Progress;
 use crate::event::StreamChunk;
 use crate::event::StreamType;
 use crate::names::{Category, OutputType};
@@ -120,7 +121,7 @@ pub struct InvokeRequest {
 }
 
 /// `tool.invoke.stream`: a chunk of a long-running call's output.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InvokeStream {
     /// The `invocation_id` of the call.
     pub invocation_id: Uuid,
@@ -132,6 +133,10 @@ pub struct InvokeStream {
     pub chunk: String,
     /// 0-based, per call, to put chunks back in order.
     pub sequence: u64,
+    /// A `progress` chunk's numbers, when the tool gave them: `progress`
+    /// and, when known, `total` (an extension; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
 }
 
 /// `tool.invoke.result`: how a call ended and what it produced.
@@ -329,6 +334,7 @@ impl From<&StreamChunk> for InvokeStream {
             stream_type: chunk.stream_type,
             chunk: chunk.chunk.clone(),
             sequence: chunk.sequence,
+            progress: chunk.progress,
         }
     }
 }

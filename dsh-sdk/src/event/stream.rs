@@ -18,8 +18,30 @@ pub enum StreamType {
     Progress,
 }
 
+/// How far a call has come, in numbers: `progress` of `total`, when the
+/// tool knows the total. Both are finite.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// How much is done, in the tool's own unit (files, bytes, steps).
+    pub progress: f64,
+    /// How much there is in all, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+}
+
+impl Progress {
+    /// `progress` of `total`; `None` when `progress` is not a finite number
+    /// (JSON has no NaN or infinity), and no total when `total` is not one.
+    pub fn new(progress: f64, total: Option<f64>) -> Option<Progress> {
+        progress.is_finite().then(|| Progress {
+            progress,
+            total: total.filter(|total| total.is_finite()),
+        })
+    }
+}
+
 /// One chunk a tool streamed while it ran.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StreamChunk {
     /// The call it belongs to.
     pub invocation_id: Uuid,
@@ -31,4 +53,7 @@ pub struct StreamChunk {
     pub chunk: String,
     /// 0-based, per call.
     pub sequence: u64,
+    /// For a progress chunk, how far the call has come in numbers, when the
+    /// tool said ([`Exec::report_progress`](crate::Exec::report_progress)).
+    pub progress: Option<Progress>,
 }

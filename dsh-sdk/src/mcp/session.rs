@@ -401,16 +401,29 @@ impl ProgressForward {
                 && chunk.invocation_id == call
                 && chunk.stream_type == StreamType::Progress
             {
-                let _ = sender.send((chunk.sequence, chunk.chunk.clone()));
+                let _ = sender.send((chunk.sequence, chunk.progress, chunk.chunk.clone()));
             }
         });
         let peer = peer.clone();
         let task = tokio::spawn(async move {
-            while let Some((sequence, message)) = chunks.recv().await {
-                // `progress` must grow with every notification; the chunk's
-                // 0-based sequence number does.
-                let progress = ProgressNotificationParam::new(token.clone(), (sequence + 1) as f64)
-                    .with_message(message);
+            let mut last = f64::NEG_INFINITY;
+            while let Some((sequence, numbers, message)) = chunks.recv().await {
+                // The tool's own numbers when it gave them, else the chunk's
+                // 1-based count; `progress` must grow with every
+                // notification, so one that does not is the least step up
+                // from the last, and its message still goes out.
+                let wanted = numbers.map_or((sequence + 1) as f64, |numbers| numbers.progress);
+                let value = if wanted > last {
+                    wanted
+                } else {
+                    last.next_up()
+                };
+                last = value;
+                let mut progress =
+                    ProgressNotificationParam::new(token.clone(), value).with_message(message);
+                if let Some(total) = numbers.and_then(|numbers| numbers.total) {
+                    progress = progress.with_total(total);
+                }
                 if peer.notify_progress(progress).await.is_err() {
                     break;
                 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::event::{StreamChunk, StreamType};
+use crate::event::{Progress, StreamChunk, StreamType};
 use crate::principal::Principal;
 use crate::tool::ToolError;
 use crate::tool::client::{
@@ -203,17 +203,38 @@ impl Exec {
 
     /// Sends a progress message.
     pub fn progress(&self, message: impl Into<String>) {
-        self.send(StreamType::Progress, message.into());
+        self.send(StreamType::Progress, message.into(), None);
+    }
+
+    /// Sends how far the call has come: `progress` of `total` when the total
+    /// is known, with a message (MCP `notifications/progress` with
+    /// `progress`, `total` and `message`). A number that is not finite is
+    /// left out and the message still sent.
+    ///
+    /// ```
+    /// use dsh_kit::Exec;
+    ///
+    /// let exec = Exec::new("copy");
+    /// for (done, file) in ["a.txt", "b.txt"].iter().enumerate() {
+    ///     exec.report_progress(done as f64 + 1.0, Some(2.0), format!("copied {file}"));
+    /// }
+    /// ```
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: impl Into<String>) {
+        self.send(
+            StreamType::Progress,
+            message.into(),
+            Progress::new(progress, total),
+        );
     }
 
     /// Sends a chunk of standard output.
     pub fn stdout(&self, chunk: impl Into<String>) {
-        self.send(StreamType::Stdout, chunk.into());
+        self.send(StreamType::Stdout, chunk.into(), None);
     }
 
     /// Sends a chunk of standard error.
     pub fn stderr(&self, chunk: impl Into<String>) {
-        self.send(StreamType::Stderr, chunk.into());
+        self.send(StreamType::Stderr, chunk.into(), None);
     }
 
     /// Who makes the call: the principal an authenticator vouched for, or
@@ -318,7 +339,7 @@ impl Exec {
         client.sample(request).await.map_err(client_error)
     }
 
-    fn send(&self, stream_type: StreamType, chunk: String) {
+    fn send(&self, stream_type: StreamType, chunk: String, progress: Option<Progress>) {
         let Some(sink) = &self.inner.shared.sink else {
             return;
         };
@@ -329,6 +350,7 @@ impl Exec {
             stream_type,
             chunk,
             sequence,
+            progress,
         });
     }
 }

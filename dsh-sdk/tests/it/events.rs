@@ -7,11 +7,11 @@ use std::time::Duration;
 use dsh_kit::ToolCall;
 use dsh_kit::card::TerminalCard;
 use dsh_kit::event::Event;
-use dsh_kit::event::StreamType;
 use dsh_kit::event::rawp::{
     CatalogPublish, CatalogTool, Diagnostic, InvokeRequest, InvokeResult, InvokeStream, RawpEvent,
     Severity, ToolStatus,
 };
+use dsh_kit::event::{Progress, StreamType};
 use dsh_kit::prelude::*;
 use dsh_kit::{Registry, Status};
 use serde_json::Value;
@@ -102,6 +102,7 @@ fn invoke_stream_every_field_and_stream_type() {
                 stream_type,
                 chunk: "line\n".into(),
                 sequence: 0,
+                progress: None,
             }),
             json!({
                 "type": "tool.invoke.stream",
@@ -115,6 +116,27 @@ fn invoke_stream_every_field_and_stream_type() {
             }),
         );
     }
+    round_trip(
+        &RawpEvent::InvokeStream(InvokeStream {
+            invocation_id: id(),
+            tool_name: "Copy".into(),
+            stream_type: StreamType::Progress,
+            chunk: "copied a.txt".into(),
+            sequence: 3,
+            progress: Progress::new(1.0, Some(2.0)),
+        }),
+        json!({
+            "type": "tool.invoke.stream",
+            "payload": {
+                "invocation_id": ID,
+                "tool_name": "Copy",
+                "stream_type": "progress",
+                "chunk": "copied a.txt",
+                "sequence": 3,
+                "progress": { "progress": 1.0, "total": 2.0 },
+            }
+        }),
+    );
     for required in [
         "invocation_id",
         "tool_name",

@@ -241,6 +241,16 @@ async fn drive(client: RunningService<RoleClient, Recorder>, events: &Path, mode
             .iter()
             .all(|p| p.progress_token == progress[0].progress_token)
     );
+    let numbers: Vec<(f64, Option<f64>)> = progress.iter().map(|p| (p.progress, p.total)).collect();
+    assert_eq!(
+        numbers,
+        [
+            (100.0, Some(250.0)),
+            (200.0, Some(250.0)),
+            (250.0, Some(250.0))
+        ],
+        "{era}"
+    );
 
     // Cancelling: dropping the call sends `notifications/cancelled`.
     let started = Instant::now();
