@@ -274,6 +274,7 @@ use crate::projection::Kind;
 /// | `defer` | left out of the exported list until searched for | `.defer(true)` |
 /// | `always_load` | kept in the exported list even when deferred | `.always_load(true)` |
 /// | `allow_unknown_args` | argument names the schema does not know are accepted, not reported | `.allow_unknown_args(true)` |
+/// | `render_only` | over MCP, `content` is the render's blocks alone: the value's JSON never follows a render that does not carry it (it still goes as `structuredContent`) | `.render_only(true)` |
 /// | `task` | over MCP, a client that takes tasks gets a task to poll, fetch or cancel (`execution.taskSupport: "optional"`) | `.task(true)` |
 /// | `task_required` | over MCP, every call must run as a task (`execution.taskSupport: "required"`) | `.task_required(true)` |
 /// | `category = "filesystem"` | `filesystem`, `shell`, `search`, `web`, `notebook`, `task_management`, `agent`, `planning`, `mcp` or `custom` | `.category(Category::Filesystem)` |
@@ -394,6 +395,16 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// so a render whose types do not fit the tool fails to compile at the
 /// tool's `render = …`, and so does a fn that is not marked `#[render]`.
+///
+/// # What an MCP client sees
+///
+/// Over MCP the render's blocks are the result's `content`, and the value
+/// is its `structuredContent`. For clients that read `content` alone, a
+/// render whose text does not carry the value (its JSON, or the string
+/// itself) is followed by one more text block with the value's JSON, as MCP
+/// recommends. A tool whose render is all the model should see says so with
+/// `#[tool(render_only, render = …)]`, and its `content` is the render's
+/// blocks and nothing else.
 ///
 /// # Purity
 ///

@@ -20,6 +20,7 @@ const FLAGS: &[&str] = &[
     "defer",
     "always_load",
     "allow_unknown_args",
+    "render_only",
     "task",
     "task_required",
 ];

@@ -64,8 +64,13 @@ pub(super) fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
 /// What the client gets for a call's result.
 ///
 /// `object_output_only`: the client's protocol predates 2026-07-28, where
-/// `structuredContent` must be an object.
-fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolResult {
+/// `structuredContent` must be an object. `render_only`: the tool's
+/// [`ToolDef::render_only`](crate::ToolDef::render_only).
+fn call_tool_result(
+    result: ToolResult,
+    object_output_only: bool,
+    render_only: bool,
+) -> CallToolResult {
     let mut content: Vec<McpBlock> = result.content.iter().map(to_mcp).collect();
     let says_nothing = content.iter().all(|block| {
         block
@@ -95,8 +100,9 @@ fn call_tool_result(result: ToolResult, object_output_only: bool) -> CallToolRes
         .filter(|value| !object_output_only || value.is_object());
     // Clients that read only `content` still get the value: when a custom
     // render's text does not already carry it, its JSON follows the render's
-    // blocks, as MCP recommends.
+    // blocks, as MCP recommends, unless the tool says its render is all.
     if let Some(value) = &structured
+        && !render_only
         && !carries(&content, value)
     {
         content.push(McpBlock::text(value.to_string()));
@@ -130,12 +136,14 @@ pub(super) fn complete(
     result: ToolResult,
     object_output_only: bool,
 ) -> CallToolResult {
+    let info = registry.get(tool);
     // The card view of a tool that presents one draws the card from `_meta`.
     let card = match result.card() {
-        Some(card) if registry.get(tool).is_some_and(|tool| tool.presents()) => Some(card.clone()),
+        Some(card) if info.as_ref().is_some_and(|tool| tool.presents()) => Some(card.clone()),
         _ => None,
     };
-    let mut call = call_tool_result(result, object_output_only);
+    let render_only = info.is_some_and(|tool| tool.definition().render_only());
+    let mut call = call_tool_result(result, object_output_only, render_only);
     if let Some(card) = card {
         apps::attach_card(&mut call, &card);
     }

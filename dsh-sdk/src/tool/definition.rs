@@ -198,6 +198,9 @@ pub struct ToolDef {
     pub(crate) timeout: Option<Duration>,
     pub(crate) version: Option<Cow<'static, str>>,
     pub(crate) allow_unknown_args: bool,
+    /// Over MCP, `content` is the render's blocks alone, never followed by
+    /// the value's JSON.
+    pub(crate) render_only: bool,
     pub(crate) task_support: TaskSupport,
 }
 
@@ -225,6 +228,7 @@ impl ToolDef {
                 timeout: None,
                 version: None,
                 allow_unknown_args: false,
+                render_only: false,
                 task_support: TaskSupport::Forbidden,
             }),
         }
@@ -347,6 +351,15 @@ impl ToolDef {
     /// accepted (and ignored) rather than reported as violations.
     pub fn allow_unknown_args(&self) -> bool {
         self.allow_unknown_args
+    }
+
+    /// Whether, over MCP, a call's `content` is the render's blocks alone.
+    /// By default a render whose text does not carry the value is followed
+    /// by the value's JSON, as MCP recommends for clients that read
+    /// `content` only; a tool whose render says all the model should see
+    /// turns that off.
+    pub fn render_only(&self) -> bool {
+        self.render_only
     }
 
     /// Whether calls may, or must, run as MCP tasks.
@@ -499,6 +512,15 @@ impl ToolDefBuilder {
     pub const fn allow_unknown_args(self, yes: bool) -> Self {
         let mut def = self.into_def();
         def.allow_unknown_args = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// Over MCP, send the render's blocks alone as `content`, without the
+    /// value's JSON after them (see [`ToolDef::render_only`]). The value
+    /// still goes as `structuredContent`.
+    pub const fn render_only(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.render_only = yes;
         ToolDefBuilder::of(def)
     }
 

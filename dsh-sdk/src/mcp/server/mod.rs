@@ -49,7 +49,7 @@ use offers::Offers;
 ///   is what the tool's render made (a call that rendered nothing says so, so
 ///   the text is never empty; a custom render's text that does not carry the
 ///   value is followed by the value's JSON, for clients that read `content`
-///   alone) and `structuredContent` the canonical value: any
+///   alone, unless the tool is [`render_only`](crate::ToolDef::render_only)) and `structuredContent` the canonical value: any
 ///   JSON value from 2026-07-28 on, an object only before (a string or an
 ///   array is then left to `content`). Every failure the pipeline reports —
 ///   invalid arguments with every violation, a refusal, the tool's own error,

@@ -250,6 +250,76 @@ async fn a_call_that_renders_nothing_still_says_something() {
     assert_eq!(result.structured_content, Some(json!("")));
 }
 
+/// A forecast, as numbers.
+#[derive(ToolOutput)]
+struct Forecast {
+    celsius: f64,
+    wind: f64,
+}
+
+/// What the model reads of a forecast: a sentence, not the numbers' JSON.
+#[render]
+fn forecast_text(_args: &ForecastArgs, forecast: &Forecast) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(format!(
+        "{} degrees, wind {} m/s",
+        forecast.celsius, forecast.wind
+    ))]
+}
+
+#[derive(ToolArgs)]
+struct ForecastArgs {}
+
+/// The forecast, with the value's JSON after the render (the default).
+#[tool(read_only, render = forecast_text)]
+async fn forecast(_args: ForecastArgs) -> Forecast {
+    Forecast {
+        celsius: 21.5,
+        wind: 3.0,
+    }
+}
+
+/// The forecast, its render all the model sees.
+#[tool(read_only, render_only, render = forecast_text)]
+async fn forecast_said(_args: ForecastArgs) -> Forecast {
+    Forecast {
+        celsius: 21.5,
+        wind: 3.0,
+    }
+}
+
+/// A render that does not carry the value is followed by its JSON for
+/// clients that read `content` alone, unless the tool is `render_only`;
+/// `structuredContent` has the value either way.
+#[tokio::test]
+async fn the_value_follows_a_render_unless_the_tool_is_render_only() {
+    let registry = Registry::new();
+    let _forecast = registry.register::<forecast>().unwrap();
+    let _said = registry.register::<forecast_said>().unwrap();
+    let (client, _serving) = connect(&registry, modern()).await;
+    let texts = |result: &rmcp::model::CallToolResult| -> Vec<String> {
+        result
+            .content
+            .iter()
+            .map(|block| block.as_text().unwrap().text.clone())
+            .collect()
+    };
+    let value = json!({ "celsius": 21.5, "wind": 3.0 });
+
+    let mirrored = client.call_tool(call("forecast", json!({}))).await.unwrap();
+    assert_eq!(
+        texts(&mirrored),
+        ["21.5 degrees, wind 3 m/s".to_owned(), value.to_string()]
+    );
+    assert_eq!(mirrored.structured_content, Some(value.clone()));
+
+    let said = client
+        .call_tool(call("forecast_said", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(texts(&said), ["21.5 degrees, wind 3 m/s"]);
+    assert_eq!(said.structured_content, Some(value));
+}
+
 /// A name no tool has is the client's mistake, a protocol error naming the
 /// closest tools; a known tool that cannot run is a result the model reads,
 /// even when its failure is the catalog's rather than the tool's.
