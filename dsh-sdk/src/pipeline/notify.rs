@@ -156,7 +156,9 @@ impl Drop for Pending<'_> {
         if !self.armed || !self.registry.pool.listening() {
             return;
         }
-        let tool = resolve::tool_name(self.registry, &self.name);
+        // For the host's subscribers, who see every tool.
+        let host = crate::principal::Principal::shared_host();
+        let tool = resolve::tool_name(self.registry, &self.name, host);
         let head = Head {
             invocation_id: self.invocation_id,
             tool: tool.clone().into(),

@@ -195,6 +195,7 @@ mod tests {
             args,
             prompt: "`bash` may destroy data: allow it?",
             invocation_id: Uuid::nil(),
+            principal: crate::principal::Principal::shared_host(),
             // A test's context lives as long as the test process.
             exec: Box::leak(Box::new(crate::Exec::new("bash"))),
         }
