@@ -9,7 +9,7 @@ use uuid::Uuid;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::principal::Principal;
+use crate::principal::{Caller, Principal};
 use crate::tool::Exec;
 use crate::tool::client::Elicited;
 
@@ -147,13 +147,7 @@ impl Approver for ElicitApprover {
 
 /// `, for ada (client notes-app)`: who asks, unless it is the host itself.
 fn on_behalf(principal: &Principal) -> String {
-    if principal.is_host() {
-        return String::new();
-    }
-    match principal.client_id() {
-        Some(client) => format!(", for {} (client {client})", principal.subject()),
-        None => format!(", for {}", principal.subject()),
-    }
+    Caller::of(principal).map_or_else(String::new, |caller| format!(", for {caller}"))
 }
 
 fn rejected(reason: &str) -> (Approval, String) {
