@@ -50,7 +50,44 @@
 //! hides from a [`Principal`] every tool whose scopes it does not all hold
 //! ([`ToolDef::scopes`]) and every tool a rule for it denies whatever the
 //! arguments. A hidden tool is left out of every list the caller reads, and
-//! a call of it fails as a call of a tool that does not exist.
+//! a call of it fails as a call of a tool that does not exist. Rules can be
+//! for a scope ([`Rule::scope`]) or a subject ([`Rule::subject`]); gates,
+//! guards ([`CallInfo::principal`]), the approver
+//! ([`ApprovalRequest::principal`]) and the tool itself
+//! ([`Exec::principal`](crate::Exec::principal)) read the caller.
+//!
+//! ```
+//! use dsh_kit::permission::Rule;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::{Cause, Principal, Registry, ToolCall};
+//!
+//! /// Append a line to the caller's own notes.
+//! #[tool(scopes = ["notes:write"])]
+//! async fn add_note(line: String, exec: &Exec) -> String {
+//!     format!("{} noted: {line}", exec.principal().subject())
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let registry = Registry::builder()
+//!     .rule(Rule::deny("add_note").subject("mallory"))
+//!     .build();
+//! registry.register::<add_note>().unwrap().keep();
+//!
+//! let ada = Principal::new("ada").with_scopes(["notes:write"]);
+//! let call = ToolCall::new("add_note", json!({ "line": "hi" })).principal(ada);
+//! assert_eq!(registry.call_with(call).await.text(), "ada noted: hi");
+//!
+//! // Without the scope, or denied outright, the tool is not there at all.
+//! let mallory = Principal::new("mallory").with_scopes(["notes:write"]);
+//! for caller in [Principal::new("bob"), mallory] {
+//!     assert!(registry.tools_for(&caller).is_empty());
+//!     let call = ToolCall::new("add_note", json!({ "line": "hi" })).principal(caller);
+//!     let result = registry.call_with(call).await;
+//!     assert_eq!(result.failure.unwrap().cause, Cause::UnknownTool);
+//! }
+//! # }
+//! ```
 //!
 //! An ask is then settled by the host's [`Approver`]; that is the pipeline's
 //! job, not this module's. Arguments the approver substitutes

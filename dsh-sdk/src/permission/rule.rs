@@ -194,6 +194,7 @@ impl fmt::Display for Rule {
 /// beats allow.
 ///
 /// ```
+/// use dsh_kit::Principal;
 /// use dsh_kit::permission::{CallInfo, Decision, PatternError, Rule, Rules};
 /// use serde_json::json;
 ///
