@@ -434,6 +434,23 @@ async fn events_and_a_replayed_log_show_every_caller_and_no_claim() {
     assert_eq!(report.calls[0].outcome, Outcome::UnknownTool);
 }
 
+#[tokio::test]
+async fn a_model_turn_run_for_a_principal_runs_each_call_as_it() {
+    let registry = registry_with_all(Registry::builder());
+    let turn = |name: &str| dsh_kit::provider::Call {
+        id: format!("call_{name}"),
+        name: name.to_owned(),
+        args: Ok(json!({ "line": "hi" })),
+    };
+    let calls = [turn("write_notes"), turn("reset_all")];
+    let results = dsh_kit::provider::run_for(&registry, &calls, Arc::new(ada())).await;
+    assert_eq!(results[0].text(), "ada wrote hi");
+    let cause = results[1].failure.as_ref().map(|failure| failure.cause);
+    assert_eq!(cause, Some(Cause::UnknownTool));
+    let results = dsh_kit::provider::run(&registry, &calls[..1]).await;
+    assert_eq!(results[0].text(), "host wrote hi");
+}
+
 #[test]
 fn a_log_written_before_callers_were_recorded_reads_as_the_hosts() {
     let dir = tempfile::tempdir().unwrap();
