@@ -597,3 +597,30 @@ mod mcp {
         as_ada.cancel().await.unwrap();
     }
 }
+
+#[test]
+fn a_tool_made_at_run_time_with_a_scope_that_is_no_scope_token_is_refused() {
+    let registry = Registry::new();
+    for scope in ["files write", "", "say\"hi\""] {
+        let tool = dsh_kit::DynamicTool::new(
+            dsh_kit::ToolDef::builder_owned("write".to_owned(), "Write.".to_owned())
+                .with_scopes(["files:read", scope])
+                .build(),
+            json!({ "type": "object" }),
+            |args, _| async move { Ok(args) },
+        );
+        let error = registry.register_dynamic(tool).unwrap_err();
+        assert!(
+            matches!(&error, dsh_kit::RegisterError::InvalidScope { tool, scope: refused } if tool == "write" && refused == scope),
+            "{error}"
+        );
+    }
+    let error = dsh_kit::RegisterError::InvalidScope {
+        tool: "write".into(),
+        scope: "files write".into(),
+    };
+    assert_eq!(
+        error.to_string(),
+        "cannot register `write`: its scope `files write` is not an OAuth scope: a scope is one or more printable ASCII characters other than a space, `\"` or `\\` (RFC 6749's scope-token)"
+    );
+}
