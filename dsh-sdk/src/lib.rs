@@ -94,7 +94,7 @@ pub use names::{Category, OutputType};
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};
 pub use pool::{ScopedTool, Subscription, ToolHandle};
-pub use principal::Principal;
+pub use principal::{Caller, Principal};
 pub use registry::{Registry, RegistryBuilder};
 pub use result::{Cause, Failure, Status, ToolResult};
 pub use schema::{SchemaError, Violation, limits};

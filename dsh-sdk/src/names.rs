@@ -152,6 +152,18 @@ pub(crate) fn is_valid_tool_name(name: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
 }
 
+/// The rule an OAuth scope follows, for messages.
+pub(crate) const SCOPE_RULE: &str = "one or more printable ASCII characters other than a space, `\"` or `\\` (RFC 6749's scope-token)";
+
+/// Whether `scope` is an RFC 6749 (section 3.3) scope-token:
+/// `1*( %x21 / %x23-5B / %x5D-7E )`.
+pub(crate) fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|byte| matches!(byte, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+}
+
 /// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
 /// the host, or `data:`, carried inline.
 pub(crate) fn is_icon_src(src: &str) -> bool {
@@ -166,7 +178,7 @@ mod tests {
     use serde::de::DeserializeOwned;
     use serde_json::Value;
 
-    use super::{TOOL_NAME_RULE, is_icon_src, is_valid_tool_name};
+    use super::{SCOPE_RULE, TOOL_NAME_RULE, is_icon_src, is_scope_token, is_valid_tool_name};
     use crate::{Category, OutputType};
     use serde_json::json;
 
@@ -225,6 +237,26 @@ mod tests {
         assert!(
             is_icon_src("https://example.com/a.svg") && !is_icon_src("http://example.com/a.svg")
         );
+    }
+
+    #[test]
+    fn the_macros_accept_the_same_scopes() {
+        agree!(
+            scope_tokens,
+            is_scope_token:
+            "files:write",
+            "a",
+            "https://api.example.com/read",
+            "!#[]~",
+            "",
+            "files write",
+            "say\"hi\"",
+            "back\\slash",
+            "tab\t",
+            "é",
+            "\u{7f}",
+        );
+        assert_eq!(dsh_kit_macros::__shared_rules!(scope_rule), SCOPE_RULE);
     }
 
     #[test]

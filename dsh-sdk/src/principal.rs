@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 /// ```
 ///
 /// [`ToolCall::principal`]: crate::ToolCall::principal
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Principal {
     /// The subject: a user, or a service acting as itself (`sub`).
@@ -49,6 +49,22 @@ pub struct Principal {
     /// The token's other claims, as the authenticator kept them.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     claims: Map<String, Value>,
+}
+
+impl std::fmt::Debug for Principal {
+    /// Every field but the claims' values, which may hold anything the
+    /// authorization server put in the token: only their names, so a
+    /// principal printed in an error or a log line leaks none of them.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Principal")
+            .field("subject", &self.subject)
+            .field("client_id", &self.client_id)
+            .field("issuer", &self.issuer)
+            .field("scopes", &self.scopes)
+            .field("host", &self.host)
+            .field("claims", &self.claims.keys().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 /// The subject of [`Principal::host`].
@@ -148,6 +164,75 @@ impl Principal {
     }
 }
 
+/// Who made a call, as an event or the session log records it: a
+/// [`Principal`] without the token's claims, which may hold anything the
+/// authorization server put in the token (and so are never written down).
+/// The host's own calls record no caller at all, so a log written before
+/// callers were recorded reads as the host's, which it was.
+///
+/// ```
+/// use dsh_kit::{Caller, Principal};
+///
+/// let mut claims = serde_json::Map::new();
+/// claims.insert("email".into(), "ada@example.com".into());
+/// let ada = Principal::new("ada").with_scopes(["files:read"]).with_claims(claims);
+/// let caller = Caller::of(&ada).unwrap();
+/// assert_eq!(
+///     serde_json::to_value(&caller).unwrap(),
+///     serde_json::json!({ "subject": "ada", "scopes": ["files:read"] }),
+/// );
+/// assert!(caller.principal().claims().is_empty());
+/// assert_eq!(Caller::of(&Principal::host()), None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caller {
+    /// The subject ([`Principal::subject`]).
+    pub subject: String,
+    /// The OAuth client the subject called through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Who vouched for the subject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// The scopes granted, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+}
+
+impl Caller {
+    /// The record of `principal`; `None` for [`Principal::host`].
+    pub fn of(principal: &Principal) -> Option<Caller> {
+        (!principal.is_host()).then(|| Caller {
+            subject: principal.subject.clone(),
+            client_id: principal.client_id.clone(),
+            issuer: principal.issuer.clone(),
+            scopes: principal.scopes.iter().cloned().collect(),
+        })
+    }
+
+    /// The principal this records, without claims: what a replay of the
+    /// call runs as.
+    pub fn principal(&self) -> Principal {
+        Principal {
+            client_id: self.client_id.clone(),
+            issuer: self.issuer.clone(),
+            scopes: self.scopes.iter().cloned().collect(),
+            ..Principal::new(self.subject.clone())
+        }
+    }
+}
+
+impl std::fmt::Display for Caller {
+    /// `ada`, `ada (client notes-app)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.subject)?;
+        if let Some(client) = &self.client_id {
+            write!(f, " (client {client})")?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +243,16 @@ mod tests {
         assert_eq!(p.scopes().collect::<Vec<_>>(), ["a", "b"]);
         assert!(!p.is_host() && !p.has_scope("c"));
         assert!(Principal::host().has_scope("c"));
+    }
+
+    #[test]
+    fn debug_names_the_claims_without_their_values() {
+        let mut claims = Map::new();
+        claims.insert("secret".into(), Value::String("s3cr3t-value".into()));
+        let p = Principal::new("ada").with_claims(claims);
+        let debug = format!("{p:?}");
+        assert!(debug.contains("\"secret\"") && debug.contains("\"ada\""));
+        assert!(!debug.contains("s3cr3t-value"), "{debug}");
     }
 
     #[test]

@@ -27,6 +27,10 @@ enum Query {
     ValidToolNames(Vec<LitStr>),
     /// `icon_srcs "https://a", "http://b"`: `[true, false]`.
     IconSrcs(Vec<LitStr>),
+    /// `scope_rule`: the rule's text, as messages give it.
+    ScopeRule,
+    /// `scope_tokens "files:read", "a b"`: `[true, false]`.
+    ScopeTokens(Vec<LitStr>),
     /// `closest "limt" in "limit", "lime"`: the suggestions, best first.
     Closest(LitStr, Vec<LitStr>),
 }
@@ -40,6 +44,8 @@ impl Parse for Query {
             "tool_name_rule" => Ok(Query::ToolNameRule),
             "valid_tool_names" => Ok(Query::ValidToolNames(strings(input)?)),
             "icon_srcs" => Ok(Query::IconSrcs(strings(input)?)),
+            "scope_rule" => Ok(Query::ScopeRule),
+            "scope_tokens" => Ok(Query::ScopeTokens(strings(input)?)),
             "closest" => {
                 let name = input.parse()?;
                 input.parse::<Token![in]>()?;
@@ -47,7 +53,7 @@ impl Parse for Query {
             }
             _ => Err(syn::Error::new(
                 query.span(),
-                "expected `categories`, `output_types`, `tool_name_rule`, `valid_tool_names`, `icon_srcs` or `closest`",
+                "expected `categories`, `output_types`, `tool_name_rule`, `valid_tool_names`, `icon_srcs`, `scope_rule`, `scope_tokens` or `closest`",
             )),
         }
     }
@@ -82,6 +88,16 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         Query::IconSrcs(srcs) => {
             let allowed = srcs.iter().map(|src| names::is_icon_src(&src.value()));
             quote!([#(#allowed),*])
+        }
+        Query::ScopeRule => {
+            let rule = names::SCOPE_RULE;
+            quote!(#rule)
+        }
+        Query::ScopeTokens(scopes) => {
+            let valid = scopes
+                .iter()
+                .map(|scope| names::is_scope_token(&scope.value()));
+            quote!([#(#valid),*])
         }
         Query::Closest(name, candidates) => {
             let candidates: Vec<String> = candidates.iter().map(LitStr::value).collect();

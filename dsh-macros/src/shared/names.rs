@@ -15,6 +15,18 @@ pub(crate) fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// The rule an OAuth scope follows, for messages.
+pub(crate) const SCOPE_RULE: &str = "one or more printable ASCII characters other than a space, `\"` or `\\` (RFC 6749's scope-token)";
+
+/// Whether `scope` is an RFC 6749 (section 3.3) scope-token:
+/// `1*( %x21 / %x23-5B / %x5D-7E )`.
+pub(crate) fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+}
+
 /// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
 /// the host, or `data:`, carried inline.
 pub(crate) fn is_icon_src(src: &str) -> bool {
@@ -52,7 +64,25 @@ pub(crate) const OUTPUT_TYPES: &[(&str, &str)] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::is_valid_tool_name;
+    use super::{is_scope_token, is_valid_tool_name};
+
+    #[test]
+    fn scope_tokens_are_printable_ascii_but_space_quote_and_backslash() {
+        for scope in ["files:write", "a", "https://api.example.com/read", "!#[]~"] {
+            assert!(is_scope_token(scope), "{scope}");
+        }
+        for scope in [
+            "",
+            "files write",
+            "say\"hi\"",
+            "back\\slash",
+            "tab\t",
+            "é",
+            "\u{7f}",
+        ] {
+            assert!(!is_scope_token(scope), "{scope:?}");
+        }
+    }
 
     #[test]
     fn accepts_names_of_the_allowed_characters() {

@@ -37,6 +37,7 @@ const NAMING_KEYS: &[&str] = &[
 
 /// The keys after the flags, in the order the docs list them.
 const OTHER_KEYS: &[&str] = &[
+    "scopes",
     "category",
     "output_type",
     "max_result_chars",
@@ -63,6 +64,8 @@ pub(crate) struct Attr {
     pub(crate) icons: Vec<LitStr>,
     /// The flags that were set, with their values.
     pub(crate) flags: Vec<Flag>,
+    /// The OAuth scopes a caller needs.
+    pub(crate) scopes: Vec<LitStr>,
     pub(crate) category: Option<Choice>,
     pub(crate) output_type: Option<Choice>,
     pub(crate) max_result_chars: Option<Count>,
@@ -184,6 +187,8 @@ impl Attr {
             "aliases" => self.aliases = key.strings(value),
             // #[tool(icons = ["https://example.com/read.svg"])]
             "icons" => self.icons = key.strings(value),
+            // #[tool(scopes = ["files:read", "files:write"])]
+            "scopes" => self.scopes = key.strings(value),
             // #[tool(category = "filesystem")]
             "category" => self.category = key.choice(value, "a category", CATEGORIES),
             // #[tool(output_type = "file_content")]
@@ -384,6 +389,7 @@ fn example(key: &str) -> String {
         "version" => "\"1.2.0\"",
         "aliases" => "[\"cat\", \"read\"]",
         "icons" => "[\"https://example.com/read.svg\"]",
+        "scopes" => "[\"files:read\", \"files:write\"]",
         "category" => "\"filesystem\"",
         "output_type" => "\"file_content\"",
         "max_result_chars" => "30000",

@@ -573,6 +573,10 @@ fn definition(tool: &Tool) -> TokenStream {
         let aliases = &attr.aliases;
         quote!(.aliases(&[#(#aliases),*]))
     });
+    let scopes = (!attr.scopes.is_empty()).then(|| {
+        let scopes = &attr.scopes;
+        quote!(.scopes(&[#(#scopes),*]))
+    });
     // A `const` block makes the array `'static` wherever the definition is built.
     let icons = (!attr.icons.is_empty()).then(|| {
         let icons = &attr.icons;
@@ -606,7 +610,7 @@ fn definition(tool: &Tool) -> TokenStream {
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     quote! {
         #dsh::ToolDef::builder(#name, #description)
-            #(#title)* #(#version)* #aliases #icons #(#flags)* #(#category)* #(#output_type)*
+            #(#title)* #(#version)* #aliases #icons #(#flags)* #scopes #(#category)* #(#output_type)*
             #(#max_result_chars)* #(#timeout)*
             .build()
     }

@@ -7,7 +7,9 @@ use syn::{Pat, PatType, Safety, Type};
 
 use super::ast::{Input, Output, Tool};
 use crate::ctxt::Ctxt;
-use crate::shared::names::{TOOL_NAME_RULE, is_icon_src, is_valid_tool_name};
+use crate::shared::names::{
+    SCOPE_RULE, TOOL_NAME_RULE, is_icon_src, is_scope_token, is_valid_tool_name,
+};
 use crate::types::{is_never_object, peel, spelling};
 
 /// How a tool fn's parameters are read, for the errors about them.
@@ -22,6 +24,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
     check_flags(cx, tool);
     check_names(cx, tool);
     check_icons(cx, tool);
+    check_scopes(cx, tool);
     check_description(cx, tool);
 }
 
@@ -221,6 +224,41 @@ fn check_icons(cx: &Ctxt, tool: &Tool) {
             .any(|other| other.value() == src)
         {
             cx.error_spanned_by(icon, format!("the icon `{src}` is given twice: keep one"));
+        }
+    }
+}
+
+/// A scope is what an authorization server grants and a token lists,
+/// separated by spaces: RFC 6749's scope-token, each given once.
+fn check_scopes(cx: &Ctxt, tool: &Tool) {
+    for (i, scope) in tool.attr.scopes.iter().enumerate() {
+        let text = scope.value();
+        if text.is_empty() {
+            cx.error_spanned_by(
+                scope,
+                format!("a scope cannot be empty: use {SCOPE_RULE}, like `\"files:write\"`"),
+            );
+        } else if !is_scope_token(&text) {
+            let split = if text.contains(' ') {
+                "; a space separates two scopes, so give each as a string of its own"
+            } else {
+                ""
+            };
+            cx.error_spanned_by(
+                scope,
+                format!(
+                    "`{}` is not an OAuth scope: use {SCOPE_RULE}{split}",
+                    text.escape_debug()
+                ),
+            );
+        } else if tool.attr.scopes[..i]
+            .iter()
+            .any(|other| other.value() == text)
+        {
+            cx.error_spanned_by(
+                scope,
+                format!("the scope `{text}` is given twice: keep one"),
+            );
         }
     }
 }

@@ -17,8 +17,11 @@ use crate::pipeline::Pipeline;
 use crate::pool::Pool;
 use crate::tool::{Exec, ToolError, ToolInfo};
 
-/// What [`Registry::visible_tools`](crate::Registry::visible_tools) does, on the pool.
-pub(crate) fn visible_tools(pool: &Pool) -> Vec<ToolInfo> {
+use super::Reader;
+
+/// What [`Registry::visible_tools_for`](crate::Registry::visible_tools_for) does.
+pub(crate) fn visible_tools(reader: Reader<'_>) -> Vec<ToolInfo> {
+    let pool = reader.pool();
     let mut visible: Vec<ToolInfo> = pool
         .tools()
         .into_iter()
@@ -33,6 +36,7 @@ pub(crate) fn visible_tools(pool: &Pool) -> Vec<ToolInfo> {
         .read()
         .unwrap_or_else(PoisonError::into_inner);
     visible.extend(loaded.iter().filter_map(|name| pool.get(name)));
+    visible.retain(|tool| reader.sees(tool));
     visible
 }
 
@@ -54,23 +58,23 @@ pub(crate) fn load_deferred<'a>(pool: &Pool, names: impl IntoIterator<Item = &'a
     }
 }
 
-/// What [`Registry::search_deferred`](crate::Registry::search_deferred) does, on the pool.
-pub(crate) fn search_deferred(pool: &Pool, query: &str, limit: usize) -> Vec<ToolInfo> {
-    pool.inner.search.search(query, limit)
+/// What [`Registry::search_deferred_for`](crate::Registry::search_deferred_for) does.
+pub(crate) fn search_deferred(reader: Reader<'_>, query: &str, limit: usize) -> Vec<ToolInfo> {
+    (reader.pool().inner.search).search(query, limit, &|tool| reader.sees(tool))
 }
 
-/// What [`Registry::export`](crate::Registry::export) does, on the pool.
-pub(crate) fn export(pool: &Pool, format: Format) -> Value {
-    export_tools(&visible_tools(pool), format)
+/// What [`Registry::export_for`](crate::Registry::export_for) does.
+pub(crate) fn export(reader: Reader<'_>, format: Format) -> Value {
+    export_tools(&visible_tools(reader), format)
 }
 
-/// What [`Registry::export_with`](crate::Registry::export_with) does, on the pool.
-pub(crate) fn export_with(pool: &Pool, format: Format, deferred: Deferred) -> Value {
+/// What [`Registry::export_with_for`](crate::Registry::export_with_for) does.
+pub(crate) fn export_with(reader: Reader<'_>, format: Format, deferred: Deferred) -> Value {
     let native = matches!(format, Format::Anthropic | Format::AnthropicStrict);
     if deferred == Deferred::BuiltIn || !native {
-        return export(pool, format);
+        return export(reader, format);
     }
-    let (listed, deferred) = split_deferred(pool);
+    let (listed, deferred) = split_deferred(reader);
     let mut tools: Vec<Value> = listed
         .iter()
         .zip(formats_for(&listed, format))
@@ -96,12 +100,13 @@ pub(crate) fn export_with(pool: &Pool, format: Format, deferred: Deferred) -> Va
 
 /// The tools a provider's own tool search serves: the ones listed up front
 /// (not deferred, or `always_load`), in pool order, without the built-in
-/// `tool_search`; and the deferred ones, sorted by name.
-pub(crate) fn split_deferred(pool: &Pool) -> (Vec<ToolInfo>, Vec<ToolInfo>) {
+/// `tool_search`; and the deferred ones, sorted by name. Only the tools
+/// `reader` sees.
+pub(crate) fn split_deferred(reader: Reader<'_>) -> (Vec<ToolInfo>, Vec<ToolInfo>) {
     let search = <tool_search as crate::Tool>::DEFINITION;
-    let (mut deferred, listed): (Vec<ToolInfo>, Vec<ToolInfo>) = pool
-        .tools()
+    let (mut deferred, listed): (Vec<ToolInfo>, Vec<ToolInfo>) = (reader.pool().tools())
         .into_iter()
+        .filter(|tool| reader.sees(tool))
         .filter(|tool| tool.name() != search.name() || tool.is_dynamic())
         .partition(|tool| {
             let def = tool.definition();
@@ -133,6 +138,8 @@ pub struct Found {
 /// matches, best first (inputs, and outputs and failure shapes where
 /// declared); they can be called right away. If none fits, search again with
 /// other words.
+///
+/// It finds only the tools its caller ([`Exec::principal`]) may see.
 #[dsh_kit::tool(read_only, concurrency_safe, idempotent, always_load)]
 pub async fn tool_search(
     /// A few words describing the capability needed, e.g. "convert currency"
@@ -145,7 +152,8 @@ pub async fn tool_search(
     let pipeline = Pipeline::of(exec)
         .ok_or_else(|| ToolError::new("tool search needs the registry it was called through"))?;
     let limit = limit.unwrap_or(5).clamp(1, 20) as usize;
-    let found = search_deferred(&pipeline.pool, &query, limit);
+    let reader = Reader::new(&pipeline, exec.principal());
+    let found = search_deferred(reader, &query, limit);
     load_deferred(&pipeline.pool, found.iter().map(ToolInfo::name));
     Ok(Found {
         tools: found.iter().map(definition).collect(),

@@ -57,7 +57,10 @@ mod deferred;
 
 use crate::event::Event;
 use crate::event::rawp::{CatalogPublish, CatalogTool, Diagnostic, ToolStatus};
+use crate::pipeline::Pipeline;
 use crate::pool::Pool;
+use crate::principal::Principal;
+use crate::tool::ToolInfo;
 
 pub use crate::pool::TOOL_DEGRADED;
 pub use crate::tool::TOOL_SHADOWED;
@@ -80,9 +83,59 @@ pub enum CatalogError {
     },
 }
 
-/// What [`Registry::catalog`](crate::Registry::catalog) does, on the pool.
-pub(crate) fn snapshot(pool: &Pool) -> CatalogPublish {
-    let tools = pool.tools();
+/// Who reads a list of tools, and what decides which it sees: every list
+/// of tools a caller reads is filtered here, by
+/// [`Permissions::shows`](crate::permission::Permissions::shows).
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
+    pipeline: &'a Pipeline,
+    principal: &'a Principal,
+}
+
+impl<'a> Reader<'a> {
+    /// `principal`, reading the tools of `pipeline`.
+    pub(crate) fn new(pipeline: &'a Pipeline, principal: &'a Principal) -> Self {
+        Reader {
+            pipeline,
+            principal,
+        }
+    }
+
+    /// The host, which sees every tool.
+    pub(crate) fn host(pipeline: &'a Pipeline) -> Self {
+        Reader::new(pipeline, Principal::shared_host())
+    }
+
+    /// The pool read.
+    pub(crate) fn pool(&self) -> &'a Pool {
+        &self.pipeline.pool
+    }
+
+    /// Whether the reader may see `tool`.
+    pub(crate) fn sees(&self, tool: &ToolInfo) -> bool {
+        (self.pipeline.config.permissions).shows(tool.definition(), self.principal)
+    }
+}
+
+/// What [`Registry::tools_for`](crate::Registry::tools_for) does.
+pub(crate) fn tools(reader: Reader<'_>) -> Vec<ToolInfo> {
+    let mut tools = reader.pool().tools();
+    tools.retain(|tool| reader.sees(tool));
+    tools
+}
+
+/// What [`Registry::get_for`](crate::Registry::get_for) does.
+pub(crate) fn get(reader: Reader<'_>, name: &str) -> Option<ToolInfo> {
+    reader.pool().get(name).filter(|tool| reader.sees(tool))
+}
+
+/// What [`Registry::catalog_for`](crate::Registry::catalog_for) does.
+pub(crate) fn snapshot(reader: Reader<'_>) -> CatalogPublish {
+    snapshot_of(reader.pool(), tools(reader))
+}
+
+/// The catalog of `tools`, with their statuses, and the diagnostics.
+fn snapshot_of(pool: &Pool, tools: Vec<ToolInfo>) -> CatalogPublish {
     let state = pool.catalog().read();
     let tools = tools
         .iter()
@@ -110,9 +163,10 @@ pub(crate) fn snapshot(pool: &Pool) -> CatalogPublish {
     }
 }
 
-/// What [`Registry::publish_catalog`](crate::Registry::publish_catalog) does, on the pool.
+/// What [`Registry::publish_catalog`](crate::Registry::publish_catalog)
+/// does: the host's catalog, every tool, to the host's subscribers.
 pub(crate) fn publish(pool: &Pool) {
-    pool.emit_with(|| Event::Catalog(snapshot(pool)));
+    pool.emit_with(|| Event::Catalog(snapshot_of(pool, pool.tools())));
 }
 
 /// What [`Registry::set_status`](crate::Registry::set_status) does, on the pool.

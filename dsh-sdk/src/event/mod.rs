@@ -29,6 +29,9 @@ pub enum Event {
         input: std::sync::Arc<serde_json::Value>,
         /// The batch the call belongs to, if any.
         parallel_group_id: Option<uuid::Uuid>,
+        /// Who made the call, without the token's claims; `None` for the
+        /// host's own calls ([`Principal::host`](crate::Principal::host)).
+        principal: Option<crate::Caller>,
     },
     /// A tool streamed a chunk.
     Stream(StreamChunk),

@@ -56,6 +56,7 @@ use crate::event::Progress;
 use crate::event::StreamChunk;
 use crate::event::StreamType;
 use crate::names::{Category, OutputType};
+use crate::principal::Caller;
 use crate::result::Status;
 use crate::result::{Failure, ToolResult};
 
@@ -118,6 +119,9 @@ pub struct InvokeRequest {
     pub input: Value,
     /// Groups the calls sent at the same time (one batch).
     pub parallel_group_id: Option<String>,
+    /// Who made the call, without the token's claims; absent for the host's
+    /// own calls (and in logs written before callers were recorded).
+    pub principal: Option<Caller>,
 }
 
 /// `tool.invoke.stream`: a chunk of a long-running call's output.
@@ -312,6 +316,7 @@ impl Event {
             tool_version,
             input,
             parallel_group_id,
+            principal,
         } = self
         else {
             return None;
@@ -322,6 +327,7 @@ impl Event {
             tool_version: tool_version.clone(),
             input: serde_json::Value::clone(input),
             parallel_group_id: parallel_group_id.map(|id| id.to_string()),
+            principal: principal.clone(),
         })
     }
 }

@@ -27,6 +27,13 @@ use sha2::{Digest, Sha256};
 use crate::tool::ToolInfo;
 
 /// The keys of a tool definition that make its contract.
+///
+/// The scopes a tool needs (`_meta`'s `dsh/scopes`) are not among them: they
+/// say who may call the tool, which this server decides and enforces, not
+/// what a call does, which is what a pin holds a tool to. Granting a tool
+/// to more or fewer callers leaves every pin and approval of it standing,
+/// every caller that sees the tool reads the same hash, and a tool another
+/// MCP server lists, which has no dsh scopes, hashes by the same keys.
 const CONTRACT_KEYS: [&str; 6] = [
     "name",
     "title",

@@ -173,12 +173,15 @@ struct McpExecution {
     task_support: TaskSupport,
 }
 
-/// A tool's `_meta`: the keys are [`META_VERSION`](super::META_VERSION) and
+/// A tool's `_meta`: the keys are [`META_VERSION`](super::META_VERSION),
+/// [`META_SCOPES`](super::META_SCOPES) and
 /// [`META_FAILURE_SCHEMA`](super::META_FAILURE_SCHEMA), as a test holds.
 #[derive(Serialize)]
 struct McpMeta<'a> {
     #[serde(rename = "dsh/version", skip_serializing_if = "Option::is_none")]
     version: Option<&'a str>,
+    #[serde(rename = "dsh/scopes", skip_serializing_if = "Vec::is_empty")]
+    scopes: Vec<&'a str>,
     #[serde(rename = "dsh/failureSchema", skip_serializing_if = "Option::is_none")]
     failure_schema: Option<Value>,
 }
@@ -186,7 +189,7 @@ struct McpMeta<'a> {
 impl McpMeta<'_> {
     /// Whether there is nothing to write: `_meta` is then left out.
     fn is_empty(&self) -> bool {
-        self.version.is_none() && self.failure_schema.is_none()
+        self.version.is_none() && self.scopes.is_empty() && self.failure_schema.is_none()
     }
 }
 
@@ -218,6 +221,7 @@ pub(super) fn mcp(tool: &ToolInfo) -> Value {
         }),
         meta: McpMeta {
             version: def.version(),
+            scopes: def.scopes().collect(),
             failure_schema: tool.failure_schema().map(standard_formats),
         },
     })
@@ -231,13 +235,14 @@ fn to_json(shape: impl Serialize) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{META_FAILURE_SCHEMA, META_VERSION};
+    use super::super::{META_FAILURE_SCHEMA, META_SCOPES, META_VERSION};
     use super::*;
 
     #[test]
     fn meta_keys_are_the_published_ones() {
         let meta = to_json(McpMeta {
             version: Some("1.0.0"),
+            scopes: vec!["files:write"],
             failure_schema: Some(Value::Bool(true)),
         });
         let keys: Vec<&str> = meta
@@ -245,7 +250,7 @@ mod tests {
             .into_iter()
             .flat_map(|object| object.keys().map(String::as_str))
             .collect();
-        let mut expected = [META_VERSION, META_FAILURE_SCHEMA];
+        let mut expected = [META_VERSION, META_SCOPES, META_FAILURE_SCHEMA];
         expected.sort_unstable();
         assert_eq!(keys, expected);
     }

@@ -101,7 +101,8 @@ pub fn export_tools(tools: &[ToolInfo], format: Format) -> Value {
 /// OpenAPI `parameters`); a tool with declared failure shapes
 /// ([`Tool::failure_schema`](crate::Tool::failure_schema)) names them in the
 /// description the model reads, and MCP carries the schema itself, and the
-/// tool's version, in `_meta` (`dsh/failureSchema`, `dsh/version`).
+/// tool's version and the scopes a caller needs, in `_meta`
+/// (`dsh/failureSchema`, `dsh/version`, `dsh/scopes`).
 pub fn export_tool(tool: &ToolInfo, format: Format) -> Value {
     match format {
         Format::Anthropic => formats::anthropic(tool),
@@ -139,6 +140,11 @@ pub const ANTHROPIC_TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
 
 /// The MCP `_meta` key of a tool's version.
 pub const META_VERSION: &str = "dsh/version";
+
+/// The MCP `_meta` key of the OAuth scopes a caller needs to call the tool
+/// (an array of strings; left out when it needs none), so a client can ask
+/// its authorization server for them before the call.
+pub const META_SCOPES: &str = "dsh/scopes";
 
 /// The MCP `_meta` key of a tool's failure schema.
 pub const META_FAILURE_SCHEMA: &str = "dsh/failureSchema";

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::card::Card;
 use crate::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
+use crate::principal::Caller;
 use crate::result::ToolResult;
 
 use super::{ExecutedRecord, LogError, LogWarning, Record, SpillFailedRecord};
@@ -160,6 +161,13 @@ impl LoggedCall {
             spill_failed: None,
             result: None,
         }
+    }
+
+    /// Who made the call, as its request recorded it; `None` for the
+    /// host's own calls, a log written before callers were recorded, and a
+    /// call whose request is not in the log.
+    pub fn caller(&self) -> Option<&Caller> {
+        self.request.as_ref()?.principal.as_ref()
     }
 
     /// The tool's canonical name when the call resolved, else the name asked for.

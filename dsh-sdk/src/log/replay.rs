@@ -52,6 +52,11 @@
 //! replaying registry lacks is [`Outcome::UnknownTool`]. Neither fails the
 //! replay.
 //!
+//! Each call is replayed as the caller its request recorded
+//! ([`CallReplay::caller`], the host when none): a tool hidden from that
+//! caller in the replaying registry ([`Registry::tools_for`]) is an unknown
+//! tool to it, as it would be to a live call.
+//!
 //! # Spilled results
 //!
 //! A result over its size limit was spilled: the model saw a message with a
@@ -78,6 +83,7 @@ use crate::content::ContentBlock;
 use crate::log::{ExecutedRecord, Log, LoggedCall};
 use crate::names::OutputType;
 use crate::pipeline::{Head, Settled, Success, finish, is_unsaved};
+use crate::principal::{Caller, Principal};
 use crate::registry::Registry;
 use crate::result::{Failure, Status, ToolResult};
 use crate::tool::{self, Entry};
@@ -95,6 +101,7 @@ pub fn replay(registry: &Registry, log: &Log) -> ReplayReport {
             CallReplay {
                 invocation_id: call.invocation_id,
                 tool_name: call.tool_name().to_owned(),
+                caller: call.caller().cloned(),
                 line: call.line,
                 spill_file,
                 outcome,
@@ -121,6 +128,11 @@ fn replay_call(
         return Outcome::UnknownTool;
     };
     let config = &registry.pipeline().config;
+    let caller = call.caller().map(Caller::principal);
+    let principal = caller.as_ref().unwrap_or_else(|| Principal::shared_host());
+    if !config.permissions.shows(&entry.def, principal) {
+        return Outcome::UnknownTool;
+    }
     let head = Head {
         invocation_id: call.invocation_id,
         tool: entry.def.name.clone(),
@@ -376,6 +388,9 @@ pub struct CallReplay {
     pub invocation_id: Uuid,
     /// Its tool (the name asked for, when it never resolved).
     pub tool_name: String,
+    /// Who made it, as its request recorded it; `None` for the host's own
+    /// calls (and logs written before callers were recorded).
+    pub caller: Option<Caller>,
     /// The line of its first record in the log.
     pub line: usize,
     /// The spill file checked, for a spilled result.
@@ -385,12 +400,18 @@ pub struct CallReplay {
 }
 
 impl fmt::Display for CallReplay {
+    /// `line 3 `greet` ID: identical`, and ` by ada (client notes-app)`
+    /// before the colon for a call someone other than the host made.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "line {} `{}` {}: {}",
-            self.line, self.tool_name, self.invocation_id, self.outcome
-        )
+            "line {} `{}` {}",
+            self.line, self.tool_name, self.invocation_id
+        )?;
+        if let Some(caller) = &self.caller {
+            write!(f, " by {caller}")?;
+        }
+        write!(f, ": {}", self.outcome)
     }
 }
 

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use crate::card::Card;
 use crate::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
+use crate::principal::Principal;
 use crate::registry::Registry;
 use crate::tool::ToolInfo;
 
@@ -24,6 +25,24 @@ const URI_PREFIX: &str = "ui://dsh-sdk/cards/";
 /// The `ui://` address of the card view of `tool`.
 pub(super) fn card_uri(tool: &str) -> String {
     format!("{URI_PREFIX}{tool}")
+}
+
+/// Whether `uri` is the card view of a tool hidden from `principal`: such a
+/// view is neither listed to it nor read for it, as its address names the
+/// tool.
+pub(super) fn hides_card(registry: &Registry, uri: &str, principal: &Principal) -> bool {
+    uri.strip_prefix(URI_PREFIX)
+        .is_some_and(|name| registry.get_for(name, principal).is_none())
+}
+
+/// The error of a card view address no tool presents at.
+pub(super) fn no_card(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found(
+        format!(
+            "no resource at `{uri}`: card views are at `{URI_PREFIX}TOOL` for the tools that present a card"
+        ),
+        Some(json!({ "uri": uri })),
+    )
 }
 
 /// Links `tool` to its card view when it presents its own card:
@@ -90,12 +109,7 @@ fn read(registry: &Registry, uri: &str) -> Option<Result<Vec<ResourceContents>, 
         .get(name)
         .filter(|tool| tool.presents() && card_uri(tool.name()) == uri);
     let Some(_) = tool else {
-        return Some(Err(ErrorData::resource_not_found(
-            format!(
-                "no resource at `{uri}`: card views are at `{URI_PREFIX}TOOL` for the tools that present a card"
-            ),
-            Some(json!({ "uri": uri })),
-        )));
+        return Some(Err(no_card(uri)));
     };
     Some(Ok(vec![ResourceContents::TextResourceContents {
         uri: uri.to_owned(),

@@ -9,6 +9,7 @@ use uuid::Uuid;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::principal::{Caller, Principal};
 use crate::tool::Exec;
 use crate::tool::client::Elicited;
 
@@ -40,6 +41,9 @@ pub struct ApprovalRequest<'a> {
     pub prompt: &'a str,
     /// The invocation this call belongs to.
     pub invocation_id: Uuid,
+    /// Who makes the call ([`Principal::host`] for the host's own calls):
+    /// an approver can say who asks, or decide by it.
+    pub principal: &'a Principal,
     /// The call's context: its [`client`](Exec::client), to ask the user
     /// through it, and its stream, to record the decision in the event log.
     pub exec: &'a Exec,
@@ -117,8 +121,11 @@ impl Approver for ElicitApprover {
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
             let message = format!(
-                "{}\n\n`{}` would run with {}",
-                request.prompt, request.tool, request.args
+                "{}\n\n`{}` would run with {}{}",
+                request.prompt,
+                request.tool,
+                request.args,
+                on_behalf(request.principal)
             );
             let (approval, record) = match request.exec.elicit::<ApprovalForm>(message).await {
                 Ok(Elicited::Accepted(ApprovalForm { approve: true })) => (
@@ -136,6 +143,11 @@ impl Approver for ElicitApprover {
             approval
         })
     }
+}
+
+/// `, for ada (client notes-app)`: who asks, unless it is the host itself.
+fn on_behalf(principal: &Principal) -> String {
+    Caller::of(principal).map_or_else(String::new, |caller| format!(", for {caller}"))
 }
 
 fn rejected(reason: &str) -> (Approval, String) {

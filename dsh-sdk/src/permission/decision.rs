@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::principal::Principal;
+
 /// How strict a decision is, ordered `Allow < Ask < Deny`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Strictness {
@@ -134,6 +136,8 @@ pub struct CallInfo<'a> {
     pub destructive: bool,
     /// The tool asks for approval before every call.
     pub requires_approval: bool,
+    /// Who makes the call ([`Principal::host`] for the host's own calls).
+    pub principal: &'a Principal,
 }
 
 impl CallInfo<'_> {
@@ -146,10 +150,12 @@ impl CallInfo<'_> {
 /// that require approval ask, every other tool is allowed.
 ///
 /// ```
+/// use dsh_kit::Principal;
 /// use dsh_kit::permission::{default_decision, CallInfo, Decision};
 /// use serde_json::json;
 ///
 /// let args = json!({});
+/// let host = Principal::host();
 /// let call = CallInfo {
 ///     tool: "edit_file",
 ///     aliases: &[],
@@ -157,6 +163,7 @@ impl CallInfo<'_> {
 ///     read_only: false,
 ///     destructive: true,
 ///     requires_approval: false,
+///     principal: &host,
 /// };
 /// assert_eq!(
 ///     default_decision(&call),

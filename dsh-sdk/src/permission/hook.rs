@@ -28,10 +28,12 @@ where
 /// Plan mode: only read-only tools run.
 ///
 /// ```
+/// use dsh_kit::Principal;
 /// use dsh_kit::permission::{CallInfo, Guard, PlanMode, Tighten};
 /// use serde_json::json;
 ///
 /// let args = json!({});
+/// let host = Principal::host();
 /// let call = CallInfo {
 ///     tool: "edit_file",
 ///     aliases: &[],
@@ -39,6 +41,7 @@ where
 ///     read_only: false,
 ///     destructive: true,
 ///     requires_approval: false,
+///     principal: &host,
 /// };
 /// assert_eq!(
 ///     PlanMode.check(&call),

@@ -2,6 +2,7 @@
 //! guards, and the approver that settles an ask.
 //!
 //! ```
+//! use dsh_kit::Principal;
 //! use dsh_kit::permission::{CallInfo, Decision, PatternError, Permissions, PlanMode, Rule};
 //! use serde_json::json;
 //!
@@ -11,6 +12,7 @@
 //!     .rule(Rule::deny("bash").when("command", "rm *")?);
 //!
 //! let args = json!({ "command": "rm -rf /" });
+//! let host = Principal::host();
 //! let call = CallInfo {
 //!     tool: "bash",
 //!     aliases: &[],
@@ -18,6 +20,7 @@
 //!     read_only: false,
 //!     destructive: true,
 //!     requires_approval: false,
+//!     principal: &host,
 //! };
 //! assert_eq!(
 //!     permissions.decide(&call),
@@ -42,6 +45,49 @@
 //! 3. [`PreExecute`] gates in order: the strictest decision wins, so a gate
 //!    can add an ask or a deny but never waive one;
 //! 4. [`Guard`]s: they return a [`Tighten`], which has no way to say allow.
+//!
+//! Before all of that, a caller must see the tool: [`Permissions::shows`]
+//! hides from a [`Principal`] every tool whose scopes it does not all hold
+//! ([`ToolDef::scopes`]) and every tool a rule for it denies whatever the
+//! arguments. A hidden tool is left out of every list the caller reads, and
+//! a call of it fails as a call of a tool that does not exist. Rules can be
+//! for a scope ([`Rule::scope`]) or a subject ([`Rule::subject`]); gates,
+//! guards ([`CallInfo::principal`]), the approver
+//! ([`ApprovalRequest::principal`]) and the tool itself
+//! ([`Exec::principal`](crate::Exec::principal)) read the caller.
+//!
+//! ```
+//! use dsh_kit::permission::Rule;
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::{Cause, Principal, Registry, ToolCall};
+//!
+//! /// Append a line to the caller's own notes.
+//! #[tool(scopes = ["notes:write"])]
+//! async fn add_note(line: String, exec: &Exec) -> String {
+//!     format!("{} noted: {line}", exec.principal().subject())
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let registry = Registry::builder()
+//!     .rule(Rule::deny("add_note").subject("mallory"))
+//!     .build();
+//! registry.register::<add_note>().unwrap().keep();
+//!
+//! let ada = Principal::new("ada").with_scopes(["notes:write"]);
+//! let call = ToolCall::new("add_note", json!({ "line": "hi" })).principal(ada);
+//! assert_eq!(registry.call_with(call).await.text(), "ada noted: hi");
+//!
+//! // Without the scope, or denied outright, the tool is not there at all.
+//! let mallory = Principal::new("mallory").with_scopes(["notes:write"]);
+//! for caller in [Principal::new("bob"), mallory] {
+//!     assert!(registry.tools_for(&caller).is_empty());
+//!     let call = ToolCall::new("add_note", json!({ "line": "hi" })).principal(caller);
+//!     let result = registry.call_with(call).await;
+//!     assert_eq!(result.failure.unwrap().cause, Cause::UnknownTool);
+//! }
+//! # }
+//! ```
 //!
 //! An ask is then settled by the host's [`Approver`]; that is the pipeline's
 //! job, not this module's. Arguments the approver substitutes
@@ -76,6 +122,9 @@ use decision::{asks_by_default, default_ruling};
 pub use glob::PatternError;
 pub use hook::{Guard, PlanMode, PreExecute};
 pub use rule::{Rule, Rules};
+
+use crate::principal::Principal;
+use crate::tool::ToolDef;
 
 /// Rules, gates and guards, combined by [`Permissions::decide`].
 #[derive(Clone, Default)]
@@ -136,6 +185,36 @@ impl Permissions {
     #[must_use]
     pub fn decide(&self, call: &CallInfo<'_>) -> Decision {
         self.ruling(call).decision
+    }
+
+    /// Whether `principal` may see the tool `def`, and so call it: it holds
+    /// every scope the tool needs, and no rule for it denies the tool
+    /// whatever the arguments. The host ([`Principal::is_host`]) sees every
+    /// tool. Gates and guards, which decide by the arguments, hide nothing.
+    ///
+    /// ```
+    /// use dsh_kit::{Principal, ToolDef};
+    /// use dsh_kit::permission::{Permissions, Rule};
+    ///
+    /// let edit = ToolDef::builder("edit_file", "Edit a file.").scopes(&["files:write"]).build();
+    /// let bash = ToolDef::builder("bash", "Run a command.").build();
+    /// let permissions = Permissions::new().rule(Rule::deny("bash").subject("mallory"));
+    ///
+    /// let ada = Principal::new("ada").with_scopes(["files:write"]);
+    /// let mallory = Principal::new("mallory");
+    /// assert!(permissions.shows(&edit, &ada) && permissions.shows(&bash, &ada));
+    /// assert!(!permissions.shows(&edit, &mallory) && !permissions.shows(&bash, &mallory));
+    /// assert!(permissions.shows(&edit, &Principal::host()));
+    /// ```
+    pub fn shows(&self, def: &ToolDef, principal: &Principal) -> bool {
+        if principal.is_host() {
+            return true;
+        }
+        if !def.scopes().all(|scope| principal.has_scope(scope)) {
+            return false;
+        }
+        let aliases: Vec<&str> = def.aliases().collect();
+        !(self.rules.rules.iter()).any(|rule| rule.denies_outright(def.name(), &aliases, principal))
     }
 
     /// Whether every call of a tool with these flags is allowed without

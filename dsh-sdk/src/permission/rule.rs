@@ -1,4 +1,5 @@
-//! Permission rules: a tool name and glob conditions on its arguments.
+//! Permission rules: a tool name, glob conditions on its arguments, and
+//! who they are for.
 
 use std::fmt;
 
@@ -7,6 +8,7 @@ use serde_json::Value;
 
 use super::decision::Ruling;
 use super::{CallInfo, Decision, PatternError, Strictness};
+use crate::principal::Principal;
 
 /// A permission rule, as in Claude Code's `allow`, `ask` and `deny` lists.
 ///
@@ -16,6 +18,10 @@ use super::{CallInfo, Decision, PatternError, Strictness};
 /// other value by its compact JSON text (`42`, `true`, `["a","b"]`); a
 /// missing argument never matches. With several conditions, all must hold.
 ///
+/// A rule can also be for some callers only ([`CallInfo::principal`]): those
+/// holding a scope ([`Rule::scope`]), or one subject ([`Rule::subject`]).
+/// [`Principal::host`] holds every scope, and its subject is `host`.
+///
 /// ```
 /// use dsh_kit::permission::{PatternError, Rule};
 ///
@@ -23,6 +29,13 @@ use super::{CallInfo, Decision, PatternError, Strictness};
 /// let rule = Rule::deny("bash").when("command", "rm *")?;
 /// assert_eq!(rule.to_string(), "deny bash(command: rm *)");
 /// assert!(Rule::ask("bash").when("command", "[").is_err());
+///
+/// // Callers granted `files:write` edit without being asked.
+/// let rule = Rule::allow("edit_file").scope("files:write");
+/// assert_eq!(rule.to_string(), "allow edit_file with scope files:write");
+/// // mallory never runs bash, nor sees it listed.
+/// let rule = Rule::deny("bash").subject("mallory");
+/// assert_eq!(rule.to_string(), "deny bash for subject mallory");
 /// # Ok(())
 /// # }
 /// ```
@@ -31,6 +44,10 @@ pub struct Rule {
     effect: Strictness,
     tool: String,
     conditions: Vec<Condition>,
+    /// The only subject the rule is for, if it names one.
+    subject: Option<String>,
+    /// The scopes a caller must all hold for the rule to apply.
+    scopes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +77,28 @@ impl Rule {
             effect,
             tool: tool.into(),
             conditions: Vec::new(),
+            subject: None,
+            scopes: Vec::new(),
         }
+    }
+
+    /// Narrows the rule to callers granted `scope`. Call it again to add
+    /// scopes that must all be held.
+    #[must_use]
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        let scope = scope.into();
+        if !self.scopes.contains(&scope) {
+            self.scopes.push(scope);
+        }
+        self
+    }
+
+    /// Narrows the rule to calls made by `subject` ([`Principal::subject`]);
+    /// a second call replaces the first, as a call has one subject.
+    #[must_use]
+    pub fn subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
     }
 
     /// Narrows the rule to calls whose top-level argument `arg` matches the
@@ -80,11 +118,36 @@ impl Rule {
     /// Whether this rule applies to the call.
     pub fn matches(&self, call: &CallInfo<'_>) -> bool {
         call.is_named(&self.tool)
+            && self.is_for(call.principal)
             && self.conditions.iter().all(|c| match call.args.get(&c.arg) {
                 Some(Value::String(text)) => c.pattern.matches(text),
                 Some(other) => c.pattern.matches(&other.to_string()),
                 None => false,
             })
+    }
+
+    /// Whether the rule applies to calls `principal` makes: its subject,
+    /// if it names one, and every scope it requires.
+    fn is_for(&self, principal: &Principal) -> bool {
+        self.subject
+            .as_deref()
+            .is_none_or(|subject| principal.subject() == subject)
+            && self.scopes.iter().all(|scope| principal.has_scope(scope))
+    }
+
+    /// Whether the rule denies every call `principal` makes of the tool
+    /// `name` (or one with `aliases`), whatever the arguments: such a tool
+    /// is hidden from that caller.
+    pub(super) fn denies_outright(
+        &self,
+        name: &str,
+        aliases: &[&str],
+        principal: &Principal,
+    ) -> bool {
+        self.effect == Strictness::Deny
+            && self.conditions.is_empty()
+            && (self.tool == name || aliases.contains(&self.tool.as_str()))
+            && self.is_for(principal)
     }
 
     fn ruling(&self, call: &CallInfo<'_>) -> Ruling {
@@ -116,6 +179,13 @@ impl fmt::Display for Rule {
         if !self.conditions.is_empty() {
             f.write_str(")")?;
         }
+        if let Some(subject) = &self.subject {
+            write!(f, " for subject {subject}")?;
+        }
+        for (i, scope) in self.scopes.iter().enumerate() {
+            let with = if i == 0 { " with scope " } else { ", " };
+            write!(f, "{with}{scope}")?;
+        }
         Ok(())
     }
 }
@@ -124,6 +194,7 @@ impl fmt::Display for Rule {
 /// beats allow.
 ///
 /// ```
+/// use dsh_kit::Principal;
 /// use dsh_kit::permission::{CallInfo, Decision, PatternError, Rule, Rules};
 /// use serde_json::json;
 ///
@@ -133,6 +204,7 @@ impl fmt::Display for Rule {
 ///     .with(Rule::ask("bash").when("command", "git push*")?);
 ///
 /// let args = json!({ "command": "git push origin main" });
+/// let host = Principal::host();
 /// let call = CallInfo {
 ///     tool: "bash",
 ///     aliases: &[],
@@ -140,6 +212,7 @@ impl fmt::Display for Rule {
 ///     read_only: false,
 ///     destructive: false,
 ///     requires_approval: false,
+///     principal: &host,
 /// };
 /// assert!(matches!(rules.evaluate(&call), Some(Decision::Ask { .. })));
 /// assert_eq!(rules.evaluate(&CallInfo { tool: "grep", ..call }), None);

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::*;
+use crate::principal::Principal;
 use crate::tool::Exec;
 
 const ALIASES: &[&str] = &["cat"];
@@ -18,6 +19,7 @@ fn call<'a>(tool: &'a str, aliases: &'a [&'a str], args: &'a Value) -> CallInfo<
         read_only: false,
         destructive: false,
         requires_approval: false,
+        principal: Principal::shared_host(),
     }
 }
 
@@ -436,6 +438,7 @@ async fn fn_approver_answers() {
         args: &args,
         prompt: "allow it?",
         invocation_id: Uuid::nil(),
+        principal: exec.principal(),
         exec: &exec,
     };
     assert_eq!(
@@ -448,4 +451,73 @@ async fn fn_approver_answers() {
         approver.approve(request("edit_file")).await,
         Approval::ApproveWith(json!({ "path": "/tmp/safe" }))
     );
+}
+
+#[test]
+fn rules_can_be_for_a_scope_or_a_subject() {
+    let args = json!({ "path": "/etc/hosts" });
+    let writer = Principal::new("ada").with_scopes(["files:write"]);
+    let reader = Principal::new("bob").with_scopes(["files:read"]);
+    let mallory = Principal::new("mallory").with_scopes(["files:write"]);
+    let edit = |principal| CallInfo {
+        destructive: true,
+        principal,
+        ..call("edit_file", &[], &args)
+    };
+    let permissions = Permissions::new()
+        .rule(Rule::allow("edit_file").scope("files:write"))
+        .rule(Rule::deny("edit_file").subject("mallory"));
+    assert_eq!(permissions.decide(&edit(&writer)), Decision::Allow);
+    // No rule is for bob: the default ask stands.
+    assert_eq!(
+        permissions.decide(&edit(&reader)),
+        ask("`edit_file` may destroy data: allow it?")
+    );
+    assert_eq!(
+        permissions.decide(&edit(&mallory)),
+        deny("denied by rule `deny edit_file for subject mallory`")
+    );
+    // The host holds every scope, and is not mallory.
+    assert_eq!(
+        permissions.decide(&edit(Principal::shared_host())),
+        Decision::Allow
+    );
+    let both = Rule::ask("edit_file")
+        .when("path", "/etc/*")
+        .unwrap()
+        .subject("ada")
+        .scope("files:write")
+        .scope("admin");
+    assert_eq!(
+        both.to_string(),
+        "ask edit_file(path: /etc/*) for subject ada with scope files:write, admin"
+    );
+    assert!(!both.matches(&edit(&writer)));
+    let admin = writer.clone().with_scopes(["admin"]);
+    assert!(both.matches(&edit(&admin)));
+}
+
+#[test]
+fn a_caller_sees_the_tools_it_holds_the_scopes_of_and_no_rule_denies_outright() {
+    let edit = crate::ToolDef::builder("edit_file", "Edit.")
+        .scopes(&["files:write", "files:read"])
+        .aliases(&["write"])
+        .build();
+    let bash = crate::ToolDef::builder("bash", "Run.").build();
+    let half = Principal::new("ada").with_scopes(["files:write"]);
+    let full = half.clone().with_scopes(["files:read"]);
+    let none = Permissions::new();
+    assert!(!none.shows(&edit, &half));
+    assert!(none.shows(&edit, &full) && none.shows(&bash, &half));
+    // Denied by an alias, whatever the arguments: hidden from those it is for.
+    let denied = Permissions::new().rule(Rule::deny("write").scope("files:read"));
+    assert!(!denied.shows(&edit, &full));
+    // A deny that depends on the arguments hides nothing.
+    let by_args = Permissions::new().rule(Rule::deny("bash").when("command", "rm *").unwrap());
+    assert!(by_args.shows(&bash, &half));
+    let everyone = Permissions::new().rule(Rule::deny("bash"));
+    assert!(!everyone.shows(&bash, &half));
+    // The host sees every tool, as before any principal existed.
+    assert!(everyone.shows(&bash, Principal::shared_host()));
+    assert!(none.shows(&edit, Principal::shared_host()));
 }

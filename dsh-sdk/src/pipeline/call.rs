@@ -128,6 +128,13 @@ impl ToolCall {
         self
     }
 
+    /// Who makes the call: the principal given, else the host.
+    pub(super) fn caller(&self) -> &Principal {
+        self.principal
+            .as_deref()
+            .unwrap_or_else(|| Principal::shared_host())
+    }
+
     /// Cancels the call when `token` is cancelled.
     pub fn cancel_on(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);

@@ -158,7 +158,7 @@ fn start(registry: &Pipeline, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
         if let Some(args) = Arc::get_mut(&mut call.args) {
             drop_deep(std::mem::take(args));
         }
-        let tool = resolve::tool_name(registry, &call.name);
+        let tool = resolve::tool_name(registry, &call.name, call.caller());
         let result = Head::of(&call, tool.clone().into()).failed(Stop::InvalidArguments {
             tool,
             error: InputError::Exceeded(exceeded),

@@ -186,8 +186,11 @@ impl Pipeline {
     /// wait: the call read and decided, or its result when a stage stopped
     /// it (boxed, being rare).
     fn begin(&self, name: &str, mut call: ToolCall) -> Result<Begun, Box<ToolResult>> {
-        let resolved = call.resolved.take().map(|Resolved(entry)| Ok(entry));
-        let entry = match resolved.unwrap_or_else(|| resolve::entry(self, name)) {
+        let resolved = match call.resolved.take() {
+            Some(Resolved(entry)) => resolve::shown(self, entry, name, call.caller()),
+            None => resolve::entry(self, name, call.caller()),
+        };
+        let entry = match resolved {
             Ok(entry) => entry,
             Err(stop) => {
                 let head = Head::of(&call, shown_name(name).into_owned().into());
@@ -208,7 +211,7 @@ impl Pipeline {
             Ok(read) => read,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
-        let verdict = match permission::decide_first(config, &entry, &args) {
+        let verdict = match permission::decide_first(config, &entry, &args, exec.principal()) {
             Ok(verdict) => verdict,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
@@ -446,6 +449,11 @@ impl CallExec {
                 self.principal,
             ),
         }
+    }
+
+    /// Who makes the call.
+    fn principal(&self) -> &Principal {
+        &self.principal
     }
 
     /// The context the tool is handed when it is prepared: its own, or,

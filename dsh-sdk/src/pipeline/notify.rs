@@ -15,6 +15,7 @@ use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
 use crate::event::Event;
+use crate::principal::{Caller, Principal};
 use crate::result::ToolResult;
 use crate::schema::limits::Exceeded;
 use crate::tool::{Entry, running_card};
@@ -48,6 +49,7 @@ pub(super) fn request(registry: &Pipeline, call: &ToolCall, refused: Option<Exce
                 ))),
             },
             parallel_group_id: call.parallel_group_id,
+            principal: call.principal.as_deref().and_then(Caller::of),
         }
     });
 }
@@ -156,7 +158,9 @@ impl Drop for Pending<'_> {
         if !self.armed || !self.registry.pool.listening() {
             return;
         }
-        let tool = resolve::tool_name(self.registry, &self.name);
+        // For the host's subscribers, who see every tool.
+        let host = Principal::shared_host();
+        let tool = resolve::tool_name(self.registry, &self.name, host);
         let head = Head {
             invocation_id: self.invocation_id,
             tool: tool.clone().into(),

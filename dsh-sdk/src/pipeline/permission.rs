@@ -15,6 +15,7 @@ use super::Config;
 use super::input;
 use super::stop::Stop;
 use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision, Ruling};
+use crate::principal::Principal;
 use crate::tool::Exec;
 use crate::tool::panic_message;
 use crate::tool::{Entry, Prepared};
@@ -38,12 +39,17 @@ pub(super) struct Asking {
 
 /// The decision for the arguments the model sent, made without waiting:
 /// a call that is allowed (most) never builds the approval's future.
-pub(super) fn decide_first(config: &Config, entry: &Entry, args: &Value) -> Result<Verdict, Stop> {
+pub(super) fn decide_first(
+    config: &Config,
+    entry: &Entry,
+    args: &Value,
+    principal: &Principal,
+) -> Result<Verdict, Stop> {
     let def = &entry.def;
     if (config.permissions).allows_outright(def.destructive(), def.requires_approval()) {
         return Ok(Verdict::Allowed);
     }
-    let Ruling { decision, why } = decide(config, entry, args);
+    let Ruling { decision, why } = decide(config, entry, args, principal);
     match decision {
         Decision::Allow => Ok(Verdict::Allowed),
         Decision::Deny { reason } => Err(Stop::Denied {
@@ -87,7 +93,7 @@ pub(super) async fn settle(
     };
     let overridden = input::bounded(&config.limits, overridden).map_err(invalid)?;
     let overridden_prepared = input::check(entry, &overridden, exec).map_err(invalid)?;
-    match decide(config, entry, &overridden).decision {
+    match decide(config, entry, &overridden, exec.principal()).decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             return Err(Stop::Denied {
@@ -122,9 +128,10 @@ fn rejected(tool: &str, reason: String) -> Stop {
     }
 }
 
-/// Default, rules, gates, guards for `args`. A gate or guard that panics
-/// denies (see [`Permissions::decide`](crate::permission::Permissions::decide)).
-fn decide(config: &Config, entry: &Entry, args: &Value) -> Ruling {
+/// Default, rules, gates, guards for `args` from `principal`. A gate or
+/// guard that panics denies (see
+/// [`Permissions::decide`](crate::permission::Permissions::decide)).
+fn decide(config: &Config, entry: &Entry, args: &Value, principal: &Principal) -> Ruling {
     let aliases: Vec<&str> = entry.def.aliases().collect();
     let info = CallInfo {
         tool: entry.def.name(),
@@ -133,6 +140,7 @@ fn decide(config: &Config, entry: &Entry, args: &Value) -> Ruling {
         read_only: entry.def.read_only(),
         destructive: entry.def.destructive(),
         requires_approval: entry.def.requires_approval(),
+        principal,
     };
     config.permissions.ruling(&info)
 }
@@ -153,6 +161,7 @@ async fn ask(
         args,
         prompt,
         invocation_id,
+        principal: exec.principal(),
         exec,
     };
     let panicked = |panic: Box<dyn std::any::Any + Send>| Stop::ApproverPanicked {

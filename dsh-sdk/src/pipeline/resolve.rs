@@ -1,5 +1,7 @@
-//! Stage 1, resolve: the name or alias to a registered tool; a tool the
-//! catalog marks `unavailable`, or with a `fatal` diagnostic, is refused.
+//! Stage 1, resolve: the name or alias to a registered tool the caller may
+//! see (a tool hidden from it is refused as one that does not exist); a
+//! tool the catalog marks `unavailable`, or with a `fatal` diagnostic, is
+//! refused.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -7,17 +9,48 @@ use std::sync::Arc;
 use super::Pipeline;
 use super::stop::Stop;
 use crate::event::rawp::Diagnostic;
+use crate::principal::Principal;
 use crate::tool::Entry;
 
 /// The longest tool name echoed back whole; no valid name comes close.
 const SHOWN_NAME_CHARS: usize = 128;
 
-/// The tool called `name`, or why there is none.
-pub(super) fn entry(registry: &Pipeline, name: &str) -> Result<Arc<Entry>, Stop> {
-    registry.pool.entry(name).ok_or_else(|| Stop::UnknownTool {
+/// The tool called `name` that `principal` may see, or why there is none.
+pub(super) fn entry(
+    registry: &Pipeline,
+    name: &str,
+    principal: &Principal,
+) -> Result<Arc<Entry>, Stop> {
+    match registry.pool.entry(name) {
+        Some(entry) => shown(registry, entry, name, principal),
+        None => Err(unknown(registry, name, principal)),
+    }
+}
+
+/// `entry`, looked up as `name`, if `principal` may see it; else the very
+/// refusal of a name no tool has, so a caller cannot tell a tool hidden
+/// from it from one that does not exist.
+pub(super) fn shown(
+    registry: &Pipeline,
+    entry: Arc<Entry>,
+    name: &str,
+    principal: &Principal,
+) -> Result<Arc<Entry>, Stop> {
+    if registry.config.permissions.shows(&entry.def, principal) {
+        Ok(entry)
+    } else {
+        Err(unknown(registry, name, principal))
+    }
+}
+
+/// No tool `principal` may see is called `name`: the closest it may see.
+fn unknown(registry: &Pipeline, name: &str, principal: &Principal) -> Stop {
+    let permissions = &registry.config.permissions;
+    Stop::UnknownTool {
         name: shown_name(name).into_owned(),
-        closest: registry.pool.closest(name),
-    })
+        closest: (registry.pool)
+            .closest_where(name, |entry| permissions.shows(&entry.def, principal)),
+    }
 }
 
 /// The catalog's severity rules: `unavailable` or a `fatal` diagnostic
@@ -40,10 +73,13 @@ pub(super) fn shown_name(name: &str) -> Cow<'_, str> {
     }
 }
 
-/// The tool's own name for `name`, or `name` as shown when none matches.
-pub(super) fn tool_name(registry: &Pipeline, name: &str) -> String {
+/// The tool's own name for `name`, or `name` as shown when none matches
+/// (or the tool is hidden from `principal`).
+pub(super) fn tool_name(registry: &Pipeline, name: &str, principal: &Principal) -> String {
     match registry.pool.entry(name) {
-        Some(entry) => entry.def.name().to_owned(),
-        None => shown_name(name).into_owned(),
+        Some(entry) if registry.config.permissions.shows(&entry.def, principal) => {
+            entry.def.name().to_owned()
+        }
+        _ => shown_name(name).into_owned(),
     }
 }

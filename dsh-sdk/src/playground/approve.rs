@@ -13,6 +13,7 @@ use tokio::sync::{oneshot, watch};
 use uuid::Uuid;
 
 use crate::permission::{Approval, ApprovalRequest, Approver};
+use crate::principal::Caller;
 
 /// How long a call waits for an answer by default.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -64,6 +65,9 @@ pub struct PendingApproval {
     pub args: Value,
     /// The question.
     pub prompt: String,
+    /// Who asks, without the token's claims; `None` for the host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub principal: Option<Caller>,
 }
 
 impl PageApprover {
@@ -163,6 +167,7 @@ impl Approver for PageApprover {
                     tool: request.tool.to_owned(),
                     args: request.args.clone(),
                     prompt: request.prompt.to_owned(),
+                    principal: Caller::of(request.principal),
                 },
                 answer,
             };
@@ -195,6 +200,7 @@ mod tests {
             args,
             prompt: "`bash` may destroy data: allow it?",
             invocation_id: Uuid::nil(),
+            principal: crate::principal::Principal::shared_host(),
             // A test's context lives as long as the test process.
             exec: Box::leak(Box::new(crate::Exec::new("bash"))),
         }

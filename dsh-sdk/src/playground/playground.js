@@ -483,6 +483,7 @@
     $("approvals").hidden = pending.length === 0;
     $("approval-list").replaceChildren(...pending.map((p) => el("li", { "data-approval": p.id, "data-tool": p.tool }, [
       el("strong", { text: p.prompt }),
+      ...(p.principal ? [" ", el("span", { class: "caller", text: "for " + p.principal.subject + (p.principal.client_id ? " (client " + p.principal.client_id + ")" : "") })] : []),
       el("pre", { text: JSON.stringify(p.args, null, 2) }),
       el("button", { type: "button", class: "approve", text: "Approve", onclick: () => answer(p.id, true) }), " ",
       el("button", { type: "button", class: "reject", text: "Reject", onclick: () => answer(p.id, false) }),

@@ -147,6 +147,12 @@ impl Pool {
     /// valid tool name, is close to none: the comparison costs time in
     /// proportion to the name's length.
     pub(crate) fn closest(&self, name: &str) -> Vec<String> {
+        self.closest_where(name, |_| true)
+    }
+
+    /// [`Pool::closest`] among the tools `keep` lets through: a caller is
+    /// never offered a name it may not see.
+    pub(crate) fn closest_where(&self, name: &str, keep: impl Fn(&Entry) -> bool) -> Vec<String> {
         if name.chars().nth(CLOSEST_MAX_CHARS).is_some() {
             return Vec::new();
         }
@@ -162,7 +168,11 @@ impl Pool {
                 .resolve_name(candidate)
                 .unwrap_or(candidate)
                 .to_owned();
-            if !names.contains(&canonical) {
+            let kept = tools
+                .by_name
+                .get(&canonical)
+                .is_some_and(|entry| keep(entry));
+            if kept && !names.contains(&canonical) {
                 names.push(canonical);
             }
         }

@@ -65,6 +65,15 @@ impl Pool {
                 });
             }
         }
+        if let Some(scope) = def
+            .scopes()
+            .find(|scope| !crate::names::is_scope_token(scope))
+        {
+            return Err(RegisterError::InvalidScope {
+                tool: name,
+                scope: scope.to_owned(),
+            });
+        }
         if let Some(found) = schema::root_kind(&input) {
             return Err(RegisterError::ArgsNotObject { tool: name, found });
         }

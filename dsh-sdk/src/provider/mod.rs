@@ -65,6 +65,7 @@
 //! a provider SDK's: the OpenAI type crates build on `derive_builder` (and so
 //! a second major of `syn`), and none covers all four formats.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -72,6 +73,7 @@ use uuid::Uuid;
 
 use crate::content::{ContentBlock, EmbeddedResource};
 use crate::pipeline::ToolCall;
+use crate::principal::Principal;
 use crate::registry::Registry;
 use crate::result::{Cause, Failure, ToolResult};
 
@@ -483,11 +485,24 @@ pub(crate) fn parse_body(format: WireFormat, body: &str) -> Result<Value, Respon
 /// error result naming the closest tools), the others as error results
 /// carrying their [`CallError`]. One result per call, in order.
 pub async fn run(registry: &Registry, calls: &[Call]) -> Vec<ToolResult> {
+    run_for(registry, calls, Arc::clone(Principal::shared_host())).await
+}
+
+/// [`run`], each call made by `principal`: the model loop of a host acting
+/// for someone, who was shown
+/// [`Registry::export_for`](crate::Registry::export_for) and whose calls
+/// of tools hidden from it fail as calls of unknown tools.
+pub async fn run_for(
+    registry: &Registry,
+    calls: &[Call],
+    principal: Arc<Principal>,
+) -> Vec<ToolResult> {
     let batch: Vec<ToolCall> = calls
         .iter()
         .filter_map(|call| {
             let args = call.args.as_ref().ok()?;
-            Some(ToolCall::new(call.name.clone(), args.clone()))
+            let call = ToolCall::new(call.name.clone(), args.clone());
+            Some(call.principal(Arc::clone(&principal)))
         })
         .collect();
     let mut ran = registry.call_batch(batch).await.into_iter();

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
 use crate::export::{Deferred, Format, export_tool};
+use crate::principal::Principal;
 use crate::registry::Registry;
 use crate::result::ToolResult;
 
@@ -229,9 +230,18 @@ pub struct FunctionTool {
 /// );
 /// ```
 pub fn tools(registry: &Registry, deferred: Deferred) -> Vec<Tool> {
+    tools_for(registry, deferred, Principal::shared_host())
+}
+
+/// [`tools`] of those `principal` may see
+/// ([`Registry::tools_for`](crate::Registry::tools_for)).
+pub fn tools_for(registry: &Registry, deferred: Deferred, principal: &Principal) -> Vec<Tool> {
     let (listed, deferred_tools) = match deferred {
-        Deferred::BuiltIn => (registry.visible_tools(), Vec::new()),
-        Deferred::Native => crate::catalog::split_deferred(registry.pool()),
+        Deferred::BuiltIn => (registry.visible_tools_for(principal), Vec::new()),
+        Deferred::Native => crate::catalog::split_deferred(crate::catalog::Reader::new(
+            registry.pipeline(),
+            principal,
+        )),
     };
     let mut tools: Vec<Tool> = listed
         .iter()

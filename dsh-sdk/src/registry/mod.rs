@@ -13,12 +13,13 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::catalog::{self, CatalogError};
+use crate::catalog::{self, CatalogError, Reader};
 use crate::event::Event;
 use crate::event::rawp::{CatalogPublish, Diagnostic, RawpEvent, ToolStatus};
 use crate::export::{self, Compatibility, Deferred, Format};
 use crate::pipeline::{Pipeline, ToolCall};
 use crate::pool::{Pool, Subscription, ToolHandle};
+use crate::principal::Principal;
 use crate::result::ToolResult;
 use crate::tool::{DynamicTool, Exec, RegisterError, State, Tool, ToolInfo};
 
@@ -115,6 +116,46 @@ impl Registry {
     /// a stable prompt prefix when dynamic tools come and go.
     pub fn tools(&self) -> Vec<ToolInfo> {
         self.pool().tools()
+    }
+
+    /// The registered tools `principal` may see, and so call, in pool
+    /// order: those whose scopes it holds and that no rule for it denies
+    /// whatever the arguments ([`Permissions::shows`]). Every tool, for
+    /// [`Principal::host`].
+    ///
+    /// ```
+    /// use dsh_kit::prelude::*;
+    /// use dsh_kit::{Principal, Registry};
+    ///
+    /// /// Write a file.
+    /// #[tool(scopes = ["files:write"])]
+    /// async fn write_file(path: String) -> String { path }
+    ///
+    /// /// Read a file.
+    /// #[tool(read_only)]
+    /// async fn read_file(path: String) -> String { path }
+    ///
+    /// let registry = Registry::new();
+    /// registry.register::<write_file>().unwrap().keep();
+    /// registry.register::<read_file>().unwrap().keep();
+    /// let names = |principal: &Principal| -> Vec<String> {
+    ///     registry.tools_for(principal).iter().map(|tool| tool.name().to_owned()).collect()
+    /// };
+    /// assert_eq!(names(&Principal::new("ada")), ["read_file"]);
+    /// let writer = Principal::new("ada").with_scopes(["files:write"]);
+    /// assert_eq!(names(&writer), ["read_file", "write_file"]);
+    /// assert_eq!(names(&Principal::host()), ["read_file", "write_file"]);
+    /// ```
+    ///
+    /// [`Permissions::shows`]: crate::permission::Permissions::shows
+    pub fn tools_for(&self, principal: &Principal) -> Vec<ToolInfo> {
+        catalog::tools(Reader::new(&self.inner, principal))
+    }
+
+    /// The tool registered under `name` or one of its aliases, if
+    /// `principal` may see it ([`tools_for`](Self::tools_for)).
+    pub fn get_for(&self, name: &str, principal: &Principal) -> Option<ToolInfo> {
+        catalog::get(Reader::new(&self.inner, principal), name)
     }
 
     /// The names of the registered tools closest to `name`, best first.
@@ -258,7 +299,14 @@ impl Registry {
     /// );
     /// ```
     pub fn export(&self, format: Format) -> Value {
-        catalog::export(self.pool(), format)
+        catalog::export(Reader::host(&self.inner), format)
+    }
+
+    /// [`export`](Self::export) of the tools `principal` may see
+    /// ([`tools_for`](Self::tools_for)): what a caller that is not the host
+    /// is shown.
+    pub fn export_for(&self, format: Format, principal: &Principal) -> Value {
+        catalog::export(Reader::new(&self.inner, principal), format)
     }
 
     /// The tool list in `format`, as pretty-printed JSON.
@@ -302,7 +350,17 @@ impl Registry {
     ///
     /// [`ANTHROPIC_TOOL_SEARCH_TYPE`]: crate::export::ANTHROPIC_TOOL_SEARCH_TYPE
     pub fn export_with(&self, format: Format, deferred: Deferred) -> Value {
-        catalog::export_with(self.pool(), format, deferred)
+        catalog::export_with(Reader::host(&self.inner), format, deferred)
+    }
+
+    /// [`export_with`](Self::export_with) of the tools `principal` may see.
+    pub fn export_with_for(
+        &self,
+        format: Format,
+        deferred: Deferred,
+        principal: &Principal,
+    ) -> Value {
+        catalog::export_with(Reader::new(&self.inner, principal), format, deferred)
     }
 
     /// What each registered tool (deferred ones too) loses in `format`, tool
@@ -346,7 +404,12 @@ impl Registry {
     /// is not deferred (or is marked `always_load`), in pool order, then the
     /// deferred tools tool search has loaded, in the order they were loaded.
     pub fn visible_tools(&self) -> Vec<ToolInfo> {
-        catalog::visible_tools(self.pool())
+        catalog::visible_tools(Reader::host(&self.inner))
+    }
+
+    /// [`visible_tools`](Self::visible_tools), of those `principal` may see.
+    pub fn visible_tools_for(&self, principal: &Principal) -> Vec<ToolInfo> {
+        catalog::visible_tools(Reader::new(&self.inner, principal))
     }
 
     /// Loads deferred tools into the exported list, after everything already
@@ -358,7 +421,18 @@ impl Registry {
 
     /// The deferred tools that best match `query`, best first, at most `limit`.
     pub fn search_deferred(&self, query: &str, limit: usize) -> Vec<ToolInfo> {
-        catalog::search_deferred(self.pool(), query, limit)
+        catalog::search_deferred(Reader::host(&self.inner), query, limit)
+    }
+
+    /// [`search_deferred`](Self::search_deferred) among the tools
+    /// `principal` may see: up to `limit` of those, best first.
+    pub fn search_deferred_for(
+        &self,
+        query: &str,
+        limit: usize,
+        principal: &Principal,
+    ) -> Vec<ToolInfo> {
+        catalog::search_deferred(Reader::new(&self.inner, principal), query, limit)
     }
 
     /// The `tool.catalog.publish` payload: every tool, sorted by name, with
@@ -371,7 +445,13 @@ impl Registry {
     /// the `output_type` rule falls through to the category default where the tool declared
     /// none.
     pub fn catalog(&self) -> CatalogPublish {
-        catalog::snapshot(self.pool())
+        catalog::snapshot(Reader::host(&self.inner))
+    }
+
+    /// [`catalog`](Self::catalog) of the tools `principal` may see; the
+    /// diagnostics as they are.
+    pub fn catalog_for(&self, principal: &Principal) -> CatalogPublish {
+        catalog::snapshot(Reader::new(&self.inner, principal))
     }
 
     /// Sends the catalog to every subscriber as [`Event::Catalog`]: at session

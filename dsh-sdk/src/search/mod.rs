@@ -83,12 +83,18 @@ impl Index {
         self.write().remove(name);
     }
 
-    /// The deferred tools that best match `query`, best first, at most `limit`.
-    pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<ToolInfo> {
+    /// The deferred tools `keep` lets through that best match `query`, best
+    /// first, at most `limit`.
+    pub(crate) fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: &dyn Fn(&ToolInfo) -> bool,
+    ) -> Vec<ToolInfo> {
         self.deferred
             .read()
             .unwrap_or_else(PoisonError::into_inner)
-            .search(query, limit)
+            .search_where(query, limit, keep)
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, ToolIndex> {

@@ -165,6 +165,18 @@ pub enum RegisterError {
         /// The rejected name.
         name: String,
     },
+    /// A scope the tool needs is not an RFC 6749 scope-token.
+    #[error(
+        "cannot register `{tool}`: its scope `{}` is not an OAuth scope: a scope is {}",
+        scope.escape_debug(),
+        crate::names::SCOPE_RULE
+    )]
+    InvalidScope {
+        /// The tool.
+        tool: String,
+        /// The rejected scope.
+        scope: String,
+    },
     /// The input schema's root is not an object.
     #[error(
         "cannot register `{tool}`: its arguments must be an object with named fields, but their schema is {found}"

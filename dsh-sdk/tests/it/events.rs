@@ -4,7 +4,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dsh_kit::ToolCall;
 use dsh_kit::card::TerminalCard;
 use dsh_kit::event::Event;
 use dsh_kit::event::rawp::{
@@ -13,6 +12,7 @@ use dsh_kit::event::rawp::{
 };
 use dsh_kit::event::{Progress, StreamType};
 use dsh_kit::prelude::*;
+use dsh_kit::{Caller, ToolCall};
 use dsh_kit::{Registry, Status};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -48,6 +48,12 @@ fn invoke_request_every_field() {
         tool_version: Some("1.2.0".into()),
         input: json!({ "command": "ls" }),
         parallel_group_id: Some(GROUP.into()),
+        principal: Some(Caller {
+            subject: "ada".into(),
+            client_id: Some("notes-app".into()),
+            issuer: Some("https://auth.example.com".into()),
+            scopes: vec!["files:read".into()],
+        }),
     });
     round_trip(
         &event,
@@ -59,6 +65,12 @@ fn invoke_request_every_field() {
                 "tool_version": "1.2.0",
                 "input": { "command": "ls" },
                 "parallel_group_id": GROUP,
+                "principal": {
+                    "subject": "ada",
+                    "client_id": "notes-app",
+                    "issuer": "https://auth.example.com",
+                    "scopes": ["files:read"],
+                },
             }
         }),
     );
@@ -74,6 +86,7 @@ fn invoke_request_leaves_out_what_is_optional() {
             tool_version: None,
             input: json!({ "path": "/a" }),
             parallel_group_id: None,
+            principal: None,
         }),
         json!({
             "type": "tool.invoke.request",

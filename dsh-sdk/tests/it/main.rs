@@ -20,6 +20,7 @@ mod mcp;
 mod output_type;
 mod pipeline;
 mod playground;
+mod principal;
 mod properties;
 mod provider;
 mod purity;

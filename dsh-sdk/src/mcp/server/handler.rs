@@ -37,9 +37,9 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.tool_list()
+        self.tool_list(&context)
     }
 
     async fn call_tool(
@@ -77,13 +77,13 @@ impl ServerHandler for McpServer {
     }
 
     /// Every provider's resources: first the MCP Apps card views, one `ui://`
-    /// resource per tool that presents a card.
+    /// resource per tool that presents a card and the caller may see.
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(self.offers.resources.list())
+        Ok(self.resource_list(&context))
     }
 
     async fn list_resource_templates(
@@ -97,11 +97,9 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.offers
-            .resources
-            .read(&request.uri)
+        self.read_resource_as(&request.uri, &context)
             .await
             .map(Into::into)
     }

@@ -8,6 +8,7 @@
 //! holds the transports. The wire shapes are in `wire`, the socket side in
 //! `http`, a call's client side in `session`, and tasks in `task`.
 
+mod caller;
 mod handler;
 mod lifecycle;
 mod offers;
@@ -85,6 +86,17 @@ use offers::Offers;
 ///   `notifications/tools/list_changed` to every session that began with
 ///   `initialize`, and, from 2026-07-28 on, on every `subscriptions/listen`
 ///   stream that asked for it.
+/// - Every request is answered as its caller, a
+///   [`Principal`](crate::Principal): the one an authenticating layer in
+///   front of the HTTP server put, as an `Arc<Principal>`, into the
+///   extensions of the HTTP request (rmcp hands the request's
+///   [`Parts`](axum::http::request::Parts) to the server), else
+///   [`Principal::host`](crate::Principal::host) (stdio, or HTTP with no
+///   authenticator). `tools/list` lists, `tool_search` finds and
+///   `resources/list` shows the card views of only the tools the caller may
+///   see ([`Registry::tools_for`]); `tools/call` runs with
+///   [`ToolCall::principal`](crate::ToolCall::principal) set, and a tool
+///   hidden from the caller is an unknown tool, word for word.
 ///
 /// Cloning gives a handler for another session: it shares the registry.
 pub struct McpServer {

@@ -1,13 +1,18 @@
 //! What a server offers beside its tools: resources, prompts, and the
 //! completions of prompt arguments.
 
-use rmcp::ErrorData;
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, CompletionInfo, Reference, ServerCapabilities,
+    CompleteRequestParams, CompleteResult, CompletionInfo, ListResourcesResult, ReadResourceResult,
+    Reference, ServerCapabilities,
 };
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
 
+use crate::mcp::apps;
 use crate::mcp::prompts::Prompts;
 use crate::mcp::resources::Resources;
+
+use super::{McpServer, caller};
 
 /// What a server offers beside its tools.
 #[derive(Clone)]
@@ -53,5 +58,33 @@ impl Offers {
             _ => CompletionInfo::default(),
         };
         Ok(CompleteResult::new(completion))
+    }
+}
+
+impl McpServer {
+    /// `resources/list`, as the caller: the card view of a tool hidden from
+    /// it is left out.
+    pub(super) fn resource_list(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> ListResourcesResult {
+        let principal = caller::principal(context);
+        let mut list = self.offers.resources.list();
+        list.resources
+            .retain(|resource| !apps::hides_card(&self.registry, &resource.uri, &principal));
+        list
+    }
+
+    /// `resources/read`, as the caller: the card view of a tool hidden from
+    /// it is not found, as an address nothing serves.
+    pub(super) async fn read_resource_as(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResult, ErrorData> {
+        if apps::hides_card(&self.registry, uri, &caller::principal(context)) {
+            return Err(apps::no_card(uri));
+        }
+        self.offers.resources.read(uri).await
     }
 }

@@ -5,6 +5,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorCode, InputRequiredResult, ListToolsResult,
     ProtocolVersion, TASKS_EXTENSION_ID, Tool,
 };
+use std::sync::Arc;
+
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
@@ -15,15 +17,16 @@ use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
 use crate::mcp::wire::{complete, mcp_tool, request_state};
 use crate::pipeline::ToolCall;
+use crate::principal::Principal;
 use crate::result::Cause;
 use crate::tool::TaskSupport;
 
-use super::McpServer;
+use super::{McpServer, caller};
 
 impl McpServer {
-    /// The MCP definitions of the registry's tools.
-    fn mcp_tools(&self) -> Result<Vec<Tool>, ErrorData> {
-        match self.registry.export(Format::Mcp) {
+    /// The MCP definitions of the registry's tools `principal` may see.
+    fn mcp_tools(&self, principal: &Principal) -> Result<Vec<Tool>, ErrorData> {
+        match self.registry.export_for(Format::Mcp, principal) {
             Value::Array(tools) => tools
                 .into_iter()
                 .map(|tool| mcp_tool(tool).map(|tool| apps::link_card_view(&self.registry, tool)))
@@ -32,9 +35,13 @@ impl McpServer {
         }
     }
 
-    /// `tools/list`: the tools with their statuses marked.
-    pub(super) fn tool_list(&self) -> Result<ListToolsResult, ErrorData> {
-        let tools = crate::mcp::status::marked(&self.registry, self.mcp_tools()?);
+    /// `tools/list`: the tools the caller may see, with their statuses marked.
+    pub(super) fn tool_list(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let principal = caller::principal(context);
+        let tools = crate::mcp::status::marked(&self.registry, self.mcp_tools(&principal)?);
         Ok(crate::mcp::cache::tools_list(tools))
     }
 
@@ -46,19 +53,20 @@ impl McpServer {
             .map(|tool| apps::link_card_view(&self.registry, tool))
     }
 
-    /// `tools/call`.
+    /// `tools/call`, as the caller: a tool hidden from it is unknown.
     pub(super) async fn answer_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let principal = caller::principal(&context);
         let object_output_only = context
             .protocol_version()
             .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
         let args = Value::Object(request.arguments.unwrap_or_default());
         let tasks = self
             .registry
-            .get(&request.name)
+            .get_for(&request.name, &principal)
             .map_or(TaskSupport::Forbidden, |tool| {
                 tool.definition().task_support()
             });
@@ -68,7 +76,7 @@ impl McpServer {
                 .is_some_and(|capabilities| capabilities.supports_tasks());
             if takes_tasks {
                 return self
-                    .start_task(&request.name, args, object_output_only)
+                    .start_task(&request.name, args, principal, object_output_only)
                     .await;
             }
             if tasks == TaskSupport::Required {
@@ -96,6 +104,7 @@ impl McpServer {
             ));
         }
         let call = ToolCall::new(request.name.as_ref(), args)
+            .principal(principal)
             .cancel_on(context.ct.clone())
             .client(self.session.client(
                 &context.peer,
@@ -147,9 +156,10 @@ impl McpServer {
         &self,
         name: &str,
         args: Value,
+        principal: Arc<Principal>,
         object_output_only: bool,
     ) -> Result<CallToolResponse, ErrorData> {
-        let call = ToolCall::new(name, args);
+        let call = ToolCall::new(name, args).principal(principal);
         let registry = self.registry.clone();
         let owned = name.to_owned();
         let finish: Finish = Box::new(move |result| {

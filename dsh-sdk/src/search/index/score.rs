@@ -13,7 +13,19 @@ impl ToolIndex {
     /// The tools that best match `query`, best first, at most `limit`; ties
     /// go by name. Tools that share no term with the query are left out.
     pub fn search(&self, query: &str, limit: usize) -> Vec<ToolInfo> {
-        self.rank(query, limit)
+        self.search_where(query, limit, &|_| true)
+    }
+
+    /// [`ToolIndex::search`] among the tools `keep` lets through: a tool left
+    /// out takes no place among the best, so a caller that may not see
+    /// some tools still gets up to `limit` of those it may.
+    pub fn search_where(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: &dyn Fn(&ToolInfo) -> bool,
+    ) -> Vec<ToolInfo> {
+        self.rank_where(query, limit, keep)
             .into_iter()
             .filter_map(|(doc, _)| self.doc(doc).map(|doc| doc.tool.clone()))
             .collect()
@@ -21,11 +33,22 @@ impl ToolIndex {
 
     /// The best `limit` tools for `query`, best first, each with its
     /// rerank score.
+    #[cfg(test)]
     pub(super) fn rank(&self, query: &str, limit: usize) -> Vec<(DocId, f32)> {
+        self.rank_where(query, limit, &|_| true)
+    }
+
+    /// [`ToolIndex::rank`] among the tools `keep` lets through.
+    fn rank_where(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: &dyn Fn(&ToolInfo) -> bool,
+    ) -> Vec<(DocId, f32)> {
         if limit == 0 {
             return Vec::new();
         }
-        let (mut best, query) = self.first_stage(query, limit.max(RERANK));
+        let (mut best, query) = self.first_stage(query, limit.max(RERANK), keep);
         self.rerank(&mut best, &query);
         best.truncate(limit);
         best
@@ -36,7 +59,7 @@ impl ToolIndex {
     /// fit: what the evaluation example fits the rerank's weights to.
     #[doc(hidden)]
     pub fn candidates(&self, query: &str) -> Vec<(ToolInfo, Features)> {
-        let (best, query) = self.first_stage(query, RERANK);
+        let (best, query) = self.first_stage(query, RERANK, &|_| true);
         let Some(&(_, top)) = best.first() else {
             return Vec::new();
         };
@@ -48,9 +71,14 @@ impl ToolIndex {
             .collect()
     }
 
-    /// The best `kept` tools by BM25F for `query`, best first, and the
-    /// query as the rerank weighs it.
-    fn first_stage(&self, query: &str, kept: usize) -> (Vec<(DocId, f32)>, rerank::Query) {
+    /// The best `kept` tools by BM25F for `query` among those `keep` lets
+    /// through, best first, and the query as the rerank weighs it.
+    fn first_stage(
+        &self,
+        query: &str,
+        kept: usize,
+        keep: &dyn Fn(&ToolInfo) -> bool,
+    ) -> (Vec<(DocId, f32)>, rerank::Query) {
         let count = self.len();
         let empty = |index: &ToolIndex| {
             let query = rerank::Query::new(index, &[], &[], Values::default());
@@ -96,6 +124,9 @@ impl ToolIndex {
         // The best `kept`, kept sorted: most candidates fall below the last.
         let mut best: Vec<(DocId, f32)> = Vec::with_capacity(kept + 1);
         for doc in touched {
+            if !self.doc(doc).is_some_and(|doc| keep(&doc.tool)) {
+                continue;
+            }
             let candidate = (doc, scores[doc.slot()]);
             if best.len() == kept
                 && best

@@ -14,6 +14,7 @@ use dsh_kit::prelude::*;
     requires_approval,
     defer,
     always_load,
+    scopes = ["files:read", "https://api.example.com/files.read"],
     category = "filesystem",
     output_type = "file_content",
     max_result_chars = 30_000,
@@ -36,6 +37,10 @@ fn main() {
     assert_eq!(DEF.description(), "Read a file from disk.");
     assert_eq!(DEF.title(), Some("Read file"));
     assert_eq!(DEF.aliases().collect::<Vec<_>>(), ["cat", "read"]);
+    assert_eq!(
+        DEF.scopes().collect::<Vec<_>>(),
+        ["files:read", "https://api.example.com/files.read"]
+    );
     assert!(DEF.read_only() && DEF.concurrency_safe() && !DEF.destructive());
     assert!(DEF.idempotent() && DEF.requires_approval());
     assert!(DEF.defer() && DEF.always_load());

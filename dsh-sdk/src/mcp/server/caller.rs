@@ -1,0 +1,26 @@
+//! Who makes an MCP request: the [`Principal`] the layer that authenticated
+//! the HTTP request put in its extensions, else the host.
+//!
+//! rmcp's streamable HTTP server hands each request's
+//! [`http::request::Parts`](axum::http::request::Parts) to the handler in
+//! [`RequestContext::extensions`]; an authenticating layer in front of the
+//! server inserts an `Arc<Principal>` into those parts' extensions. A request
+//! that carries none (stdio, or HTTP with no authenticator) is the host's.
+
+use std::sync::Arc;
+
+use axum::http::request::Parts;
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
+
+use crate::principal::Principal;
+
+/// The principal making the request `context` belongs to.
+pub(super) fn principal(context: &RequestContext<RoleServer>) -> Arc<Principal> {
+    context
+        .extensions
+        .get::<Parts>()
+        .and_then(|parts| parts.extensions.get::<Arc<Principal>>())
+        .unwrap_or_else(|| Principal::shared_host())
+        .clone()
+}
