@@ -48,6 +48,7 @@
 //!   `available` with its status ([`STATUS_META_KEY`]).
 
 mod apps;
+pub mod auth;
 mod cache;
 mod content;
 mod http;

@@ -95,7 +95,16 @@ impl McpServer {
                 None,
             ));
         }
-        let call = ToolCall::new(request.name.as_ref(), args)
+        let mut call = ToolCall::new(request.name.as_ref(), args);
+        // The principal the HTTP resource server authenticated, if any.
+        let principal = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<std::sync::Arc<crate::Principal>>());
+        if let Some(principal) = principal {
+            call = call.principal(std::sync::Arc::clone(principal));
+        }
+        let call = call
             .cancel_on(context.ct.clone())
             .client(self.session.client(
                 &context.peer,
