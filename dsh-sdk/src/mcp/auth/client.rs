@@ -61,7 +61,9 @@ impl fmt::Debug for ClientCredentials {
 #[non_exhaustive]
 pub enum ClientFlowError {
     /// The server did not answer `401` with a `resource_metadata` to follow.
-    #[error("the server did not ask for a token with a `resource_metadata` (it answered HTTP {status})")]
+    #[error(
+        "the server did not ask for a token with a `resource_metadata` (it answered HTTP {status})"
+    )]
     NoChallenge {
         /// What the server answered.
         status: u16,
@@ -122,7 +124,10 @@ pub(crate) async fn client_credentials_token(
     let probe = http
         .post(url)
         .timeout(fetch::FETCH_TIMEOUT)
-        .header(reqwest::header::ACCEPT, "application/json, text/event-stream")
+        .header(
+            reqwest::header::ACCEPT,
+            "application/json, text/event-stream",
+        )
         .json(&serde_json::json!({ "jsonrpc": "2.0", "id": 0, "method": "ping" }))
         .send()
         .await
@@ -150,7 +155,10 @@ pub(crate) async fn client_credentials_token(
     let token_endpoint = server.endpoint(&server.token_endpoint, "token_endpoint")?;
     let resource = metadata.resource.unwrap_or_else(|| url.to_owned());
     let scope = credentials.scopes.join(" ");
-    let mut form = vec![("grant_type", "client_credentials"), ("resource", &resource)];
+    let mut form = vec![
+        ("grant_type", "client_credentials"),
+        ("resource", &resource),
+    ];
     if !scope.is_empty() {
         form.push(("scope", &scope));
     }
@@ -169,7 +177,10 @@ mod tests {
     #[test]
     fn the_metadata_url_is_read_from_a_challenge() {
         assert_eq!(
-            resource_metadata(r#"Bearer error="invalid_token", resource_metadata="https://a/.well-known/x""#).as_deref(),
+            resource_metadata(
+                r#"Bearer error="invalid_token", resource_metadata="https://a/.well-known/x""#
+            )
+            .as_deref(),
             Some("https://a/.well-known/x")
         );
         assert_eq!(

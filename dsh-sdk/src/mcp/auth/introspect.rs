@@ -60,10 +60,9 @@ impl IntrospectionAuthenticator {
         if let Some((id, secret)) = &self.client {
             request = request.basic_auth(id, Some(secret));
         }
-        let answer: Map<String, Value> =
-            fetch::json(request, &self.endpoint, MAX_DOCUMENT_BYTES)
-                .await
-                .map_err(TokenError::Unavailable)?;
+        let answer: Map<String, Value> = fetch::json(request, &self.endpoint, MAX_DOCUMENT_BYTES)
+            .await
+            .map_err(TokenError::Unavailable)?;
         if answer.get("active") != Some(&Value::Bool(true)) {
             return Err(TokenError::Inactive);
         }

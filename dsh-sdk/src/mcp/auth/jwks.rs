@@ -79,7 +79,8 @@ impl Jwks {
             // Perhaps the server rotated its keys.
             self.fetch(&mut cached).await?;
         }
-        let key = find(&cached, kid).ok_or_else(|| TokenError::UnknownKey(kid.map(str::to_owned)))?;
+        let key =
+            find(&cached, kid).ok_or_else(|| TokenError::UnknownKey(kid.map(str::to_owned)))?;
         if key.algorithm.is_some_and(|bound| bound != algorithm) {
             return Err(TokenError::Algorithm(format!("{algorithm:?}")));
         }

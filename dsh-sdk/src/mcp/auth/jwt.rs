@@ -115,7 +115,12 @@ impl JwtAuthenticator {
     pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> Self {
         self.algorithms = algorithms
             .into_iter()
-            .filter(|algorithm| !matches!(algorithm, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512))
+            .filter(|algorithm| {
+                !matches!(
+                    algorithm,
+                    Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512
+                )
+            })
             .collect();
         self
     }
@@ -147,7 +152,9 @@ impl JwtAuthenticator {
         let (Some(header), Some(_), Some(_), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
         else {
-            return Err(TokenError::Malformed("not three dot-separated parts".into()));
+            return Err(TokenError::Malformed(
+                "not three dot-separated parts".into(),
+            ));
         };
         if header.len() > MAX_HEADER_BYTES {
             return Err(TokenError::Malformed(format!(

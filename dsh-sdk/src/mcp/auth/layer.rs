@@ -56,7 +56,10 @@ impl Protection {
     /// The metadata route's answer.
     pub(crate) fn metadata(&self) -> Response {
         (
-            [(header::CACHE_CONTROL, HeaderValue::from_static("max-age=300"))],
+            [(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("max-age=300"),
+            )],
             axum::Json(self.server.metadata(&self.registry)),
         )
             .into_response()
@@ -69,7 +72,9 @@ impl Protection {
             self.server.metadata_url()
         );
         let body = match refused {
-            None => json!({ "error": "invalid_request", "error_description": "no bearer token: send `Authorization: Bearer <token>`" }),
+            None => {
+                json!({ "error": "invalid_request", "error_description": "no bearer token: send `Authorization: Bearer <token>`" })
+            }
             Some(refused) => {
                 let description = quotable(&refused.to_string());
                 challenge.push_str(&format!(
@@ -105,7 +110,10 @@ impl Protection {
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
         if running.len() >= TRACKED_PRINCIPALS {
             // Principals with nothing running hold no state worth keeping.
-            running.retain(|_, slots| Arc::strong_count(slots) > 1 || slots.available_permits() < self.server.limits.max_concurrent);
+            running.retain(|_, slots| {
+                Arc::strong_count(slots) > 1
+                    || slots.available_permits() < self.server.limits.max_concurrent
+            });
         }
         let slots = running
             .entry(key.to_owned())
@@ -118,7 +126,12 @@ impl Protection {
 fn challenged(status: StatusCode, challenge: String, body: Value) -> Response {
     let challenge = HeaderValue::from_str(&challenge)
         .unwrap_or_else(|_| HeaderValue::from_static("Bearer error=\"invalid_token\""));
-    (status, [(header::WWW_AUTHENTICATE, challenge)], axum::Json(body)).into_response()
+    (
+        status,
+        [(header::WWW_AUTHENTICATE, challenge)],
+        axum::Json(body),
+    )
+        .into_response()
 }
 
 /// `text` as it may stand inside a quoted auth-param: printable ASCII, no
@@ -156,9 +169,9 @@ fn bearer(headers: &HeaderMap, limit: usize) -> Result<&str, NoToken> {
             limit,
         }));
     }
-    let value = value.to_str().map_err(|_| {
-        NoToken::Refused(TokenError::Malformed("the header is not ASCII".into()))
-    })?;
+    let value = value
+        .to_str()
+        .map_err(|_| NoToken::Refused(TokenError::Malformed("the header is not ASCII".into())))?;
     let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
     if !scheme.eq_ignore_ascii_case("bearer") {
         // Another scheme: as if no bearer token was given.
@@ -221,7 +234,10 @@ pub(crate) async fn authenticate(
     if let Err(not_until) = protection.rates.check_key(&key) {
         let wait = not_until.wait_time_from(protection.clock.now());
         tracing::warn!(target: LOG_TARGET, subject = principal.subject(), "refused an MCP request: over the principal's request rate");
-        return too_many(wait.as_secs() + 1, "this principal is over its request rate");
+        return too_many(
+            wait.as_secs() + 1,
+            "this principal is over its request rate",
+        );
     }
     let permit = if request.method() == Method::POST {
         match protection.admit(&key) {
@@ -288,12 +304,17 @@ pub(crate) async fn scopes(
         tracing::warn!(target: LOG_TARGET, subject = principal.subject(), tool = %tool, "refused an MCP request: a scope the tool needs is missing");
         return protection.forbidden(&needed, &format!("calling `{tool}`"));
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// The first tool a `tools/call` in `body` names whose scopes `principal`
 /// lacks, and every scope it needs.
-fn lacking(registry: &Registry, body: &[u8], principal: &Principal) -> Option<(String, Vec<String>)> {
+fn lacking(
+    registry: &Registry,
+    body: &[u8],
+    principal: &Principal,
+) -> Option<(String, Vec<String>)> {
     let message: Value = serde_json::from_slice(body).ok()?;
     let messages = match message {
         Value::Array(messages) => messages,
@@ -326,13 +347,31 @@ mod tests {
     fn only_a_bearer_token_of_token_characters_is_taken() {
         let mut headers = HeaderMap::new();
         assert!(matches!(bearer(&headers, 100), Err(NoToken::Missing)));
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic YTpi"));
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Basic YTpi"),
+        );
         assert!(matches!(bearer(&headers, 100), Err(NoToken::Missing)));
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("bearer abc.def-_~+/=="));
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer abc.def-_~+/=="),
+        );
         assert!(matches!(bearer(&headers, 100), Ok("abc.def-_~+/==")));
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer a,b"));
-        assert!(matches!(bearer(&headers, 100), Err(NoToken::Refused(TokenError::Malformed(_)))));
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer abcdefgh"));
-        assert!(matches!(bearer(&headers, 4), Err(NoToken::Refused(TokenError::TooLarge { .. }))));
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer a,b"),
+        );
+        assert!(matches!(
+            bearer(&headers, 100),
+            Err(NoToken::Refused(TokenError::Malformed(_)))
+        ));
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer abcdefgh"),
+        );
+        assert!(matches!(
+            bearer(&headers, 4),
+            Err(NoToken::Refused(TokenError::TooLarge { .. }))
+        ));
     }
 }

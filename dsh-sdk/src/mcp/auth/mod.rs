@@ -54,7 +54,8 @@ use serde_json::{Map, Value};
 use crate::principal::Principal;
 
 /// What [`Authenticator::authenticate`] returns.
-pub type Authenticating<'a> = Pin<Box<dyn Future<Output = Result<Principal, TokenError>> + Send + 'a>>;
+pub type Authenticating<'a> =
+    Pin<Box<dyn Future<Output = Result<Principal, TokenError>> + Send + 'a>>;
 
 /// Checks a bearer token and says who it names. Implement it to check
 /// tokens your own way (an API key table, a session store); the crate ships
@@ -168,7 +169,9 @@ pub(crate) fn principal_from_claims(claims: Map<String, Value>) -> Result<Princi
         Some(Value::String(scp)) => scopes.extend(scp.split_whitespace().map(str::to_owned)),
         Some(Value::Array(scp)) => {
             for scope in scp {
-                let scope = scope.as_str().ok_or_else(|| TokenError::Claim("scp".into()))?;
+                let scope = scope
+                    .as_str()
+                    .ok_or_else(|| TokenError::Claim("scp".into()))?;
                 scopes.push(scope.to_owned());
             }
         }

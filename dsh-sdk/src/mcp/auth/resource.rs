@@ -101,8 +101,11 @@ impl ResourceServer {
     pub fn jwt(resource: impl Into<String>, issuer: impl Into<String>) -> Self {
         let resource = resource.into();
         let issuer = issuer.into();
-        ResourceServer::new(resource.clone(), JwtAuthenticator::new(issuer.clone(), resource))
-            .authorization_server(issuer)
+        ResourceServer::new(
+            resource.clone(),
+            JwtAuthenticator::new(issuer.clone(), resource),
+        )
+        .authorization_server(issuer)
     }
 
     /// Names an authorization server (its issuer URL) in the metadata, for
@@ -115,14 +118,16 @@ impl ResourceServer {
     /// Scopes to list in the metadata's `scopes_supported`, besides those the
     /// registry's tools declare.
     pub fn scopes_supported(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.scopes_supported.extend(scopes.into_iter().map(Into::into));
+        self.scopes_supported
+            .extend(scopes.into_iter().map(Into::into));
         self
     }
 
     /// Scopes every request needs, whatever it asks (`403
     /// insufficient_scope` without them).
     pub fn required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.required_scopes.extend(scopes.into_iter().map(Into::into));
+        self.required_scopes
+            .extend(scopes.into_iter().map(Into::into));
         self
     }
 
