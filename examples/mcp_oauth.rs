@@ -105,13 +105,21 @@ async fn main() -> ExitCode {
     let options = match parse(std::env::args().skip(1)) {
         Ok(options) => options,
         Err(message) => {
-            eprintln!("mcp_oauth: {message}\nusage: mcp_oauth --issuer URL --resource URL [--listen ADDR]");
+            eprintln!(
+                "mcp_oauth: {message}\nusage: mcp_oauth --issuer URL --resource URL [--listen ADDR]"
+            );
             return ExitCode::from(2);
         }
     };
     let registry = Registry::new();
-    registry.register::<whoami>().expect("whoami registers").keep();
-    registry.register_dynamic(write_note()).expect("write_note registers").keep();
+    registry
+        .register::<whoami>()
+        .expect("whoami registers")
+        .keep();
+    registry
+        .register_dynamic(write_note())
+        .expect("write_note registers")
+        .keep();
     let (host, path) = host_and_path(&options.resource);
     let protected = ResourceServer::jwt(&options.resource, &options.issuer)
         .scopes_supported(["notes:read"])

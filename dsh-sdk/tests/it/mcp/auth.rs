@@ -16,7 +16,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::http::{HeaderMap, StatusCode};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use dsh_kit::mcp::auth::{ClientCredentials, PrincipalLimits, ResourceServer};
+use dsh_kit::mcp::auth::{
+    ClientCredentials, IntrospectionAuthenticator, PrincipalLimits, ResourceServer,
+};
 use dsh_kit::mcp::rmcp::ServiceExt;
 use dsh_kit::mcp::rmcp::model::CallToolRequestParams;
 use dsh_kit::mcp::rmcp::transport::StreamableHttpClientTransport;
@@ -83,6 +85,8 @@ fn logged(needle: &str) -> bool {
 // The test's authorization server.
 
 const CLIENT_ID: &str = "notes-bot";
+/// The resource the test authorization server's opaque tokens are for.
+static OPAQUE_RESOURCE: OnceLock<String> = OnceLock::new();
 const CLIENT_SECRET: &str = "notes-bot-secret";
 
 struct Issuer {
@@ -160,6 +164,26 @@ impl Issuer {
         let fetches = Arc::clone(&issuer.jwks_fetches);
         let signer = Arc::clone(&issuer);
         let app = axum::Router::new()
+            .route(
+                "/introspect",
+                axum::routing::post(|headers: HeaderMap, body: String| async move {
+                    let basic = format!("Basic {}", STANDARD.encode("mcp-server:mcp-secret"));
+                    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(basic.as_str()) {
+                        return (StatusCode::UNAUTHORIZED, axum::Json(json!({ "error": "invalid_client" })));
+                    }
+                    let fields = form(&body);
+                    let token = fields.iter().find(|(n, _)| n == "token").map(|(_, v)| v.as_str());
+                    let answer = match token {
+                        Some("opaque-ada") => json!({
+                            "active": true, "sub": "ada", "client_id": "notes-app", "scope": "notes:write",
+                            "aud": OPAQUE_RESOURCE.get().unwrap(), "exp": now() + 300, "token_type": "Bearer",
+                        }),
+                        Some("opaque-elsewhere") => json!({ "active": true, "sub": "ada", "aud": "urn:other", "exp": now() + 300 }),
+                        _ => json!({ "active": false }),
+                    };
+                    (StatusCode::OK, axum::Json(answer))
+                }),
+            )
             .route(
                 "/.well-known/oauth-authorization-server",
                 axum::routing::get(move || async move { axum::Json(metadata) }),
@@ -590,7 +614,7 @@ async fn the_protected_resource_metadata_names_the_server_its_issuer_and_its_sco
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_principal_past_its_rate_or_its_running_calls_gets_429() {
+async fn a_principal_past_its_rate_gets_429_with_retry_after() {
     let issuer = Issuer::start().await;
     let limits = PrincipalLimits {
         per_second: NonZeroU32::new(1).unwrap(),
@@ -753,4 +777,102 @@ async fn a_proxy_discovers_the_authorization_server_and_gets_a_token_itself() {
         .await
         .unwrap();
     assert_eq!(proxy.tools().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_principal_past_its_running_requests_gets_429_until_one_ends() {
+    let issuer = Issuer::start().await;
+    catch_logs();
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let registry = registry(Arc::default());
+    let slow = DynamicTool::new(
+        ToolDef::builder_owned("slow", "Take a while.").build(),
+        json!({ "type": "object", "properties": {} }),
+        |_args, _exec| async move {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            Ok(json!("done"))
+        },
+    );
+    registry.register_dynamic(slow).unwrap().keep();
+    let limits = PrincipalLimits {
+        max_concurrent: 1,
+        ..PrincipalLimits::default()
+    };
+    let server = McpServer::new(registry)
+        .resource_server(ResourceServer::jwt(&resource, &issuer.url).limits(limits))
+        .serve_http(SocketAddr::from(([127, 0, 0, 1], port)))
+        .await
+        .unwrap();
+    let token = issuer.sign(&issuer.claims(&resource, ""));
+    let client = client(&server.url(), &token).await;
+    let running = tokio::spawn({
+        let peer = client.peer().clone();
+        async move { peer.call_tool(call("slow", json!({}))).await }
+    });
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let refused = post(
+        &server.url(),
+        Some(&format!("Bearer {token}")),
+        &initialize(),
+    )
+    .await;
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(refused.headers.contains_key("retry-after"));
+    assert!(logged("too many requests running"));
+    let done = tokio::time::timeout(STEP, running)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_ne!(done.is_error, Some(true));
+    let admitted = post(
+        &server.url(),
+        Some(&format!("Bearer {token}")),
+        &initialize(),
+    )
+    .await;
+    assert_eq!(admitted.status, 200, "{}", admitted.body);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opaque_tokens_are_checked_by_introspection() {
+    let issuer = Issuer::start().await;
+    catch_logs();
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    OPAQUE_RESOURCE
+        .set(resource.clone())
+        .expect("only this test sets the opaque tokens' resource");
+    let tokens = IntrospectionAuthenticator::new(format!("{}/introspect", issuer.url), &resource)
+        .client("mcp-server", "mcp-secret");
+    let server = McpServer::new(registry(Arc::default()))
+        .resource_server(ResourceServer::new(&resource, tokens).authorization_server(&issuer.url))
+        .serve_http(SocketAddr::from(([127, 0, 0, 1], port)))
+        .await
+        .unwrap();
+    let client = client(&server.url(), "opaque-ada").await;
+    let me = client.call_tool(call("whoami", json!({}))).await.unwrap();
+    let me = me.structured_content.unwrap();
+    assert_eq!(me["subject"], "ada");
+    assert_eq!(me["scopes"], json!(["notes:write"]));
+    client.cancel().await.unwrap();
+    for (token, words) in [
+        ("opaque-gone", "not active"),
+        ("opaque-elsewhere", "not meant for this resource"),
+    ] {
+        let answer = post(
+            &server.url(),
+            Some(&format!("Bearer {token}")),
+            &initialize(),
+        )
+        .await;
+        assert_eq!(answer.status, 401, "{token}");
+        assert!(
+            answer.challenge.contains(words),
+            "{token}: {}",
+            answer.challenge
+        );
+    }
 }
