@@ -4,7 +4,8 @@
 //! official MCP Python SDK finds it from the server's `401` and gets a token
 //! with the client credentials grant; a signing key the authorization server
 //! rotates in is taken without a restart; a token without a tool's scope
-//! gets `403`.
+//! gets `403`. Behind nginx with TLS, as README.md shows it, another dsh
+//! process proxies the server with a token it gets itself.
 //!
 //! oidc-provider is installed with `npm ci` from the lock file under
 //! `target/` on first use. Without Node.js and npm the tests say so loudly
@@ -351,5 +352,171 @@ async fn a_real_token_without_the_tool_s_scope_is_refused_with_the_scope_to_step
         .await
         .unwrap();
     assert_eq!(refused["error"], "invalid_target", "{refused}");
+    server.shutdown().await.unwrap();
+}
+
+/// nginx with TLS on `port` in front of `upstream`, configured as README.md
+/// shows; killed when dropped.
+struct TlsNginx {
+    child: Child,
+    _scratch: crate::common::Scratch,
+}
+
+impl TlsNginx {
+    fn start(nginx: &Path, port: u16, upstream: SocketAddr, cert: &str, key: &str) -> Self {
+        let scratch = crate::common::Scratch::new("nginx-tls");
+        let dir = scratch.file("");
+        std::fs::create_dir_all(dir.join("temp")).unwrap();
+        std::fs::write(dir.join("cert.pem"), cert).unwrap();
+        std::fs::write(dir.join("key.pem"), key).unwrap();
+        let dir = dir.display();
+        let conf = format!(
+            r#"daemon off;
+master_process off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log info;
+events {{
+    worker_connections 256;
+}}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/temp/body;
+    proxy_temp_path {dir}/temp/proxy;
+    fastcgi_temp_path {dir}/temp/fastcgi;
+    uwsgi_temp_path {dir}/temp/uwsgi;
+    scgi_temp_path {dir}/temp/scgi;
+    server {{
+        listen 127.0.0.1:{port} ssl;
+        server_name localhost;
+        ssl_certificate     {dir}/cert.pem;
+        ssl_certificate_key {dir}/key.pem;
+
+        location ~ ^/(mcp|\.well-known/oauth-protected-resource) {{
+            proxy_pass http://{upstream};
+            proxy_http_version 1.1;
+            proxy_set_header Host $host;
+            proxy_buffering off;
+            proxy_read_timeout 1h;
+        }}
+    }}
+}}
+"#
+        );
+        let conf_path = scratch.file("nginx.conf");
+        std::fs::write(&conf_path, conf).unwrap();
+        let mut child = Command::new(nginx)
+            .arg("-p")
+            .arg(scratch.file(""))
+            .arg("-c")
+            .arg(&conf_path)
+            .arg("-e")
+            .arg(scratch.file("error.log"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nginx starts");
+        let deadline = std::time::Instant::now() + STEP;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!(
+                    "nginx exited ({status}):\n{}",
+                    std::fs::read_to_string(scratch.file("error.log")).unwrap_or_default()
+                );
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "nginx did not listen in {STEP:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        TlsNginx {
+            child,
+            _scratch: scratch,
+        }
+    }
+}
+
+impl Drop for TlsNginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A CA's certificate (PEM), and a certificate for `localhost` it signed
+/// with its key (PEM).
+fn certificates() -> (String, String, String) {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+    let cert = params.signed_by(&key, &ca).unwrap();
+    (ca.pem(), cert.pem(), key.serialize_pem())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_nginx_with_tls_a_proxy_gets_its_own_token_and_calls_as_itself() {
+    let Some(dir) = installed() else { return };
+    let Some(nginx) = crate::replicas::nginx() else {
+        return;
+    };
+    let port = free_port();
+    // The public URL, the one clients and tokens name.
+    let resource = format!("https://localhost:{port}/mcp");
+    let authorization = AuthorizationServer::start(dir, &resource);
+    let writes = Arc::new(AtomicUsize::new(0));
+    let server = McpServer::new(registry(Arc::clone(&writes)))
+        .resource_server(ResourceServer::jwt(&resource, &authorization.issuer))
+        .allowed_hosts(["localhost"])
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let (ca, cert, key) = certificates();
+    let _nginx = TlsNginx::start(&nginx, port, server.local_addr(), &cert, &key);
+    let local = Registry::new();
+    let proxy = dsh_kit::mcp::McpProxy::builder("notes")
+        .root_certificates_pem(ca.clone())
+        .client_credentials(
+            dsh_kit::mcp::auth::ClientCredentials::new("agent", "agent-secret")
+                .scopes(["notes:read", "notes:write"])
+                .issuer(&authorization.issuer),
+        )
+        .http(&local, &resource)
+        .await
+        .unwrap();
+    let mut tools = proxy.tools();
+    tools.sort();
+    assert_eq!(tools, ["whoami", "write_note"]);
+    let me = local.call("whoami", json!({})).await;
+    assert!(me.failure.is_none(), "{}", me.text());
+    assert!(me.text().contains("\"subject\":\"agent\""), "{}", me.text());
+    let written = local
+        .call("write_note", json!({ "text": "through nginx" }))
+        .await;
+    assert!(written.failure.is_none(), "{}", written.text());
+    assert_eq!(writes.load(Ordering::SeqCst), 1);
+    // Without a token, nginx passes on the server's challenge.
+    let bare = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(ca.as_bytes()).unwrap())
+        .build()
+        .unwrap()
+        .post(&resource)
+        .body(initialize().to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bare.status(), 401);
+    let challenge = bare.headers()["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.contains(&format!(
+            "https://localhost:{port}/.well-known/oauth-protected-resource/mcp"
+        )),
+        "{challenge}"
+    );
+    drop(proxy);
     server.shutdown().await.unwrap();
 }
