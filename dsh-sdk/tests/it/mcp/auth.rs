@@ -491,7 +491,7 @@ async fn every_hostile_token_is_refused_with_a_clear_answer_and_a_log_line_and_n
         assert!(!answer.body.contains("written"), "{what}: {}", answer.body);
     }
     // A token of 1 MB never reaches the authenticator: the connection's
-    // header limit refuses it.
+    // header limit (hyper's, about 400 KiB) refuses it, unread.
     let huge = format!("Bearer {}", "a".repeat(1 << 20));
     let refused = reqwest::Client::new()
         .post(&url)
@@ -499,12 +499,10 @@ async fn every_hostile_token_is_refused_with_a_clear_answer_and_a_log_line_and_n
         .body(call_write_note().to_string())
         .send()
         .await;
+    // `431 Request Header Fields Too Large`, or the connection closed
+    // while the client was still sending.
     if let Ok(response) = refused {
-        assert!(
-            response.status().is_client_error(),
-            "a 1 MB token: {}",
-            response.status()
-        );
+        assert_eq!(response.status(), 431, "a 1 MB token");
     }
     // A valid token without the scope the tool needs: 403, the scope named.
     let reader = issuer.sign(&valid);
