@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -27,6 +28,12 @@ const LOG_TARGET: &str = "dsh_kit::mcp::auth";
 /// How many principals' limits are kept before the idle ones are dropped.
 const TRACKED_PRINCIPALS: usize = 4096;
 
+/// How many sessions' owners are kept before those of closed sessions are dropped.
+const TRACKED_SESSIONS: usize = 4096;
+
+/// The header of an MCP session's id.
+const SESSION_HEADER: &str = "mcp-session-id";
+
 /// The resource server, with the registry whose tools' scopes it checks and
 /// the state of its limits.
 pub(crate) struct Protection {
@@ -35,10 +42,18 @@ pub(crate) struct Protection {
     rates: DefaultKeyedRateLimiter<String>,
     clock: DefaultClock,
     running: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// The principal (its limit key) that started each session: a session
+    /// is served to no one else, whatever token they bring.
+    owners: Mutex<HashMap<String, String>>,
+    sessions: Arc<LocalSessionManager>,
 }
 
 impl Protection {
-    pub(crate) fn new(server: ResourceServer, registry: Registry) -> Self {
+    pub(crate) fn new(
+        server: ResourceServer,
+        registry: Registry,
+        sessions: Arc<LocalSessionManager>,
+    ) -> Self {
         let quota = Quota::per_second(server.limits.per_second).allow_burst(server.limits.burst);
         Protection {
             server,
@@ -46,7 +61,44 @@ impl Protection {
             rates: DefaultKeyedRateLimiter::keyed(quota),
             clock: DefaultClock::default(),
             running: Mutex::default(),
+            owners: Mutex::default(),
+            sessions,
         }
+    }
+
+    /// Whether `session` was started by a principal other than `key`.
+    fn foreign(&self, session: &str, key: &str) -> bool {
+        let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+        owners.get(session).is_some_and(|owner| owner != key)
+    }
+
+    /// Records that `key` started `session`, first forgetting the owners of
+    /// closed sessions when there are many.
+    async fn own(&self, session: &str, key: &str) {
+        let full = self
+            .owners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+            >= TRACKED_SESSIONS;
+        if full {
+            let open: std::collections::HashSet<String> = self
+                .sessions
+                .sessions
+                .read()
+                .await
+                .keys()
+                .map(|id| id.to_string())
+                .collect();
+            self.owners
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|session, _| open.contains(session));
+        }
+        self.owners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(session.to_owned(), key.to_owned());
     }
 
     pub(crate) fn server(&self) -> &ResourceServer {
@@ -65,7 +117,8 @@ impl Protection {
             .into_response()
     }
 
-    /// `WWW-Authenticate` for a request with no token or a bad one.
+    /// `WWW-Authenticate` for a request with no token or a bad one; `503`
+    /// when the authorization server could not be asked.
     fn unauthorized(&self, refused: Option<&TokenError>) -> Response {
         let mut challenge = format!(
             "Bearer resource_metadata=\"{}\"",
@@ -75,6 +128,14 @@ impl Protection {
             None => {
                 json!({ "error": "invalid_request", "error_description": "no bearer token: send `Authorization: Bearer <token>`" })
             }
+            Some(refused @ TokenError::Unavailable(_)) => {
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [(header::RETRY_AFTER, HeaderValue::from_static("5"))],
+                    axum::Json(json!({ "error": "temporarily_unavailable", "error_description": quotable(&refused.to_string()) })),
+                )
+                    .into_response();
+            }
             Some(refused) => {
                 let description = quotable(&refused.to_string());
                 challenge.push_str(&format!(
@@ -83,11 +144,7 @@ impl Protection {
                 json!({ "error": "invalid_token", "error_description": description })
             }
         };
-        let status = match refused {
-            Some(TokenError::Unavailable(_)) => StatusCode::SERVICE_UNAVAILABLE,
-            _ => StatusCode::UNAUTHORIZED,
-        };
-        challenged(status, challenge, body)
+        challenged(StatusCode::UNAUTHORIZED, challenge, body)
     }
 
     /// `403 insufficient_scope`: `needed` are every scope the request needs.
@@ -250,8 +307,33 @@ pub(crate) async fn authenticate(
     } else {
         None
     };
+    let session = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    if session
+        .as_deref()
+        .is_some_and(|session| protection.foreign(session, &key))
+    {
+        tracing::warn!(target: LOG_TARGET, subject = principal.subject(), "refused an MCP request: the session belongs to another principal");
+        // As for a session that does not exist: nothing about it is told.
+        return (
+            StatusCode::NOT_FOUND,
+            axum::Json(json!({ "error": "not_found", "error_description": "no such session" })),
+        )
+            .into_response();
+    }
     request.extensions_mut().insert(Arc::new(principal));
     let response = next.run(request).await;
+    if session.is_none()
+        && let Some(started) = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|value| value.to_str().ok())
+    {
+        protection.own(started, &key).await;
+    }
     match permit {
         None => response,
         // A call's answer may stream: it runs until its body ends.

@@ -107,7 +107,8 @@ impl McpServer {
     /// (a private subnet, a container network behind an authenticating
     /// proxy). Without this, or a [`resource_server`](Self::resource_server),
     /// [`serve_http`](Self::serve_http) refuses an address that is not
-    /// loopback.
+    /// loopback. Name the hosts clients reach it by in
+    /// [`allowed_hosts`](Self::allowed_hosts).
     pub fn trusted_network_without_auth(mut self) -> Self {
         self.http.trusted_network = true;
         self
@@ -151,10 +152,13 @@ impl McpServer {
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(settings.session_idle_timeout);
         let sessions = Arc::new(sessions);
-        let protection = settings
-            .resource_server
-            .clone()
-            .map(|server| Arc::new(Protection::new(server, self.registry.clone())));
+        let protection = settings.resource_server.clone().map(|server| {
+            Arc::new(Protection::new(
+                server,
+                self.registry.clone(),
+                Arc::clone(&sessions),
+            ))
+        });
         let service =
             StreamableHttpService::new(move || Ok(self.clone()), Arc::clone(&sessions), config);
         let guard = Arc::new(Guard::new(settings, sessions));

@@ -874,3 +874,74 @@ async fn opaque_tokens_are_checked_by_introspection() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_served_only_to_the_principal_that_started_it() {
+    let issuer = Issuer::start().await;
+    let server = protected(&issuer, |server| server).await;
+    let url = server.server.url();
+    let ada = format!(
+        "Bearer {}",
+        issuer.sign(&issuer.claims(&server.resource, "notes:write"))
+    );
+    let mut bob = issuer.claims(&server.resource, "notes:write");
+    bob["sub"] = json!("bob");
+    let bob = format!("Bearer {}", issuer.sign(&bob));
+    let started = post(&url, Some(&ada), &initialize()).await;
+    assert_eq!(started.status, 200, "{}", started.body);
+    let session = started.headers["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let with_session = |authorization: String| {
+        let url = url.clone();
+        let session = session.clone();
+        async move {
+            reqwest::Client::new()
+                .post(&url)
+                .header("authorization", authorization)
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-06-18")
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(
+                    json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string(),
+                )
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(with_session(bob).await, 404, "another principal's session");
+    assert!(logged("the session belongs to another principal"));
+    assert_eq!(with_session(ada).await, 202, "its own session");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_authorization_server_is_a_503_not_a_bad_token() {
+    catch_logs();
+    let nowhere = format!("http://127.0.0.1:{}", free_port());
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let server = McpServer::new(registry(Arc::default()))
+        .resource_server(ResourceServer::jwt(&resource, &nowhere))
+        .serve_http(SocketAddr::from(([127, 0, 0, 1], port)))
+        .await
+        .unwrap();
+    let token = format!(
+        "{}.{}.c2ln",
+        URL_SAFE_NO_PAD.encode(r#"{"alg":"ES256","kid":"k"}"#),
+        URL_SAFE_NO_PAD.encode(r#"{"sub":"ada"}"#)
+    );
+    let answer = post(
+        &server.url(),
+        Some(&format!("Bearer {token}")),
+        &initialize(),
+    )
+    .await;
+    assert_eq!(answer.status, 503, "{}", answer.body);
+    assert!(answer.headers.contains_key("retry-after"));
+    assert!(answer.body.contains("cannot be reached"), "{}", answer.body);
+}
