@@ -19,6 +19,11 @@
 //!   many of its calls at once: `429` too ([`PrincipalLimits`]).
 //! - `/.well-known/oauth-protected-resource` plus the resource's path serves
 //!   the protected resource metadata (RFC 9728).
+//! - A session is served only to the principal that started it: another
+//!   principal's token with its `Mcp-Session-Id` gets the `404` of a session
+//!   that does not exist.
+//! - The authorization server cannot be reached to check a token: `503`
+//!   with `Retry-After`.
 //!
 //! Every refusal is logged (`tracing`, target `dsh_kit::mcp::auth`) with its
 //! reason, never with the token.
