@@ -8,6 +8,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::export::{Format, export_tool};
 use crate::mcp::apps;
@@ -15,10 +16,20 @@ use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
 use crate::mcp::wire::{complete, mcp_tool, request_state};
 use crate::pipeline::ToolCall;
+use crate::principal::Principal;
 use crate::result::Cause;
 use crate::tool::TaskSupport;
 
 use super::McpServer;
+
+/// The principal the HTTP resource server authenticated for this request, if any.
+fn caller(context: &RequestContext<RoleServer>) -> Option<Arc<Principal>> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Arc<Principal>>())
+        .cloned()
+}
 
 impl McpServer {
     /// The MCP definitions of the registry's tools.
@@ -56,6 +67,7 @@ impl McpServer {
             .protocol_version()
             .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
         let args = Value::Object(request.arguments.unwrap_or_default());
+        let principal = caller(&context);
         let tasks = self
             .registry
             .get(&request.name)
@@ -68,7 +80,7 @@ impl McpServer {
                 .is_some_and(|capabilities| capabilities.supports_tasks());
             if takes_tasks {
                 return self
-                    .start_task(&request.name, args, object_output_only)
+                    .start_task(&request.name, args, principal, object_output_only)
                     .await;
             }
             if tasks == TaskSupport::Required {
@@ -96,13 +108,8 @@ impl McpServer {
             ));
         }
         let mut call = ToolCall::new(request.name.as_ref(), args);
-        // The principal the HTTP resource server authenticated, if any.
-        let principal = context
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<std::sync::Arc<crate::Principal>>());
-        if let Some(principal) = principal {
-            call = call.principal(std::sync::Arc::clone(principal));
+        if let Some(principal) = caller(&context) {
+            call = call.principal(principal);
         }
         let call = call
             .cancel_on(context.ct.clone())
@@ -156,9 +163,13 @@ impl McpServer {
         &self,
         name: &str,
         args: Value,
+        principal: Option<Arc<Principal>>,
         object_output_only: bool,
     ) -> Result<CallToolResponse, ErrorData> {
-        let call = ToolCall::new(name, args);
+        let mut call = ToolCall::new(name, args);
+        if let Some(principal) = principal {
+            call = call.principal(principal);
+        }
         let registry = self.registry.clone();
         let owned = name.to_owned();
         let finish: Finish = Box::new(move |result| {
