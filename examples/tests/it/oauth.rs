@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use dsh_kit::mcp::McpServer;
-use dsh_kit::mcp::auth::{JwtAuthenticator, ResourceServer};
+use dsh_kit::mcp::auth::{IntrospectionAuthenticator, JwtAuthenticator, ResourceServer};
 use dsh_kit::prelude::*;
 use dsh_kit::{DynamicTool, Registry};
 use serde_json::Value;
@@ -99,9 +99,14 @@ struct AuthorizationServer {
 
 impl AuthorizationServer {
     fn start(dir: &Path, resource: &str) -> Self {
+        Self::start_with(dir, &[resource])
+    }
+
+    /// Issuing JWTs for `resources[0]`, and opaque tokens for `resources[1]`.
+    fn start_with(dir: &Path, resources: &[&str]) -> Self {
         let mut child = Command::new("node")
             .arg("server.mjs")
-            .arg(resource)
+            .args(resources)
             .current_dir(dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -110,9 +115,11 @@ impl AuthorizationServer {
         let stdout = child.stdout.take().unwrap();
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = sender.send(line);
+            let mut lines = BufReader::new(stdout).lines();
+            let first = lines.next().and_then(Result::ok).unwrap_or_default();
+            let _ = sender.send(first);
+            // Read on: a closed pipe would end the server at its next line.
+            for _ in lines {}
         });
         let Ok(line) = receiver.recv_timeout(STEP) else {
             let _ = child.kill();
@@ -518,5 +525,36 @@ async fn behind_nginx_with_tls_a_proxy_gets_its_own_token_and_calls_as_itself() 
         "{challenge}"
     );
     drop(proxy);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opaque_tokens_are_introspected_at_the_authorization_server() {
+    let Some(dir) = installed() else { return };
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let authorization =
+        AuthorizationServer::start_with(dir, &["http://127.0.0.1:1/jwt", &resource]);
+    let tokens = IntrospectionAuthenticator::new(
+        format!("{}/token/introspection", authorization.issuer),
+        &resource,
+    )
+    .client("mcp-server", "mcp-server-secret");
+    let server = McpServer::new(registry(Arc::default()))
+        .resource_server(
+            ResourceServer::new(&resource, tokens).authorization_server(&authorization.issuer),
+        )
+        .serve_http(SocketAddr::from(([127, 0, 0, 1], port)))
+        .await
+        .unwrap();
+    let token = authorization
+        .token("agent", "agent-secret", &resource, "notes:read")
+        .await;
+    assert!(!token.contains('.'), "an opaque token, not a JWT: {token}");
+    let (status, _, body) = post(&server.url(), &token, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, challenge, body) = post(&server.url(), "made-up-token", initialize()).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(challenge.contains("not active"), "{challenge}");
     server.shutdown().await.unwrap();
 }

@@ -1,12 +1,14 @@
 // A real OAuth 2.0 authorization server for the MCP resource server tests:
 // oidc-provider, a certified OpenID Provider, on 127.0.0.1.
 //
-//   node server.mjs RESOURCE
+//   node server.mjs RESOURCE [OPAQUE_RESOURCE]
 //
-// RESOURCE is the resource URI of the MCP server under test (RFC 8707): the
-// only resource tokens are issued for, as JWT access tokens (RFC 9068)
-// signed with RS256. Two clients use the client credentials grant:
-// `agent` (scopes notes:read notes:write) and `reader` (notes:read).
+// RESOURCE is the resource URI of the MCP server under test (RFC 8707):
+// tokens for it are JWT access tokens (RFC 9068) signed with RS256. Tokens
+// for OPAQUE_RESOURCE, if given, are opaque, for the server to introspect
+// (RFC 7662) as the client `mcp-server`. No other resource gets a token.
+// Two clients use the client credentials grant: `agent` (scopes notes:read
+// notes:write) and `reader` (notes:read).
 //
 // It prints its issuer URL as the first line of its standard output.
 // `POST /test/rotate` rotates the signing key without a restart: a new key
@@ -17,6 +19,7 @@ import { generateKeyPair, exportJWK } from "jose";
 import Provider, { errors } from "oidc-provider";
 
 const resource = process.argv[2];
+const opaqueResource = process.argv[3];
 if (!resource) {
   console.error("usage: node server.mjs RESOURCE");
   process.exit(2);
@@ -41,6 +44,13 @@ function provider(issuer, keys) {
         scope: SCOPES,
       },
       {
+        client_id: "mcp-server",
+        client_secret: "mcp-server-secret",
+        grant_types: ["client_credentials"],
+        redirect_uris: [],
+        response_types: [],
+      },
+      {
         client_id: "reader",
         client_secret: "reader-secret",
         grant_types: ["client_credentials"],
@@ -60,6 +70,14 @@ function provider(issuer, keys) {
         defaultResource: () => resource,
         useGrantedResource: () => true,
         getResourceServerInfo: (ctx, indicator) => {
+          if (opaqueResource && indicator === opaqueResource) {
+            return {
+              scope: SCOPES,
+              audience: opaqueResource,
+              accessTokenTTL: 300,
+              accessTokenFormat: "opaque",
+            };
+          }
           if (indicator !== resource) {
             throw new errors.InvalidTarget(`tokens are issued for ${resource} only`);
           }

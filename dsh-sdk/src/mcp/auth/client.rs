@@ -118,7 +118,7 @@ pub(crate) async fn client_credentials_token(
     let unreachable = |error: reqwest::Error| {
         ClientFlowError::Fetch(FetchError::Unreachable {
             url: url.to_owned(),
-            reason: error.without_url().to_string(),
+            reason: fetch::chain(&error.without_url()),
         })
     };
     let probe = http

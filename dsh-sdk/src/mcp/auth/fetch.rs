@@ -74,7 +74,7 @@ pub(crate) async fn json<T: DeserializeOwned>(
 ) -> Result<T, FetchError> {
     let unreachable = |error: reqwest::Error| FetchError::Unreachable {
         url: url.to_owned(),
-        reason: error.without_url().to_string(),
+        reason: chain(&error.without_url()),
     };
     let mut response = request
         .timeout(FETCH_TIMEOUT)
@@ -103,6 +103,19 @@ pub(crate) async fn json<T: DeserializeOwned>(
         url: url.to_owned(),
         reason: error.to_string(),
     })
+}
+
+/// An error and its sources, one after another: reqwest's own message
+/// ("error sending request") says little without them.
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// The fields of an authorization server's metadata this crate uses.
