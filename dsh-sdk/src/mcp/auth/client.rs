@@ -164,15 +164,40 @@ pub(crate) async fn client_credentials_token(
     }
     let request = http
         .post(&token_endpoint)
-        .basic_auth(&credentials.client_id, Some(&credentials.client_secret))
+        .basic_auth(
+            form_encoded(&credentials.client_id),
+            Some(form_encoded(&credentials.client_secret)),
+        )
         .form(&form);
     let answer: TokenAnswer = fetch::json(request, &token_endpoint, MAX_DOCUMENT_BYTES).await?;
     answer.access_token.ok_or(ClientFlowError::NoToken)
 }
 
+/// `text` form-urlencoded, as `client_secret_basic` wants the client id and
+/// secret before they are joined (RFC 6749 §2.3.1).
+pub(super) fn form_encoded(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
+                encoded.push(char::from(byte));
+            }
+            b' ' => encoded.push('+'),
+            _ => encoded.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    encoded
+}
+
 #[cfg(test)]
 mod tests {
-    use super::resource_metadata;
+    use super::{form_encoded, resource_metadata};
+
+    #[test]
+    fn client_credentials_are_form_encoded_before_basic_auth() {
+        assert_eq!(form_encoded("a b:c%d~é"), "a+b%3Ac%25d%7E%C3%A9");
+        assert_eq!(form_encoded("agent-secret_1.x"), "agent-secret_1.x");
+    }
 
     #[test]
     fn the_metadata_url_is_read_from_a_challenge() {

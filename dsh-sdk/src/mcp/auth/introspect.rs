@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use super::client::form_encoded;
 use super::fetch::{self, MAX_DOCUMENT_BYTES};
 use super::{Authenticating, Authenticator, TokenError, principal_from_claims};
 
@@ -58,7 +59,7 @@ impl IntrospectionAuthenticator {
             .post(&self.endpoint)
             .form(&[("token", token), ("token_type_hint", "access_token")]);
         if let Some((id, secret)) = &self.client {
-            request = request.basic_auth(id, Some(secret));
+            request = request.basic_auth(form_encoded(id), Some(form_encoded(secret)));
         }
         let answer: Map<String, Value> = fetch::json(request, &self.endpoint, MAX_DOCUMENT_BYTES)
             .await
