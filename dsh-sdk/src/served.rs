@@ -27,7 +27,16 @@ pub(crate) enum BindError {
 pub(crate) async fn bind_loopback(
     addr: SocketAddr,
 ) -> Result<(TcpListener, SocketAddr), BindError> {
-    if !addr.ip().is_loopback() {
+    bind(addr, false).await
+}
+
+/// Binds `addr`; one that is not loopback only when `remote` is allowed (a
+/// server that authenticates its callers, or one told its network is trusted).
+pub(crate) async fn bind(
+    addr: SocketAddr,
+    remote: bool,
+) -> Result<(TcpListener, SocketAddr), BindError> {
+    if !remote && !addr.ip().is_loopback() {
         return Err(BindError::NotLoopback { addr });
     }
     let io = |source| BindError::Io { addr, source };

@@ -48,6 +48,12 @@ pub(crate) struct HttpSettings {
     pub(crate) session_idle_timeout: Duration,
     /// Origins allowed besides the loopback ones.
     pub(crate) allowed_origins: Vec<String>,
+    /// `Host` names allowed besides the loopback ones.
+    pub(crate) allowed_hosts: Vec<String>,
+    /// The OAuth resource server every request goes through, if any.
+    pub(crate) resource_server: Option<crate::mcp::auth::ResourceServer>,
+    /// Serving a non-loopback address with no resource server was chosen.
+    pub(crate) trusted_network: bool,
 }
 
 impl Default for HttpSettings {
@@ -59,6 +65,9 @@ impl Default for HttpSettings {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            resource_server: None,
+            trusted_network: false,
         }
     }
 }
@@ -83,6 +92,15 @@ impl HttpSettings {
                     .map(move |host| format!("{scheme}://{host}:*"))
             })
             .chain(self.allowed_origins.iter().cloned())
+            .collect()
+    }
+
+    /// Every `Host` allowed: the loopback names, then the host's own list.
+    pub(crate) fn hosts(&self) -> Vec<String> {
+        ["localhost", "127.0.0.1", "::1"]
+            .into_iter()
+            .map(String::from)
+            .chain(self.allowed_hosts.iter().cloned())
             .collect()
     }
 }
@@ -275,9 +293,10 @@ impl fmt::Debug for McpHttpServer {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// [`McpServer::serve_http`](super::McpServer::serve_http) was given an address that is not loopback.
+    /// [`McpServer::serve_http`](super::McpServer::serve_http) was given an address that is not
+    /// loopback, and the server authenticates nobody.
     #[error(
-        "cannot serve MCP over HTTP on {addr}: only loopback addresses (127.0.0.1, [::1]) are served; put a reverse proxy in front to expose the server"
+        "cannot serve MCP over HTTP on {addr}: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`McpServer::trusted_network_without_auth`)"
     )]
     NotLoopback {
         /// The address given.

@@ -26,7 +26,9 @@
 //! ```
 //!
 //! - [`McpServer`] serves a registry over stdio, over streamable HTTP on a
-//!   loopback address, or over any rmcp transport. `tools/list` is the
+//!   loopback address (or on any, as an OAuth 2.1 resource server: see
+//!   [`auth`]), as an axum router to mount in an app of one's own
+//!   ([`McpServer::router`]), or over any rmcp transport. `tools/list` is the
 //!   registry's [MCP export](crate::export::Format::Mcp); `tools/call` runs the
 //!   full pipeline. See its docs for how each part of the protocol maps.
 //! - Beside its tools, a server serves resources ([`McpServer::resource`]:
@@ -48,6 +50,7 @@
 //!   `available` with its status ([`STATUS_META_KEY`]).
 
 mod apps;
+pub mod auth;
 mod cache;
 mod content;
 mod http;

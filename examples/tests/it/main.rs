@@ -1,6 +1,7 @@
 //! The examples' tests, in one test binary so the suite links once: the
 //! example tools, their cards and contracts, the MCP server driven by real
-//! clients, replicas behind nginx, and the browser (`browser/`), with the
+//! clients, a protected server against a real authorization server,
+//! replicas behind nginx, and the browser (`browser/`), with the
 //! helpers they share (`common/`).
 
 mod common;
@@ -13,6 +14,7 @@ mod export;
 mod mcp;
 mod mcp_client_features;
 mod mcp_proxy;
+mod oauth;
 mod purity;
 mod replay;
 mod replicas;

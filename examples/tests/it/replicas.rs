@@ -52,7 +52,7 @@ const SCENARIOS: &[&str] = &[
 
 /// nginx, or `None` after saying loudly why the test does not run; under
 /// `CI=true` a missing nginx fails the test.
-fn nginx() -> Option<PathBuf> {
+pub(crate) fn nginx() -> Option<PathBuf> {
     let found = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
         .iter()
         .map(PathBuf::from)

@@ -30,6 +30,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::event::rawp::{Diagnostic, ToolStatus};
 use crate::registry::Registry;
 
+use super::auth::{ClientCredentials, ClientFlowError, client_credentials_token};
 use super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 use client::ProxyClient;
 use link::Link;
@@ -119,6 +120,47 @@ pub struct McpProxyBuilder {
     backoff: Backoff,
     heartbeat: Option<Duration>,
     roots: TlsRoots,
+    credentials: Option<Credentials>,
+}
+
+/// What a proxy presents to a protected HTTP server.
+#[derive(Clone)]
+enum Credentials {
+    /// A bearer token got elsewhere.
+    Bearer(String),
+    /// The client credentials grant, run after discovery from the server's `401`.
+    Client(ClientCredentials),
+}
+
+impl fmt::Debug for Credentials {
+    /// Never the token or the secret.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Credentials::Bearer(_) => f.write_str("Bearer(..)"),
+            Credentials::Client(credentials) => credentials.fmt(f),
+        }
+    }
+}
+
+impl Credentials {
+    /// The token to present to the server at `url`: a fresh one for each
+    /// connection, under the client credentials grant.
+    async fn token(
+        &self,
+        http: &reqwest::Client,
+        server: &str,
+        url: &str,
+    ) -> Result<String, ConnectError> {
+        match self {
+            Credentials::Bearer(token) => Ok(token.clone()),
+            Credentials::Client(credentials) => client_credentials_token(http, url, credentials)
+                .await
+                .map_err(|source| ConnectError::Authorization {
+                    server: server.to_owned(),
+                    source,
+                }),
+        }
+    }
 }
 
 /// How often a proxy pings its server by default, to see it go while no call runs.
@@ -138,6 +180,7 @@ impl McpProxy {
             backoff: Backoff::default(),
             heartbeat: Some(DEFAULT_HEARTBEAT),
             roots: TlsRoots::default(),
+            credentials: None,
         }
     }
 
@@ -309,6 +352,22 @@ impl McpProxyBuilder {
         self
     }
 
+    /// Presents `token` to an HTTP server (`Authorization: Bearer`), on every
+    /// connection.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.credentials = Some(Credentials::Bearer(token.into()));
+        self
+    }
+
+    /// Gets a token for a protected HTTP server on each connection: the
+    /// server's `401` names its protected resource metadata, which names its
+    /// authorization server, whose token endpoint gives a token for the
+    /// server's resource URI under the client credentials grant.
+    pub fn client_credentials(mut self, credentials: ClientCredentials) -> Self {
+        self.credentials = Some(Credentials::Client(credentials));
+        self
+    }
+
     /// Starts `command` and speaks MCP over its standard input and output.
     /// Its standard error goes where this process's goes.
     pub async fn stdio(
@@ -377,14 +436,33 @@ impl McpProxyBuilder {
         // re-initialization would hide the restart.
         let config =
             StreamableHttpClientTransportConfig::with_uri(url).reinit_on_expired_session(false);
-        let transport =
-            move || StreamableHttpClientTransport::with_client(client.clone(), config.clone());
-        let first = transport();
+        let http = client.clone();
+        let transport = move |token: Option<String>| {
+            let config = match token {
+                Some(token) => config.clone().auth_header(token),
+                None => config.clone(),
+            };
+            StreamableHttpClientTransport::with_client(http.clone(), config)
+        };
+        let credentials = self.credentials.clone();
+        let url = url.to_owned();
+        let token = match &credentials {
+            Some(credentials) => Some(credentials.token(&client, &self.server, &url).await?),
+            None => None,
+        };
+        let first = transport(token);
         let server = self.server.clone();
-        let dial = move |client: ProxyClient| -> Dialing {
-            let transport = transport();
-            let server = server.clone();
-            Box::pin(async move { handshake(&server, client, transport).await })
+        let dial = move |proxy: ProxyClient| -> Dialing {
+            let transport = transport.clone();
+            let credentials = credentials.clone();
+            let (http, server, url) = (client.clone(), server.clone(), url.clone());
+            Box::pin(async move {
+                let token = match &credentials {
+                    Some(credentials) => Some(credentials.token(&http, &server, &url).await?),
+                    None => None,
+                };
+                handshake(&server, proxy, transport(token)).await
+            })
         };
         self.start(registry, first, Some(Box::new(dial))).await
     }
@@ -517,6 +595,15 @@ pub enum ConnectError {
         /// What went wrong.
         #[source]
         source: TlsError,
+    },
+    /// No token could be got for a protected server.
+    #[error("cannot get an access token for the MCP server `{server}`")]
+    Authorization {
+        /// The server's name.
+        server: String,
+        /// What went wrong.
+        #[source]
+        source: ClientFlowError,
     },
     /// The server did not list its tools.
     #[error("the MCP server `{server}` did not list its tools: {reason}")]

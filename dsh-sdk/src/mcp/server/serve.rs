@@ -10,6 +10,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::auth::layer::{self, Protection};
+use crate::mcp::auth::{METADATA_PATH, ResourceServer};
 use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
 use crate::served::{self, Background};
 
@@ -79,14 +81,128 @@ impl McpServer {
         self
     }
 
-    /// Serves streamable HTTP on `addr`, a loopback address (`127.0.0.1:0`
-    /// picks a free port), at the path `/mcp`; see [`McpHttpServer::url`].
+    /// Allows requests whose `Host` names one of `hosts` (`"mcp.example.com"`,
+    /// `"mcp.example.com:8443"`) besides the loopback names always allowed:
+    /// the public name of a server behind a reverse proxy, or served beyond
+    /// loopback. Other `Host`s get `403` (the defence against DNS rebinding).
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.http
+            .allowed_hosts
+            .extend(hosts.into_iter().map(Into::into));
+        self
+    }
+
+    /// Protects the HTTP endpoint as an OAuth 2.1 resource server: every
+    /// request needs a bearer token the [`ResourceServer`]'s authenticator
+    /// takes, and the principal it names reaches each call
+    /// ([`Exec::principal`](crate::Exec::principal)). See [`crate::mcp::auth`].
+    /// A protected server may be served on any address.
+    pub fn resource_server(mut self, server: ResourceServer) -> Self {
+        self.http.resource_server = Some(server);
+        self
+    }
+
+    /// Serves HTTP beyond loopback with no authentication: on a network where
+    /// every host that can reach the server may run every tool it serves
+    /// (a private subnet, a container network behind an authenticating
+    /// proxy). Without this, or a [`resource_server`](Self::resource_server),
+    /// [`serve_http`](Self::serve_http) refuses an address that is not
+    /// loopback. Name the hosts clients reach it by in
+    /// [`allowed_hosts`](Self::allowed_hosts).
+    pub fn trusted_network_without_auth(mut self) -> Self {
+        self.http.trusted_network = true;
+        self
+    }
+
+    /// The HTTP side as an axum [`Router`](axum::Router), to put in your own
+    /// app beside your routes and middleware: MCP at `path`, with every limit
+    /// [`serve_http`](Self::serve_http) keeps (the body size and read
+    /// timeout, the session cap, `Host` and `Origin`) and, with a
+    /// [`resource_server`](Self::resource_server), its authentication and
+    /// its metadata at `/.well-known/oauth-protected-resource` plus the
+    /// resource URI's path. [`merge`](axum::Router::merge) it into your
+    /// router (nesting it would move the well-known route).
+    ///
+    /// Header read timeouts belong to the connection, not the router: set
+    /// them where you serve the app.
+    ///
+    /// ```no_run
+    /// # async fn run(registry: dsh_kit::Registry) -> std::io::Result<()> {
+    /// use dsh_kit::mcp::McpServer;
+    ///
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(McpServer::new(registry).router("/tools/mcp"));
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// axum::serve(listener, app).await
+    /// # }
+    /// ```
+    pub fn router(self, path: &str) -> axum::Router {
+        self.build_router(path, CancellationToken::new())
+    }
+
+    fn build_router(self, path: &str, stop: CancellationToken) -> axum::Router {
+        let settings = self.http.clone();
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(!self.stateless)
+            .with_cancellation_token(stop)
+            .with_allowed_hosts(settings.hosts())
+            .with_allowed_origins(settings.origins())
+            .with_max_request_body_bytes(settings.max_body_bytes);
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(settings.session_idle_timeout);
+        let sessions = Arc::new(sessions);
+        let protection = settings.resource_server.clone().map(|server| {
+            Arc::new(Protection::new(
+                server,
+                self.registry.clone(),
+                Arc::clone(&sessions),
+            ))
+        });
+        let service =
+            StreamableHttpService::new(move || Ok(self.clone()), Arc::clone(&sessions), config);
+        let guard = Arc::new(Guard::new(settings, sessions));
+        let mcp = axum::Router::new().route_service(path, service);
+        let Some(protection) = protection else {
+            return mcp.layer(axum::middleware::from_fn_with_state(guard, http::guard));
+        };
+        let metadata = Arc::clone(&protection);
+        let route = protection.server().metadata_route();
+        let root_route = (route != METADATA_PATH).then_some(METADATA_PATH);
+        let mut router = mcp
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::clone(&protection),
+                layer::scopes,
+            ))
+            .layer(axum::middleware::from_fn_with_state(guard, http::guard))
+            .layer(axum::middleware::from_fn_with_state(
+                protection,
+                layer::authenticate,
+            ));
+        let answer = move || {
+            let metadata = Arc::clone(&metadata);
+            async move { metadata.metadata() }
+        };
+        router = router.route(&route, axum::routing::get(answer.clone()));
+        // Clients that try the root form first (`/.well-known/oauth-protected-resource`).
+        if let Some(root) = root_route {
+            router = router.route(root, axum::routing::get(answer));
+        }
+        router
+    }
+
+    /// Serves streamable HTTP on `addr` (`127.0.0.1:0` picks a free port), at
+    /// the path `/mcp`; see [`McpHttpServer::url`].
     ///
     /// Returns once the socket is bound; the server runs in the background
-    /// until the returned handle is shut down or dropped. Only loopback
-    /// addresses are accepted, and only `Host` headers naming one (rmcp's
-    /// defence against DNS rebinding): to expose the server, put a reverse
-    /// proxy in front.
+    /// until the returned handle is shut down or dropped. A loopback address
+    /// is always served; any other only by a server that authenticates its
+    /// callers ([`resource_server`](Self::resource_server)) or was told its
+    /// network is trusted
+    /// ([`trusted_network_without_auth`](Self::trusted_network_without_auth)).
+    /// Only `Host` headers naming a loopback address or one of the
+    /// [`allowed_hosts`](Self::allowed_hosts) are served (rmcp's defence
+    /// against DNS rebinding).
     ///
     /// Hostile clients are bounded: a request whose `Origin` is neither a
     /// loopback page nor in [`allowed_origins`](Self::allowed_origins) gets
@@ -96,26 +212,14 @@ impl McpServer {
     /// timeout](Self::body_read_timeout), or the connection is closed; bodies
     /// are capped by [`max_body_bytes`](Self::max_body_bytes), open sessions
     /// by [`max_sessions`](Self::max_sessions), and an idle session closes
-    /// after the [session idle timeout](Self::session_idle_timeout).
+    /// after the [session idle timeout](Self::session_idle_timeout). This is
+    /// [`router`](Self::router) on a socket of its own.
     pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
-        let (listener, local_addr) = served::bind_loopback(addr).await?;
+        let remote = self.http.resource_server.is_some() || self.http.trusted_network;
+        let (listener, local_addr) = served::bind(addr, remote).await?;
         let stop = CancellationToken::new();
-        let settings = self.http.clone();
-        let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(!self.stateless)
-            .with_cancellation_token(stop.child_token())
-            .with_allowed_origins(settings.origins())
-            .with_max_request_body_bytes(settings.max_body_bytes);
-        let mut sessions = LocalSessionManager::default();
-        sessions.session_config.keep_alive = Some(settings.session_idle_timeout);
-        let sessions = Arc::new(sessions);
-        let service =
-            StreamableHttpService::new(move || Ok(self.clone()), Arc::clone(&sessions), config);
-        let header_read_timeout = settings.header_read_timeout;
-        let guard = Arc::new(Guard::new(settings, sessions));
-        let router = axum::Router::new()
-            .nest_service(HTTP_PATH, service)
-            .layer(axum::middleware::from_fn_with_state(guard, http::guard));
+        let header_read_timeout = self.http.header_read_timeout;
+        let router = self.build_router(HTTP_PATH, stop.child_token());
         let serve = http::serve(listener, router, header_read_timeout, stop.clone());
         Ok(McpHttpServer(Background::spawn(local_addr, stop, serve)))
     }

@@ -5,11 +5,10 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorCode, InputRequiredResult, ListToolsResult,
     ProtocolVersion, TASKS_EXTENSION_ID, Tool,
 };
-use std::sync::Arc;
-
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::export::{Format, export_tool};
 use crate::mcp::apps;

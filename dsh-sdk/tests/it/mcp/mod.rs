@@ -1,6 +1,7 @@
 //! The MCP server a registry is served as, and MCP servers' tools brought
 //! into a registry.
 
+mod auth;
 mod http;
 mod offers;
 mod pins;

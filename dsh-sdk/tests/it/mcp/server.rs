@@ -560,7 +560,7 @@ async fn a_proxy_skips_what_it_cannot_register_and_says_why() {
 }
 
 #[tokio::test]
-async fn http_is_served_on_loopback_only() {
+async fn http_is_served_on_loopback_only_unless_callers_are_authenticated() {
     let registry = Registry::new();
     let error = McpServer::new(registry.clone())
         .serve_http("0.0.0.0:0".parse().unwrap())
@@ -569,7 +569,7 @@ async fn http_is_served_on_loopback_only() {
     assert!(matches!(error, ServeError::NotLoopback { .. }));
     assert_eq!(
         error.to_string(),
-        "cannot serve MCP over HTTP on 0.0.0.0:0: only loopback addresses (127.0.0.1, [::1]) are served; put a reverse proxy in front to expose the server"
+        "cannot serve MCP over HTTP on 0.0.0.0:0: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`McpServer::trusted_network_without_auth`)"
     );
 
     let server = McpServer::new(registry)

@@ -87,7 +87,7 @@ fn make_virtualenv() -> PathBuf {
 }
 
 /// FNV-1a: a hash that stays the same from one Rust release to the next.
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
     })
