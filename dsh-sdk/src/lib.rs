@@ -57,6 +57,7 @@ pub mod card;
 mod content;
 pub mod event;
 mod names;
+pub mod path;
 mod principal;
 mod result;
 mod schema;
@@ -91,6 +92,7 @@ pub mod __private;
 
 pub use content::{ContentBlock, EmbeddedResource, joined_text, render_default};
 pub use names::{Category, OutputType};
+pub use path::ToolPath;
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};
 pub use pool::{ScopedTool, Subscription, ToolHandle};
@@ -130,7 +132,7 @@ pub mod prelude {
     pub use crate::elicit::{Elicit, Elicitable};
     pub use crate::{
         Category, ContentBlock, Exec, OutputType, Tool, ToolArgs, ToolDef, ToolError, ToolOutput,
-        Validation, present, render, tool,
+        ToolPath, Validation, present, render, tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

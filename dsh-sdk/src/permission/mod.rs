@@ -59,6 +59,7 @@
 mod approver;
 mod decision;
 mod hook;
+mod path;
 mod rule;
 #[cfg(test)]
 mod tests;
@@ -75,6 +76,7 @@ use decision::{asks_by_default, default_ruling};
 /// The error of an invalid glob in [`Rule::when`].
 pub use glob::PatternError;
 pub use hook::{Guard, PlanMode, PreExecute};
+pub use path::PathPatternError;
 pub use rule::{Rule, Rules};
 
 /// Rules, gates and guards, combined by [`Permissions::decide`].
@@ -136,6 +138,12 @@ impl Permissions {
     #[must_use]
     pub fn decide(&self, call: &CallInfo<'_>) -> Decision {
         self.ruling(call).decision
+    }
+
+    /// Takes the relative path globs of the rules
+    /// ([`Rule::when_path`]) against `roots`: the registry's, when it is built.
+    pub(crate) fn anchor_paths(&mut self, roots: &crate::path::Roots) {
+        self.rules.anchor_paths(roots);
     }
 
     /// Whether every call of a tool with these flags is allowed without

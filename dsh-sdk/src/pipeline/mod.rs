@@ -204,7 +204,13 @@ impl Pipeline {
         if entry.handler.reads_exec() {
             exec.make(self, &entry, call.invocation_id);
         }
-        let (args, prepared) = match input::read(&config.limits, &entry, call.args, exec.handed()) {
+        let (args, prepared) = match input::read(
+            &config.limits,
+            &config.roots,
+            &entry,
+            call.args,
+            exec.handed(),
+        ) {
             Ok(read) => read,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };

@@ -85,8 +85,9 @@ pub(super) async fn settle(
         error,
         approved: true,
     };
-    let overridden = input::bounded(&config.limits, overridden).map_err(invalid)?;
-    let overridden_prepared = input::check(entry, &overridden, exec).map_err(invalid)?;
+    let mut overridden = Arc::new(input::bounded(&config.limits, overridden).map_err(invalid)?);
+    let overridden_prepared =
+        input::check(entry, &config.roots, &mut overridden, exec).map_err(invalid)?;
     match decide(config, entry, &overridden).decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
@@ -110,7 +111,7 @@ pub(super) async fn settle(
             }
         }
     }
-    *args = Arc::new(overridden);
+    *args = overridden;
     *prepared = overridden_prepared;
     Ok(())
 }
