@@ -116,7 +116,7 @@ pub const PATH_FORMAT: &str = "path";
 ///
 /// // Outside the root: refused before anything decides on it.
 /// let result = registry.call("size", json!({ "path": "../../../etc/hostname" })).await;
-/// assert!(result.is_error);
+/// assert!(result.is_error());
 /// assert!(result.text().contains("outside"), "{}", result.text());
 /// # Ok(())
 /// # }
@@ -158,7 +158,12 @@ impl ToolPath {
     ///
     /// What opening it says, or that a component is a symbolic link.
     pub fn create(&self) -> io::Result<File> {
-        self.open_with(PathOpenOptions::new().write(true).create(true).truncate(true))
+        self.open_with(
+            PathOpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true),
+        )
     }
 
     /// The file's whole text, read without following a symbolic link.

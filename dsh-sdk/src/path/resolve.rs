@@ -325,7 +325,10 @@ mod tests {
     fn lexical_form_drops_dots_empty_segments_and_the_trailing_slash() {
         assert_eq!(lexical(Path::new("/a/./b//c/")), Path::new("/a/b/c"));
         assert_eq!(lexical(Path::new("/a/b/../../../c")), Path::new("/c"));
-        assert_eq!(lexical(Path::new("//etc/hostname")), Path::new("/etc/hostname"));
+        assert_eq!(
+            lexical(Path::new("//etc/hostname")),
+            Path::new("/etc/hostname")
+        );
         assert_eq!(lexical(Path::new("a/../../b")), Path::new("../b"));
     }
 }

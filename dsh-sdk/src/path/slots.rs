@@ -60,7 +60,11 @@ impl PathSlots {
 
     /// `args` with each declared path resolved by `roots`, or `None` when
     /// every one already is in its resolved form (or there is none).
-    pub(crate) fn resolve(&self, roots: &Roots, args: &Value) -> Result<Option<Value>, PathArgError> {
+    pub(crate) fn resolve(
+        &self,
+        roots: &Roots,
+        args: &Value,
+    ) -> Result<Option<Value>, PathArgError> {
         let mut found = Vec::new();
         for slot in &self.0 {
             strings(args, slot, String::new(), &mut found);
@@ -150,7 +154,12 @@ fn strings<'v>(value: &'v Value, slot: &[Step], at: String, found: &mut Vec<(Str
     match (step, value) {
         (Step::Key(name), Value::Object(map)) => {
             if let Some(inner) = map.get(name) {
-                strings(inner, rest, format!("{at}/{}", pointer::escape(name)), found);
+                strings(
+                    inner,
+                    rest,
+                    format!("{at}/{}", pointer::escape(name)),
+                    found,
+                );
             }
         }
         (Step::Item, Value::Array(items)) => {
@@ -160,7 +169,12 @@ fn strings<'v>(value: &'v Value, slot: &[Step], at: String, found: &mut Vec<(Str
         }
         (Step::Value, Value::Object(map)) => {
             for (name, inner) in map {
-                strings(inner, rest, format!("{at}/{}", pointer::escape(name)), found);
+                strings(
+                    inner,
+                    rest,
+                    format!("{at}/{}", pointer::escape(name)),
+                    found,
+                );
             }
         }
         _ => {}
@@ -210,7 +224,10 @@ mod tests {
             "named": { "x/y": "/f/../g" },
             "text": "/h/../i"
         });
-        let resolved = slots.resolve(&Roots::new(), &args).expect("resolves").expect("changed");
+        let resolved = slots
+            .resolve(&Roots::new(), &args)
+            .expect("resolves")
+            .expect("changed");
         assert_eq!(
             resolved,
             json!({

@@ -128,3 +128,20 @@ fn compile(pattern: &str, bases: &[PathBuf]) -> Result<GlobSet, PathPatternError
     }
     set.build().map_err(|e| error(e.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn relative_globs_are_anchored_at_the_roots() {
+        let mut condition = PathCondition::new("path".into(), "tmp/").unwrap();
+        condition.anchor(&Roots::new().with("/r/oot"));
+        assert!(condition.matches(&json!({ "path": "/r/oot/tmp/a.txt" })));
+        assert!(condition.matches(&json!({ "path": "/r/oot/x/tmp" })));
+        assert!(!condition.matches(&json!({ "path": "/r/oot/tmpfile" })));
+        assert!(!condition.matches(&json!({ "path": "/elsewhere/tmp/a" })));
+    }
+}

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::decision::Ruling;
 use super::path::{PathCondition, PathPatternError};
-use crate::path::Roots;
 use super::{CallInfo, Decision, PatternError, Strictness};
+use crate::path::Roots;
 
 /// A permission rule, as in Claude Code's `allow`, `ask` and `deny` lists.
 ///
@@ -178,7 +178,11 @@ impl fmt::Display for Rule {
             write!(f, "{open}{}: {}", c.arg, c.pattern)?;
         }
         for (i, c) in self.paths.iter().enumerate() {
-            let open = if i + self.conditions.len() == 0 { "(" } else { ", " };
+            let open = if i + self.conditions.len() == 0 {
+                "("
+            } else {
+                ", "
+            };
             write!(f, "{open}{} in {}", c.arg, c.pattern)?;
         }
         if !self.conditions.is_empty() || !self.paths.is_empty() {

@@ -10,8 +10,8 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::card::Card;
-use crate::path::slots::PathSlots;
 use crate::content::ContentBlock;
+use crate::path::slots::PathSlots;
 use crate::schema::Compiled;
 use crate::tool::Exec;
 use crate::tool::ToolDef;
