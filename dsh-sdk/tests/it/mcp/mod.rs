@@ -3,6 +3,7 @@
 
 mod http;
 mod offers;
+mod paths;
 mod pins;
 mod proxy;
 mod server;
