@@ -277,8 +277,8 @@ pub async fn edit_file(args: EditFileArgs) -> Result<Edited, EditError> {
     let after = before.replace(&args.old, &args.new);
     let written = after.clone();
     blocking(&args.path, move |path| {
-        let options = PathOpenOptions::new().write(true).truncate(true).clone();
-        std::io::Write::write_all(&mut path.open_with(&options)?, written.as_bytes())
+        let mut file = path.open_with(PathOpenOptions::new().write(true).truncate(true))?;
+        std::io::Write::write_all(&mut file, written.as_bytes())
     })
     .await
     .map_err(io)?;

@@ -24,7 +24,7 @@ const SHOWN_CHARS: usize = 200;
 /// ```
 /// use dsh_kit::path::{PathError, Roots};
 ///
-/// # fn main() -> std::io::Result<()> {
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
 /// let root = dir.path().canonicalize()?;
 /// let roots = Roots::new().with(&root);

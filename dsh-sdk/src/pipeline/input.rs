@@ -82,7 +82,10 @@ pub(super) fn check(
         return Err(InputError::Schema(violations));
     }
     if !entry.paths.is_empty()
-        && let Some(resolved) = entry.paths.resolve(roots, args).map_err(InputError::Path)?
+        && let Some(resolved) = entry
+            .paths
+            .resolve(roots, args)
+            .map_err(|error| InputError::Path(Box::new(error)))?
     {
         *args = Arc::new(resolved);
     }

@@ -144,7 +144,7 @@ pub(crate) enum InputError {
     Invalid { message: String, code: i32 },
     /// A path argument is refused (`crate::path`).
     #[error("{0}")]
-    Path(PathArgError),
+    Path(Box<PathArgError>),
 }
 
 impl InputError {
