@@ -38,6 +38,12 @@
 //! one canonical JSON value, validate it against the output schema, then
 //! render the content the model sees and present the card a UI shows.
 //!
+//! A tool declares its file-system path arguments as [`ToolPath`]; the
+//! host sets the directories they may reach
+//! ([`RegistryBuilder::path_root`]), and every path is resolved (`..`,
+//! `//`, symbolic links) and confined before any rule or approver sees it,
+//! then opened through no symbolic link ([`path`]).
+//!
 //! A host records every call in a session log with
 //! `registry.subscribe(SessionLog::open(path)?.subscriber())` ([`log`]);
 //! [`log::replay::replay()`] runs render and present again on the logged values,
