@@ -13,7 +13,8 @@
 //!    string in its input schema with `"format": "path"`, however deep
 //!    (object properties, array items, map values, `anyOf`, local `$ref`s);
 //! 2. **checked**: after the input schema, refused when empty, holding a NUL
-//!    byte or longer than [`MAX_PATH_BYTES`];
+//!    byte or longer than [`MAX_PATH_BYTES`], or when a call carries more
+//!    than [`MAX_PATH_ARGS`] of them;
 //! 3. **made absolute and lexical**: a relative path is taken against the
 //!    first root (the current directory when there is none); `.`, empty
 //!    segments (`//`) and a trailing `/` go, `..` removes the name before it;
@@ -74,7 +75,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use open::PathOpenOptions;
-pub use resolve::{MAX_PATH_BYTES, PathError, Roots};
+pub use resolve::{MAX_PATH_ARGS, MAX_PATH_BYTES, PathError, Roots};
 
 /// The `format` that marks a string in an input schema as a file-system
 /// path: `{"type": "string", "format": "path"}`, what [`ToolPath`]'s schema

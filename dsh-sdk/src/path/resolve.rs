@@ -9,6 +9,10 @@ use std::path::{Component, Path, PathBuf};
 /// refused before the file system is asked anything.
 pub const MAX_PATH_BYTES: usize = 4096;
 
+/// The most path arguments one call may carry: each costs the file system
+/// a few lookups, and no tool needs more.
+pub const MAX_PATH_ARGS: usize = 1024;
+
 /// How much of a refused path an error repeats, in characters.
 const SHOWN_CHARS: usize = 200;
 
@@ -161,6 +165,12 @@ pub enum PathError {
         /// Its length in bytes.
         bytes: usize,
     },
+    /// More path arguments in one call than [`MAX_PATH_ARGS`].
+    #[error("the call carries {count} paths; a call may carry at most {MAX_PATH_ARGS}")]
+    TooMany {
+        /// How many it carries.
+        count: usize,
+    },
     /// Holds a NUL byte, which no file name can.
     #[error("{given:?} holds a NUL byte, which no file name can")]
     Nul {
@@ -248,27 +258,45 @@ pub(crate) fn lexical(path: &Path) -> PathBuf {
 
 /// `lexical` with its longest existing part resolved through links and the
 /// rest appended; whether all of it exists.
+///
+/// The longest existing part is found by bisection: if a path exists, so
+/// does each of its ancestors, so a path thousands of names deep costs a
+/// dozen `lstat`s, not one per name.
 fn through_links(given: &str, lexical: &Path) -> Result<(PathBuf, bool), PathError> {
-    let mut existing = lexical;
-    let mut missing = Vec::new();
-    loop {
-        match fs::symlink_metadata(existing) {
-            Ok(_) => break,
-            Err(error)
-                if matches!(
-                    error.kind(),
-                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                ) =>
-            {
-                let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
-                    break;
-                };
-                missing.push(name);
-                existing = parent;
-            }
-            Err(error) => return Err(io_error(given, existing, &error)),
+    let ancestors: Vec<&Path> = lexical.ancestors().collect();
+    // `ancestors[found]` exists, and every one before `missing` does not.
+    let (mut missing, mut found) = (0, ancestors.len() - 1);
+    let exists = |path: &Path| match fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(false)
+        }
+        Err(error) => Err(io_error(given, path, &error)),
+    };
+    if !exists(ancestors[found])? {
+        return Err(io_error(
+            given,
+            ancestors[found],
+            &io::Error::from(io::ErrorKind::NotFound),
+        ));
+    }
+    if exists(ancestors[0])? {
+        found = 0;
+    }
+    while found > missing + 1 {
+        let middle = missing + (found - missing) / 2;
+        if exists(ancestors[middle])? {
+            found = middle;
+        } else {
+            missing = middle;
         }
     }
+    let existing = ancestors[found];
     let mut resolved = match fs::canonicalize(existing) {
         Ok(resolved) => resolved,
         Err(error) => {
@@ -283,11 +311,12 @@ fn through_links(given: &str, lexical: &Path) -> Result<(PathBuf, bool), PathErr
             });
         }
     };
-    let existed = missing.is_empty();
-    for name in missing.into_iter().rev() {
-        resolved.push(name);
+    if let Ok(rest) = lexical.strip_prefix(existing)
+        && !rest.as_os_str().is_empty()
+    {
+        resolved.push(rest);
     }
-    Ok((resolved, existed))
+    Ok((resolved, found == 0))
 }
 
 fn io_error(given: &str, at: &Path, error: &io::Error) -> PathError {
@@ -330,5 +359,40 @@ mod tests {
             Path::new("/etc/hostname")
         );
         assert_eq!(lexical(Path::new("a/../../b")), Path::new("../b"));
+    }
+
+    #[test]
+    fn the_longest_existing_part_is_resolved_and_the_rest_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("a/b")).unwrap();
+        let deep = base.join("a/b").join("x/".repeat(2000));
+        assert_eq!(
+            through_links("deep", &lexical(&deep)).unwrap(),
+            (lexical(&deep), false)
+        );
+        // Compared as text: `Path` equality would not see a trailing `/`.
+        let (whole, existed) = through_links("b", &base.join("a/b")).unwrap();
+        assert_eq!(whole.to_str(), base.join("a/b").to_str());
+        assert!(existed);
+        // A file in the middle: nothing below it exists.
+        std::fs::write(base.join("a/f"), "").unwrap();
+        assert_eq!(
+            through_links("f", &base.join("a/f/g")).unwrap(),
+            (base.join("a/f/g"), false)
+        );
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(base.join("a/b"), base.join("link")).unwrap();
+            assert_eq!(
+                through_links("l", &base.join("link/new/file")).unwrap(),
+                (base.join("a/b/new/file"), false)
+            );
+            std::os::unix::fs::symlink(base.join("nowhere"), base.join("dangling")).unwrap();
+            assert!(matches!(
+                through_links("d", &base.join("dangling/x")),
+                Err(PathError::DanglingLink { link, .. }) if link == base.join("dangling")
+            ));
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{PATH_FORMAT, PathError, Roots};
+use super::{MAX_PATH_ARGS, PATH_FORMAT, PathError, Roots};
 use crate::schema::pointer;
 
 /// How deep into a schema paths are looked for, `$ref`s counted: deeper
@@ -32,7 +32,7 @@ pub(crate) struct PathSlots(Vec<Vec<Step>>);
 
 /// A path argument refused, and where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{pointer}: {error}")]
+#[error("{}{error}", if pointer.is_empty() { String::new() } else { format!("{pointer}: ") })]
 pub(crate) struct PathArgError {
     /// The argument, a JSON pointer into the arguments.
     pub(crate) pointer: String,
@@ -68,6 +68,12 @@ impl PathSlots {
         let mut found = Vec::new();
         for slot in &self.0 {
             strings(args, slot, String::new(), &mut found);
+        }
+        if found.len() > MAX_PATH_ARGS {
+            return Err(PathArgError {
+                pointer: String::new(),
+                error: PathError::TooMany { count: found.len() },
+            });
         }
         let mut changes = Vec::new();
         for (at, given) in found {
@@ -242,5 +248,13 @@ mod tests {
             .resolve(&Roots::new(), &json!({ "named": { "x/y": "a\0" } }))
             .unwrap_err();
         assert_eq!(error.pointer, "/named/x~1y");
+        let many = json!({ "many": vec!["a"; MAX_PATH_ARGS + 1] });
+        assert_eq!(
+            slots.resolve(&Roots::new(), &many).unwrap_err().to_string(),
+            format!(
+                "the call carries {} paths; a call may carry at most {MAX_PATH_ARGS}",
+                MAX_PATH_ARGS + 1
+            )
+        );
     }
 }
