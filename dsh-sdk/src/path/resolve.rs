@@ -87,7 +87,7 @@ impl Roots {
 
     /// Whether `path` (resolved) is one of the roots or inside one; with no
     /// root, every path is.
-    pub fn contain(&self, path: &Path) -> bool {
+    pub fn contains(&self, path: &Path) -> bool {
         self.dirs.is_empty() || self.dirs.iter().any(|root| path.starts_with(root))
     }
 
@@ -139,7 +139,7 @@ impl Roots {
                 resolved,
             });
         }
-        if !self.contain(&resolved) {
+        if !self.contains(&resolved) {
             return Err(PathError::OutsideRoots {
                 given: given.to_owned(),
                 resolved,
@@ -166,11 +166,8 @@ pub enum PathError {
         bytes: usize,
     },
     /// More path arguments in one call than [`MAX_PATH_ARGS`].
-    #[error("the call carries {count} paths; a call may carry at most {MAX_PATH_ARGS}")]
-    TooMany {
-        /// How many it carries.
-        count: usize,
-    },
+    #[error("the call carries more than {MAX_PATH_ARGS} paths, the most a call may carry")]
+    TooMany,
     /// Holds a NUL byte, which no file name can.
     #[error("{given:?} holds a NUL byte, which no file name can")]
     Nul {

@@ -72,9 +72,13 @@ impl PathSlots {
         if found.len() > MAX_PATH_ARGS {
             return Err(PathArgError {
                 pointer: String::new(),
-                error: PathError::TooMany { count: found.len() },
+                error: PathError::TooMany,
             });
         }
+        // Two slots can reach one value (a property that is also matched by
+        // `additionalProperties`): it is resolved once.
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        found.dedup_by(|a, b| a.0 == b.0);
         let mut changes = Vec::new();
         for (at, given) in found {
             let resolved = roots.resolve(given).map_err(|error| PathArgError {
@@ -147,12 +151,14 @@ fn find<'a>(
 }
 
 /// Collects into `found` the strings at `slot` in `value`, with their JSON
-/// pointers (`at` being the pointer to `value`).
+/// pointers (`at` being the pointer to `value`); stops once there are more
+/// than a call may carry.
 fn strings<'v>(value: &'v Value, slot: &[Step], at: String, found: &mut Vec<(String, &'v str)>) {
+    if found.len() > MAX_PATH_ARGS {
+        return;
+    }
     let Some((step, rest)) = slot.split_first() else {
-        if let Value::String(text) = value
-            && !found.iter().any(|(seen, _)| *seen == at)
-        {
+        if let Value::String(text) = value {
             found.push((at, text));
         }
         return;
@@ -251,10 +257,7 @@ mod tests {
         let many = json!({ "many": vec!["a"; MAX_PATH_ARGS + 1] });
         assert_eq!(
             slots.resolve(&Roots::new(), &many).unwrap_err().to_string(),
-            format!(
-                "the call carries {} paths; a call may carry at most {MAX_PATH_ARGS}",
-                MAX_PATH_ARGS + 1
-            )
+            format!("the call carries more than {MAX_PATH_ARGS} paths, the most a call may carry")
         );
     }
 }
