@@ -55,6 +55,12 @@
 //! rule matches, so [`Registry::register`](crate::Registry::register) refuses
 //! args types whose `Deserialize` accepts a name the schema lacks
 //! ([`RegisterError::UnnamedField`](crate::RegisterError::UnnamedField)).
+//!
+//! Path arguments ([`ToolPath`](crate::ToolPath)) reach rules, gates, guards
+//! and the approver resolved (`..`, `//`, symbolic links, against the
+//! registry's roots: [`crate::path`]), so a rule on a path is a rule on the
+//! file the tool will open; [`Rule::when_path`] writes one as a
+//! gitignore-style glob relative to the roots.
 
 mod approver;
 mod decision;
