@@ -13,6 +13,10 @@
 //! - `--allow TOOL`: let `TOOL` run without asking. `edit_file` and `bash`
 //!   are destructive, so they ask for approval, and this server has no one to
 //!   ask: without `--allow` their calls are refused. Repeat for more tools.
+//! - `--root DIR`: confine the tools' path arguments to `DIR` (repeat for
+//!   more): each is resolved (`..`, `//`, symbolic links) and refused when
+//!   it leads outside, and relative paths start at the first `DIR`. Without
+//!   it they are resolved against the current directory but not confined.
 //! - `--events FILE`: append every RAWP-DPS tool event (requests, progress,
 //!   results, the catalog) to `FILE`, one JSON object a line.
 //!
@@ -31,16 +35,19 @@ use dsh_kit::permission::Rule;
 use dsh_kit::{Registry, Subscription};
 use dsh_kit_examples::register_all;
 
-const USAGE: &str = "usage: mcp_server [--http ADDR] [--allow TOOL]... [--events FILE]
+const USAGE: &str =
+    "usage: mcp_server [--http ADDR] [--allow TOOL]... [--root DIR]... [--events FILE]
 
   --http ADDR     serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL
   --allow TOOL    let TOOL run without asking (edit_file and bash ask, and no one can answer)
+  --root DIR      confine path arguments to DIR (relative ones start there); repeatable
   --events FILE   append every RAWP-DPS tool event to FILE, one JSON line each";
 
 /// What the command line asked for.
 struct Options {
     http: Option<SocketAddr>,
     allow: Vec<String>,
+    roots: Vec<PathBuf>,
     events: Option<PathBuf>,
 }
 
@@ -73,6 +80,12 @@ async fn run(options: Options) -> Result<(), String> {
     let mut builder = Registry::builder();
     for tool in &options.allow {
         builder = builder.rule(Rule::allow(tool));
+    }
+    for root in &options.roots {
+        if !root.is_dir() {
+            return Err(format!("`--root {}`: not a directory", root.display()));
+        }
+        builder = builder.path_root(root);
     }
     let registry = builder.build();
     register_all(&registry).map_err(|error| error.to_string())?;
@@ -127,6 +140,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut options = Options {
         http: None,
         allow: Vec::new(),
+        roots: Vec::new(),
         events: None,
     };
     while let Some(arg) = args.next() {
@@ -139,6 +153,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
                 })?);
             }
             "--allow" => options.allow.push(value("--allow")?),
+            "--root" => options.roots.push(PathBuf::from(value("--root")?)),
             "--events" => options.events = Some(PathBuf::from(value("--events")?)),
             other => return Err(format!("unknown argument `{other}`")),
         }

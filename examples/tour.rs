@@ -20,11 +20,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("dsh-tour-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
 
-    // The host's policy: never read secrets; approve edits to notes only (a
-    // real host would ask a person here); spill results over 2,000 characters.
+    // The host's policy: paths stay inside the tour's directory; never read
+    // secrets; approve edits to notes only (a real host would ask a person
+    // here); spill results over 2,000 characters.
     let registry = Registry::builder()
         .time_calls(true)
-        .rule(Rule::deny("read_file").when("path", "*secret*")?)
+        .path_root(&dir)
+        .rule(Rule::deny("read_file").when_path("path", "*secret*")?)
         .approver(FnApprover(
             |request: &dsh_kit::permission::ApprovalRequest<'_>| {
                 println!("  (approver) {}", request.prompt);
@@ -107,11 +109,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     show(&registry, "read_flie", json!({ "path": notes })).await;
 
     section("The pipeline");
-    println!("A denied call (a rule forbids paths matching *secret*):");
+    println!("A denied call (a rule forbids files named *secret*, at any depth):");
     show(
         &registry,
         "read_file",
-        json!({ "path": "/home/ada/secret.txt" }),
+        json!({ "path": "notes/../keys/secret.txt" }),
+    )
+    .await;
+    println!("A path that leaves the tour's directory, refused before any rule sees it:");
+    show(
+        &registry,
+        "read_file",
+        json!({ "path": "notes.txt/../../../etc/hostname" }),
     )
     .await;
     println!("An edit outside notes.txt, rejected by the approver:");

@@ -38,6 +38,12 @@
 //! one canonical JSON value, validate it against the output schema, then
 //! render the content the model sees and present the card a UI shows.
 //!
+//! A tool declares its file-system path arguments as [`ToolPath`]; the
+//! host sets the directories they may reach
+//! ([`RegistryBuilder::path_root`]), and every path is resolved (`..`,
+//! `//`, symbolic links) and confined before any rule or approver sees it,
+//! then opened through no symbolic link ([`path`]).
+//!
 //! A host records every call in a session log with
 //! `registry.subscribe(SessionLog::open(path)?.subscriber())` ([`log`]);
 //! [`log::replay::replay()`] runs render and present again on the logged values,
@@ -57,6 +63,7 @@ pub mod card;
 mod content;
 pub mod event;
 mod names;
+pub mod path;
 mod principal;
 mod result;
 mod schema;
@@ -91,6 +98,7 @@ pub mod __private;
 
 pub use content::{ContentBlock, EmbeddedResource, joined_text, render_default};
 pub use names::{Category, OutputType};
+pub use path::ToolPath;
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};
 pub use pool::{ScopedTool, Subscription, ToolHandle};
@@ -130,7 +138,7 @@ pub mod prelude {
     pub use crate::elicit::{Elicit, Elicitable};
     pub use crate::{
         Category, ContentBlock, Exec, OutputType, Tool, ToolArgs, ToolDef, ToolError, ToolFailure,
-        ToolOutput, Validation, present, render, tool,
+        ToolOutput, ToolPath, Validation, present, render, tool,
     };
     pub use serde_json::json;
 

@@ -13,16 +13,20 @@
 //! - [`search::grep()`]: a regex search over a directory, and a `search` card.
 //! - [`web::fetch()`]: a web page over HTTP, and a `web` card.
 //!
+//! The file tools take their paths as [`ToolPath`]: the registry resolves
+//! each one (`..`, `//`, symbolic links) against its roots before any rule
+//! or approver sees it, and the tools open what was decided through no
+//! symbolic link ([`ToolPath::open`]).
+//!
 //! Between them they present every card: `read` ([`read_file()`]), `diff`
 //! ([`edit_file()`]), `terminal`, `search`, `web`, and `generic` for the
 //! tools that present nothing ([`greet()`]).
 
-use std::path::PathBuf;
-
 use chrono::{Datelike, Duration, NaiveDate};
-use dsh_kit::Registry;
 use dsh_kit::card::{DiffCard, ReadCard};
+use dsh_kit::path::PathOpenOptions;
 use dsh_kit::prelude::*;
+use dsh_kit::{Registry, ToolPath};
 
 pub mod agent;
 pub mod demo;
@@ -62,8 +66,8 @@ pub async fn greet(
 /// Arguments of `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadFileArgs {
-    /// Absolute path of the file to read
-    pub path: PathBuf,
+    /// Path of the file to read, absolute or relative to the working directory
+    pub path: ToolPath,
     /// First line to return, 1-based (default 1)
     #[schemars(range(min = 1))]
     pub offset: Option<u32>,
@@ -96,14 +100,13 @@ pub struct FileSlice {
     present = read_card
 )]
 pub async fn read_file(args: ReadFileArgs, exec: &Exec) -> Result<FileSlice, ToolError> {
-    if !args.path.is_absolute() {
-        return Err(ToolError::new(format!(
-            "`{}` is not an absolute path: give the full path",
-            args.path.display()
-        )));
-    }
+    // Opened through no symbolic link: the file the path was decided on.
+    let path = args.path.clone();
+    let reading = tokio::task::spawn_blocking(move || path.read_to_string());
     let text = tokio::select! {
-        text = tokio::fs::read_to_string(&args.path) => text?,
+        text = reading => text
+            .map_err(|error| ToolError::new(format!("the read stopped: {error}")))?
+            .map_err(|error| ToolError::new(format!("cannot read {}: {error}", args.path)))?,
         () = exec.cancellation().cancelled() => return Err(ToolError::new("cancelled")),
     };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
@@ -180,8 +183,8 @@ pub async fn add_days(
 /// Arguments of `edit_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditFileArgs {
-    /// Absolute path of the file to change
-    pub path: PathBuf,
+    /// Path of the file to change, absolute or relative to the working directory
+    pub path: ToolPath,
     /// The exact text to replace
     pub old: String,
     /// The text to put in its place
@@ -261,7 +264,9 @@ pub async fn edit_file(args: EditFileArgs) -> Result<Edited, EditError> {
         path: path.clone(),
         source,
     };
-    let before = tokio::fs::read_to_string(&args.path).await.map_err(io)?;
+    let before = blocking(&args.path, |path| path.read_to_string())
+        .await
+        .map_err(io)?;
     let count = before.matches(&args.old).count();
     match count {
         0 => return Err(EditError::NoMatchesFound { path }),
@@ -270,12 +275,29 @@ pub async fn edit_file(args: EditFileArgs) -> Result<Edited, EditError> {
         _ => return Err(EditError::AmbiguousMatch { path, count }),
     }
     let after = before.replace(&args.old, &args.new);
-    tokio::fs::write(&args.path, &after).await.map_err(io)?;
+    let written = after.clone();
+    blocking(&args.path, move |path| {
+        let mut file = path.open_with(PathOpenOptions::new().write(true).truncate(true))?;
+        std::io::Write::write_all(&mut file, written.as_bytes())
+    })
+    .await
+    .map_err(io)?;
     Ok(Edited {
         diff: diff::unified(&path, &before, &after),
         path,
         replacements: u32::try_from(count).unwrap_or(u32::MAX),
     })
+}
+
+/// Runs `work` on `path` off the async threads (file I/O blocks).
+async fn blocking<T: Send + 'static>(
+    path: &ToolPath,
+    work: impl FnOnce(&ToolPath) -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<T> {
+    let path = path.clone();
+    tokio::task::spawn_blocking(move || work(&path))
+        .await
+        .map_err(std::io::Error::other)?
 }
 
 /// What changed, with the diff, for the model.

@@ -5,8 +5,9 @@
 //! a project wants, and `regex` guarantees linear-time matching whatever
 //! pattern a model sends.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use dsh_kit::ToolPath;
 use dsh_kit::card::{SearchCard, SearchHit};
 use dsh_kit::prelude::*;
 use ignore::WalkBuilder;
@@ -25,8 +26,8 @@ pub struct GrepArgs {
     /// The regular expression to look for (Rust `regex` syntax)
     #[schemars(length(min = 1))]
     pub pattern: String,
-    /// Absolute path of the directory to search, or of one file
-    pub path: PathBuf,
+    /// Path of the directory to search, or of one file (absolute, or relative to the working directory)
+    pub path: ToolPath,
     /// Search only files whose path matches this glob, such as `*.rs`
     pub glob: Option<String>,
     /// Match letters whatever their case
@@ -72,12 +73,6 @@ pub struct GrepMatch {
     present_call = grep_running
 )]
 pub async fn grep(args: GrepArgs, exec: &Exec) -> Result<GrepResults, ToolError> {
-    if !args.path.is_absolute() {
-        return Err(ToolError::new(format!(
-            "`{}` is not an absolute path: give the full path",
-            args.path.display()
-        )));
-    }
     let regex = RegexBuilder::new(&args.pattern)
         .case_insensitive(args.case_insensitive)
         .build()
@@ -136,8 +131,10 @@ fn walk(
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
             continue;
         }
-        // Binary and non-UTF-8 files are skipped.
-        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+        // Binary and non-UTF-8 files are skipped. The walk follows no
+        // symbolic link, and neither does the read: a file swapped for a
+        // link since the walk saw it is skipped too.
+        let Ok(text) = ToolPath::new(entry.path()).read_to_string() else {
             continue;
         };
         let relative = match entry.path().strip_prefix(root) {

@@ -1,10 +1,10 @@
 //! `bash`: a shell command with a timeout, cancellation, streamed output and
 //! a `terminal` card, shown from the moment it starts.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
+use dsh_kit::ToolPath;
 use dsh_kit::card::TerminalCard;
 use dsh_kit::prelude::*;
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -22,8 +22,8 @@ pub struct BashArgs {
     /// The command line, run with `sh -c`
     #[schemars(length(min = 1))]
     pub command: String,
-    /// Absolute path of the directory to run it in (default: the host's own)
-    pub cwd: Option<PathBuf>,
+    /// The directory to run it in, absolute or relative (default: the host's working directory)
+    pub cwd: Option<ToolPath>,
     /// How long it may run, in milliseconds, before it is killed (default 30000)
     #[schemars(range(min = 1, max = 600_000))]
     pub timeout_ms: Option<u64>,
@@ -63,12 +63,6 @@ pub async fn bash(args: BashArgs, exec: &Exec) -> Result<CommandOutput, ToolErro
         // A call that is dropped (cancelled, timed out by the host) kills the shell.
         .kill_on_drop(true);
     if let Some(cwd) = &args.cwd {
-        if !cwd.is_absolute() {
-            return Err(ToolError::new(format!(
-                "`cwd` must be an absolute path, not `{}`",
-                cwd.display()
-            )));
-        }
         command.current_dir(cwd);
     }
     let mut child = command

@@ -101,10 +101,17 @@
 //! rule matches, so [`Registry::register`](crate::Registry::register) refuses
 //! args types whose `Deserialize` accepts a name the schema lacks
 //! ([`RegisterError::UnnamedField`](crate::RegisterError::UnnamedField)).
+//!
+//! Path arguments ([`ToolPath`](crate::ToolPath)) reach rules, gates, guards
+//! and the approver resolved (`..`, `//`, symbolic links, against the
+//! registry's roots: [`crate::path`]), so a rule on a path is a rule on the
+//! file the tool will open; [`Rule::when_path`] writes one as a
+//! gitignore-style glob relative to the roots.
 
 mod approver;
 mod decision;
 mod hook;
+mod path;
 mod rule;
 #[cfg(test)]
 mod tests;
@@ -121,6 +128,7 @@ use decision::{asks_by_default, default_ruling};
 /// The error of an invalid glob in [`Rule::when`].
 pub use glob::PatternError;
 pub use hook::{Guard, PlanMode, PreExecute};
+pub use path::PathPatternError;
 pub use rule::{Rule, Rules};
 
 use crate::principal::Principal;
@@ -215,6 +223,12 @@ impl Permissions {
         }
         let aliases: Vec<&str> = def.aliases().collect();
         !(self.rules.rules.iter()).any(|rule| rule.denies_outright(def.name(), &aliases, principal))
+    }
+
+    /// Takes the relative path globs of the rules
+    /// ([`Rule::when_path`]) against `roots`: the registry's, when it is built.
+    pub(crate) fn anchor_paths(&mut self, roots: &crate::path::Roots) {
+        self.rules.anchor_paths(roots);
     }
 
     /// Whether every call of a tool with these flags is allowed without

@@ -7,7 +7,9 @@ use glob::Pattern;
 use serde_json::Value;
 
 use super::decision::Ruling;
+use super::path::{PathCondition, PathPatternError};
 use super::{CallInfo, Decision, PatternError, Strictness};
+use crate::path::Roots;
 use crate::principal::Principal;
 
 /// A permission rule, as in Claude Code's `allow`, `ask` and `deny` lists.
@@ -48,6 +50,8 @@ pub struct Rule {
     subject: Option<String>,
     /// The scopes a caller must all hold for the rule to apply.
     scopes: Vec<String>,
+    /// Conditions on path arguments ([`Rule::when_path`]).
+    paths: Vec<PathCondition>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +83,7 @@ impl Rule {
             conditions: Vec::new(),
             subject: None,
             scopes: Vec::new(),
+            paths: Vec::new(),
         }
     }
 
@@ -115,10 +120,69 @@ impl Rule {
         Ok(self)
     }
 
+    /// Narrows the rule to calls whose path argument `arg` matches the
+    /// gitignore-style glob `pattern`, or lies inside a directory it
+    /// matches. Path arguments ([`ToolPath`](crate::ToolPath)) reach rules
+    /// resolved (`..`, `//`, links: see [`dsh_kit::path`](crate::path)), so
+    /// the glob is matched against what the file system will open.
+    ///
+    /// - `*` and `?` stop at `/`; `**` crosses any number of directories;
+    ///   `[abc]`, `{a,b}` and `\` escapes as usual;
+    /// - an absolute glob (`/etc/**`) matches the resolved path as it is;
+    /// - a relative glob is taken against each of the registry's roots
+    ///   ([`RegistryBuilder::path_root`](crate::RegistryBuilder::path_root);
+    ///   the current directory when there is none, or for a rule used
+    ///   outside a registry): `secrets/**`, `src/*.rs`;
+    /// - a relative glob without `/` (`*.pem`, `.env`) matches that name at
+    ///   any depth under a root, as in `.gitignore`; a trailing `/` is
+    ///   ignored, since a glob always covers what a directory it matches holds;
+    /// - on macOS and Windows the match ignores case.
+    ///
+    /// ```
+    /// use dsh_kit::permission::{CallInfo, Rule};
+    /// use serde_json::json;
+    ///
+    /// let rule = Rule::deny("write_file").when_path("path", "/etc").unwrap();
+    /// assert_eq!(rule.to_string(), "deny write_file(path in /etc)");
+    /// let args = json!({ "path": "/etc/ssh/sshd_config" });
+    /// let call = CallInfo {
+    ///     tool: "write_file",
+    ///     aliases: &[],
+    ///     args: &args,
+    ///     read_only: false,
+    ///     destructive: true,
+    ///     requires_approval: false,
+    /// };
+    /// assert!(rule.matches(&call));
+    /// let args = json!({ "path": "/etcetera" });
+    /// assert!(!rule.matches(&CallInfo { args: &args, ..call }));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An invalid glob (`[`, `a**b`) is an error here, never at match time.
+    pub fn when_path(
+        mut self,
+        arg: impl Into<String>,
+        pattern: &str,
+    ) -> Result<Self, PathPatternError> {
+        self.paths.push(PathCondition::new(arg.into(), pattern)?);
+        Ok(self)
+    }
+
+    /// Takes the relative globs of [`when_path`](Rule::when_path) against
+    /// `roots`.
+    pub(crate) fn anchor_paths(&mut self, roots: &Roots) {
+        for condition in &mut self.paths {
+            condition.anchor(roots);
+        }
+    }
+
     /// Whether this rule applies to the call.
     pub fn matches(&self, call: &CallInfo<'_>) -> bool {
         call.is_named(&self.tool)
             && self.is_for(call.principal)
+            && self.paths.iter().all(|c| c.matches(call.args))
             && self.conditions.iter().all(|c| match call.args.get(&c.arg) {
                 Some(Value::String(text)) => c.pattern.matches(text),
                 Some(other) => c.pattern.matches(&other.to_string()),
@@ -146,6 +210,7 @@ impl Rule {
     ) -> bool {
         self.effect == Strictness::Deny
             && self.conditions.is_empty()
+            && self.paths.is_empty()
             && (self.tool == name || aliases.contains(&self.tool.as_str()))
             && self.is_for(principal)
     }
@@ -176,7 +241,15 @@ impl fmt::Display for Rule {
             let open = if i == 0 { "(" } else { ", " };
             write!(f, "{open}{}: {}", c.arg, c.pattern)?;
         }
-        if !self.conditions.is_empty() {
+        for (i, c) in self.paths.iter().enumerate() {
+            let open = if i + self.conditions.len() == 0 {
+                "("
+            } else {
+                ", "
+            };
+            write!(f, "{open}{} in {}", c.arg, c.pattern)?;
+        }
+        if !self.conditions.is_empty() || !self.paths.is_empty() {
             f.write_str(")")?;
         }
         if let Some(subject) = &self.subject {
@@ -235,6 +308,13 @@ impl Rules {
     pub fn with(mut self, rule: Rule) -> Self {
         self.push(rule);
         self
+    }
+
+    /// Takes the relative path globs of every rule against `roots`.
+    pub(crate) fn anchor_paths(&mut self, roots: &Roots) {
+        for rule in &mut self.rules {
+            rule.anchor_paths(roots);
+        }
     }
 
     /// The decision of the strictest matching rule (the first of equally

@@ -8,6 +8,7 @@ use super::layer::ExecService;
 use super::post_execute::PostExecute;
 use super::spill::SpillConfig;
 use crate::event::Event;
+use crate::path::Roots;
 use crate::permission::{Approver, Permissions};
 use crate::pool::{self, Pool};
 use crate::schema::limits::Limits;
@@ -22,6 +23,8 @@ pub(crate) struct Config {
     pub(crate) post_execute: Vec<Arc<dyn PostExecute>>,
     /// What a call may carry in and out (`limits.rs`).
     pub(crate) limits: Limits,
+    /// The directories path arguments may reach.
+    pub(crate) roots: Roots,
     /// Whether every call is timed, also when nothing observes the registry.
     pub(crate) time_calls: bool,
     /// The execute stack when it has retries or host layers; `None` runs

@@ -1,7 +1,8 @@
 //! Stage 2, input: the arguments within the limits, against the input
-//! schema (every violation at once), through serde, then the tool's own
-//! `validate_input`. A panic in the arguments' `Deserialize` or in
-//! `validate_input` refuses them too.
+//! schema (every violation at once), their path arguments resolved (and
+//! rewritten to the resolved form, `crate::path`), through serde, then the
+//! tool's own `validate_input`. A panic in the arguments' `Deserialize` or
+//! in `validate_input` refuses them too.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::stop::{InputError, Stop};
+use crate::path::Roots;
 use crate::schema::limits::{self, Limits, drop_deep};
 use crate::tool::Exec;
 use crate::tool::panic_message;
@@ -43,9 +45,10 @@ pub(super) fn over_limits(limits: &Limits, args: &Value) -> Option<limits::Excee
 }
 
 /// Arguments within the limits, parsed when sent as a string, then
-/// checked: what the tool will read.
+/// checked, their paths resolved: what the tool will read.
 pub(super) fn read(
     limits: &Limits,
+    roots: &Roots,
     entry: &Entry,
     args: Arc<Value>,
     exec: &Exec,
@@ -57,21 +60,36 @@ pub(super) fn read(
     };
     // Within the limits already (the spine checked them first): only a
     // string the model sent in place of an object is parsed and checked.
-    let args = if args.is_string() {
+    let mut args = if args.is_string() {
         Arc::new(bounded(limits, Arc::unwrap_or_clone(args)).map_err(invalid)?)
     } else {
         args
     };
-    let prepared = check(entry, &args, exec).map_err(invalid)?;
+    let prepared = check(entry, roots, &mut args, exec).map_err(invalid)?;
     Ok((args, prepared))
 }
 
-/// Schema, serde, then the tool's own check: the call, ready to run.
-pub(super) fn check(entry: &Entry, args: &Value, exec: &Exec) -> Result<Prepared, InputError> {
+/// Schema, paths resolved (`args` rewritten to their resolved form), serde,
+/// then the tool's own check: the call, ready to run.
+pub(super) fn check(
+    entry: &Entry,
+    roots: &Roots,
+    args: &mut Arc<Value>,
+    exec: &Exec,
+) -> Result<Prepared, InputError> {
     let violations = entry.input.violations(args);
     if !violations.is_empty() {
         return Err(InputError::Schema(violations));
     }
+    if !entry.paths.is_empty()
+        && let Some(resolved) = entry
+            .paths
+            .resolve(roots, args)
+            .map_err(|error| InputError::Path(Box::new(error)))?
+    {
+        *args = Arc::new(resolved);
+    }
+    let args: &Value = args;
     let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.prepare(args, exec)))
         .map_err(|panic| InputError::DeserializePanicked(panic_message(panic.as_ref())))?;
     prepared.map_err(|error| match error {

@@ -6,7 +6,9 @@
 //! 1. `resolve` the name or alias; a tool the catalog marks `unavailable`,
 //!    or with a `fatal` diagnostic, is refused;
 //! 2. `input`: the raw arguments against the input schema (every violation
-//!    at once), serde, then the tool's own `validate_input`;
+//!    at once); the path arguments resolved against the roots and rewritten
+//!    to their resolved form ([`crate::path`]); serde, then the tool's own
+//!    `validate_input`;
 //! 3. `permission`: the default decision (`requires_approval` and
 //!    `destructive` tools ask), permission rules, then the gates in order;
 //! 4. `permission`: monotone guards, which can only tighten that decision;
@@ -207,7 +209,13 @@ impl Pipeline {
         if entry.handler.reads_exec() {
             exec.make(self, &entry, call.invocation_id);
         }
-        let (args, prepared) = match input::read(&config.limits, &entry, call.args, exec.handed()) {
+        let (args, prepared) = match input::read(
+            &config.limits,
+            &config.roots,
+            &entry,
+            call.args,
+            exec.handed(),
+        ) {
             Ok(read) => read,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };

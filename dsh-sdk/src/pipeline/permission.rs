@@ -91,8 +91,9 @@ pub(super) async fn settle(
         error,
         approved: true,
     };
-    let overridden = input::bounded(&config.limits, overridden).map_err(invalid)?;
-    let overridden_prepared = input::check(entry, &overridden, exec).map_err(invalid)?;
+    let mut overridden = Arc::new(input::bounded(&config.limits, overridden).map_err(invalid)?);
+    let overridden_prepared =
+        input::check(entry, &config.roots, &mut overridden, exec).map_err(invalid)?;
     match decide(config, entry, &overridden, exec.principal()).decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
@@ -116,7 +117,7 @@ pub(super) async fn settle(
             }
         }
     }
-    *args = Arc::new(overridden);
+    *args = overridden;
     *prepared = overridden_prepared;
     Ok(())
 }

@@ -15,6 +15,7 @@ use uuid::Uuid;
 use super::finalize::Finished;
 use crate::content::ContentBlock;
 use crate::names::OutputType;
+use crate::path::slots::PathArgError;
 use crate::pool::Refusal;
 use crate::result::{Cause, Failure, ToolResult};
 use crate::schema::limits::Exceeded;
@@ -141,6 +142,9 @@ pub(crate) enum InputError {
     /// `validate_input` refused them.
     #[error("{message}")]
     Invalid { message: String, code: i32 },
+    /// A path argument is refused (`crate::path`).
+    #[error("{0}")]
+    Path(Box<PathArgError>),
 }
 
 impl InputError {

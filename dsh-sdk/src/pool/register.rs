@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{Pool, ToolHandle};
 use crate::event::rawp::{Diagnostic, Severity};
+use crate::path::slots::PathSlots;
 use crate::schema::{self, Compiled};
 use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
@@ -90,6 +91,7 @@ impl Pool {
         };
         let input = compile(SchemaRole::Input, input)?;
         let output = compile(SchemaRole::Output, output)?;
+        let paths = PathSlots::of(&input.schema);
 
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let dynamic = handler.is_dynamic();
@@ -141,6 +143,7 @@ impl Pool {
         let entry = Entry {
             id,
             def,
+            paths,
             input,
             output,
             failure,

@@ -12,6 +12,7 @@ use tower::retry::RetryLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
 use super::Registry;
+use crate::path::Roots;
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::pipeline::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
@@ -49,6 +50,7 @@ pub struct RegistryBuilder {
     retry: RetryPolicy,
     layers: Vec<Box<dyn FnOnce(ExecService) -> ExecService + Send>>,
     limits: Limits,
+    roots: Roots,
     time_calls: bool,
 }
 
@@ -67,6 +69,7 @@ impl RegistryBuilder {
             retry: RetryPolicy::default(),
             layers: Vec::new(),
             limits: Limits::default(),
+            roots: Roots::new(),
             time_calls: false,
         }
     }
@@ -191,6 +194,28 @@ impl RegistryBuilder {
         self
     }
 
+    /// Adds a directory that path arguments ([`ToolPath`](crate::ToolPath),
+    /// `"format": "path"`) may reach; call it again for more. Every path
+    /// argument is resolved (relative ones against the first root, through
+    /// `.`, `..`, `//` and symbolic links) before the call is decided, and
+    /// one that resolves outside every root is refused; see
+    /// [`dsh_kit::path`](crate::path). Relative [`Rule::when_path`] globs
+    /// are taken against the roots.
+    ///
+    /// The directory is resolved through its own links now; with no root,
+    /// paths are resolved against the current directory and not confined.
+    ///
+    /// ```
+    /// use dsh_kit::Registry;
+    ///
+    /// let registry = Registry::builder().path_root(std::env::temp_dir()).build();
+    /// # drop(registry);
+    /// ```
+    pub fn path_root(mut self, dir: impl AsRef<std::path::Path>) -> Self {
+        self.roots.push(dir.as_ref());
+        self
+    }
+
     /// Retries failed calls of idempotent and read-only tools.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
@@ -244,14 +269,17 @@ impl RegistryBuilder {
             None
         };
         let pool = Pool::new(self.state);
+        let mut permissions = self.permissions;
+        permissions.anchor_paths(&self.roots);
         let config = Config {
             timeout: self.timeout,
             max_result_chars: self.max_result_chars,
             spill: self.spill,
-            permissions: self.permissions,
+            permissions,
             approver: self.approver,
             post_execute: self.post_execute,
             limits: self.limits,
+            roots: self.roots,
             time_calls: self.time_calls,
             service,
             pool: Arc::downgrade(&pool.inner),

@@ -18,6 +18,7 @@ mod log;
 mod lower;
 mod mcp;
 mod output_type;
+mod paths;
 mod pipeline;
 mod playground;
 mod principal;

@@ -194,13 +194,18 @@ async fn bash_stops_when_the_call_is_cancelled() {
 }
 
 #[tokio::test]
-async fn bash_refuses_a_relative_directory() {
+async fn bash_runs_in_a_relative_directory_resolved_against_the_working_directory() {
     let result = registry()
-        .call("bash", json!({ "command": "ls", "cwd": "src" }))
+        .call("bash", json!({ "command": "pwd", "cwd": "src/../src" }))
         .await;
+    let expected = std::env::current_dir()
+        .unwrap()
+        .join("src")
+        .canonicalize()
+        .unwrap();
     assert_eq!(
-        result.text(),
-        "`bash` failed: `cwd` must be an absolute path, not `src`"
+        result.value.as_ref().unwrap()["stdout"],
+        json!(format!("{}\n", expected.display()))
     );
 }
 

@@ -91,6 +91,39 @@ async fn rmcp_drives_the_server_over_http() {
     }
 }
 
+/// `--root`: the server's file tools resolve paths inside the directory
+/// given, and refuse one that leads out of it, whatever its spelling.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_confines_paths_to_its_root() {
+    let scratch = Scratch::new("root");
+    let root = scratch.file("project");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("notes.txt"), "inside\n").unwrap();
+    std::fs::write(scratch.file("secret.txt"), "secret\n").unwrap();
+    let mut command = tokio::process::Command::new(SERVER);
+    command.arg("--root").arg(&root);
+    let transport = TokioChildProcess::new(command).expect("the server starts");
+    let client = connect(transport, false).await;
+
+    let read = |path: &str| call("read_file", json!({ "path": path }));
+    let inside = client.call_tool(read("src/../notes.txt")).await.unwrap();
+    assert_eq!(inside.is_error, Some(false));
+    let value = inside.structured_content.unwrap();
+    assert_eq!(value["content"], json!("inside\n"));
+    let root = root.canonicalize().unwrap();
+    assert_eq!(value["path"], json!(root.join("notes.txt")));
+    for escape in ["../secret.txt", "src/../../secret.txt", "/etc/hostname"] {
+        let refused = client.call_tool(read(escape)).await.unwrap();
+        assert_eq!(refused.is_error, Some(true));
+        let text = &refused.content[0].as_text().unwrap().text;
+        assert!(
+            text.contains("outside the allowed roots"),
+            "{escape}: {text}"
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
 /// An rmcp client that keeps the progress notifications it gets.
 #[derive(Clone, Default)]
 struct Recorder {

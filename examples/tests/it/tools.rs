@@ -35,7 +35,7 @@ async fn read_file_numbers_lines_and_presents_a_read_card() {
 }
 
 #[tokio::test]
-async fn read_file_refuses_a_zero_offset_and_a_relative_path() {
+async fn read_file_refuses_a_zero_offset_and_a_missing_file() {
     let registry = registry();
     let result = registry
         .call("read_file", json!({ "path": "/x", "offset": 0 }))
@@ -44,10 +44,72 @@ async fn read_file_refuses_a_zero_offset_and_a_relative_path() {
         result.text(),
         "invalid arguments for `read_file`: /offset: 0 is less than the minimum of 1"
     );
-    let result = registry.call("read_file", json!({ "path": "x.txt" })).await;
+    let result = registry
+        .call("read_file", json!({ "path": "/no/such/file.txt" }))
+        .await;
     assert_eq!(
         result.text(),
-        "`read_file` failed: `x.txt` is not an absolute path: give the full path"
+        "`read_file` failed: cannot read /no/such/file.txt: No such file or directory (os error 2)"
+    );
+}
+
+/// The file tools within a root: relative paths start there, every
+/// spelling reaches the tool resolved, and a path out of it never runs.
+#[tokio::test]
+async fn the_file_tools_resolve_paths_within_the_registry_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("project");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("notes.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "secret\n").unwrap();
+    let registry = Registry::builder()
+        .path_root(&root)
+        .rule(Rule::allow("edit_file"))
+        .build();
+    register_all(&registry).unwrap();
+
+    let result = registry
+        .call("read_file", json!({ "path": "src/../notes.txt" }))
+        .await;
+    assert_eq!(
+        result.value.as_ref().unwrap()["path"],
+        json!(root.join("notes.txt"))
+    );
+    let result = registry
+        .call(
+            "edit_file",
+            json!({ "path": "./notes.txt", "old": "two", "new": "2" }),
+        )
+        .await;
+    assert!(!result.is_error(), "{}", result.text());
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt")).unwrap(),
+        "one\n2\n"
+    );
+    let result = registry
+        .call("grep", json!({ "pattern": "2", "path": "src/.." }))
+        .await;
+    assert_eq!(result.value.as_ref().unwrap()["root"], json!(root));
+
+    for (tool, args) in [
+        ("read_file", json!({ "path": "../secret.txt" })),
+        (
+            "edit_file",
+            json!({ "path": "src/../../secret.txt", "old": "secret", "new": "x" }),
+        ),
+        ("grep", json!({ "pattern": "secret", "path": ".." })),
+        ("bash", json!({ "command": "cat secret.txt", "cwd": ".." })),
+    ] {
+        let result = registry.call(tool, args).await;
+        assert!(
+            result.text().contains("outside the allowed roots"),
+            "{tool}: {}",
+            result.text()
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("secret.txt")).unwrap(),
+        "secret\n"
     );
 }
 

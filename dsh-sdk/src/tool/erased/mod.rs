@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::card::Card;
 use crate::content::ContentBlock;
+use crate::path::slots::PathSlots;
 use crate::schema::Compiled;
 use crate::tool::Exec;
 use crate::tool::ToolDef;
@@ -30,6 +31,9 @@ pub(crate) struct Entry {
     pub(crate) id: u64,
     pub(crate) def: ToolDef,
     pub(crate) input: Compiled,
+    /// Where the input schema declares file-system paths, resolved before
+    /// the call is decided.
+    pub(crate) paths: PathSlots,
     pub(crate) output: Compiled,
     /// The JSON Schema of the tool's declared failure shapes, if it has one.
     pub(crate) failure: Option<Value>,

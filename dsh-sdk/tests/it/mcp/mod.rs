@@ -4,6 +4,7 @@
 mod auth;
 mod http;
 mod offers;
+mod paths;
 mod pins;
 mod proxy;
 mod server;
