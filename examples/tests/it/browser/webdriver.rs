@@ -60,11 +60,25 @@ fn ensure_installed() {
 
 /// A WebDriver error, with the command that failed.
 #[derive(Debug)]
-pub struct Failure(pub String);
+pub struct Failure {
+    /// What failed, and why.
+    pub message: String,
+    /// WebDriver's error code (`stale element reference`), when it sent one.
+    pub code: Option<String>,
+}
+
+impl Failure {
+    fn new(message: String) -> Self {
+        Failure {
+            message,
+            code: None,
+        }
+    }
+}
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -186,22 +200,26 @@ impl Browser {
             None => self.agent.get(&url).call(),
         };
         let mut response =
-            response.map_err(|error| Failure(format!("{method} {path}: {error}")))?;
+            response.map_err(|error| Failure::new(format!("{method} {path}: {error}")))?;
         let mut text = String::new();
         response
             .body_mut()
             .as_reader()
             .take(256 << 20)
             .read_to_string(&mut text)
-            .map_err(|error| Failure(format!("{method} {path}: {error}")))?;
-        let answer: Value = serde_json::from_str(&text)
-            .map_err(|error| Failure(format!("{method} {path}: not JSON ({error}): {text}")))?;
+            .map_err(|error| Failure::new(format!("{method} {path}: {error}")))?;
+        let answer: Value = serde_json::from_str(&text).map_err(|error| {
+            Failure::new(format!("{method} {path}: not JSON ({error}): {text}"))
+        })?;
         let value = answer.get("value").cloned().unwrap_or(Value::Null);
         if let Some(error) = value.get("error").and_then(Value::as_str) {
-            return Err(Failure(format!(
-                "{method} {path}: {error}: {}",
-                value["message"].as_str().unwrap_or_default()
-            )));
+            return Err(Failure {
+                message: format!(
+                    "{method} {path}: {error}: {}",
+                    value["message"].as_str().unwrap_or_default()
+                ),
+                code: Some(error.to_owned()),
+            });
         }
         Ok(value)
     }
@@ -304,14 +322,26 @@ impl Browser {
         .unwrap_or_else(|error| panic!("cannot type into `{css}`: {error}"));
     }
 
-    /// The rendered text of the element matching `css`.
+    /// The rendered text of the element matching `css`. The page may draw
+    /// the element again between finding it and reading it (a list redrawn
+    /// when the tools change): a stale element is looked up again, a few
+    /// times, rather than failing the read.
     pub fn text(&self, css: &str) -> String {
-        let element = self.wait_for(css);
-        self.command("GET", &format!("/element/{}/text", element.0), None)
-            .unwrap_or_else(|error| panic!("cannot read `{css}`: {error}"))
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
+        let mut attempts = 0;
+        loop {
+            let element = self.wait_for(css);
+            match self.command("GET", &format!("/element/{}/text", element.0), None) {
+                Ok(text) => return text.as_str().unwrap_or_default().to_owned(),
+                Err(error)
+                    if error.code.as_deref() == Some("stale element reference")
+                        && attempts < 20 =>
+                {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(error) => panic!("cannot read `{css}`: {error}"),
+            }
+        }
     }
 
     /// Switches into the frame `element`.
