@@ -142,11 +142,13 @@ async fn start(server: &Server, registry: &Registry) -> Option<McpProxy> {
     spinner.finish();
     match connected {
         Ok(proxy) => {
+            let tools = proxy.tools();
             note(format_args!(
-                "{} is up with {} tools: {}",
+                "{} is up with {} tool{}: {}",
                 server.describe(),
-                proxy.tools().len(),
-                proxy.tools().join(", ")
+                tools.len(),
+                if tools.len() == 1 { "" } else { "s" },
+                tools.join(", ")
             ));
             Some(proxy)
         }
@@ -244,7 +246,7 @@ fn report(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) {
         note("restarted; no tool changed");
     } else {
         note(format_args!(
-            "restarted; the host was sent list_changed: {}",
+            "restarted; published the new tool list (list_changed): {}",
             changes.join(", ")
         ));
     }
@@ -265,6 +267,18 @@ fn watcher(
     paths: &[PathBuf],
     changes: mpsc::UnboundedSender<PathBuf>,
 ) -> Result<notify::RecommendedWatcher, CliError> {
+    // Events name paths under the roots as watched: absolute, so that a
+    // root inside a hidden directory (a temporary one) is not itself hidden.
+    let roots = paths
+        .iter()
+        .map(|path| {
+            std::fs::canonicalize(path).map_err(|source| CliError::Watch {
+                path: path.clone(),
+                source: notify::Error::io(source),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let under = roots.clone();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let Ok(event) = event else { return };
         if !matches!(
@@ -273,7 +287,12 @@ fn watcher(
         ) {
             return;
         }
-        if let Some(path) = event.paths.into_iter().find(|path| counts(path)) {
+        let counted = event.paths.into_iter().find(|path| {
+            under
+                .iter()
+                .any(|root| path.strip_prefix(root).is_ok_and(|inside| counts(inside)))
+        });
+        if let Some(path) = counted {
             let _ = changes.send(path);
         }
     })
@@ -281,18 +300,18 @@ fn watcher(
         path: paths.first().cloned().unwrap_or_default(),
         source,
     })?;
-    for path in paths {
+    for root in &roots {
         watcher
-            .watch(path, RecursiveMode::Recursive)
+            .watch(root, RecursiveMode::Recursive)
             .map_err(|source| CliError::Watch {
-                path: path.clone(),
+                path: root.clone(),
                 source,
             })?;
     }
     Ok(watcher)
 }
 
-/// Whether a change of `path` calls for a rebuild: not build output
+/// Whether a change of `path` (inside a watched root) calls for a rebuild: not build output
 /// (`target/`), not a hidden file or directory (`.git/`, an editor's swap
 /// file), not an editor's backup (`file~`).
 fn counts(path: &Path) -> bool {
@@ -312,11 +331,11 @@ mod tests {
 
     #[test]
     fn build_output_and_hidden_files_do_not_restart() {
-        assert!(counts(Path::new("/work/tool/src/main.rs")));
-        assert!(counts(Path::new("./src/lib.rs")));
-        assert!(!counts(Path::new("/work/tool/target/debug/tool")));
-        assert!(!counts(Path::new("/work/tool/.git/index")));
-        assert!(!counts(Path::new("/work/tool/src/.main.rs.swp")));
-        assert!(!counts(Path::new("/work/tool/src/main.rs~")));
+        assert!(counts(Path::new("src/main.rs")));
+        assert!(counts(Path::new("main.rs")));
+        assert!(!counts(Path::new("target/debug/tool")));
+        assert!(!counts(Path::new(".git/index")));
+        assert!(!counts(Path::new("src/.main.rs.swp")));
+        assert!(!counts(Path::new("src/main.rs~")));
     }
 }
