@@ -290,7 +290,7 @@ fn watcher(
         let counted = event.paths.into_iter().find(|path| {
             under
                 .iter()
-                .any(|root| path.strip_prefix(root).is_ok_and(|inside| counts(inside)))
+                .any(|root| path.strip_prefix(root).is_ok_and(counts))
         });
         if let Some(path) = counted {
             let _ = changes.send(path);

@@ -40,7 +40,7 @@ impl Block {
             hidden: 0,
         };
         let corner = paint(Paint::Dim, "╭─");
-        let title = paint(Paint::Bold, &printable(title));
+        let title = paint(Paint::Bold, printable(title));
         let _ = writeln!(block.text, "{indent}{corner} {title}");
         block
     }
@@ -186,7 +186,7 @@ fn read(card: &ReadCard, indent: &str) -> String {
     let last = first + card.content.lines().count().saturating_sub(1);
     let width = last.to_string().len();
     for (number, line) in (first..).zip(card.content.lines()) {
-        let number = paint(Paint::Dim, &format!("{number:>width$} │"));
+        let number = paint(Paint::Dim, format!("{number:>width$} │"));
         block.raw(&format!("{number} {}", printable(line)));
     }
     block.finish()
@@ -199,8 +199,8 @@ fn search(card: &SearchCard, indent: &str) -> String {
     };
     let mut block = Block::new(&format!("search {:?} · {count}", card.query), indent);
     for (number, hit) in (1..).zip(&card.results) {
-        let title = paint(Paint::Bold, &printable(&hit.title));
-        let location = paint(Paint::Cyan, &printable(&hit.location));
+        let title = paint(Paint::Bold, printable(&hit.title));
+        let location = paint(Paint::Cyan, printable(&hit.location));
         block.raw(&format!("{number}. {title} — {location}"));
         for line in hit.snippet.lines() {
             block.line(None, &format!("   {line}"));
@@ -271,12 +271,12 @@ pub fn call(number: usize, call: &LoggedCall, verdict: Option<&CallReplay>) -> S
     };
     let heading = paint(
         Paint::Bold,
-        &format!("#{number} {}", printable(call.tool_name())),
+        format!("#{number} {}", printable(call.tool_name())),
     );
     let _ = writeln!(
         text,
         "{heading} · {status} · {duration} {}",
-        paint(Paint::Dim, &format!("(line {})", call.line))
+        paint(Paint::Dim, format!("(line {})", call.line))
     );
     if let Some(args) = call.args() {
         let _ = writeln!(
@@ -345,20 +345,20 @@ fn replay_text(verdict: &CallReplay) -> String {
         Outcome::Differs(differences) => {
             let mut text = format!(
                 "  {label} {}\n",
-                paint(Paint::Red, &format!("✗ {}", verdict.outcome))
+                paint(Paint::Red, format!("✗ {}", verdict.outcome))
             );
             for difference in differences {
-                let _ = writeln!(text, "    {}", paint(Paint::Red, &difference.to_string()));
+                let _ = writeln!(text, "    {}", paint(Paint::Red, difference.to_string()));
             }
             text
         }
         Outcome::UnknownTool => format!(
             "  {label} {}\n",
-            paint(Paint::Yellow, &verdict.outcome.to_string())
+            paint(Paint::Yellow, verdict.outcome.to_string())
         ),
         Outcome::Skipped(_) => format!(
             "  {label} {}\n",
-            paint(Paint::Dim, &verdict.outcome.to_string())
+            paint(Paint::Dim, verdict.outcome.to_string())
         ),
     };
     if let Some(file) = verdict.spill_file.as_ref().filter(|file| !file.found) {
@@ -367,7 +367,7 @@ fn replay_text(verdict: &CallReplay) -> String {
             "    {}",
             paint(
                 Paint::Dim,
-                &format!("(spill file {} is gone; not compared)", file.path.display())
+                format!("(spill file {} is gone; not compared)", file.path.display())
             )
         );
     }
