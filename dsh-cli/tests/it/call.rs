@@ -101,3 +101,37 @@ fn a_wrong_tool_or_wrong_arguments_say_what_to_do() {
         invalid.stdout
     );
 }
+
+#[test]
+fn the_bearer_token_goes_in_the_authorization_header() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpListener;
+
+    // A server that wants a token and gets none it likes: it records the
+    // header of the first request and answers 401.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut authorization = None;
+        let mut line = String::new();
+        while reader.read_line(&mut line).is_ok_and(|read| read > 2) {
+            if let Some(value) = line.to_ascii_lowercase().strip_prefix("authorization:") {
+                authorization = Some(value.trim().to_owned());
+            }
+            line.clear();
+        }
+        let mut stream = stream;
+        let _ = stream.write_all(
+            b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        authorization
+    });
+    let mut call = dsh();
+    call.args(["call", "greet", "--url", &url, "--bearer", "s3cret-token"]);
+    let call = run(call);
+    call.expect_code(2);
+    assert!(call.stderr.contains("cannot connect to"), "{}", call.stderr);
+    assert_eq!(seen.join().unwrap().as_deref(), Some("bearer s3cret-token"));
+}

@@ -10,6 +10,7 @@ use std::time::Duration;
 use dsh_kit::mcp::{Backoff, McpProxy, ProxyEvent};
 use dsh_kit::{ContentBlock, Registry, ToolResult};
 use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
 
 const OLD: &str = "Greet someone by name.";
 const NEW: &str = "Greet someone warmly, by name.";
@@ -46,13 +47,33 @@ fn scratch(dir: &Path) {
 }
 
 #[test]
-fn a_save_rebuilds_the_server_and_the_client_gets_list_changed_without_reconnecting() {
+fn a_save_rebuilds_the_server_and_a_stdio_client_gets_list_changed_without_reconnecting() {
+    develop(Host::Stdio);
+}
+
+#[test]
+fn a_save_rebuilds_the_server_and_an_http_client_gets_list_changed_without_reconnecting() {
+    develop(Host::Http);
+}
+
+/// How the client reaches `dsh dev`.
+#[derive(Clone, Copy, Debug)]
+enum Host {
+    Stdio,
+    Http,
+}
+
+/// Starts `dsh dev` on a scratch server, connects a client over `host`,
+/// edits the tool's description, and checks what the client sees.
+fn develop(host: Host) {
     let dir = tempfile::tempdir().unwrap();
     let package = dir.path().join("tools");
     scratch(&package);
     let manifest = package.join("Cargo.toml");
     // Kept between runs: only the scratch crate itself builds again.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dsh-dev-scratch");
+    // One per test, as the tests run side by side: two builds in one
+    // directory would overwrite each other's binary.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dsh-dev-scratch-{host:?}"));
     let built = Command::new(env!("CARGO"))
         .args(["build", "--offline", "--quiet", "--manifest-path"])
         .arg(&manifest)
@@ -68,8 +89,11 @@ fn a_save_rebuilds_the_server_and_the_client_gets_list_changed_without_reconnect
         .unwrap();
     runtime.block_on(async {
         let mut dev = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
-        dev.arg("dev")
-            .arg("--watch")
+        dev.arg("dev");
+        if let Host::Http = host {
+            dev.args(["--http", "127.0.0.1:0"]);
+        }
+        dev.arg("--watch")
             .arg(package.join("src"))
             .args([
                 "--",
@@ -86,17 +110,26 @@ fn a_save_rebuilds_the_server_and_the_client_gets_list_changed_without_reconnect
             .stdout(Stdio::piped())
             .kill_on_drop(true);
         let mut dev = dev.spawn().expect("cannot start dsh dev");
-        let transport = (
-            dev.stdout.take().expect("no stdout"),
-            dev.stdin.take().expect("no stdin"),
-        );
+        let stdout = dev.stdout.take().expect("no stdout");
+        let stdin = dev.stdin.take().expect("no stdin");
         let registry = Registry::new();
         let client = McpProxy::builder("dsh dev")
             .heartbeat(None)
-            .reconnect(Backoff::never())
-            .connect(&registry, transport)
-            .await
-            .expect("the client connects to dsh dev");
+            .reconnect(Backoff::never());
+        let client = match host {
+            Host::Stdio => client.connect(&registry, (stdout, stdin)).await,
+            Host::Http => {
+                // The URL is the first line of standard output.
+                let mut url = String::new();
+                BufReader::new(stdout)
+                    .read_line(&mut url)
+                    .await
+                    .expect("dsh dev printed no URL");
+                drop(stdin);
+                client.http(&registry, url.trim()).await
+            }
+        }
+        .expect("the client connects to dsh dev");
         let mut events = client.events();
 
         // dsh dev answers at once; the tool comes once the server is up.
@@ -147,13 +180,19 @@ fn a_save_rebuilds_the_server_and_the_client_gets_list_changed_without_reconnect
         assert!(client.approve_contract("greet"));
         let greeting = registry.call("greet", json!({ "name": "Grace" })).await;
         assert_eq!(first_text(&greeting), "Hello, Grace!");
-        // Closing the connection ends `dsh dev` and its server.
         drop(client);
-        let ended = tokio::time::timeout(Duration::from_secs(30), dev.wait())
-            .await
-            .expect("dsh dev did not end when its host left")
-            .expect("cannot wait for dsh dev");
-        assert!(ended.success(), "{ended}");
+        match host {
+            // Closing the connection ends `dsh dev` and its server.
+            Host::Stdio => {
+                let ended = tokio::time::timeout(Duration::from_secs(30), dev.wait())
+                    .await
+                    .expect("dsh dev did not end when its host left")
+                    .expect("cannot wait for dsh dev");
+                assert!(ended.success(), "{ended}");
+            }
+            // An HTTP host may come back: `dsh dev` stays until stopped.
+            Host::Http => dev.kill().await.expect("cannot stop dsh dev"),
+        }
     });
     drop(runtime);
     drop(dir);
