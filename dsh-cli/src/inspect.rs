@@ -21,7 +21,7 @@ pub struct InspectArgs {
     json: bool,
 
     #[command(flatten)]
-    server: ServerArgs,
+    pub(crate) server: ServerArgs,
 }
 
 /// The formats whose report `inspect` shows: the strict modes, where a

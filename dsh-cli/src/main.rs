@@ -125,3 +125,69 @@ fn report(error: &dyn std::error::Error) {
 
 /// `Result` of a command.
 type Done = Result<Outcome, CliError>;
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+    use crate::server::Server;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    fn server_of(args: &[&str]) -> Result<Option<Server>, String> {
+        let cli = Cli::try_parse_from(args).map_err(|error| error.kind().to_string())?;
+        let Command::Inspect(inspect) = cli.command else {
+            panic!("not inspect");
+        };
+        inspect.server.server().map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn a_server_is_a_url_a_command_line_or_the_words_after_the_dashes() {
+        assert_eq!(
+            server_of(&["dsh", "inspect", "--url", "https://h/mcp", "--bearer", "t"]),
+            Ok(Some(Server::Http {
+                url: "https://h/mcp".into(),
+                bearer: Some("t".into())
+            }))
+        );
+        let stdio = Ok(Some(Server::Stdio {
+            program: "cargo".into(),
+            args: vec!["run".into(), "--example".into(), "my server".into()],
+        }));
+        assert_eq!(
+            server_of(&[
+                "dsh",
+                "inspect",
+                "--stdio",
+                "cargo run --example 'my server'"
+            ]),
+            stdio
+        );
+        assert_eq!(
+            server_of(&[
+                "dsh",
+                "inspect",
+                "--",
+                "cargo",
+                "run",
+                "--example",
+                "my server"
+            ]),
+            stdio
+        );
+        assert_eq!(server_of(&["dsh", "inspect"]), Ok(None));
+        // One server at a time.
+        assert!(server_of(&["dsh", "inspect", "--url", "http://h/mcp", "--", "x"]).is_err());
+        assert!(server_of(&["dsh", "inspect", "--stdio", "x", "--", "y"]).is_err());
+        assert!(
+            server_of(&["dsh", "inspect", "--stdio", "cargo 'run"])
+                .unwrap_err()
+                .contains("close its quotes")
+        );
+    }
+}

@@ -22,14 +22,10 @@ pub struct ServerArgs {
     #[arg(long, value_name = "URL", conflicts_with_all = ["stdio", "command"])]
     pub url: Option<String>,
 
-    /// A bearer token sent with every HTTP request (`Authorization: Bearer …`).
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "DSH_BEARER",
-        hide_env_values = true,
-        requires = "url"
-    )]
+    /// A bearer token sent with every request to `--url` (`Authorization:
+    /// Bearer …`); from `DSH_BEARER` when not given, to keep it out of the
+    /// shell's history.
+    #[arg(long, value_name = "TOKEN", env = "DSH_BEARER", hide_env_values = true)]
     pub bearer: Option<String>,
 
     /// The server's command line, split as a shell would: `--stdio "cargo run --example mcp_server"`.
