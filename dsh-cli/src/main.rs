@@ -191,3 +191,39 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod readme {
+    use clap::Parser;
+
+    use super::Cli;
+
+    /// Every `dsh …` line of a README's code blocks, as the shell splits it
+    /// (a trailing `# comment` left out).
+    fn commands(readme: &str) -> Vec<Vec<String>> {
+        readme
+            .lines()
+            .filter(|line| line.starts_with("dsh "))
+            .map(|line| {
+                let line = line.split(" # ").next().unwrap_or(line);
+                shlex::split(line).unwrap_or_else(|| panic!("cannot split {line:?}"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_readmes_show_commands_dsh_takes() {
+        for readme in [
+            include_str!("../../README.md"),
+            include_str!("../README.md"),
+        ] {
+            let commands = commands(readme);
+            assert!(commands.len() >= 3, "{commands:?}");
+            for command in commands {
+                if let Err(error) = Cli::try_parse_from(&command) {
+                    panic!("{command:?}: {error}");
+                }
+            }
+        }
+    }
+}
