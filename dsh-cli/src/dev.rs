@@ -126,7 +126,10 @@ pub async fn run(args: DevArgs) -> Done {
 /// it does not come up (a build that fails): the next change tries again.
 async fn start(server: &Server, registry: &Registry) -> Option<McpProxy> {
     let spinner = Spinner::start(format!("building and starting {}", server.describe()));
-    let command = server.clone();
+    // `run` took a command line: a URL has nothing to start.
+    let Server::Stdio { program, args } = server.clone() else {
+        return None;
+    };
     let connected = McpProxy::builder(server.name())
         .heartbeat(None)
         .reconnect(
@@ -134,9 +137,9 @@ async fn start(server: &Server, registry: &Registry) -> Option<McpProxy> {
                 .max_attempts(START_ATTEMPTS),
         )
         .stdio_with(registry, move || {
+            let mut command = tokio::process::Command::new(&program);
+            command.args(&args);
             command
-                .command()
-                .unwrap_or_else(|| tokio::process::Command::new("false"))
         })
         .await;
     spinner.finish();
