@@ -35,7 +35,13 @@ use crate::ui::{Paint, paint};
 /// Name the server with `--url URL` (streamable HTTP, `--bearer TOKEN` for a
 /// token), `--stdio "COMMAND ARGS"`, or a command after `--`.
 #[derive(Parser, Debug)]
-#[command(name = "dsh", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "dsh",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    after_help = "Exit status: 0 when all is well; 1 when the tool failed, a contract drifted or a replay differs; 2 when the command could not do its work (it says what to do)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
