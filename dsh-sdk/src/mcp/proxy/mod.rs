@@ -266,6 +266,16 @@ impl McpProxy {
     pub fn events(&self) -> tokio::sync::broadcast::Receiver<ProxyEvent> {
         self.link.subscribe()
     }
+
+    /// Ends the current connection as if the server went away, saying
+    /// `reason` (a child process is stopped): a proxy that can reconnect
+    /// ([`stdio_with`](McpProxyBuilder::stdio_with), [`http`](McpProxyBuilder::http))
+    /// then opens a fresh one, re-reads the tools and reports the diff
+    /// ([`ProxyEvent::Reconnected`]), as a development loop does after a
+    /// rebuild. Does nothing while the server is already gone.
+    pub fn restart(&self, reason: impl Into<String>) {
+        self.link.mark_gone(reason.into());
+    }
 }
 
 impl Drop for McpProxy {

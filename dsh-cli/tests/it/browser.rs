@@ -1,0 +1,114 @@
+//! `dsh web` driven in headless Chromium: the playground of the example
+//! server's tools over stdio, a call from its form, the call recorded, and
+//! the session log opened and replayed in the page.
+
+// The examples' WebDriver client, shared rather than copied; this test
+// needs fewer of its commands (no frames, no screenshots).
+#[path = "../../../examples/tests/it/browser/webdriver.rs"]
+#[allow(dead_code)]
+mod webdriver;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+use webdriver::Browser;
+
+use crate::common::{dsh, stdio_server};
+
+/// `dsh web` running, stopped when dropped.
+struct Web {
+    child: Child,
+    url: String,
+}
+
+impl Web {
+    fn start(mut command: Command) -> Web {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("cannot start dsh web");
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().expect("no stdout"))
+            .read_line(&mut url)
+            .expect("dsh web printed no URL");
+        let url = url.trim().to_owned();
+        assert!(url.starts_with("http://127.0.0.1:"), "not a URL: {url:?}");
+        Web { child, url }
+    }
+}
+
+impl Drop for Web {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn dsh_web_serves_the_playground_of_a_server_and_its_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("session.jsonl");
+    let mut command = dsh();
+    command
+        .args(["web", "--addr", "127.0.0.1:0", "--record"])
+        .arg(&session)
+        .args(stdio_server());
+    let web = Web::start(command);
+
+    let browser = Browser::start();
+    browser.open(&web.url);
+    browser.wait_for("#connection[data-state='live']");
+    browser.wait_until(
+        "the catalog lists the server's tools",
+        "return document.querySelectorAll('#tool-list li[data-tool]').length === 9;",
+        json!([]),
+    );
+
+    // A call from the form generated from greet's input schema.
+    browser.click_on("#tool-list li[data-tool='greet'] button");
+    browser.wait_for("#call-form[data-tool='greet']:not([hidden])");
+    browser.type_into("#fields [data-pointer='/name'] > input", "Ada");
+    browser.click_on("#call-button");
+    browser.wait_until(
+        "the result of the call",
+        "return document.getElementById('result-panel').dataset.state === 'done';",
+        json!([]),
+    );
+    assert_eq!(
+        browser.run(
+            "return document.querySelector('#result-meta [data-status]').dataset.status;",
+            json!([])
+        ),
+        json!("success")
+    );
+    assert!(browser.text("#result-content").contains("Hello, Ada!"));
+    browser.wait_for("#result-card [data-card='generic']");
+
+    // The recorded session, opened in the page and replayed against the server.
+    browser.click_on("#log-open");
+    browser.wait_until(
+        "the log's call is listed",
+        "return document.querySelectorAll('#log-calls li').length === 1;",
+        json!([]),
+    );
+    assert!(browser.text("#log-call").contains("greet"));
+    browser.click_on("#log-replay");
+    browser.wait_for("#log-summary[data-replayed='true']");
+    let summary = browser.text("#log-summary");
+    assert!(
+        summary.contains("1 identical") && summary.contains("0 differing"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn dsh_web_without_a_server_or_a_log_says_what_to_give() {
+    let mut command = dsh();
+    command.arg("web");
+    let run = crate::common::run(command);
+    run.expect_code(2);
+    assert!(run.stderr.contains("needs a server"), "{}", run.stderr);
+}

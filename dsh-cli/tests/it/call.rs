@@ -1,0 +1,137 @@
+//! `dsh call`: one call printed as a person reads it, its exit status, and
+//! its arguments.
+
+use serde_json::Value;
+
+use crate::common::{HttpServer, dsh, run, stdio_server};
+
+#[test]
+fn a_call_over_stdio_prints_the_content_and_the_card() {
+    let mut call = dsh();
+    call.args(["call", "greet", r#"{"name":"Ada"}"#])
+        .args(stdio_server());
+    let call = run(call);
+    call.expect_code(0);
+    assert_eq!(
+        call.stdout,
+        "greet · success\ncontent\n  Hello, Ada!\ncard\n  ╭─ generic · greet\n  │ input\n  │ {\n  │   \"name\": \"Ada\"\n  │ }\n  │ output\n  │ \"Hello, Ada!\"\n  ╰─\n"
+    );
+}
+
+#[test]
+fn a_tool_error_exits_with_1_and_shows_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.txt");
+    let mut call = dsh();
+    call.args(["call", "read_file", "--arg"])
+        .arg(format!("path={}", missing.display()))
+        .args(stdio_server());
+    let call = run(call);
+    call.expect_code(1);
+    assert!(
+        call.stdout.starts_with("read_file · error\n"),
+        "{}",
+        call.stdout
+    );
+    assert!(
+        call.stdout.contains("No such file or directory"),
+        "{}",
+        call.stdout
+    );
+}
+
+#[test]
+fn a_call_over_http_with_args_and_json_output() {
+    let server = HttpServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "one\ntwo\nthree\n").unwrap();
+    let mut call = dsh();
+    call.args(["call", "read_file", "--json", "-a"])
+        .arg(format!("path={}", notes.display()))
+        .args(["-a", "offset=2", "-a", "limit=1"])
+        .args(server.args())
+        .args(["--bearer", "a-token-the-server-ignores"]);
+    let call = run(call);
+    call.expect_code(0);
+    let result: Value = serde_json::from_str(&call.stdout).expect("--json prints JSON");
+    assert_eq!(result["status"], "success");
+    assert_eq!(result["value"]["content"], "two\n");
+    assert_eq!(result["value"]["start_line"], 2);
+    assert_eq!(result["card"]["card"], "generic");
+}
+
+#[test]
+fn a_wrong_tool_or_wrong_arguments_say_what_to_do() {
+    let mut typo = dsh();
+    typo.args(["call", "gret"]).args(stdio_server());
+    let typo = run(typo);
+    typo.expect_code(2);
+    assert!(
+        typo.stderr
+            .contains("has no tool `gret`; did you mean `greet`?"),
+        "{}",
+        typo.stderr
+    );
+
+    let mut not_an_object = dsh();
+    not_an_object
+        .args(["call", "greet", "[1, 2]"])
+        .args(stdio_server());
+    let not_an_object = run(not_an_object);
+    not_an_object.expect_code(2);
+    assert!(
+        not_an_object
+            .stderr
+            .contains("ARGS_JSON must be a JSON object"),
+        "{}",
+        not_an_object.stderr
+    );
+
+    // Arguments the tool's schema refuses are the tool call's error, not dsh's.
+    let mut invalid = dsh();
+    invalid
+        .args(["call", "greet", "-a", "name=42"])
+        .args(stdio_server());
+    let invalid = run(invalid);
+    invalid.expect_code(1);
+    assert!(
+        invalid.stdout.contains("greet · error"),
+        "{}",
+        invalid.stdout
+    );
+}
+
+#[test]
+fn the_bearer_token_goes_in_the_authorization_header() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpListener;
+
+    // A server that wants a token and gets none it likes: it records the
+    // header of the first request and answers 401.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut authorization = None;
+        let mut line = String::new();
+        while reader.read_line(&mut line).is_ok_and(|read| read > 2) {
+            if let Some(value) = line.to_ascii_lowercase().strip_prefix("authorization:") {
+                authorization = Some(value.trim().to_owned());
+            }
+            line.clear();
+        }
+        let mut stream = stream;
+        let _ = stream.write_all(
+            b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        authorization
+    });
+    let mut call = dsh();
+    call.args(["call", "greet", "--url", &url, "--bearer", "s3cret-token"]);
+    let call = run(call);
+    call.expect_code(2);
+    assert!(call.stderr.contains("cannot connect to"), "{}", call.stderr);
+    assert_eq!(seen.join().unwrap().as_deref(), Some("bearer s3cret-token"));
+}
