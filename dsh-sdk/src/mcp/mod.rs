@@ -47,6 +47,7 @@
 //!   a version ([`LIST_VERSION_META_KEY`]) and marks each tool that is not
 //!   `available` with its status ([`STATUS_META_KEY`]).
 
+mod admission;
 mod apps;
 mod cache;
 mod content;
@@ -54,6 +55,7 @@ mod http;
 mod pins;
 mod prompts;
 mod proxy;
+mod reply;
 mod resources;
 mod server;
 mod session;
@@ -65,7 +67,8 @@ mod wire;
 pub use cache::LIST_VERSION_META_KEY;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_UNUSED_SESSION_TIMEOUT,
 };
 pub use http::{McpHttpServer, ServeError};
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};

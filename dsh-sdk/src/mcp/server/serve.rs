@@ -10,6 +10,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::admission::Sessions;
 use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
 use crate::served::{self, Background};
 
@@ -64,11 +65,33 @@ impl McpServer {
         self
     }
 
-    /// How many MCP sessions may be open at once over HTTP; an `initialize`
-    /// past the cap gets `503`. Defaults to
-    /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 64.
+    /// How many MCP sessions may be open at once over HTTP. An `initialize`
+    /// past the cap closes the least recently used idle session; it gets
+    /// `503` with `Retry-After` only when every open session is active (a
+    /// request in flight, or a stream open). Defaults to
+    /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 4,096.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.http.max_sessions = sessions;
+        self
+    }
+
+    /// How many MCP sessions one client may hold at once over HTTP: its
+    /// principal when an authenticating layer in front inserted an
+    /// `Arc<`[`Principal`](crate::Principal)`>` into the request's
+    /// extensions, its IP address otherwise. A client at its cap that opens
+    /// another closes its own least recently used idle session, or gets
+    /// `429` with `Retry-After` when all of them are active. Defaults to
+    /// [`DEFAULT_MAX_SESSIONS_PER_CLIENT`](crate::mcp::DEFAULT_MAX_SESSIONS_PER_CLIENT), 1,024.
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
+        self.http.max_sessions_per_client = sessions;
+        self
+    }
+
+    /// How long an HTTP session that was initialised and never used (no
+    /// request after `initialize` but notifications) is kept. Defaults to
+    /// [`DEFAULT_UNUSED_SESSION_TIMEOUT`](crate::mcp::DEFAULT_UNUSED_SESSION_TIMEOUT), 10 s.
+    pub fn unused_session_timeout(mut self, timeout: Duration) -> Self {
+        self.http.unused_session_timeout = timeout;
         self
     }
 
@@ -95,28 +118,57 @@ impl McpServer {
     /// timeout](Self::header_read_timeout) and a body within the [body read
     /// timeout](Self::body_read_timeout), or the connection is closed; bodies
     /// are capped by [`max_body_bytes`](Self::max_body_bytes), open sessions
-    /// by [`max_sessions`](Self::max_sessions), and an idle session closes
-    /// after the [session idle timeout](Self::session_idle_timeout).
+    /// by [`max_sessions`](Self::max_sessions) and
+    /// [`max_sessions_per_client`](Self::max_sessions_per_client), an idle
+    /// session closes after the [session idle
+    /// timeout](Self::session_idle_timeout), and one never used after the
+    /// [unused session timeout](Self::unused_session_timeout).
+    ///
+    /// A request whose reply needs no stream (the result is the first and
+    /// only message back) is answered `application/json`; one whose tool
+    /// sends progress, log messages or requests first gets
+    /// `text/event-stream`.
     pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
         let (listener, local_addr) = served::bind_loopback(addr).await?;
         let stop = CancellationToken::new();
         let settings = self.http.clone();
+        // JSON replies wherever rmcp can give them (no sessions, or the
+        // 2026-07-28 protocol): a request whose first message back is its
+        // result gets it as `application/json`; a stream only when the
+        // handler sends something before it.
         let config = StreamableHttpServerConfig::default()
+            .with_json_response(true)
             .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop.child_token())
             .with_allowed_origins(settings.origins())
             .with_max_request_body_bytes(settings.max_body_bytes);
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(settings.session_idle_timeout);
-        let sessions = Arc::new(sessions);
-        let service =
-            StreamableHttpService::new(move || Ok(self.clone()), Arc::clone(&sessions), config);
+        let manager = Arc::new(sessions);
+        let sessions = (!self.stateless)
+            .then(|| Arc::new(Sessions::new(settings.limits(), Arc::clone(&manager))));
+        let service = StreamableHttpService::new(move || Ok(self.clone()), manager, config);
         let header_read_timeout = settings.header_read_timeout;
-        let guard = Arc::new(Guard::new(settings, sessions));
+        let guard = Arc::new(Guard {
+            settings,
+            sessions: sessions.clone(),
+        });
         let router = axum::Router::new()
             .nest_service(HTTP_PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, http::guard));
         let serve = http::serve(listener, router, header_read_timeout, stop.clone());
-        Ok(McpHttpServer(Background::spawn(local_addr, stop, serve)))
+        let sweep = sessions
+            .clone()
+            .map(|sessions| sessions.sweep(stop.clone()));
+        let serve = async move {
+            match sweep {
+                Some(sweep) => tokio::join!(serve, sweep).0,
+                None => serve.await,
+            }
+        };
+        Ok(McpHttpServer {
+            background: Background::spawn(local_addr, stop, serve),
+            sessions,
+        })
     }
 }

@@ -6,4 +6,5 @@ mod offers;
 mod pins;
 mod proxy;
 mod server;
+mod sessions;
 mod tasks;
