@@ -204,17 +204,27 @@ impl Server {
 
     /// The resident set of the process, in KiB.
     fn rss_kib(&self) -> u64 {
+        self.status_kib("VmRSS:")
+    }
+
+    /// The anonymous part of the resident set (heap and stacks, not the
+    /// binary's pages), in KiB.
+    fn anon_kib(&self) -> u64 {
+        self.status_kib("RssAnon:")
+    }
+
+    fn status_kib(&self, field: &str) -> u64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .expect("the server's /proc status")
             .lines()
             .find_map(|line| {
-                line.strip_prefix("VmRSS:")?
+                line.strip_prefix(field)?
                     .trim()
                     .trim_end_matches(" kB")
                     .parse()
                     .ok()
             })
-            .expect("VmRSS")
+            .expect("a memory figure")
     }
 }
 
@@ -427,6 +437,7 @@ fn compare() {
     let servers = [Server::start("dsh"), Server::start("rmcp")];
     let mut idle = Vec::new();
     for server in &servers {
+        let fresh = server.rss_kib();
         let kind = runtime.block_on(async {
             let mut sender = connect(server.addr, false).await;
             let mut kind = String::new();
@@ -435,8 +446,13 @@ fn compare() {
             }
             kind
         });
-        idle.push(server.rss_kib());
-        println!("{}: replies {kind}", server.name);
+        idle.push((server.rss_kib(), server.anon_kib()));
+        println!(
+            "{}: replies {kind}; RSS {fresh} KiB at start, {} KiB after 10 calls; pid {}",
+            server.name,
+            server.rss_kib(),
+            server.child.id()
+        );
     }
 
     let cells: Vec<(usize, bool)> = [1, 16, 64]
@@ -508,10 +524,14 @@ fn compare() {
             micros(dsh, cpu) / micros(rmcp, cpu),
         );
     }
+    let mib = |kib: u64| kib as f64 / 1024.0;
     println!(
-        "\nidle RSS: dsh {:.1} MiB, rmcp {:.1} MiB (dsh - rmcp = {:+.1} MiB)",
-        idle[0] as f64 / 1024.0,
-        idle[1] as f64 / 1024.0,
-        (idle[0] as f64 - idle[1] as f64) / 1024.0
+        "\nidle RSS: dsh {:.1} MiB, rmcp {:.1} MiB (dsh - rmcp = {:+.1} MiB); of which anonymous: dsh {:.1} MiB, rmcp {:.1} MiB ({:+.1} MiB), the rest the binary's pages each touched",
+        mib(idle[0].0),
+        mib(idle[1].0),
+        mib(idle[0].0) - mib(idle[1].0),
+        mib(idle[0].1),
+        mib(idle[1].1),
+        mib(idle[0].1) - mib(idle[1].1),
     );
 }

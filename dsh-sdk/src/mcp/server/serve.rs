@@ -147,7 +147,11 @@ impl McpServer {
         let manager = Arc::new(sessions);
         let sessions = (!self.stateless)
             .then(|| Arc::new(Sessions::new(settings.limits(), Arc::clone(&manager))));
-        let service = StreamableHttpService::new(move || Ok(self.clone()), manager, config);
+        let service = shared(StreamableHttpService::new(
+            move || Ok(self.clone()),
+            manager,
+            config,
+        ));
         let header_read_timeout = settings.header_read_timeout;
         let guard = Arc::new(Guard {
             settings,
@@ -171,4 +175,33 @@ impl McpServer {
             sessions,
         })
     }
+}
+
+/// rmcp's service behind one `Arc`. As a tower service it is cloned on
+/// every request, its configuration with it (the allowed hosts and origins,
+/// a string each), twice (by the router, then by its own `call`); its
+/// `handle` needs only a reference.
+fn shared<S, M>(
+    service: StreamableHttpService<S, M>,
+) -> impl tower::Service<
+    axum::extract::Request,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl Future<Output = Result<axum::response::Response, std::convert::Infallible>> + Send,
+> + Clone
++ Send
++ Sync
++ 'static
+where
+    S: rmcp::ServerHandler + Send + 'static,
+    M: rmcp::transport::streamable_http_server::SessionManager,
+{
+    let service = Arc::new(service);
+    tower::service_fn(move |request: axum::extract::Request| {
+        let service = Arc::clone(&service);
+        async move {
+            let response = service.handle(request).await;
+            Ok(response.map(axum::body::Body::new))
+        }
+    })
 }
