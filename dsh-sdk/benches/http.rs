@@ -414,6 +414,9 @@ fn run(
     }
 }
 
+/// One figure of a run.
+type Pick = fn(&Run) -> Duration;
+
 fn median_by(runs: &[Run], key: impl Fn(&Run) -> f64) -> f64 {
     let mut values: Vec<f64> = runs.iter().map(key).collect();
     values.sort_by(f64::total_cmp);
@@ -499,14 +502,11 @@ fn compare() {
     for (cell, &(clients, quickack)) in cells.iter().enumerate() {
         let [dsh, rmcp] = &runs[cell];
         let rate = |runs: &[Run]| median_by(runs, |run| run.per_second);
-        let micros = |runs: &[Run], pick: fn(&Run) -> Duration| {
-            median_by(runs, |run| pick(run).as_secs_f64() * 1e6)
-        };
-        let (p50, p99, cpu): (
-            fn(&Run) -> Duration,
-            fn(&Run) -> Duration,
-            fn(&Run) -> Duration,
-        ) = (|run| run.p50, |run| run.p99, |run| run.cpu_per_call);
+        let micros =
+            |runs: &[Run], pick: Pick| median_by(runs, |run| pick(run).as_secs_f64() * 1e6);
+        let p50: Pick = |run| run.p50;
+        let p99: Pick = |run| run.p99;
+        let cpu: Pick = |run| run.cpu_per_call;
         println!(
             "{clients:>4} {:>8} | {:>9.0} {:>9.0} {:>6.2} | {:>6.0}µs {:>6.0}µs {:>5.2} | {:>6.0}µs {:>6.0}µs {:>5.2} | {:>7.1}µs {:>7.1}µs {:>5.2}",
             if quickack { "on" } else { "off" },

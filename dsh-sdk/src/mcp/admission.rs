@@ -284,7 +284,7 @@ impl Sessions {
                 .read()
                 .await
                 .keys()
-                .map(|id| Arc::clone(id))
+                .map(Arc::clone)
                 .collect();
             let mut table = self.table();
             let gone: Vec<Arc<str>> = table

@@ -55,6 +55,18 @@ fn client_from(ip: IpAddr) -> reqwest::Client {
         .unwrap()
 }
 
+/// A failed request, with the chain of its causes.
+fn describe(error: reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 fn loopback(n: u32) -> IpAddr {
     IpAddr::V4(std::net::Ipv4Addr::from(
         u32::from(std::net::Ipv4Addr::new(127, 0, 0, 0)) + n,
@@ -84,20 +96,20 @@ async fn post(
 async fn open(http: &reqwest::Client, server: &McpHttpServer) -> Result<String, String> {
     let response = post(http, server, None, INITIALIZE.to_owned())
         .await
-        .map_err(|error| error.to_string())?;
+        .map_err(describe)?;
     let status = response.status();
     let session = response
         .headers()
         .get("mcp-session-id")
         .and_then(|id| id.to_str().ok())
         .map(str::to_owned);
-    let text = response.text().await.map_err(|error| error.to_string())?;
+    let text = response.text().await.map_err(describe)?;
     let Some(session) = session.filter(|_| status == StatusCode::OK) else {
         return Err(format!("initialize: {status} {text}"));
     };
     let notified = post(http, server, Some(&session), INITIALIZED.to_owned())
         .await
-        .map_err(|error| error.to_string())?;
+        .map_err(describe)?;
     if notified.status() != StatusCode::ACCEPTED {
         return Err(format!("initialized: {}", notified.status()));
     }
@@ -113,7 +125,7 @@ async fn greet_on(
 ) -> Result<(), String> {
     let response = post(http, server, Some(session), call(id))
         .await
-        .map_err(|error| error.to_string())?;
+        .map_err(describe)?;
     let status = response.status();
     let kind = response
         .headers()
@@ -121,7 +133,7 @@ async fn greet_on(
         .and_then(|kind| kind.to_str().ok())
         .unwrap_or_default()
         .to_owned();
-    let text = response.text().await.map_err(|error| error.to_string())?;
+    let text = response.text().await.map_err(describe)?;
     if status != StatusCode::OK || !text.contains("Hello, Ada!") {
         return Err(format!("call: {status} {text}"));
     }
@@ -320,13 +332,13 @@ async fn a_flood_of_unused_sessions_leaves_every_honest_call_served() {
             while !stop.load(Ordering::Relaxed) {
                 let response = post(&flooder, &server, None, INITIALIZE.to_owned())
                     .await
-                    .map_err(|error| error.to_string())?;
+                    .map_err(describe)?;
                 match response.status() {
                     StatusCode::OK => admitted.fetch_add(1, Ordering::Relaxed),
                     StatusCode::TOO_MANY_REQUESTS => refused.fetch_add(1, Ordering::Relaxed),
                     other => return Err(format!("the flood got {other}")),
                 };
-                response.bytes().await.map_err(|error| error.to_string())?;
+                response.bytes().await.map_err(describe)?;
             }
             Ok::<_, String>(())
         });
