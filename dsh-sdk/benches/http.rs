@@ -18,7 +18,9 @@
 //! - CPU/request: the server process's user and system time over the run
 //!   (`/proc/PID/stat`), per answered call;
 //! - idle RSS: the server process's resident set after start and a few
-//!   calls, before the load.
+//!   calls, before the load;
+//! - what an idle session costs dsh's server (with sessions, another child):
+//!   its resident set's growth over 1,000 sessions opened and left idle.
 //!
 //! Run with `cargo bench -p dsh-kit --features mcp --bench http`.
 //! `DSH_HTTP_BENCH_SECONDS` (default 2) sets each run's length and
@@ -100,7 +102,8 @@ impl rmcp::ServerHandler for RmcpTools {}
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
-        Ok("dsh") => serve_dsh(),
+        Ok("dsh") => serve_dsh(true),
+        Ok("dsh-sessions") => serve_dsh(false),
         Ok("rmcp") => serve_rmcp(),
         _ => compare(),
     }
@@ -113,14 +116,14 @@ fn server_runtime() -> tokio::runtime::Runtime {
         .expect("a tokio runtime")
 }
 
-/// Serves dsh's server; prints its address, then runs until killed.
-fn serve_dsh() {
+/// Serves dsh's server, stateless or with sessions; prints its address, then runs until killed.
+fn serve_dsh(stateless: bool) {
     server_runtime().block_on(async {
         let registry = Registry::new();
         registry.register::<greet>().expect("greet registers");
         registry.register::<add>().expect("add registers");
         let server = McpServer::new(registry)
-            .stateless(true)
+            .stateless(stateless)
             .serve_http("127.0.0.1:0".parse().expect("an address"))
             .await
             .expect("the dsh server starts");
@@ -430,6 +433,49 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// What one idle session costs dsh's server: the growth of its resident
+/// set over `sessions` sessions opened (and left idle), per session.
+fn session_cost(runtime: &tokio::runtime::Runtime, sessions: u64) -> f64 {
+    let server = Server::start("dsh-sessions");
+    let addr = server.addr;
+    let before = runtime.block_on(async {
+        let mut sender = connect(addr, false).await;
+        // Open and drop a few first, so the figure leaves out what the
+        // first session starts once.
+        for _ in 0..16 {
+            initialize(&mut sender, addr).await;
+        }
+        server.rss_kib()
+    });
+    runtime.block_on(async {
+        let mut sender = connect(addr, false).await;
+        for _ in 0..sessions {
+            initialize(&mut sender, addr).await;
+        }
+    });
+    let after = server.rss_kib();
+    after.saturating_sub(before) as f64 / sessions as f64
+}
+
+/// Opens a session (and leaves it).
+async fn initialize(sender: &mut hyper::client::conn::http1::SendRequest<Body>, addr: SocketAddr) {
+    let request = hyper::Request::post("/mcp")
+        .header("host", addr.to_string())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(Body::from(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
+        ))
+        .expect("a request");
+    sender.ready().await.expect("the connection is ready");
+    let response = sender.send_request(request).await.expect("a reply");
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().contains_key("mcp-session-id"));
+    axum::body::to_bytes(Body::new(response.into_body()), usize::MAX)
+        .await
+        .expect("the reply's body");
+}
+
 fn compare() {
     let length = Duration::from_secs_f64(env_or("DSH_HTTP_BENCH_SECONDS", 2.0));
     let rounds: usize = env_or("DSH_HTTP_BENCH_ROUNDS", 3);
@@ -524,6 +570,12 @@ fn compare() {
             micros(dsh, cpu) / micros(rmcp, cpu),
         );
     }
+    // Within the default per-client cap, all from one address.
+    let sessions = 1000;
+    println!(
+        "an idle session of dsh's server costs {:.1} KiB (resident set growth over {sessions} sessions)",
+        session_cost(&runtime, sessions)
+    );
     let mib = |kib: u64| kib as f64 / 1024.0;
     println!(
         "\nidle RSS: dsh {:.1} MiB, rmcp {:.1} MiB (dsh - rmcp = {:+.1} MiB); of which anonymous: dsh {:.1} MiB, rmcp {:.1} MiB ({:+.1} MiB), the rest the binary's pages each touched",

@@ -39,9 +39,9 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// How many MCP sessions may be open at once: 4,096.
 ///
-/// Sized by memory: an idle session costs about 20 KiB (measured with
-/// `cargo bench -p dsh-kit --bench http`), so a full server holds about
-/// 80 MiB of sessions. When full, an `initialize` closes the least recently
+/// Sized by memory: an idle session costs about 50 KiB of resident memory
+/// (measured by `cargo bench -p dsh-kit --features mcp --bench http`), so
+/// a full server holds about 200 MiB of sessions. When full, an `initialize` closes the least recently
 /// used idle session; only when every session is active is it refused.
 pub const DEFAULT_MAX_SESSIONS: usize = 4096;
 
