@@ -1,6 +1,8 @@
 //! The socket side of [`McpServer::serve_http`](super::McpServer::serve_http):
 //! HTTP/1 connections with header and body read timeouts, the `Origin`
-//! allow-list, and a cap on sessions, in front of rmcp's streamable-HTTP service.
+//! allow-list, and the session rules ([`admission`](super::admission)), in
+//! front of rmcp's streamable-HTTP service. Each request carries its peer's
+//! address in its extensions as axum's [`ConnectInfo`].
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -8,17 +10,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
+use axum::extract::ConnectInfo;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
 
+use super::admission::{ClientKey, Limits, Refusal, Sessions};
+use super::reply;
 use crate::served::{Background, BindError, Stopped};
 
 /// How long a client may take to send a request's headers, and how long an
@@ -32,11 +37,27 @@ pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The largest request body taken: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
-/// How many MCP sessions may be open at once: 64.
-pub const DEFAULT_MAX_SESSIONS: usize = 64;
+/// How many MCP sessions may be open at once: 4,096.
+///
+/// Sized by memory: an idle session costs about 50 KiB of resident memory
+/// (measured by `cargo bench -p dsh-kit --features mcp --bench http`), so
+/// a full server holds about 200 MiB of sessions. When full, an `initialize` closes the least recently
+/// used idle session; only when every session is active is it refused.
+pub const DEFAULT_MAX_SESSIONS: usize = 4096;
+
+/// How many MCP sessions one client may hold at once: 1,024, a quarter of
+/// [`DEFAULT_MAX_SESSIONS`]. A client is its principal when an
+/// authenticating layer in front named one, its IP address otherwise. A
+/// client at its cap that opens another closes its own least recently used
+/// idle session.
+pub const DEFAULT_MAX_SESSIONS_PER_CLIENT: usize = 1024;
 
 /// How long a session with no traffic is kept: 2 minutes.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long a session initialised and never used (no request but
+/// `notifications/initialized`) is kept: 10 seconds.
+pub const DEFAULT_UNUSED_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The limits and the `Origin` allow-list of the HTTP transport.
 #[derive(Debug, Clone)]
@@ -45,7 +66,9 @@ pub(crate) struct HttpSettings {
     pub(crate) body_read_timeout: Duration,
     pub(crate) max_body_bytes: usize,
     pub(crate) max_sessions: usize,
+    pub(crate) max_sessions_per_client: usize,
     pub(crate) session_idle_timeout: Duration,
+    pub(crate) unused_session_timeout: Duration,
     /// Origins allowed besides the loopback ones.
     pub(crate) allowed_origins: Vec<String>,
     /// `Host` names allowed besides the loopback ones.
@@ -63,7 +86,9 @@ impl Default for HttpSettings {
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_client: DEFAULT_MAX_SESSIONS_PER_CLIENT,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            unused_session_timeout: DEFAULT_UNUSED_SESSION_TIMEOUT,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             resource_server: None,
@@ -103,29 +128,28 @@ impl HttpSettings {
             .chain(self.allowed_hosts.iter().cloned())
             .collect()
     }
+
+    /// The limits the session table enforces.
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            max_sessions: self.max_sessions,
+            max_per_client: self.max_sessions_per_client,
+            unused_timeout: self.unused_session_timeout,
+        }
+    }
 }
 
 /// What the guard in front of rmcp's service needs.
 pub(crate) struct Guard {
     pub(crate) settings: HttpSettings,
-    pub(crate) sessions: Arc<LocalSessionManager>,
-    /// Held while a request that may start a session is admitted, so the cap
-    /// holds under concurrent `initialize`s.
-    starting: tokio::sync::Mutex<()>,
+    /// The open sessions; `None` when serving with no sessions.
+    pub(crate) sessions: Option<Arc<Sessions>>,
 }
 
-impl Guard {
-    pub(crate) fn new(settings: HttpSettings, sessions: Arc<LocalSessionManager>) -> Self {
-        Guard {
-            settings,
-            sessions,
-            starting: tokio::sync::Mutex::new(()),
-        }
-    }
-}
-
-/// Reads the whole body within the body timeout and size limit, then admits
-/// a request that would start a session only while there is room for one.
+/// Reads the whole body within the body timeout and size limit; admits an
+/// `initialize` by the session rules (see [`admission`](super::admission)),
+/// and keeps each session's use and activity up to date; answers a request
+/// on a session whose reply needs no stream as `application/json`.
 pub(crate) async fn guard(
     State(guard): State<Arc<Guard>>,
     request: Request,
@@ -155,28 +179,109 @@ pub(crate) async fn guard(
             );
         }
     };
-    let request = Request::from_parts(parts, Body::from(bytes));
-    // Only a POST with no session id can start a session (`initialize`).
-    let starts_session =
-        request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
-    if !starts_session {
-        return next.run(request).await;
+    let Some(sessions) = &guard.sessions else {
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    };
+    let session = parts
+        .headers
+        .get(SESSION_ID)
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    if let Some(id) = session {
+        let method = parts.method.clone();
+        let request = Request::from_parts(parts, Body::from(bytes));
+        return on_session(sessions, &id, method, request, next).await;
     }
-    let _admitting = guard.starting.lock().await;
-    let open = guard.sessions.sessions.read().await.len();
-    if open >= settings.max_sessions {
-        return (
+    if parts.method != Method::POST || !reply::is_initialize(&bytes) {
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    }
+    let client = ClientKey::of(&parts.extensions);
+    let slot = match sessions.admit(client).await {
+        Ok(slot) => slot,
+        Err(refusal) => return refused(refusal, settings),
+    };
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    if let Some(id) = response
+        .headers()
+        .get(SESSION_ID)
+        .and_then(|id| id.to_str().ok())
+    {
+        slot.opened(id);
+    }
+    reply::json_if_whole(response).await
+}
+
+/// The header that names a request's session.
+const SESSION_ID: &str = "mcp-session-id";
+
+/// A request on session `id`: counted active until its reply's body ends.
+async fn on_session(
+    sessions: &Arc<Sessions>,
+    id: &str,
+    method: Method,
+    request: Request,
+    next: Next,
+) -> Response {
+    let active = sessions.begin(id);
+    let response = next.run(request).await;
+    if response.status() == StatusCode::NOT_FOUND || method == Method::DELETE {
+        sessions.forget(id);
+        return response;
+    }
+    let Some(mut active) = active else {
+        return response;
+    };
+    // A notification or a response from the client is answered `202`.
+    if response.status() != StatusCode::ACCEPTED {
+        active.used();
+    }
+    let response = if method == Method::POST {
+        reply::json_if_whole(response).await
+    } else {
+        response
+    };
+    response.map(|body| reply::until_done(body, active))
+}
+
+/// The answer to an `initialize` refused: `503` when the server is full of
+/// active sessions, `429` when the client is; either says when to retry.
+fn refused(refusal: Refusal, settings: &HttpSettings) -> Response {
+    let (status, message) = match refusal {
+        Refusal::ServerFull { open } => (
             StatusCode::SERVICE_UNAVAILABLE,
-            [(header::RETRY_AFTER, HeaderValue::from_static("10"))],
             format!(
-                "too many MCP sessions: {open} are open, the limit is {}; close one (DELETE with its `Mcp-Session-Id`) or wait for an idle one to expire",
+                "too many MCP sessions: all {open} open sessions are active (the limit is {}); retry shortly",
                 settings.max_sessions
             ),
-        )
-            .into_response();
-    }
-    next.run(request).await
+        ),
+        Refusal::ClientFull { open } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "too many MCP sessions for this client: all {open} of its sessions are active (the limit per client is {}); close one (DELETE with its `Mcp-Session-Id`) or retry shortly",
+                settings.max_sessions_per_client
+            ),
+        ),
+    };
+    (
+        status,
+        [(
+            header::RETRY_AFTER,
+            HeaderValue::from_static(RETRY_AFTER_SECONDS),
+        )],
+        message,
+    )
+        .into_response()
 }
+
+/// When a refused client should try again: active sessions are calls in
+/// progress, which finish within seconds.
+const RETRY_AFTER_SECONDS: &str = "2";
 
 /// An error response that closes the connection: what is left of the
 /// request was never read.
@@ -203,15 +308,15 @@ pub(crate) async fn serve(
         tokio::select! {
             () = stop.cancelled() => break,
             accepted = listener.accept() => {
-                let stream = match accepted {
-                    Ok((stream, _)) => {
+                let (stream, peer) = match accepted {
+                    Ok((stream, peer)) => {
                         // A reply is several small writes; with Nagle's
                         // algorithm the last waits for the client's delayed
                         // ACK, about 40 ms on Linux.
                         if let Err(error) = stream.set_nodelay(true) {
                             tracing::warn!("setting TCP_NODELAY on an MCP connection failed: {error}");
                         }
-                        stream
+                        (stream, peer)
                     }
                     // Out of file descriptors, say: wait a little, not spin.
                     Err(error) => {
@@ -220,7 +325,7 @@ pub(crate) async fn serve(
                         continue;
                     }
                 };
-                connections.spawn(connection(stream, router.clone(), header_read_timeout, stop.clone()));
+                connections.spawn(connection(stream, peer, router.clone(), header_read_timeout, stop.clone()));
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
@@ -234,6 +339,7 @@ pub(crate) async fn serve(
 
 async fn connection(
     stream: tokio::net::TcpStream,
+    peer: SocketAddr,
     router: axum::Router,
     header_read_timeout: Duration,
     stop: CancellationToken,
@@ -242,7 +348,12 @@ async fn connection(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(header_read_timeout);
-    let service = TowerToHyperService::new(router);
+    let service = TowerToHyperService::new(router.map_request(
+        move |mut request: axum::http::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request
+        },
+    ));
     let connection = builder.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
     tokio::select! {
@@ -256,9 +367,19 @@ async fn connection(
 
 /// A running streamable-HTTP MCP server; dropping it shuts the server down.
 #[must_use = "dropping the handle shuts the server down at once"]
-pub struct McpHttpServer(pub(super) Background);
+pub struct McpHttpServer {
+    pub(super) background: Background,
+    /// The open sessions; `None` when serving with no sessions.
+    pub(super) sessions: Option<Arc<Sessions>>,
+}
 
 impl McpHttpServer {
+    /// How many MCP sessions are open now (those being opened included);
+    /// always 0 for a [stateless](super::McpServer::stateless) server.
+    pub fn open_sessions(&self) -> usize {
+        self.sessions.as_deref().map_or(0, Sessions::open)
+    }
+
     /// The URL an MCP client connects to: `http://127.0.0.1:PORT/mcp`.
     pub fn url(&self) -> String {
         format!("http://{}{HTTP_PATH}", self.local_addr())
@@ -266,18 +387,18 @@ impl McpHttpServer {
 
     /// The address the server listens on.
     pub fn local_addr(&self) -> SocketAddr {
-        self.0.local_addr()
+        self.background.local_addr()
     }
 
     /// Runs until the server fails (or is shut down from elsewhere).
     pub async fn wait(self) -> Result<(), ServeError> {
-        Ok(self.0.wait().await?)
+        Ok(self.background.wait().await?)
     }
 
     /// Stops accepting connections, ends every session, and waits for the
     /// server to finish.
     pub async fn shutdown(self) -> Result<(), ServeError> {
-        Ok(self.0.shutdown(None).await?)
+        Ok(self.background.shutdown(None).await?)
     }
 }
 

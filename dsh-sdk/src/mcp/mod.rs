@@ -49,6 +49,7 @@
 //!   a version ([`LIST_VERSION_META_KEY`]) and marks each tool that is not
 //!   `available` with its status ([`STATUS_META_KEY`]).
 
+mod admission;
 mod apps;
 pub mod auth;
 mod cache;
@@ -57,6 +58,7 @@ mod http;
 mod pins;
 mod prompts;
 mod proxy;
+mod reply;
 mod resources;
 mod server;
 mod session;
@@ -68,7 +70,8 @@ mod wire;
 pub use cache::LIST_VERSION_META_KEY;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_UNUSED_SESSION_TIMEOUT,
 };
 pub use http::{McpHttpServer, ServeError};
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};

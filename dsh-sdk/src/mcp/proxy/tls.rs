@@ -65,7 +65,10 @@ impl TlsRoots {
     /// left out) and the given ones.
     pub(super) fn http_client(&self) -> Result<reqwest::Client, TlsError> {
         let certificates = self.certificates()?;
-        let builder = reqwest::Client::builder();
+        // A request is several small writes: with Nagle's algorithm the
+        // last would wait for the server's delayed ACK (reqwest's default,
+        // said here so it stays so).
+        let builder = reqwest::Client::builder().tcp_nodelay(true);
         let builder = if self.only_these {
             if certificates.is_empty() {
                 return Err(TlsError::NoRoots);

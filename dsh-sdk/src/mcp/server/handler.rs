@@ -4,10 +4,10 @@
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, Tool, UpdateTaskParams,
+    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscriptionFilter, Tool, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -23,9 +23,10 @@ impl ServerHandler for McpServer {
             .enable_tasks()
             .build();
         self.offers.extend_capabilities(&mut capabilities);
-        let config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
+        let config =
+            ServerConfig::new(capabilities).with_server_info(Implementation::clone(&self.info));
         match &self.instructions {
-            Some(instructions) => config.with_instructions(instructions.clone()),
+            Some(instructions) => config.with_instructions(instructions.to_string()),
             None => config,
         }
     }

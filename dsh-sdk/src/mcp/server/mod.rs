@@ -101,8 +101,10 @@ use offers::Offers;
 /// Cloning gives a handler for another session: it shares the registry.
 pub struct McpServer {
     registry: Registry,
-    info: Implementation,
-    instructions: Option<String>,
+    /// Shared by every handler cloned from this one: a stateless server
+    /// clones one per request.
+    info: Arc<Implementation>,
+    instructions: Option<Arc<str>>,
     /// This session's `list_changed` notifications: the changes since
     /// `initialize`, then what stops the sender when the session, and so
     /// this handler, ends.
@@ -125,7 +127,7 @@ impl McpServer {
         let card_views = apps::CardViews(registry.clone());
         McpServer {
             registry,
-            info: Implementation::new("dsh-kit", env!("CARGO_PKG_VERSION")),
+            info: Arc::new(Implementation::new("dsh-kit", env!("CARGO_PKG_VERSION"))),
             instructions: None,
             list_changed: Mutex::default(),
             http: HttpSettings::default(),
@@ -208,13 +210,13 @@ impl McpServer {
 
     /// The name and version the server gives clients (`serverInfo`).
     pub fn named(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.info = Implementation::new(name, version);
+        self.info = Arc::new(Implementation::new(name, version));
         self
     }
 
     /// What the server tells clients about using its tools (`instructions`).
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.instructions = Some(instructions.into());
+        self.instructions = Some(Arc::from(instructions.into()));
         self
     }
 
@@ -229,7 +231,7 @@ impl Clone for McpServer {
     fn clone(&self) -> Self {
         McpServer {
             registry: self.registry.clone(),
-            info: self.info.clone(),
+            info: Arc::clone(&self.info),
             instructions: self.instructions.clone(),
             list_changed: Mutex::default(),
             http: self.http.clone(),

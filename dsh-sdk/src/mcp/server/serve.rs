@@ -10,6 +10,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::admission::Sessions;
 use crate::mcp::auth::layer::{self, Protection};
 use crate::mcp::auth::{METADATA_PATH, ResourceServer};
 use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
@@ -66,11 +67,33 @@ impl McpServer {
         self
     }
 
-    /// How many MCP sessions may be open at once over HTTP; an `initialize`
-    /// past the cap gets `503`. Defaults to
-    /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 64.
+    /// How many MCP sessions may be open at once over HTTP. An `initialize`
+    /// past the cap closes the least recently used idle session; it gets
+    /// `503` with `Retry-After` only when every open session is active (a
+    /// request in flight, or a stream open). Defaults to
+    /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 4,096.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.http.max_sessions = sessions;
+        self
+    }
+
+    /// How many MCP sessions one client may hold at once over HTTP: its
+    /// principal when an authenticating layer in front inserted an
+    /// `Arc<`[`Principal`](crate::Principal)`>` into the request's
+    /// extensions, its IP address otherwise. A client at its cap that opens
+    /// another closes its own least recently used idle session, or gets
+    /// `429` with `Retry-After` when all of them are active. Defaults to
+    /// [`DEFAULT_MAX_SESSIONS_PER_CLIENT`](crate::mcp::DEFAULT_MAX_SESSIONS_PER_CLIENT), 1,024.
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
+        self.http.max_sessions_per_client = sessions;
+        self
+    }
+
+    /// How long an HTTP session that was initialised and never used (no
+    /// request after `initialize` but notifications) is kept. Defaults to
+    /// [`DEFAULT_UNUSED_SESSION_TIMEOUT`](crate::mcp::DEFAULT_UNUSED_SESSION_TIMEOUT), 10 s.
+    pub fn unused_session_timeout(mut self, timeout: Duration) -> Self {
+        self.http.unused_session_timeout = timeout;
         self
     }
 
@@ -124,7 +147,10 @@ impl McpServer {
     /// router (nesting it would move the well-known route).
     ///
     /// Header read timeouts belong to the connection, not the router: set
-    /// them where you serve the app.
+    /// them where you serve the app. Serve it with the peer's address
+    /// (`into_make_service_with_connect_info::<SocketAddr>()`), so that
+    /// unauthenticated clients get a session share each rather than one
+    /// between them all.
     ///
     /// ```no_run
     /// # async fn run(registry: dsh_kit::Registry) -> std::io::Result<()> {
@@ -134,37 +160,63 @@ impl McpServer {
     ///     .route("/health", axum::routing::get(|| async { "ok" }))
     ///     .merge(McpServer::new(registry).router("/tools/mcp"));
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     /// axum::serve(listener, app).await
     /// # }
     /// ```
     pub fn router(self, path: &str) -> axum::Router {
-        self.build_router(path, CancellationToken::new())
+        let (router, sessions) = self.build_router(path, CancellationToken::new());
+        // Sessions never used are closed by a sweep, which ends once the
+        // router is gone; outside a runtime, only eviction bounds them.
+        if let (Some(sessions), Ok(runtime)) = (sessions, tokio::runtime::Handle::try_current()) {
+            runtime.spawn(sessions.sweep(CancellationToken::new()));
+        }
+        router
     }
 
-    fn build_router(self, path: &str, stop: CancellationToken) -> axum::Router {
+    /// The router, and the session table its guard keeps (none when stateless).
+    fn build_router(
+        self,
+        path: &str,
+        stop: CancellationToken,
+    ) -> (axum::Router, Option<Arc<Sessions>>) {
         let settings = self.http.clone();
+        // JSON replies wherever rmcp can give them (no sessions, or the
+        // 2026-07-28 protocol): a request whose first message back is its
+        // result gets it as `application/json`; a stream only when the
+        // handler sends something before it.
         let config = StreamableHttpServerConfig::default()
+            .with_json_response(true)
             .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop)
             .with_allowed_hosts(settings.hosts())
             .with_allowed_origins(settings.origins())
             .with_max_request_body_bytes(settings.max_body_bytes);
-        let mut sessions = LocalSessionManager::default();
-        sessions.session_config.keep_alive = Some(settings.session_idle_timeout);
-        let sessions = Arc::new(sessions);
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(settings.session_idle_timeout);
+        let manager = Arc::new(manager);
+        let sessions = (!self.stateless)
+            .then(|| Arc::new(Sessions::new(settings.limits(), Arc::clone(&manager))));
         let protection = settings.resource_server.clone().map(|server| {
             Arc::new(Protection::new(
                 server,
                 self.registry.clone(),
-                Arc::clone(&sessions),
+                Arc::clone(&manager),
             ))
         });
-        let service =
-            StreamableHttpService::new(move || Ok(self.clone()), Arc::clone(&sessions), config);
-        let guard = Arc::new(Guard::new(settings, sessions));
+        let service = shared(StreamableHttpService::new(
+            move || Ok(self.clone()),
+            manager,
+            config,
+        ));
+        let guard = Arc::new(Guard {
+            settings,
+            sessions: sessions.clone(),
+        });
         let mcp = axum::Router::new().route_service(path, service);
         let Some(protection) = protection else {
-            return mcp.layer(axum::middleware::from_fn_with_state(guard, http::guard));
+            let router = mcp.layer(axum::middleware::from_fn_with_state(guard, http::guard));
+            return (router, sessions);
         };
         let metadata = Arc::clone(&protection);
         let route = protection.server().metadata_route();
@@ -188,7 +240,7 @@ impl McpServer {
         if let Some(root) = root_route {
             router = router.route(root, axum::routing::get(answer));
         }
-        router
+        (router, sessions)
     }
 
     /// Serves streamable HTTP on `addr` (`127.0.0.1:0` picks a free port), at
@@ -211,16 +263,66 @@ impl McpServer {
     /// timeout](Self::header_read_timeout) and a body within the [body read
     /// timeout](Self::body_read_timeout), or the connection is closed; bodies
     /// are capped by [`max_body_bytes`](Self::max_body_bytes), open sessions
-    /// by [`max_sessions`](Self::max_sessions), and an idle session closes
-    /// after the [session idle timeout](Self::session_idle_timeout). This is
-    /// [`router`](Self::router) on a socket of its own.
+    /// by [`max_sessions`](Self::max_sessions) and
+    /// [`max_sessions_per_client`](Self::max_sessions_per_client), an idle
+    /// session closes after the [session idle
+    /// timeout](Self::session_idle_timeout), and one never used after the
+    /// [unused session timeout](Self::unused_session_timeout).
+    ///
+    /// A request whose reply needs no stream (the result is the first and
+    /// only message back) is answered `application/json`; one whose tool
+    /// sends progress, log messages or requests first gets
+    /// `text/event-stream`.
+    ///
+    /// This is [`router`](Self::router) on a socket of its own.
     pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
         let remote = self.http.resource_server.is_some() || self.http.trusted_network;
         let (listener, local_addr) = served::bind(addr, remote).await?;
         let stop = CancellationToken::new();
         let header_read_timeout = self.http.header_read_timeout;
-        let router = self.build_router(HTTP_PATH, stop.child_token());
+        let (router, sessions) = self.build_router(HTTP_PATH, stop.child_token());
         let serve = http::serve(listener, router, header_read_timeout, stop.clone());
-        Ok(McpHttpServer(Background::spawn(local_addr, stop, serve)))
+        let sweep = sessions
+            .clone()
+            .map(|sessions| sessions.sweep(stop.clone()));
+        let serve = async move {
+            match sweep {
+                Some(sweep) => tokio::join!(serve, sweep).0,
+                None => serve.await,
+            }
+        };
+        Ok(McpHttpServer {
+            background: Background::spawn(local_addr, stop, serve),
+            sessions,
+        })
     }
+}
+
+/// rmcp's service behind one `Arc`. As a tower service it is cloned on
+/// every request, its configuration with it (the allowed hosts and origins,
+/// a string each), twice (by the router, then by its own `call`); its
+/// `handle` needs only a reference.
+fn shared<S, M>(
+    service: StreamableHttpService<S, M>,
+) -> impl tower::Service<
+    axum::extract::Request,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl Future<Output = Result<axum::response::Response, std::convert::Infallible>> + Send,
+> + Clone
++ Send
++ Sync
++ 'static
+where
+    S: rmcp::ServerHandler + Send + 'static,
+    M: rmcp::transport::streamable_http_server::SessionManager,
+{
+    let service = Arc::new(service);
+    tower::service_fn(move |request: axum::extract::Request| {
+        let service = Arc::clone(&service);
+        async move {
+            let response = service.handle(request).await;
+            Ok(response.map(axum::body::Body::new))
+        }
+    })
 }

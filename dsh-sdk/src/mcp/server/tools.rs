@@ -93,9 +93,12 @@ impl McpServer {
         // asks of the client goes back in an `InputRequiredResult`, and the
         // retry brings the answers and the state given here.
         let round_trip = (!object_output_only).then(|| RoundTrip::new(request.input_responses));
-        let state = request_state(&request.name, &args);
+        // Hashing the arguments costs; only a retry or a call that may
+        // need input uses the state.
+        let state = (round_trip.is_some() || request.request_state.is_some())
+            .then(|| request_state(&request.name, &args));
         if let Some(echoed) = &request.request_state
-            && *echoed != state
+            && Some(echoed) != state.as_ref()
         {
             return Err(ErrorData::invalid_params(
                 "`requestState` is not the one this server gave for this tool and these arguments",
@@ -126,7 +129,7 @@ impl McpServer {
                     }
                     return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
                         Some(needed),
-                        Some(state),
+                        state,
                     )));
                 }
             },

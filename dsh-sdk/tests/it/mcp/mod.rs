@@ -8,4 +8,5 @@ mod paths;
 mod pins;
 mod proxy;
 mod server;
+mod sessions;
 mod tasks;

@@ -1,0 +1,218 @@
+//! The shape of an HTTP reply: `application/json` when the request's answer
+//! is one message, `text/event-stream` only when the server sends something
+//! before it (progress, a log message, a request to the client).
+//!
+//! rmcp answers a request on a session with an event stream in every case.
+//! [`json_if_whole`] waits for the stream's first message: when it is the
+//! request's result (or error), that message alone is the reply, as JSON;
+//! otherwise the stream goes out as it came, the part already read first.
+
+use std::borrow::Cow;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes, HttpBody};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use futures_util::StreamExt;
+use hyper::body::{Frame, SizeHint};
+
+use super::admission::Active;
+
+/// Whether a request body is an `initialize` request (a body that is not
+/// JSON is not: rmcp refuses it).
+pub(crate) fn is_initialize(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow, default)]
+        method: Option<Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Method<'_>>(body)
+        .is_ok_and(|message| message.method.as_deref() == Some("initialize"))
+}
+
+/// Whether a JSON-RPC message is a response or an error, the last message
+/// of a request's stream (a request or a notification has a `method`).
+fn is_terminal(message: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        method: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Kind>(message).is_ok_and(|kind| kind.method.is_none())
+}
+
+/// The largest stream prefix read while waiting for the first message; a
+/// longer event goes out as a stream.
+const MAX_FIRST_EVENT: usize = 64 * 1024 * 1024;
+
+/// `response` as a JSON reply when it is an event stream whose first
+/// message ends it; otherwise `response` itself.
+pub(crate) async fn json_if_whole(response: Response) -> Response {
+    let is_stream = response.status() == StatusCode::OK
+        && response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    if !is_stream {
+        return response;
+    }
+    let (mut parts, mut body) = response.into_parts();
+    let mut read: Vec<u8> = Vec::new();
+    let mut scanned = 0;
+    loop {
+        // Each complete event read so far, from where the last scan ended.
+        while let Some(end) = find(&read[scanned..], b"\n\n") {
+            let event = &read[scanned..scanned + end];
+            scanned += end + 2;
+            let Some(data) = data_of(event) else {
+                continue;
+            };
+            if !is_terminal(data) {
+                return streamed(parts, read, body);
+            }
+            let data = Bytes::copy_from_slice(data);
+            parts.headers.remove(header::CACHE_CONTROL);
+            parts.headers.remove("x-accel-buffering");
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            return Response::from_parts(parts, Body::from(data));
+        }
+        if read.len() > MAX_FIRST_EVENT {
+            return streamed(parts, read, body);
+        }
+        match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+            Some(Ok(frame)) => {
+                if let Ok(data) = frame.into_data() {
+                    read.extend_from_slice(&data);
+                }
+            }
+            // The stream ended, or broke, before a whole message: pass on
+            // what there is.
+            Some(Err(_)) | None => return streamed(parts, read, Body::empty()),
+        }
+    }
+}
+
+/// The data of one event, `None` when it has none (a priming event, a
+/// keep-alive comment). rmcp writes each message on one `data:` line.
+fn data_of(event: &[u8]) -> Option<&[u8]> {
+    event.split(|&byte| byte == b'\n').find_map(|line| {
+        let data = line.strip_prefix(b"data:")?;
+        let data = data.strip_prefix(b" ").unwrap_or(data);
+        (!data.is_empty()).then_some(data)
+    })
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+/// The stream as it came: `read` first, then the rest of `body`.
+fn streamed(parts: axum::http::response::Parts, read: Vec<u8>, body: Body) -> Response {
+    let first = futures_util::stream::once(async move { Ok::<_, axum::Error>(Bytes::from(read)) });
+    let body = Body::from_stream(first.chain(body.into_data_stream()));
+    Response::from_parts(parts, body)
+}
+
+pin_project_lite::pin_project! {
+    /// A reply's body that keeps its request's session active until it ends.
+    struct UntilDone {
+        #[pin]
+        body: Body,
+        active: Active,
+    }
+}
+
+/// `body`, with `active` dropped when it ends (or is dropped).
+pub(crate) fn until_done(body: Body, active: Active) -> Body {
+    Body::new(UntilDone { body, active })
+}
+
+impl HttpBody for UntilDone {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        self.project().body.poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initialize_is_told_from_other_requests() {
+        assert!(is_initialize(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#
+        ));
+        assert!(is_initialize(
+            br#"{"params":{"a":[1,{"b":2}]}, "method" : "initialize","id":1,"jsonrpc":"2.0"}"#
+        ));
+        assert!(!is_initialize(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+        ));
+        assert!(!is_initialize(b"not json"));
+    }
+
+    #[test]
+    fn results_and_errors_end_a_stream_and_the_rest_do_not() {
+        assert!(is_terminal(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        assert!(is_terminal(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}"#
+        ));
+        assert!(!is_terminal(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#
+        ));
+        assert!(!is_terminal(
+            br#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{}}"#
+        ));
+    }
+
+    fn sse(events: &'static str) -> Response {
+        Response::builder()
+            .header(header::CONTENT_TYPE, "text/event-stream")
+            .body(Body::from(events))
+            .unwrap()
+    }
+
+    async fn text(response: Response) -> String {
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_stream_of_one_result_becomes_json() {
+        let reply = json_if_whole(sse(
+            "data: \nid: 0\nretry: 3000\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\nid: 1\n\n",
+        ))
+        .await;
+        assert_eq!(reply.headers()[header::CONTENT_TYPE], "application/json");
+        assert_eq!(text(reply).await, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_notifies_first_stays_a_stream() {
+        let events = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let reply = json_if_whole(sse(events)).await;
+        assert_eq!(reply.headers()[header::CONTENT_TYPE], "text/event-stream");
+        assert_eq!(text(reply).await, events);
+    }
+}
