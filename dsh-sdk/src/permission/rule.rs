@@ -139,12 +139,14 @@ impl Rule {
     /// - on macOS and Windows the match ignores case.
     ///
     /// ```
+    /// use dsh_kit::Principal;
     /// use dsh_kit::permission::{CallInfo, Rule};
     /// use serde_json::json;
     ///
     /// let rule = Rule::deny("write_file").when_path("path", "/etc").unwrap();
     /// assert_eq!(rule.to_string(), "deny write_file(path in /etc)");
     /// let args = json!({ "path": "/etc/ssh/sshd_config" });
+    /// let host = Principal::host();
     /// let call = CallInfo {
     ///     tool: "write_file",
     ///     aliases: &[],
@@ -152,6 +154,7 @@ impl Rule {
     ///     read_only: false,
     ///     destructive: true,
     ///     requires_approval: false,
+    ///     principal: &host,
     /// };
     /// assert!(rule.matches(&call));
     /// let args = json!({ "path": "/etcetera" });
