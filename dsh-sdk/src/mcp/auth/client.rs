@@ -174,7 +174,7 @@ pub(crate) async fn client_credentials_token(
 }
 
 /// `text` form-urlencoded, as `client_secret_basic` wants the client id and
-/// secret before they are joined (RFC 6749 §2.3.1).
+/// secret before they are joined (RFC 6749 section 2.3.1).
 pub(super) fn form_encoded(text: &str) -> String {
     let mut encoded = String::with_capacity(text.len());
     for byte in text.bytes() {

@@ -48,7 +48,7 @@ pub enum FetchError {
         reason: String,
     },
     /// The metadata found names another issuer than the one configured
-    /// (RFC 8414 §3.3: such metadata must not be used).
+    /// (RFC 8414 section 3.3: such metadata must not be used).
     #[error("the metadata of `{expected}` names the issuer `{found}`")]
     IssuerMismatch {
         /// The issuer configured.

@@ -26,7 +26,7 @@ pub const DEFAULT_RATE_BURST: u32 = 40;
 /// Requests (`POST`s: calls, lists) one principal may have running at once: 8.
 pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 8;
 
-/// The well-known path of protected resource metadata (RFC 9728 §3).
+/// The well-known path of protected resource metadata (RFC 9728 section 3).
 pub(crate) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
 /// What one principal may ask of the server: a request rate (past it, `429`
@@ -155,7 +155,7 @@ impl ResourceServer {
     }
 
     /// The URL of this resource's metadata: the well-known path inserted
-    /// between the resource URI's origin and its path (RFC 9728 §3.1).
+    /// between the resource URI's origin and its path (RFC 9728 section 3.1).
     pub fn metadata_url(&self) -> String {
         let (origin, _) = split_origin(&self.resource);
         format!("{origin}{}", self.metadata_route())

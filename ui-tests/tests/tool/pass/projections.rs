@@ -32,7 +32,6 @@ fn read_card(args: &ReadFileArgs, value: &String) -> Card {
 
 mod views {
     use dsh_kit::prelude::*;
-    use dsh_kit::Registry;
 
     #[render]
     pub fn count_text(_args: &super::CountArgs, value: &usize) -> Vec<ContentBlock> {
