@@ -33,6 +33,26 @@ pub enum Event {
         /// host's own calls ([`Principal::host`](crate::Principal::host)).
         principal: Option<crate::Caller>,
     },
+    /// The permission stage decided a call, on its arguments as they run:
+    /// path arguments resolved against the host's roots, a JSON string
+    /// parsed, an approver's substitute read and decided again. Comes after
+    /// the request, which holds the arguments as the model spelt them,
+    /// whenever the request alone does not tell what was decided: for a
+    /// refusal, an approval, and an allow of rewritten arguments. A plain
+    /// allow of the arguments as sent, and a call stopped before it was
+    /// decided (an unknown tool, invalid arguments), have none.
+    Decided {
+        /// The call's id.
+        invocation_id: uuid::Uuid,
+        /// The tool's canonical name, borrowed for a tool whose name is
+        /// known at compile time.
+        tool_name: Cow<'static, str>,
+        /// The arguments the decision was made on, shared with the call
+        /// rather than copied.
+        args: std::sync::Arc<serde_json::Value>,
+        /// What was decided; a refusal's reason is in the call's result.
+        verdict: Verdict,
+    },
     /// A tool streamed a chunk.
     Stream(StreamChunk),
     /// A value passed the output gate and every post-execute hook: what
@@ -87,6 +107,20 @@ pub enum Event {
     /// The tool catalog, published at session start and again whenever a
     /// tool's status or the diagnostics change (`tool.catalog.publish`).
     Catalog(crate::event::rawp::CatalogPublish),
+}
+
+/// What the permission stage decided about a call ([`Event::Decided`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The call runs: the default, the rules, the gates and the guards
+    /// allowed it.
+    Allowed,
+    /// The call runs because the host's approver approved it.
+    Approved,
+    /// The call does not run: denied, rejected by the approver, or asking
+    /// with no approver to answer. The result says which and why.
+    Refused,
 }
 
 /// Where a call's canonical value came from.

@@ -288,7 +288,8 @@ pub enum Severity {
 impl Event {
     /// The RAWP-DPS form of this event, for those the spec names: a request,
     /// a stream chunk, a result or a catalog. `None` for the registry's own
-    /// events ([`Event::Executed`], [`Event::Running`], [`Event::SpillFailed`]).
+    /// events ([`Event::Decided`], [`Event::Executed`], [`Event::Running`],
+    /// [`Event::SpillFailed`]).
     pub fn to_rawp(&self) -> Option<RawpEvent> {
         match self {
             Event::Request { .. } => {
@@ -301,7 +302,10 @@ impl Event {
             Event::Stream(chunk) => Some(RawpEvent::InvokeStream(InvokeStream::from(chunk))),
             Event::Result(result) => Some(RawpEvent::InvokeResult(InvokeResult::from(&**result))),
             Event::Catalog(catalog) => Some(RawpEvent::CatalogPublish(catalog.clone())),
-            Event::Executed { .. } | Event::Running { .. } | Event::SpillFailed { .. } => None,
+            Event::Decided { .. }
+            | Event::Executed { .. }
+            | Event::Running { .. }
+            | Event::SpillFailed { .. } => None,
         }
     }
 

@@ -87,5 +87,5 @@ mod writer;
 
 pub use error::{LogError, LogWarning};
 pub use reader::{Log, LogLine, LoggedCall};
-pub use record::{ExecutedRecord, Record, RunningRecord, SpillFailedRecord};
+pub use record::{DecidedRecord, ExecutedRecord, Record, RunningRecord, SpillFailedRecord};
 pub use writer::SessionLog;

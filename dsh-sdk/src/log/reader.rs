@@ -11,7 +11,7 @@ use crate::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
 use crate::principal::Caller;
 use crate::result::ToolResult;
 
-use super::{ExecutedRecord, LogError, LogWarning, Record, SpillFailedRecord};
+use super::{DecidedRecord, ExecutedRecord, LogError, LogWarning, Record, SpillFailedRecord};
 
 /// A session log as read back: its records and the torn last line, if any.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,6 +108,7 @@ impl Log {
             let call = &mut calls[index];
             match record {
                 Record::Request(request) => call.request = Some(request.clone()),
+                Record::Decided(decided) => call.decided = Some(decided.clone()),
                 Record::Running(running) => call.running = Some(running.card.clone()),
                 Record::Stream(chunk) => call.stream.push(chunk.clone()),
                 Record::Executed(executed) => call.executed = Some(executed.clone()),
@@ -137,6 +138,9 @@ pub struct LoggedCall {
     pub line: usize,
     /// What the model asked for.
     pub request: Option<InvokeRequest>,
+    /// What was decided about it, on which arguments; `None` when it
+    /// stopped before the decision.
+    pub decided: Option<DecidedRecord>,
     /// The card shown while it ran, for a top-level call that got that far.
     pub running: Option<Card>,
     /// What the tool streamed, in order.
@@ -155,6 +159,7 @@ impl LoggedCall {
             invocation_id,
             line,
             request: None,
+            decided: None,
             running: None,
             stream: Vec::new(),
             executed: None,

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
-use crate::event::{Event, ValueSource};
+use crate::event::{Event, ValueSource, Verdict};
 use crate::result::ToolResult;
 
 /// One line of a session log.
@@ -28,6 +28,9 @@ pub enum Record {
     /// A call was asked for: the `tool.invoke.request` payload, its `input`
     /// as the model sent it.
     Request(InvokeRequest),
+    /// The permission stage decided a call, on its arguments as they run
+    /// (paths resolved).
+    Decided(DecidedRecord),
     /// A top-level call passed its checks and is about to run.
     Running(RunningRecord),
     /// A tool streamed a chunk (RAWP-DPS `tool.invoke.stream`).
@@ -59,6 +62,17 @@ impl Record {
                 invocation_id: *invocation_id,
                 tool_name: tool_name.to_string(),
                 card: card.clone(),
+            }),
+            Event::Decided {
+                invocation_id,
+                tool_name,
+                args,
+                verdict,
+            } => Record::Decided(DecidedRecord {
+                invocation_id: *invocation_id,
+                tool_name: tool_name.to_string(),
+                args: Arc::clone(args),
+                verdict: *verdict,
             }),
             Event::Stream(chunk) => Record::Stream(InvokeStream::from(chunk)),
             Event::Executed {
@@ -102,6 +116,7 @@ impl Record {
     pub fn invocation_id(&self) -> Option<Uuid> {
         match self {
             Record::Request(request) => Some(request.invocation_id),
+            Record::Decided(decided) => Some(decided.invocation_id),
             Record::Running(running) => Some(running.invocation_id),
             Record::Stream(stream) => Some(stream.invocation_id),
             Record::Executed(executed) => Some(executed.invocation_id),
@@ -121,6 +136,21 @@ pub struct RunningRecord {
     pub tool_name: String,
     /// The tool's `present_call` card, or the generic card without an output.
     pub card: Card,
+}
+
+/// What the permission stage decided about a call, and on which arguments:
+/// path arguments as the file system resolved them, an approver's
+/// substitute if it gave one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecidedRecord {
+    /// The call's id.
+    pub invocation_id: Uuid,
+    /// The tool's canonical name.
+    pub tool_name: String,
+    /// The arguments the decision was made on.
+    pub args: Arc<Value>,
+    /// What was decided; a refusal's reason is in the call's result.
+    pub verdict: Verdict,
 }
 
 /// What render and present received, and what post-execute hooks added: all

@@ -44,6 +44,17 @@ pub(super) fn over_limits(limits: &Limits, args: &Value) -> Option<limits::Excee
     limits::check(args, limits.max_arg_depth, limits.max_arg_bytes).err()
 }
 
+/// The arguments a call was read into.
+pub(super) struct Read {
+    /// What the tool will read.
+    pub(super) args: Arc<Value>,
+    /// The tool's arguments, deserialized.
+    pub(super) prepared: Prepared,
+    /// Whether `args` differ from what the model sent: a JSON string
+    /// parsed, a path resolved.
+    pub(super) rewritten: bool,
+}
+
 /// Arguments within the limits, parsed when sent as a string, then
 /// checked, their paths resolved: what the tool will read.
 pub(super) fn read(
@@ -52,7 +63,7 @@ pub(super) fn read(
     entry: &Entry,
     args: Arc<Value>,
     exec: &Exec,
-) -> Result<(Arc<Value>, Prepared), Stop> {
+) -> Result<Read, Stop> {
     let invalid = |error| Stop::InvalidArguments {
         tool: entry.def.name().to_owned(),
         error,
@@ -60,27 +71,34 @@ pub(super) fn read(
     };
     // Within the limits already (the spine checked them first): only a
     // string the model sent in place of an object is parsed and checked.
-    let mut args = if args.is_string() {
+    let parsed = args.is_string();
+    let mut args = if parsed {
         Arc::new(bounded(limits, Arc::unwrap_or_clone(args)).map_err(invalid)?)
     } else {
         args
     };
-    let prepared = check(entry, roots, &mut args, exec).map_err(invalid)?;
-    Ok((args, prepared))
+    let (prepared, resolved) = check(entry, roots, &mut args, exec).map_err(invalid)?;
+    Ok(Read {
+        args,
+        prepared,
+        rewritten: parsed || resolved,
+    })
 }
 
 /// Schema, paths resolved (`args` rewritten to their resolved form), serde,
-/// then the tool's own check: the call, ready to run.
+/// then the tool's own check: the call, ready to run, and whether a path
+/// was rewritten.
 pub(super) fn check(
     entry: &Entry,
     roots: &Roots,
     args: &mut Arc<Value>,
     exec: &Exec,
-) -> Result<Prepared, InputError> {
+) -> Result<(Prepared, bool), InputError> {
     let violations = entry.input.violations(args);
     if !violations.is_empty() {
         return Err(InputError::Schema(violations));
     }
+    let mut resolved_any = false;
     if !entry.paths.is_empty()
         && let Some(resolved) = entry
             .paths
@@ -88,13 +106,15 @@ pub(super) fn check(
             .map_err(|error| InputError::Path(Box::new(error)))?
     {
         *args = Arc::new(resolved);
+        resolved_any = true;
     }
     let args: &Value = args;
     let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.prepare(args, exec)))
         .map_err(|panic| InputError::DeserializePanicked(panic_message(panic.as_ref())))?;
-    prepared.map_err(|error| match error {
+    let prepared = prepared.map_err(|error| match error {
         PrepareError::Deserialize(error) => InputError::Deserialize(error),
         PrepareError::Invalid { message, code } => InputError::Invalid { message, code },
         PrepareError::ValidatePanicked(message) => InputError::ValidatePanicked(message),
-    })
+    })?;
+    Ok((prepared, resolved_any))
 }

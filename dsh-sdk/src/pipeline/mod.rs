@@ -51,8 +51,8 @@ use std::sync::{Arc, OnceLock, Weak};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::event::Event;
 use crate::event::rawp::Diagnostic;
+use crate::event::{self, Event};
 use crate::pool::Pool;
 use crate::principal::Principal;
 use crate::result::ToolResult;
@@ -209,7 +209,11 @@ impl Pipeline {
         if entry.handler.reads_exec() {
             exec.make(self, &entry, call.invocation_id);
         }
-        let (args, prepared) = match input::read(
+        let input::Read {
+            args,
+            prepared,
+            rewritten,
+        } = match input::read(
             &config.limits,
             &config.roots,
             &entry,
@@ -221,8 +225,19 @@ impl Pipeline {
         };
         let verdict = match permission::decide_first(config, &entry, &args, exec.principal()) {
             Ok(verdict) => verdict,
-            Err(stop) => return Err(Box::new(head.failed(stop))),
+            Err(stop) => {
+                let refused = event::Verdict::Refused;
+                notify::decided(self, head.invocation_id, &entry, &args, refused);
+                return Err(Box::new(head.failed(stop)));
+            }
         };
+        // A plain allow of the arguments as sent is told by the request.
+        if let Verdict::Allowed = verdict
+            && rewritten
+        {
+            let allowed = event::Verdict::Allowed;
+            notify::decided(self, head.invocation_id, &entry, &args, allowed);
+        }
         Ok(Begun {
             entry,
             head,
@@ -267,6 +282,11 @@ impl Pipeline {
                     config, entry, args, prepared, asking, exec,
                 ))
                 .await;
+                let verdict = match settled {
+                    Ok(()) => event::Verdict::Approved,
+                    Err(_) => event::Verdict::Refused,
+                };
+                notify::decided(self, head.invocation_id, entry, args, verdict);
                 if let Err(stop) = settled {
                     return begun.head.failed(stop);
                 }

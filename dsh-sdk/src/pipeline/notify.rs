@@ -14,7 +14,7 @@ use super::call::{CallName, ToolCall};
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
-use crate::event::Event;
+use crate::event::{Event, Verdict};
 use crate::principal::{Caller, Principal};
 use crate::result::ToolResult;
 use crate::schema::limits::Exceeded;
@@ -51,6 +51,22 @@ pub(super) fn request(registry: &Pipeline, call: &ToolCall, refused: Option<Exce
             parallel_group_id: call.parallel_group_id,
             principal: call.principal.as_deref().and_then(Caller::of),
         }
+    });
+}
+
+/// The decision on a call, with the arguments it was made on.
+pub(super) fn decided(
+    registry: &Pipeline,
+    invocation_id: Uuid,
+    entry: &Entry,
+    args: &Arc<Value>,
+    verdict: Verdict,
+) {
+    registry.pool.emit_with(|| Event::Decided {
+        invocation_id,
+        tool_name: entry.def.name.clone(),
+        args: Arc::clone(args),
+        verdict,
     });
 }
 

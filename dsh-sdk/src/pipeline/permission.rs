@@ -63,7 +63,8 @@ pub(super) fn decide_first(
 
 /// Settles the ask `asking` about `args` with the approver: `args` and
 /// `prepared` are left as what runs, the approver's arguments if it gave
-/// some.
+/// some (`args` are those even when they are then refused: what was
+/// decided on).
 pub(super) async fn settle(
     config: &Config,
     entry: &Entry,
@@ -92,9 +93,11 @@ pub(super) async fn settle(
         approved: true,
     };
     let mut overridden = Arc::new(input::bounded(&config.limits, overridden).map_err(invalid)?);
-    let overridden_prepared =
+    let (overridden_prepared, _) =
         input::check(entry, &config.roots, &mut overridden, exec).map_err(invalid)?;
-    match decide(config, entry, &overridden, exec.principal()).decision {
+    // From here on the decision is about the substitute, kept or refused.
+    *args = overridden;
+    match decide(config, entry, args, exec.principal()).decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             return Err(Stop::Denied {
@@ -105,19 +108,16 @@ pub(super) async fn settle(
         }
         // Asked once more, about what will run now; a second change of
         // arguments is not taken.
-        Decision::Ask { prompt } => {
-            match ask(config, approver, tool, &overridden, &prompt, exec).await? {
-                Approval::Approve => {}
-                Approval::ApproveWith(_) => {
-                    return Err(Stop::ChangedTwice {
-                        tool: tool.to_owned(),
-                    });
-                }
-                Approval::Reject { reason } => return Err(rejected(tool, reason)),
+        Decision::Ask { prompt } => match ask(config, approver, tool, args, &prompt, exec).await? {
+            Approval::Approve => {}
+            Approval::ApproveWith(_) => {
+                return Err(Stop::ChangedTwice {
+                    tool: tool.to_owned(),
+                });
             }
-        }
+            Approval::Reject { reason } => return Err(rejected(tool, reason)),
+        },
     }
-    *args = overridden;
     *prepared = overridden_prepared;
     Ok(())
 }

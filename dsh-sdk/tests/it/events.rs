@@ -610,6 +610,7 @@ async fn a_top_level_call_shows_its_running_card_before_it_runs() {
     let _subscription = registry.subscribe(move |event| {
         let kind = match event {
             Event::Request { .. } => "request".to_owned(),
+            Event::Decided { .. } => "decided".to_owned(),
             Event::Running { card, .. } => serde_json::to_string(card).unwrap(),
             Event::Stream(_) => "stream".to_owned(),
             Event::Executed { .. } => "executed".to_owned(),

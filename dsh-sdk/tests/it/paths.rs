@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use dsh_kit::event::Event;
+use dsh_kit::event::{Event, Verdict};
+use dsh_kit::log::{Log, SessionLog};
 use dsh_kit::path::{PathError, Roots};
 use dsh_kit::permission::{Approval, ApprovalRequest, CallInfo, Decision, FnApprover, Rule};
 use dsh_kit::prelude::*;
@@ -137,6 +138,10 @@ async fn a_deny_rule_on_a_prefix_catches_every_spelling_of_a_path_under_it() {
                 .unwrap(),
         )
     });
+    let log_dir = tempfile::tempdir().unwrap();
+    let log_path = log_dir.path().join("session.jsonl");
+    let log = SessionLog::open(&log_path).unwrap();
+    let logging = registry.subscribe(log.subscriber());
     let spellings = [
         sandbox.at("tmp/../etc/hostname"),
         format!("{}//etc//hostname", sandbox.root.display()),
@@ -145,8 +150,8 @@ async fn a_deny_rule_on_a_prefix_catches_every_spelling_of_a_path_under_it() {
         #[cfg(unix)]
         sandbox.at("to_etc/hostname"),
     ];
-    for spelling in spellings {
-        let result = call(&registry, "delete_file", &spelling).await;
+    for spelling in &spellings {
+        let result = call(&registry, "delete_file", spelling).await;
         assert!(result.is_error(), "{spelling} was not refused");
         assert_eq!(
             result.text(),
@@ -158,10 +163,32 @@ async fn a_deny_rule_on_a_prefix_catches_every_spelling_of_a_path_under_it() {
     assert!(Path::new(&etc).join("hostname").exists());
 
     // A file beside it is allowed, and the tool is handed its resolved path.
-    let result = call(&registry, "delete_file", &sandbox.at("etc/../tmp/./a.txt")).await;
+    let beside = sandbox.at("etc/../tmp/./a.txt");
+    let result = call(&registry, "delete_file", &beside).await;
     assert!(!result.is_error(), "{}", result.text());
-    assert_eq!(seen(&registry), [sandbox.root.join("tmp/a.txt")]);
-    assert!(!sandbox.root.join("tmp/a.txt").exists());
+    let a = sandbox.root.join("tmp/a.txt");
+    assert_eq!(seen(&registry), std::slice::from_ref(&a));
+    assert!(!a.exists());
+
+    // The log keeps each request as it was spelt, and the decision on the
+    // path it resolves to.
+    drop(logging);
+    drop(log);
+    let calls = Log::read(&log_path).unwrap().calls();
+    assert_eq!(calls.len(), spellings.len() + 1);
+    let hostname = format!("{etc}/hostname");
+    let a = a.display().to_string();
+    let expected = (spellings
+        .iter()
+        .map(|spelling| (spelling, &hostname, Verdict::Refused)))
+    .chain([(&beside, &a, Verdict::Allowed)]);
+    for (call, (spelling, resolved, verdict)) in calls.iter().zip(expected) {
+        let request = call.request.as_ref().unwrap();
+        assert_eq!(request.input, json!({ "path": spelling }));
+        let decided = call.decided.as_ref().unwrap();
+        assert_eq!(decided.verdict, verdict, "{spelling}");
+        assert_eq!(*decided.args, json!({ "path": resolved }), "{spelling}");
+    }
 }
 
 #[tokio::test]
@@ -345,11 +372,16 @@ async fn gates_the_approver_the_events_and_the_tool_all_see_the_resolved_path() 
     };
     let executed = Arc::new(Mutex::new(Vec::<Value>::new()));
     let requested = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let decided = Arc::new(Mutex::new(Vec::<(Value, Verdict)>::new()));
     let _subscription = {
         let (executed, requested) = (Arc::clone(&executed), Arc::clone(&requested));
+        let decided = Arc::clone(&decided);
         registry.subscribe(move |event| match event {
             Event::Executed { args, .. } => executed.lock().unwrap().push((**args).clone()),
             Event::Request { input, .. } => requested.lock().unwrap().push((**input).clone()),
+            Event::Decided { args, verdict, .. } => {
+                decided.lock().unwrap().push(((**args).clone(), *verdict))
+            }
             _ => {}
         })
     };
@@ -376,6 +408,14 @@ async fn gates_the_approver_the_events_and_the_tool_all_see_the_resolved_path() 
     assert_eq!(*approver_saw.lock().unwrap(), [json!(hostname), json!(a)]);
     assert_eq!(seen(&registry), [PathBuf::from(&a)]);
     assert_eq!(*executed.lock().unwrap(), [json!({ "path": a })]);
+    // The decision is recorded on the resolved path, the refusal included.
+    assert_eq!(
+        *decided.lock().unwrap(),
+        [
+            (json!({ "path": hostname }), Verdict::Refused),
+            (json!({ "path": a }), Verdict::Approved)
+        ]
+    );
     // The request is recorded as the model sent it, before anything reads it.
     assert_eq!(
         *requested.lock().unwrap(),
