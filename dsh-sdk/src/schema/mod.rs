@@ -112,7 +112,7 @@ impl Compiled {
         let mut violations: Vec<Violation> = self
             .validator
             .iter_errors(instance)
-            .flat_map(|error| Violation::from_error(error, &self.schema))
+            .flat_map(|error| Violation::from_error(error, &self.schema, instance))
             .collect();
         violations.sort_by(|a, b| (&a.pointer, &a.message).cmp(&(&b.pointer, &b.message)));
         violations.dedup();
@@ -134,7 +134,7 @@ pub struct Violation {
 impl Violation {
     /// The violations `error` stands for in `schema`: one per unknown
     /// property, with the closest known name, else one.
-    fn from_error(error: ValidationError<'_>, schema: &Value) -> Vec<Self> {
+    fn from_error(error: ValidationError<'_>, schema: &Value, instance: &Value) -> Vec<Self> {
         let path = error.instance_path().to_string();
         match error.kind() {
             ValidationErrorKind::Required { property } => vec![Violation {
@@ -142,30 +142,35 @@ impl Violation {
                 message: "required property missing".to_owned(),
             }],
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                // The object's schema: where `additionalProperties` sits.
-                let object = error
+                unknown_properties(&path, unexpected, error.schema_path().as_str(), schema)
+            }
+            // `additionalProperties: false` on an object schema that lists no
+            // properties (a tool without arguments) is reported as the false
+            // schema failing on a property's value, at the object's path:
+            // every property of the object is unknown.
+            ValidationErrorKind::FalseSchema
+                if error
                     .schema_path()
                     .as_str()
+                    .ends_with("/additionalProperties")
+                    && instance.pointer(&path).is_some_and(Value::is_object) =>
+            {
+                let schema_path = error.schema_path().as_str();
+                let listed = schema_path
                     .strip_suffix("/additionalProperties")
-                    .and_then(|at| schema.pointer(at));
-                let known: Vec<&str> = object
+                    .and_then(|at| schema.pointer(at))
                     .and_then(|object| object.get("properties"))
+                    .and_then(Value::as_object);
+                let unexpected: Vec<String> = (instance.pointer(&path))
                     .and_then(Value::as_object)
-                    .map(|properties| properties.keys().map(String::as_str).collect())
-                    .unwrap_or_default();
-                unexpected
-                    .iter()
-                    .map(|name| Violation {
-                        pointer: format!("{path}/{}", pointer_token(&Value::from(name.as_str()))),
-                        message: format!(
-                            "unknown property{}",
-                            crate::schema::suggest::hint(&crate::schema::suggest::closest(
-                                name,
-                                known.iter().copied()
-                            ))
-                        ),
+                    .map(|object| {
+                        (object.keys())
+                            .filter(|name| listed.is_none_or(|listed| !listed.contains_key(*name)))
+                            .cloned()
+                            .collect()
                     })
-                    .collect()
+                    .unwrap_or_default();
+                unknown_properties(&path, &unexpected, schema_path, schema)
             }
             _ => vec![Violation {
                 pointer: path,
@@ -173,6 +178,39 @@ impl Violation {
             }],
         }
     }
+}
+
+/// One violation per property in `unexpected` of the object at `path`,
+/// each naming the closest property the object's schema (at
+/// `schema_path`, ending in `/additionalProperties`, in `schema`) knows.
+fn unknown_properties(
+    path: &str,
+    unexpected: &[String],
+    schema_path: &str,
+    schema: &Value,
+) -> Vec<Violation> {
+    // The object's schema: where `additionalProperties` sits.
+    let object = schema_path
+        .strip_suffix("/additionalProperties")
+        .and_then(|at| schema.pointer(at));
+    let known: Vec<&str> = object
+        .and_then(|object| object.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    unexpected
+        .iter()
+        .map(|name| Violation {
+            pointer: format!("{path}/{}", pointer_token(&Value::from(name.as_str()))),
+            message: format!(
+                "unknown property{}",
+                crate::schema::suggest::hint(&crate::schema::suggest::closest(
+                    name,
+                    known.iter().copied()
+                ))
+            ),
+        })
+        .collect()
 }
 
 /// Closes the object schemas whose properties are all known, so that a

@@ -54,6 +54,26 @@ async fn an_unknown_property_is_a_violation_with_the_closest_name() {
     assert_eq!(result.text(), "a Some(2)");
 }
 
+/// Say what time it is.
+#[tool(read_only)]
+async fn now() -> String {
+    "noon".to_owned()
+}
+
+#[tokio::test]
+async fn a_tool_without_arguments_names_each_one_it_was_sent() {
+    let registry = Registry::new();
+    let _now = registry.register::<now>().unwrap();
+    let result = registry
+        .call("now", json!({ "zone": "UTC", "format": "iso" }))
+        .await;
+    assert_eq!(
+        result.text(),
+        "invalid arguments for `now`: /format: unknown property; /zone: unknown property"
+    );
+    assert_eq!(registry.call("now", json!({})).await.text(), "noon");
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct Filter {
     /// A file extension
