@@ -147,6 +147,14 @@ impl ToolCall {
         self
     }
 
+    /// The call, made by `principal` unless it names a principal already.
+    pub(crate) fn principal_or(mut self, principal: &Arc<Principal>) -> Self {
+        if self.principal.is_none() {
+            self.principal = Some(Arc::clone(principal));
+        }
+        self
+    }
+
     /// Marks a nested call (made by another tool): it gets no card.
     pub fn nested(mut self) -> Self {
         self.top_level = false;

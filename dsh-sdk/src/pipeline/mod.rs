@@ -160,11 +160,13 @@ impl Pipeline {
     /// the tool registered under `name` now, even if it is unregistered or
     /// replaced before the future is first polled. Everything else (the
     /// catalog's verdict on the tool, the checks, the tool itself) happens
-    /// when the future is polled.
-    pub fn call<'a>(
+    /// when the future is polled. The call is made by `principal` when one
+    /// is given, else by the host.
+    pub fn call_as<'a>(
         &'a self,
         name: &str,
         args: Value,
+        principal: Option<&Arc<Principal>>,
     ) -> impl Future<Output = ToolResult> + Send + use<'a> {
         // Looked up once, here: the name borrowed when it is the tool's own
         // and known at compile time, the tool kept for the pipeline.
@@ -173,7 +175,11 @@ impl Pipeline {
             Some(Cow::Borrowed(own)) if *own == name => CallName::Static(own),
             _ => CallName::Shared(name.into()),
         };
-        self.call_with(ToolCall::resolved(name, args, entry.map(Resolved)))
+        let call = ToolCall::resolved(name, args, entry.map(Resolved));
+        self.call_with(match principal {
+            Some(principal) => call.principal_or(principal),
+            None => call,
+        })
     }
 
     /// Calls with every option of [`ToolCall`].
@@ -595,7 +601,7 @@ mod tests {
             |args, _| async move { Ok(args) },
         );
         facade.register_dynamic(echo).expect("echo registers");
-        let call = registry.call("echo", json!({}));
+        let call = registry.call_as("echo", json!({}), None);
         let size = std::mem::size_of_val(&call);
         println!("call future: {size} bytes");
         assert!(size <= 256, "the call future is {size} bytes");

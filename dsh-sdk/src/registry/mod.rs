@@ -55,6 +55,10 @@ pub use builder::RegistryBuilder;
 #[derive(Clone)]
 pub struct Registry {
     inner: Arc<Pipeline>,
+    /// Who the calls made through this handle are made by when they name
+    /// nobody: the caller of the call it was taken from
+    /// ([`Registry::of`]), else the host.
+    acting_for: Option<Arc<Principal>>,
 }
 
 impl Default for Registry {
@@ -235,7 +239,7 @@ impl Registry {
         name: &str,
         args: Value,
     ) -> impl Future<Output = ToolResult> + Send + use<'a> {
-        self.inner.call(name, args)
+        self.inner.call_as(name, args, self.acting_for.as_ref())
     }
 
     /// Calls with every option of [`ToolCall`].
@@ -243,7 +247,7 @@ impl Registry {
     /// Nothing happens until the future is polled; a future dropped before
     /// it finished still gives subscribers the call's (cancelled) result.
     pub fn call_with(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
-        self.inner.call_with(call)
+        self.inner.call_with(self.acting(call))
     }
 
     /// Calls the tools of one model turn. Runs of consecutive
@@ -263,6 +267,7 @@ impl Registry {
         calls: Vec<ToolCall>,
         cancel: CancellationToken,
     ) -> Vec<ToolResult> {
+        let calls = calls.into_iter().map(|call| self.acting(call)).collect();
         self.inner.call_batch(calls, cancel).await
     }
 
@@ -511,6 +516,11 @@ impl Registry {
     /// at the pool. `None` for a context made outside a registry
     /// ([`Exec::new`]).
     ///
+    /// The calls made through it are made by the same principal as the call
+    /// `exec` belongs to (unless a [`ToolCall`] names another), so a tool
+    /// cannot lend its caller rights the caller does not have: rules,
+    /// gates, scopes and visibility decide each nested call for the caller.
+    ///
     /// ```
     /// use dsh_kit::prelude::*;
     /// use dsh_kit::Registry;
@@ -529,12 +539,27 @@ impl Registry {
     /// # }
     /// ```
     pub fn of(exec: &Exec) -> Option<Registry> {
-        Pipeline::of(exec).map(|inner| Registry { inner })
+        Pipeline::of(exec).map(|inner| Registry {
+            inner,
+            acting_for: Some(Arc::clone(exec.principal_shared())),
+        })
     }
 
-    /// The registry running `pipeline`.
+    /// The registry running `pipeline`, for the host.
     fn from_pipeline(pipeline: Arc<Pipeline>) -> Registry {
-        Registry { inner: pipeline }
+        Registry {
+            inner: pipeline,
+            acting_for: None,
+        }
+    }
+
+    /// `call`, made by the principal this handle acts for unless it names
+    /// one.
+    fn acting(&self, call: ToolCall) -> ToolCall {
+        match &self.acting_for {
+            Some(principal) => call.principal_or(principal),
+            None => call,
+        }
     }
 
     /// Publishes the catalog if registering changed it (a shadowed tool's

@@ -251,6 +251,11 @@ impl Exec {
         &self.inner.principal
     }
 
+    /// [`principal`](Self::principal), shared, for the calls this one makes.
+    pub(crate) fn principal_shared(&self) -> &Arc<Principal> {
+        &self.inner.principal
+    }
+
     /// The client the call came from, when it can be reached (an MCP client).
     pub fn client(&self) -> Option<&Arc<dyn Client>> {
         self.inner.client.as_ref()

@@ -451,6 +451,43 @@ async fn a_model_turn_run_for_a_principal_runs_each_call_as_it() {
     assert_eq!(results[0].text(), "host wrote hi");
 }
 
+/// Call another tool by name, through the registry this call runs in.
+#[tool]
+async fn relay(
+    /// The tool to call
+    tool: String,
+    /// Its arguments
+    arguments: Value,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let registry = Registry::of(exec).ok_or_else(|| ToolError::new("no registry"))?;
+    let result = registry.call(&tool, arguments.clone()).await;
+    let batch = registry
+        .call_batch(vec![ToolCall::new(tool, arguments).nested()])
+        .await;
+    Ok(format!("{} | {}", result.text(), batch[0].text()))
+}
+
+#[tokio::test]
+async fn a_tool_that_calls_another_calls_it_as_its_own_caller() {
+    let registry = registry_with_all(Registry::builder());
+    registry.register::<relay>().unwrap().keep();
+    let relay_to = |tool: &str| json!({ "tool": tool, "arguments": { "line": "hi" } });
+
+    let relayed = call_as(&registry, ada(), "relay", relay_to("write_notes")).await;
+    assert_eq!(relayed.text(), "ada wrote hi | ada wrote hi");
+    // A tool the caller may not see stays hidden from the tool it called.
+    let relayed = call_as(&registry, ada(), "relay", relay_to("reset_all")).await;
+    let unknown = call_as(&registry, ada(), "reset_all", json!({})).await;
+    assert_eq!(
+        relayed.text(),
+        format!("{} | {}", unknown.text(), unknown.text())
+    );
+    // The host's own call relays as the host.
+    let relayed = registry.call("relay", relay_to("write_notes")).await;
+    assert_eq!(relayed.text(), "host wrote hi | host wrote hi");
+}
+
 #[test]
 fn a_log_written_before_callers_were_recorded_reads_as_the_hosts() {
     let dir = tempfile::tempdir().unwrap();
