@@ -356,12 +356,34 @@ async fn connection(
     ));
     let connection = builder.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
-    tokio::select! {
-        _ = connection.as_mut() => {}
+    let served = tokio::select! {
+        served = connection.as_mut() => served,
         () = stop.cancelled() => {
             connection.as_mut().graceful_shutdown();
-            let _ = connection.await;
+            connection.await
         }
+    };
+    if let Err(error) = served {
+        connection_failed(peer, &error);
+    }
+}
+
+/// Says why a connection ended in error, when a host should know: a
+/// request refused before it reached the router (its headers too large, so
+/// a huge bearer token among them, or not HTTP at all) leaves no other
+/// trace.
+fn connection_failed(peer: SocketAddr, error: &hyper::Error) {
+    if error.is_parse_too_large() {
+        tracing::warn!(
+            %peer,
+            "refused an MCP request: its headers are larger than the server reads (answered 431); a bearer token that large is no token"
+        );
+    } else if error.is_parse() {
+        tracing::warn!(%peer, "refused an MCP request: it is not valid HTTP/1 ({error})");
+    } else if error.is_timeout() {
+        tracing::debug!(%peer, "closed an MCP connection: no request headers within the header read timeout");
+    } else {
+        tracing::debug!(%peer, "an MCP connection ended: {error}");
     }
 }
 

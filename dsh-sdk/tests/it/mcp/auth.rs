@@ -51,6 +51,7 @@ impl tracing::field::Visit for Text {
 impl tracing::Subscriber for Catch {
     fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
         metadata.target().starts_with("dsh_kit::mcp::auth")
+            || metadata.target().starts_with("dsh_kit::mcp::http")
     }
     fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
         tracing::span::Id::from_u64(1)
@@ -504,6 +505,13 @@ async fn every_hostile_token_is_refused_with_a_clear_answer_and_a_log_line_and_n
     if let Ok(response) = refused {
         assert_eq!(response.status(), 431, "a 1 MB token");
     }
+    // Refused before any layer saw it, it is still logged.
+    let said = "headers are larger than the server reads";
+    let deadline = std::time::Instant::now() + STEP;
+    while !logged(said) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(logged(said), "no log line says the 1 MB token was refused");
     // A valid token without the scope the tool needs: 403, the scope named.
     let reader = issuer.sign(&valid);
     let answer = post(&url, Some(&format!("Bearer {reader}")), &call_write_note()).await;
