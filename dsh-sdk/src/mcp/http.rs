@@ -232,6 +232,12 @@ async fn on_session(
     let response = next.run(request).await;
     if response.status() == StatusCode::NOT_FOUND || method == Method::DELETE {
         sessions.forget(id);
+        // The session is gone once this returns: `204`, which clients read
+        // as done (rmcp answers `202`, which the Python SDK reports as a
+        // failed termination).
+        if method == Method::DELETE && response.status() == StatusCode::ACCEPTED {
+            return StatusCode::NO_CONTENT.into_response();
+        }
         return response;
     }
     let Some(mut active) = active else {

@@ -63,6 +63,16 @@ fn the_python_sdk_drives_the_server_over_http() {
     run_python(&args, &events);
 }
 
+/// A 2025-11-25 session over HTTP, closed with `DELETE` at the end.
+#[test]
+fn the_python_sdk_drives_the_server_over_http_with_the_initialize_handshake() {
+    let scratch = Scratch::new("python-http-legacy");
+    let events = scratch.file("events.jsonl");
+    let server = HttpServer::start(&events);
+    let args = ["--legacy", "--url", &server.url, "--events"].map(String::from);
+    run_python(&args, &events);
+}
+
 // ---------------------------------------------------------------------------
 // rmcp's client
 

@@ -253,6 +253,25 @@ async fn a_session_never_used_closes_after_its_short_lifetime() {
     greet_on(&http, &server, &used, 3).await.unwrap();
 }
 
+#[tokio::test]
+async fn a_session_closed_with_delete_is_answered_no_content_and_is_gone() {
+    let server = server(|server| server).await;
+    let http = client_from(loopback(1));
+    let session = open(&http, &server).await.unwrap();
+    greet_on(&http, &server, &session, 2).await.unwrap();
+    let closed = http
+        .delete(server.url())
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(closed.status(), StatusCode::NO_CONTENT);
+    assert_eq!(server.open_sessions(), 0);
+    let gone = post(&http, &server, Some(&session), call(3)).await.unwrap();
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+}
+
 /// The resident set of this process, in KiB.
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")

@@ -21,6 +21,13 @@ pub fn run_python(args: &[String], events: &Path) {
         args.join(" "),
         output.text
     );
+    // The SDK logs a session's close it did not take as done.
+    assert!(
+        !output.text.contains("Session termination failed"),
+        "mcp_client.py {}: the session did not close cleanly:\n{}",
+        args.join(" "),
+        output.text
+    );
 }
 
 /// The interpreter of a virtualenv with the pinned `mcp` and `jsonschema`,
