@@ -270,6 +270,7 @@ use crate::projection::Kind;
 /// | `concurrency_safe` | it may run beside other calls | `.concurrency_safe(true)` |
 /// | `destructive` | it may destroy data | `.destructive(true)` |
 /// | `idempotent` | repeating a call has no further effect | `.idempotent(true)` |
+/// | `open_world` | it reaches an open world (the web, other people's systems); `open_world = false` says it reaches only a closed one; left out, MCP clients assume open (`openWorldHint`) | `.open_world(true)` |
 /// | `requires_approval` | every call asks the approver | `.requires_approval(true)` |
 /// | `defer` | left out of the exported list until searched for | `.defer(true)` |
 /// | `always_load` | kept in the exported list even when deferred | `.always_load(true)` |
@@ -289,7 +290,8 @@ use crate::projection::Kind;
 /// | `crate = "my_dsh"` | the path dsh-kit is reached by, when it is a dependency under another name | every generated path starts `my_dsh::__private` instead of `::dsh_kit::__private` |
 ///
 /// Every flag is off unless given (fail-closed); `read_only = false` is the
-/// same as leaving it out. A misspelt key gets a "did you mean" suggestion.
+/// same as leaving it out, except for `open_world`, where `false` is a claim
+/// of its own (a closed world) and leaving it out says nothing. A misspelt key gets a "did you mean" suggestion.
 ///
 /// ```
 /// use dsh_kit::prelude::*;

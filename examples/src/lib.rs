@@ -55,7 +55,7 @@ pub fn register_all(registry: &Registry) -> Result<(), dsh_kit::RegisterError> {
 }
 
 /// Greet someone by name.
-#[tool(read_only, concurrency_safe, idempotent)]
+#[tool(read_only, concurrency_safe, idempotent, open_world = false)]
 pub async fn greet(
     /// The name to greet
     name: String,

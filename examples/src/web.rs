@@ -52,6 +52,7 @@ pub struct Page {
     read_only,
     concurrency_safe,
     idempotent,
+    open_world,
     category = "web",
     validate = plain_http,
     render = page_text,

@@ -136,9 +136,14 @@ def check_schemas(tools: list[Any]) -> None:
 
 def check_annotations(by_name: dict[str, Any]) -> None:
     expected = {
-        "greet": dict(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
-        "read_file": dict(read_only_hint=True, destructive_hint=False, idempotent_hint=False),
+        "greet": dict(
+            read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
+        "read_file": dict(
+            read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=None
+        ),
         "edit_file": dict(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+        "fetch": dict(read_only_hint=True, idempotent_hint=True, open_world_hint=True),
     }
     for name, hints in expected.items():
         check(name in by_name, f"`{name}` is not listed")

@@ -16,6 +16,7 @@ const FLAGS: &[&str] = &[
     "concurrency_safe",
     "destructive",
     "idempotent",
+    "open_world",
     "requires_approval",
     "defer",
     "always_load",

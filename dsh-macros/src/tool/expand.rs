@@ -588,10 +588,14 @@ fn definition(tool: &Tool) -> TokenStream {
             })
         }
     });
-    let flags = attr.flags.iter().filter(|flag| flag.value).map(|flag| {
-        let key = &flag.key;
-        quote!(.#key(true))
-    });
+    // A flag set to `false` is left out, as off is every flag's default;
+    // but `open_world = false` is a claim of its own (a closed world).
+    let flags = (attr.flags.iter())
+        .filter(|flag| flag.value || flag.key == "open_world")
+        .map(|flag| {
+            let (key, value) = (&flag.key, flag.value);
+            quote!(.#key(#value))
+        });
     let category = attr.category.iter().map(|choice| {
         let variant = &choice.variant;
         quote!(.category(#dsh::Category::#variant))

@@ -164,6 +164,8 @@ struct McpAnnotations<'a> {
     read_only_hint: bool,
     destructive_hint: bool,
     idempotent_hint: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    open_world_hint: Option<bool>,
 }
 
 /// MCP 2025-11-25's `execution`: whether calls may, or must, run as tasks.
@@ -215,6 +217,7 @@ pub(super) fn mcp(tool: &ToolInfo) -> Value {
             read_only_hint: def.read_only(),
             destructive_hint: def.destructive(),
             idempotent_hint: def.idempotent(),
+            open_world_hint: def.open_world(),
         },
         execution: (def.task_support() != TaskSupport::Forbidden).then(|| McpExecution {
             task_support: def.task_support(),

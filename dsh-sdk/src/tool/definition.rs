@@ -189,6 +189,9 @@ pub struct ToolDef {
     pub(crate) concurrency_safe: bool,
     pub(crate) destructive: bool,
     pub(crate) idempotent: bool,
+    /// Whether the tool reaches an open world (the web, other people's
+    /// systems); `None` when not declared.
+    pub(crate) open_world: Option<bool>,
     pub(crate) requires_approval: bool,
     pub(crate) defer: bool,
     pub(crate) always_load: bool,
@@ -219,6 +222,7 @@ impl ToolDef {
                 concurrency_safe: false,
                 destructive: false,
                 idempotent: false,
+                open_world: None,
                 requires_approval: false,
                 defer: false,
                 always_load: false,
@@ -302,6 +306,14 @@ impl ToolDef {
     /// calling once.
     pub fn idempotent(&self) -> bool {
         self.idempotent
+    }
+
+    /// Whether the tool reaches an open world of entities (a web search,
+    /// other people's systems: `Some(true)`) or a closed one (a local file,
+    /// its own store: `Some(false)`); `None` when the tool did not say, which
+    /// MCP clients read as open (`openWorldHint` left out).
+    pub fn open_world(&self) -> Option<bool> {
+        self.open_world
     }
 
     /// Whether every call asks the host's approver first.
@@ -462,6 +474,15 @@ impl ToolDefBuilder {
     pub const fn read_only(self, yes: bool) -> Self {
         let mut def = self.into_def();
         def.read_only = yes;
+        ToolDefBuilder::of(def)
+    }
+
+    /// The tool reaches an open world (`true`: the web, other people's
+    /// systems) or only a closed one (`false`: local files, its own store).
+    /// Left unset, MCP clients assume an open world.
+    pub const fn open_world(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.open_world = Some(yes);
         ToolDefBuilder::of(def)
     }
 

@@ -152,6 +152,9 @@ fn mcp_annotations_follow_the_flags() {
     );
     assert_eq!(
         annotations("greet"),
-        serde_json::json!({ "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true })
+        serde_json::json!({ "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false })
     );
+    // Said of a tool that reaches the web; left out of one that did not say.
+    assert_eq!(annotations("fetch")["openWorldHint"], true);
+    assert!(annotations("edit_file").get("openWorldHint").is_none());
 }

@@ -350,6 +350,9 @@ impl Link {
             .concurrency_safe(read_only)
             .destructive(!read_only && annotations.destructive_hint == Some(true))
             .idempotent(annotations.idempotent_hint == Some(true));
+        if let Some(open_world) = annotations.open_world_hint {
+            def = def.open_world(open_world);
+        }
         if let Some(title) = tool.title.clone().or(annotations.title) {
             def = def.with_title(title);
         }

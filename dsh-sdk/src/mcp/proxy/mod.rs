@@ -75,7 +75,8 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// - Each remote tool keeps its name (after the [prefix](McpProxyBuilder::prefix)),
 ///   description, title and input schema; its annotations become flags
 ///   (`readOnlyHint` → `read_only` and `concurrency_safe`, `destructiveHint` →
-///   `destructive`, `idempotentHint` → `idempotent`, an absent hint → off),
+///   `destructive`, `idempotentHint` → `idempotent`, an absent hint → off;
+///   `openWorldHint` → `open_world` as given, an absent one unsaid),
 ///   and its category is `mcp`.
 /// - Its canonical value is the `structuredContent` when it declares an
 ///   output schema, validated against it and rendered by the default render;

@@ -43,7 +43,8 @@ use offers::Offers;
 ///   model would see (deferred tools only once tool search loaded them):
 ///   `inputSchema` (declaring its dialect, JSON Schema 2020-12, in `$schema`), `outputSchema`, `title`, and `annotations` from the flags
 ///   (`read_only` → `readOnlyHint`, `destructive` → `destructiveHint`,
-///   `idempotent` → `idempotentHint`). Clients on a protocol older than
+///   `idempotent` → `idempotentHint`, `open_world` → `openWorldHint`, left
+///   out when the tool did not say). Clients on a protocol older than
 ///   2026-07-28 do not get output schemas whose root is not an object, which
 ///   they cannot read.
 /// - `tools/call` runs [`Registry::call_with`], the full pipeline. `content`

@@ -11,6 +11,7 @@ use dsh_kit::prelude::*;
     concurrency_safe = true,
     destructive = false,
     idempotent,
+    open_world = false,
     requires_approval,
     defer,
     always_load,
@@ -43,6 +44,8 @@ fn main() {
     );
     assert!(DEF.read_only() && DEF.concurrency_safe() && !DEF.destructive());
     assert!(DEF.idempotent() && DEF.requires_approval());
+    // `false` is a claim of its own: a closed world.
+    assert_eq!(DEF.open_world(), Some(false));
     assert!(DEF.defer() && DEF.always_load());
     assert_eq!(DEF.category(), Some(Category::Filesystem));
     assert_eq!(DEF.output_type(), Some(OutputType::FileContent));
