@@ -279,6 +279,7 @@ use crate::projection::Kind;
 /// | `task` | over MCP, a client that takes tasks gets a task to poll, fetch or cancel (`execution.taskSupport: "optional"`) | `.task(true)` |
 /// | `task_required` | over MCP, every call must run as a task (`execution.taskSupport: "required"`) | `.task_required(true)` |
 /// | `scopes = ["files:read", "files:write"]` | the OAuth scopes a caller needs, every one, to see and call it (exported in MCP `_meta`); each an RFC 6749 scope-token | `.scopes(&["files:read", "files:write"])` |
+/// | `meta(owner = "search-team", "com.example/tier" = 2)` | the tool's own MCP `_meta` entries: keys as names or strings, following MCP's rule (an optional `com.example/` prefix, then a name; not the prefixes MCP keeps, nor `dsh/`), values literal strings, numbers or bools | `.meta_json(r#"{"owner":"search-team","com.example/tier":2}"#)` |
 /// | `category = "filesystem"` | `filesystem`, `shell`, `search`, `web`, `notebook`, `task_management`, `agent`, `planning`, `mcp` or `custom` | `.category(Category::Filesystem)` |
 /// | `output_type = "file_content"` | `text`, `structured`, `file_content`, `file_list`, `diff`, `web_content`, `empty`, `binary_ref` or `agent_result` | `.output_type(OutputType::FileContent)` |
 /// | `max_result_chars = 30000` | content past this spills to a file | `.max_result_chars(30000)` |

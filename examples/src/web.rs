@@ -53,6 +53,7 @@ pub struct Page {
     concurrency_safe,
     idempotent,
     open_world,
+    meta("com.example/network" = "http", "com.example/max_bytes" = 2_000_000),
     category = "web",
     validate = plain_http,
     render = page_text,

@@ -145,6 +145,12 @@ def check_annotations(by_name: dict[str, Any]) -> None:
         "edit_file": dict(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
         "fetch": dict(read_only_hint=True, idempotent_hint=True, open_world_hint=True),
     }
+    fetch_meta = by_name["fetch"].meta or {}
+    check(
+        fetch_meta.get("com.example/network") == "http"
+        and fetch_meta.get("com.example/max_bytes") == 2_000_000,
+        f"`fetch` has _meta {fetch_meta!r}, expected its own entries",
+    )
     for name, hints in expected.items():
         check(name in by_name, f"`{name}` is not listed")
         for hint, value in hints.items():

@@ -31,6 +31,9 @@ enum Query {
     ScopeRule,
     /// `scope_tokens "files:read", "a b"`: `[true, false]`.
     ScopeTokens(Vec<LitStr>),
+    /// `meta_keys "com.example/a", "dsh/x"`: `[None, Some("…")]`, what is
+    /// wrong with each.
+    MetaKeys(Vec<LitStr>),
     /// `closest "limt" in "limit", "lime"`: the suggestions, best first.
     Closest(LitStr, Vec<LitStr>),
 }
@@ -46,6 +49,7 @@ impl Parse for Query {
             "icon_srcs" => Ok(Query::IconSrcs(strings(input)?)),
             "scope_rule" => Ok(Query::ScopeRule),
             "scope_tokens" => Ok(Query::ScopeTokens(strings(input)?)),
+            "meta_keys" => Ok(Query::MetaKeys(strings(input)?)),
             "closest" => {
                 let name = input.parse()?;
                 input.parse::<Token![in]>()?;
@@ -53,7 +57,7 @@ impl Parse for Query {
             }
             _ => Err(syn::Error::new(
                 query.span(),
-                "expected `categories`, `output_types`, `tool_name_rule`, `valid_tool_names`, `icon_srcs`, `scope_rule`, `scope_tokens` or `closest`",
+                "expected `categories`, `output_types`, `tool_name_rule`, `valid_tool_names`, `icon_srcs`, `scope_rule`, `scope_tokens`, `meta_keys` or `closest`",
             )),
         }
     }
@@ -98,6 +102,15 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
                 .iter()
                 .map(|scope| names::is_scope_token(&scope.value()));
             quote!([#(#valid),*])
+        }
+        Query::MetaKeys(keys) => {
+            let problems = keys
+                .iter()
+                .map(|key| match names::meta_key_problem(&key.value()) {
+                    Some(problem) => quote!(Some(#problem)),
+                    None => quote!(None::<&str>),
+                });
+            quote!([#(#problems),*])
         }
         Query::Closest(name, candidates) => {
             let candidates: Vec<String> = candidates.iter().map(LitStr::value).collect();

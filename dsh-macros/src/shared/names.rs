@@ -27,6 +27,58 @@ pub(crate) fn is_scope_token(scope: &str) -> bool {
             .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
 }
 
+/// What is wrong with `key` as a key of a tool's own `_meta`, by MCP's rule
+/// (an optional prefix of dot-separated labels and a `/`, then a name), with
+/// the prefixes MCP keeps for itself and dsh-kit's own `dsh/` refused; `None`
+/// for a good key.
+pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        let labels: Vec<&str> = prefix.split('.').collect();
+        let good_label = |label: &&str| {
+            let bytes = label.as_bytes();
+            bytes.first().is_some_and(u8::is_ascii_alphabetic)
+                && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        };
+        if !labels.iter().all(good_label) {
+            return Some(
+                "its prefix must be labels joined by `.`, each starting with a letter, ending with a letter or digit, and holding only letters, digits and `-` (`com.example/`)",
+            );
+        }
+        if labels
+            .get(1)
+            .is_some_and(|label| *label == "modelcontextprotocol" || *label == "mcp")
+        {
+            return Some(
+                "its prefix is reserved for MCP itself (a second label `modelcontextprotocol` or `mcp`): use a prefix of your own (`com.example/`)",
+            );
+        }
+        if prefix == "dsh" {
+            return Some(
+                "the `dsh/` prefix is dsh-kit's own (`dsh/version`, `dsh/scopes`): use a prefix of your own (`com.example/`)",
+            );
+        }
+    }
+    let bytes = name.as_bytes();
+    let good_name = bytes.first().is_some_and(u8::is_ascii_alphanumeric)
+        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if !good_name {
+        return Some(
+            "its name must begin and end with a letter or digit and hold only letters, digits, `-`, `_` and `.`",
+        );
+    }
+    None
+}
+
 /// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
 /// the host, or `data:`, carried inline.
 pub(crate) fn is_icon_src(src: &str) -> bool {

@@ -2,12 +2,14 @@
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
+use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
 use syn::{Expr, ExprArray, ExprLit, ExprPath, Ident, Lit, LitInt, LitStr, Path, Token, token};
 
 use crate::ctxt::Ctxt;
 use crate::runtime::{CRATE_EXPECTED, Runtime};
-use crate::shared::names::{CATEGORIES, OUTPUT_TYPES};
+use crate::shared::names::{CATEGORIES, OUTPUT_TYPES, meta_key_problem};
 use crate::shared::suggest::{did_you_mean, one_of};
 
 /// The bare flags, each a `ToolDef` builder method of the same name.
@@ -39,6 +41,7 @@ const NAMING_KEYS: &[&str] = &[
 /// The keys after the flags, in the order the docs list them.
 const OTHER_KEYS: &[&str] = &[
     "scopes",
+    "meta",
     "category",
     "output_type",
     "max_result_chars",
@@ -67,6 +70,8 @@ pub(crate) struct Attr {
     pub(crate) flags: Vec<Flag>,
     /// The OAuth scopes a caller needs.
     pub(crate) scopes: Vec<LitStr>,
+    /// The tool's own `_meta`, as JSON text, spanned at the list.
+    pub(crate) meta: Option<LitStr>,
     pub(crate) category: Option<Choice>,
     pub(crate) output_type: Option<Choice>,
     pub(crate) max_result_chars: Option<Count>,
@@ -190,6 +195,8 @@ impl Attr {
             "icons" => self.icons = key.strings(value),
             // #[tool(scopes = ["files:read", "files:write"])]
             "scopes" => self.scopes = key.strings(value),
+            // #[tool(meta(owner = "search-team", "com.example/tier" = 2))]
+            "meta" => self.meta = key.meta(value),
             // #[tool(category = "filesystem")]
             "category" => self.category = key.choice(value, "a category", CATEGORIES),
             // #[tool(output_type = "file_content")]
@@ -297,6 +304,70 @@ impl Key<'_> {
         strings
     }
 
+    /// `meta(owner = "search-team", "com.example/tier" = 2, beta = true)`:
+    /// keys as names or strings, each a literal string, number or bool,
+    /// written out as the JSON text of an object. Every bad entry is
+    /// reported.
+    fn meta(&self, value: Value) -> Option<LitStr> {
+        let Value::List(TokenTree::Group(group)) = &value else {
+            return self.expected(&value, "a list of `key = value` entries");
+        };
+        let entries =
+            match Punctuated::<MetaEntry, Token![,]>::parse_terminated.parse2(group.stream()) {
+                Ok(entries) => entries,
+                Err(error) => {
+                    self.cx.push(error);
+                    return None;
+                }
+            };
+        let mut json = String::from("{");
+        let mut keys: Vec<String> = Vec::new();
+        let mut good = true;
+        for entry in &entries {
+            let key = entry.key_text();
+            if let Some(problem) = meta_key_problem(&key) {
+                self.cx.error_spanned_by(
+                    &entry.key,
+                    format!("`{}` is not a `_meta` key: {problem}", key.escape_debug()),
+                );
+                good = false;
+                continue;
+            }
+            if keys.contains(&key) {
+                self.cx
+                    .error_spanned_by(&entry.key, format!("`{key}` is given twice: keep one"));
+                good = false;
+                continue;
+            }
+            let Some(value) = meta_value(&entry.value) else {
+                self.cx.error_spanned_by(
+                    &entry.value,
+                    format!(
+                        "`{key}` takes a literal string, number or bool here: `{key} = \"…\"`; build other values at run time with `ToolDefBuilder::with_meta`"
+                    ),
+                );
+                good = false;
+                continue;
+            };
+            if !keys.is_empty() {
+                json.push(',');
+            }
+            json_string(&mut json, &key);
+            json.push(':');
+            json.push_str(&value);
+            keys.push(key);
+        }
+        json.push('}');
+        if keys.is_empty() && good {
+            self.cx.error_spanned_by(
+                group,
+                "`meta` is empty: give it `key = value` entries, or leave the key out",
+            );
+            return None;
+        }
+        good.then(|| LitStr::new(&json, group.span()))
+    }
+
     fn choice(&self, value: Value, what: &str, choices: &[(&str, &str)]) -> Option<Choice> {
         let lit = self.string(value)?;
         let text = lit.value();
@@ -382,6 +453,101 @@ impl Key<'_> {
 }
 
 /// How to write `key`, for messages.
+/// One `key = value` of `meta(…)`.
+struct MetaEntry {
+    /// A name (`owner`) or a string (`"com.example/tier"`).
+    key: TokenTree,
+    value: Expr,
+}
+
+impl syn::parse::Parse for MetaEntry {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let key = if input.peek(LitStr) {
+            TokenTree::Literal(input.parse::<proc_macro2::Literal>()?)
+        } else if input.peek(Ident::peek_any) {
+            TokenTree::Ident(input.call(Ident::parse_any)?)
+        } else {
+            return Err(input.error(
+                "expected a `_meta` key, a name or a string: `owner = \"search-team\"`, `\"com.example/tier\" = 2`",
+            ));
+        };
+        input.parse::<Token![=]>()?;
+        Ok(MetaEntry {
+            key,
+            value: input.parse()?,
+        })
+    }
+}
+
+impl MetaEntry {
+    /// The key as written: a name as itself, a string's value.
+    fn key_text(&self) -> String {
+        match &self.key {
+            TokenTree::Literal(literal) => syn::parse2::<LitStr>(literal.to_token_stream())
+                .map(|lit| lit.value())
+                .unwrap_or_default(),
+            TokenTree::Ident(ident) => ident.unraw().to_string(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The JSON text of a literal string, number or bool (a number maybe
+/// negated); `None` for anything else.
+fn meta_value(value: &Expr) -> Option<String> {
+    match value {
+        Expr::Lit(ExprLit { lit, .. }) => match lit {
+            Lit::Str(lit) => {
+                let mut json = String::new();
+                json_string(&mut json, &lit.value());
+                Some(json)
+            }
+            Lit::Int(lit) if lit.suffix().is_empty() => Some(lit.base10_digits().to_owned()),
+            Lit::Float(lit) if lit.suffix().is_empty() => {
+                let digits = lit.base10_digits();
+                // JSON wants a digit after the point: `1.` is `1.0`.
+                Some(match digits.strip_suffix('.') {
+                    Some(whole) => format!("{whole}.0"),
+                    None => digits.to_owned(),
+                })
+            }
+            Lit::Bool(lit) => Some(lit.value.to_string()),
+            _ => None,
+        },
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => match &**expr {
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(_) | Lit::Float(_),
+                ..
+            }) => meta_value(expr).map(|number| format!("-{number}")),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Appends `text` to `json` as a JSON string.
+fn json_string(json: &mut String, text: &str) {
+    json.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => json.push_str("\\\""),
+            '\\' => json.push_str("\\\\"),
+            '\n' => json.push_str("\\n"),
+            '\r' => json.push_str("\\r"),
+            '\t' => json.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = std::fmt::Write::write_fmt(json, format_args!("\\u{:04x}", c as u32));
+            }
+            c => json.push(c),
+        }
+    }
+    json.push('"');
+}
+
 fn example(key: &str) -> String {
     let value = match key {
         "name" => "\"read_file\"",
@@ -391,6 +557,7 @@ fn example(key: &str) -> String {
         "aliases" => "[\"cat\", \"read\"]",
         "icons" => "[\"https://example.com/read.svg\"]",
         "scopes" => "[\"files:read\", \"files:write\"]",
+        "meta" => return "meta(owner = \"search-team\", \"com.example/tier\" = 2)".to_owned(),
         "category" => "\"filesystem\"",
         "output_type" => "\"file_content\"",
         "max_result_chars" => "30000",

@@ -612,9 +612,10 @@ fn definition(tool: &Tool) -> TokenStream {
         .timeout_ms
         .iter()
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
+    let meta = attr.meta.iter().map(|json| quote!(.meta_json(#json)));
     quote! {
         #dsh::ToolDef::builder(#name, #description)
-            #(#title)* #(#version)* #aliases #icons #(#flags)* #scopes #(#category)* #(#output_type)*
+            #(#title)* #(#version)* #aliases #icons #(#flags)* #scopes #(#meta)* #(#category)* #(#output_type)*
             #(#max_result_chars)* #(#timeout)*
             .build()
     }

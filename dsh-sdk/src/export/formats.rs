@@ -186,12 +186,18 @@ struct McpMeta<'a> {
     scopes: Vec<&'a str>,
     #[serde(rename = "dsh/failureSchema", skip_serializing_if = "Option::is_none")]
     failure_schema: Option<Value>,
+    /// The tool's own entries, whose keys never start `dsh/`.
+    #[serde(flatten)]
+    own: serde_json::Map<String, Value>,
 }
 
 impl McpMeta<'_> {
     /// Whether there is nothing to write: `_meta` is then left out.
     fn is_empty(&self) -> bool {
-        self.version.is_none() && self.scopes.is_empty() && self.failure_schema.is_none()
+        self.version.is_none()
+            && self.scopes.is_empty()
+            && self.failure_schema.is_none()
+            && self.own.is_empty()
     }
 }
 
@@ -226,6 +232,7 @@ pub(super) fn mcp(tool: &ToolInfo) -> Value {
             version: def.version(),
             scopes: def.scopes().collect(),
             failure_schema: tool.failure_schema().map(standard_formats),
+            own: def.meta().unwrap_or_default(),
         },
     })
 }

@@ -75,6 +75,12 @@ impl Pool {
                 scope: scope.to_owned(),
             });
         }
+        if let Some(problem) = meta_problem(&def) {
+            return Err(RegisterError::InvalidMeta {
+                tool: name,
+                problem,
+            });
+        }
         if let Some(found) = schema::root_kind(&input) {
             return Err(RegisterError::ArgsNotObject { tool: name, found });
         }
@@ -193,4 +199,18 @@ fn shadowed_diagnostic(dynamic: &str, builtin: &str) -> Diagnostic {
         ),
     )
     .tool(dynamic)
+}
+
+/// What is wrong with the tool's own `_meta`, if anything.
+fn meta_problem(def: &ToolDef) -> Option<String> {
+    let text = def.meta_text()?;
+    let meta = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(meta)) => meta,
+        Ok(_) => return Some("is not a JSON object".to_owned()),
+        Err(error) => return Some(format!("is not JSON: {error}")),
+    };
+    meta.keys().find_map(|key| {
+        crate::names::meta_key_problem(key)
+            .map(|problem| format!("key `{}` is refused: {problem}", key.escape_debug()))
+    })
 }

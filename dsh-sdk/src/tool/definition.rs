@@ -205,6 +205,9 @@ pub struct ToolDef {
     /// the value's JSON.
     pub(crate) render_only: bool,
     pub(crate) task_support: TaskSupport,
+    /// The tool's own MCP `_meta`, as the JSON text of an object; checked
+    /// when the tool is registered.
+    pub(crate) meta: Option<Cow<'static, str>>,
 }
 
 impl ToolDef {
@@ -234,6 +237,7 @@ impl ToolDef {
                 allow_unknown_args: false,
                 render_only: false,
                 task_support: TaskSupport::Forbidden,
+                meta: None,
             }),
         }
     }
@@ -314,6 +318,26 @@ impl ToolDef {
     /// MCP clients read as open (`openWorldHint` left out).
     pub fn open_world(&self) -> Option<bool> {
         self.open_world
+    }
+
+    /// The tool's own entries of its MCP `_meta`, beside the `dsh/` ones
+    /// dsh-kit writes; `None` when it gave none.
+    ///
+    /// ```
+    /// use dsh_kit::ToolDef;
+    ///
+    /// let def = ToolDef::builder("lookup", "Look a word up.")
+    ///     .meta_json(r#"{"com.example/owner": "search-team"}"#)
+    ///     .build();
+    /// assert_eq!(def.meta().unwrap()["com.example/owner"], "search-team");
+    /// ```
+    pub fn meta(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        serde_json::from_str(self.meta.as_deref()?).ok()
+    }
+
+    /// The JSON text of [`meta`](Self::meta), as given.
+    pub(crate) fn meta_text(&self) -> Option<&str> {
+        self.meta.as_deref()
     }
 
     /// Whether every call asks the host's approver first.
@@ -484,6 +508,22 @@ impl ToolDefBuilder {
         let mut def = self.into_def();
         def.open_world = Some(yes);
         ToolDefBuilder::of(def)
+    }
+
+    /// The tool's own MCP `_meta` entries, as the JSON text of an object
+    /// (what `#[tool(meta(…))]` writes). Each key follows MCP's rule (an
+    /// optional `com.example/` prefix, then a name), outside the prefixes
+    /// MCP keeps and dsh-kit's `dsh/`; registering refuses anything else.
+    pub const fn meta_json(self, json: &'static str) -> Self {
+        let mut def = self.into_def();
+        fixed::set(&mut def.meta, Some(Cow::Borrowed(json)));
+        ToolDefBuilder::of(def)
+    }
+
+    /// [`meta_json`](Self::meta_json), given at run time.
+    pub fn with_meta(mut self, meta: serde_json::Map<String, serde_json::Value>) -> Self {
+        self.def.meta = Some(Cow::Owned(serde_json::Value::Object(meta).to_string()));
+        self
     }
 
     /// Calls may run beside other calls of the same batch.

@@ -177,6 +177,15 @@ pub enum RegisterError {
         /// The rejected scope.
         scope: String,
     },
+    /// The tool's own `_meta` is not a JSON object, or one of its keys
+    /// breaks MCP's rule or takes a reserved prefix.
+    #[error("cannot register `{tool}`: its `_meta` {problem}")]
+    InvalidMeta {
+        /// The tool.
+        tool: String,
+        /// What is wrong, naming the key when one is.
+        problem: String,
+    },
     /// The input schema's root is not an object.
     #[error(
         "cannot register `{tool}`: its arguments must be an object with named fields, but their schema is {found}"

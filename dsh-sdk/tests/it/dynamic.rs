@@ -380,6 +380,69 @@ fn the_mcp_export_has_no_output_schema_for_a_tool_given_none() {
     );
 }
 
+/// `echo`, with `meta` as its own `_meta`.
+fn echo_with_meta(meta: Value) -> DynamicTool {
+    let Value::Object(meta) = meta else {
+        panic!("not an object")
+    };
+    DynamicTool::new(
+        dsh_kit::ToolDef::builder_owned("echo", "Echo.")
+            .with_meta(meta)
+            .build(),
+        object_schema(),
+        |args, _| async move { Ok(args) },
+    )
+}
+
+#[test]
+fn a_dynamic_tools_own_meta_is_exported_beside_dsh_entries_and_checked() {
+    let registry = Registry::new();
+    let own = json!({ "com.example/owner": "search-team", "tier": 2, "labels": ["a", "b"] });
+    let _echo = registry
+        .register_dynamic(echo_with_meta(own.clone()))
+        .unwrap();
+    let exported = registry.export(Format::Mcp);
+    assert_eq!(exported[0]["_meta"], own);
+
+    for (key, problem) in [
+        ("io.modelcontextprotocol/ui", "reserved for MCP itself"),
+        ("dev.mcp/x", "reserved for MCP itself"),
+        ("dsh/version", "dsh-kit's own"),
+        ("com.example/", "its name must begin and end"),
+        ("com..example/x", "its prefix must be labels"),
+    ] {
+        let registry = Registry::new();
+        let error = registry
+            .register_dynamic(echo_with_meta(json!({ "ok": 1, key: true })))
+            .unwrap_err();
+        assert!(
+            matches!(&error, RegisterError::InvalidMeta { tool, .. } if tool == "echo"),
+            "{error}"
+        );
+        let text = error.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "cannot register `echo`: its `_meta` key `{key}` is refused: "
+            )) && text.contains(problem),
+            "{text}"
+        );
+    }
+    // Text that is not an object, given by hand.
+    let registry = Registry::new();
+    let tool = DynamicTool::new(
+        dsh_kit::ToolDef::builder("echo", "Echo.")
+            .meta_json("[1]")
+            .build(),
+        object_schema(),
+        |args, _| async move { Ok(args) },
+    );
+    let error = registry.register_dynamic(tool).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot register `echo`: its `_meta` is not a JSON object"
+    );
+}
+
 #[test]
 fn unregistering_and_watchers_see_every_change() {
     let registry = Registry::new();

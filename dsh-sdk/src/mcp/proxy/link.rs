@@ -367,6 +367,9 @@ impl Link {
         let failure_schema = meta
             .and_then(|meta| meta.get(crate::export::META_FAILURE_SCHEMA))
             .cloned();
+        if let Some(own) = meta.and_then(own_meta) {
+            def = def.with_meta(own);
+        }
         let forward = Forward {
             link: Arc::clone(self),
             remote: tool.name.to_string(),
@@ -387,6 +390,26 @@ impl Link {
             }),
         }
     }
+}
+
+/// The most a remote tool's own `_meta` may hold, as JSON, to be kept.
+const MAX_OWN_META_BYTES: usize = 16 * 1024;
+
+/// The entries of a remote tool's `_meta` that are the tool's own: those
+/// whose keys dsh-kit takes (not `dsh/`, which it reads itself, nor a
+/// reserved prefix), less the MCP Apps view links (`ui`, `ui/…`), which
+/// name the remote server's resources. `None` when none is left, or when
+/// they are too large to carry.
+fn own_meta(meta: &serde_json::Map<String, Value>) -> Option<serde_json::Map<String, Value>> {
+    let own: serde_json::Map<String, Value> = meta
+        .iter()
+        .filter(|(key, _)| {
+            crate::names::meta_key_problem(key).is_none() && *key != "ui" && !key.starts_with("ui/")
+        })
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    let size = serde_json::to_vec(&own).map_or(usize::MAX, |json| json.len());
+    (!own.is_empty() && size <= MAX_OWN_META_BYTES).then_some(own)
 }
 
 /// How the registered tools changed from `before` to `now` (name → contract).
