@@ -254,6 +254,7 @@ mod tests {
             version: Some("1.0.0"),
             scopes: vec!["files:write"],
             failure_schema: Some(Value::Bool(true)),
+            own: serde_json::Map::new(),
         });
         let keys: Vec<&str> = meta
             .as_object()
