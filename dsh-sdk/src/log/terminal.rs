@@ -46,6 +46,7 @@
 use std::fmt::Write as _;
 
 use crate::card::terminal::{Paint, Style, draw_indented, printable};
+use crate::event::Verdict;
 use crate::result::{Status, ToolResult};
 
 use super::replay::{CallReplay, Outcome, ReplayReport};
@@ -83,8 +84,9 @@ fn content(result: &ToolResult, style: Style) -> String {
 }
 
 /// Draws one call: a heading with its number, tool, status and duration, its
-/// arguments, its card (or, without one, the text the model saw), and the
-/// replay's verdict when there is one.
+/// arguments, the permission stage's decision when the log holds one (with
+/// the arguments it was made on, where they differ), its card (or, without
+/// one, the text the model saw), and the replay's verdict when there is one.
 pub fn call(
     number: usize,
     call: &LoggedCall,
@@ -115,6 +117,23 @@ pub fn call(
             style.paint(Paint::Dim, "args"),
             printable(&args.to_string())
         );
+    }
+    if let Some(decided) = &call.decided {
+        let verdict = match decided.verdict {
+            Verdict::Allowed => style.paint(Paint::Green, "allowed"),
+            Verdict::Approved => style.paint(Paint::Yellow, "approved"),
+            Verdict::Refused => style.paint(Paint::Red, "refused"),
+        };
+        let _ = write!(text, "  {} {verdict}", style.paint(Paint::Dim, "decided"));
+        if call.args() != Some(&*decided.args) {
+            let _ = write!(
+                text,
+                " {} {}",
+                style.paint(Paint::Dim, "on"),
+                printable(&decided.args.to_string())
+            );
+        }
+        text.push('\n');
     }
     if !call.stream.is_empty() {
         let chunks = match call.stream.len() {
@@ -258,6 +277,7 @@ pub fn session(log: &Log, report: Option<&ReplayReport>, style: Style) -> String
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
+    use std::sync::Arc;
 
     use serde_json::{Value, json};
     use uuid::Uuid;
@@ -265,6 +285,7 @@ mod tests {
     use super::*;
     use crate::card::{Card, TerminalCard, WebCard};
     use crate::event::rawp::InvokeRequest;
+    use crate::log::DecidedRecord;
     use crate::log::replay::{Difference, Field, SpillFile};
 
     fn request(tool_name: &str, input: Value) -> InvokeRequest {
@@ -376,6 +397,37 @@ mod tests {
              the model saw a preview: the whole output was spilled to a file\n  \
              replay ✗ differs in content\n    content differs at byte 1: expected `\"a\"`, got `\"b\"`\n    \
              (spill file /spill/x.txt is gone; not compared)\n"
+        );
+    }
+
+    #[test]
+    fn a_decision_shows_its_verdict_and_the_arguments_it_was_made_on() {
+        let mut refused = logged(Some(stored(json!({}))), None);
+        refused.decided = Some(DecidedRecord {
+            invocation_id: Uuid::nil(),
+            tool_name: "read_file".into(),
+            args: Arc::new(json!({ "path": "/etc/shadow" })),
+            verdict: Verdict::Refused,
+        });
+        assert_eq!(
+            call(2, &refused, None, Style::PLAIN),
+            "#2 read_file · error · 12 ms (line 7)\n  args {\"path\":\"/nope\"}\n  \
+             decided refused on {\"path\":\"/etc/shadow\"}\n  no such file\n  \\u{1b}[2J\n"
+        );
+        let colored = call(2, &refused, None, Style::COLOR);
+        assert!(colored.contains("\x1b[31mrefused\x1b[0m"), "{colored:?}");
+
+        // On the arguments shown: only the verdict.
+        let mut approved = refused;
+        approved.decided = approved.decided.map(|decided| DecidedRecord {
+            args: Arc::new(json!({ "path": "/nope" })),
+            verdict: Verdict::Approved,
+            ..decided
+        });
+        assert!(
+            call(2, &approved, None, Style::PLAIN).contains("\n  decided approved\n"),
+            "{}",
+            call(2, &approved, None, Style::PLAIN)
         );
     }
 

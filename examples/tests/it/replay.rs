@@ -213,6 +213,7 @@ async fn the_demo_session_replays_without_differences() {
     for expected in [
         "╭─ terminal\n  │ $ echo hello from the shell; echo a warning >&2; exit 3\n  │ hello from the shell\n  │ a warning\n  │ [exit 3]\n  ╰─\n",
         "  │ -second line\n  │ +2nd line\n",
+        "\n  decided approved\n  ╭─ diff ",
         "╭─ web http://127.0.0.1:",
         "  invalid arguments for `greet`: /name: 42 is not of type \"string\"\n  replay skipped: never executed (status error)\n",
         "  the model saw a preview: the whole output was spilled to a file\n  replay ✓ identical\n",
