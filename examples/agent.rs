@@ -29,8 +29,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use dsh_kit::card::terminal::Style;
 use dsh_kit_examples::agent::{self, DEFAULT_PROMPT, Options};
-use dsh_kit_examples::view::Style;
 
 const USAGE: &str = "usage: agent [--base-url URL] [--model NAME] [--prompt TEXT] [--workdir DIR]
 

@@ -15,9 +15,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use dsh_kit::Registry;
-use dsh_kit::log::Log;
+use dsh_kit::card::terminal::Style;
 use dsh_kit::log::replay::replay;
-use dsh_kit_examples::view::{self, Style};
+use dsh_kit::log::{Log, terminal};
 use dsh_kit_examples::{demo, register_all};
 
 const USAGE: &str = "\
@@ -81,7 +81,10 @@ fn show(registry: &Registry, path: &Path) -> ExitCode {
         Err(error) => return fail(&error),
     };
     let report = replay(registry, &log);
-    print!("{}", view::session(&log, &report, Style::for_stdout()));
+    print!(
+        "{}",
+        terminal::session(&log, Some(&report), Style::for_stdout())
+    );
     if report.has_differences() {
         ExitCode::FAILURE
     } else {

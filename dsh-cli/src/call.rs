@@ -3,15 +3,15 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use dsh_kit::log::SessionLog;
+use dsh_kit::log::{SessionLog, terminal};
 use dsh_kit::permission::{Approval, ApprovalRequest, FnApprover};
 use dsh_kit::{Registry, ToolResult};
 use serde_json::{Map, Value, json};
 
 use crate::error::CliError;
 use crate::server::ServerArgs;
-use crate::ui::out;
-use crate::{Done, Outcome, view};
+use crate::ui::{DRAWING, out};
+use crate::{Done, Outcome};
 
 /// The longest `ARGS_JSON` or `--arg` value read, in bytes.
 const MAX_ARGS_BYTES: usize = 1024 * 1024;
@@ -79,7 +79,7 @@ pub async fn run(args: CallArgs) -> Done {
             .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"));
         out(&format!("{text}\n"));
     } else {
-        out(&view::result(&result));
+        out(&terminal::result(&result, DRAWING));
     }
     Ok(if result.is_error() {
         Outcome::Failed

@@ -19,7 +19,6 @@ mod lock;
 mod replay;
 mod server;
 mod ui;
-mod view;
 mod web;
 
 use std::process::ExitCode;

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 use dsh_kit::Registry;
-use dsh_kit::log::Log;
 use dsh_kit::log::replay::replay;
+use dsh_kit::log::{Log, terminal};
 
 use crate::server::ServerArgs;
-use crate::ui::out;
-use crate::{Done, Outcome, view};
+use crate::ui::{DRAWING, Paint, out, paint};
+use crate::{Done, Outcome};
 
 /// `dsh replay`.
 #[derive(Args, Debug)]
@@ -30,13 +30,21 @@ pub struct ReplayArgs {
 pub async fn run(args: ReplayArgs) -> Done {
     let log = Log::read(&args.log)?;
     let Some(server) = args.server.server()? else {
-        out(&view::session(&log, None));
+        let not_replayed = paint(
+            Paint::Dim,
+            "not replayed: name the server the log was recorded from (`--url`, `--stdio` or `-- COMMAND`) to replay it",
+        );
+        out(&format!(
+            "{}{} {not_replayed}\n",
+            terminal::session(&log, None, DRAWING),
+            paint(Paint::Bold, "replay:")
+        ));
         return Ok(Outcome::Ok);
     };
     let registry = Registry::new();
     let _proxy = server.connect(&registry).await?;
     let report = replay(&registry, &log);
-    out(&view::session(&log, Some(&report)));
+    out(&terminal::session(&log, Some(&report), DRAWING));
     Ok(if report.has_differences() {
         Outcome::Failed
     } else {

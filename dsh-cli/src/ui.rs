@@ -9,6 +9,10 @@ use std::time::Duration;
 use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+/// How cards and session logs are drawn: always in colour, like [`paint`];
+/// [`out`] keeps the colours only on a terminal.
+pub const DRAWING: dsh_kit::card::terminal::Style = dsh_kit::card::terminal::Style::COLOR;
+
 /// What a piece of text is, for its colour.
 #[derive(Clone, Copy, Debug)]
 pub enum Paint {

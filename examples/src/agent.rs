@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dsh_kit::Registry;
+use dsh_kit::card::terminal::{self, Style};
 use dsh_kit::export::Format;
 use dsh_kit::permission::Rule;
 use dsh_kit::provider::ModelTurn;
@@ -20,7 +21,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::register_all;
-use crate::view::{self, Style};
 
 pub mod scripted;
 
@@ -187,7 +187,7 @@ pub async fn run(options: &Options, out: &mut dyn Write) -> Result<Summary, Stri
             }
             match (result.card(), result.is_error()) {
                 (Some(card), false) => {
-                    let _ = write!(out, "{}", view::card(card, options.style));
+                    let _ = write!(out, "{}", terminal::draw(card, options.style));
                 }
                 _ => say(out, format!("    → {}", ran.reply[index].content)),
             }

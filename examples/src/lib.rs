@@ -33,7 +33,6 @@ pub mod demo;
 pub mod diff;
 pub mod search;
 pub mod shell;
-pub mod view;
 pub mod web;
 
 pub use search::grep;

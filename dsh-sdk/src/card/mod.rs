@@ -17,6 +17,7 @@
 //! [`Tool::present`]: crate::Tool::present
 //! [`Tool::present_call`]: crate::Tool::present_call
 
+pub mod terminal;
 pub mod web;
 
 use std::borrow::Cow;

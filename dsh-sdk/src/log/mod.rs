@@ -83,6 +83,7 @@ mod error;
 mod reader;
 mod record;
 pub mod replay;
+pub mod terminal;
 mod writer;
 
 pub use error::{LogError, LogWarning};

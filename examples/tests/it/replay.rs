@@ -5,15 +5,12 @@ use std::path::Path;
 
 use dsh_kit::Registry;
 use dsh_kit::ToolCall;
-use dsh_kit::card::{
-    Card, DiffCard, DiffHunk, ReadCard, SearchCard, SearchHit, TerminalCard, WebCard,
-};
+use dsh_kit::card::terminal::Style;
 use dsh_kit::log::replay::{Outcome, replay};
-use dsh_kit::log::{Log, SessionLog};
+use dsh_kit::log::{Log, SessionLog, terminal};
 use dsh_kit::permission::{Approval, ApprovalRequest, FnApprover};
 use dsh_kit::prelude::*;
 use dsh_kit_examples::demo;
-use dsh_kit_examples::view::{self, Style};
 use serde_json::Value;
 
 /// Every example tool; edits and commands approved; results over 2,000
@@ -208,7 +205,7 @@ async fn the_demo_session_replays_without_differences() {
     dsh_kit_examples::register_all(&fresh).unwrap();
     assert_eq!(replay(&fresh, &log).summary(), report.summary());
 
-    let text = view::session(&log, &report, Style::PLAIN);
+    let text = terminal::session(&log, Some(&report), Style::PLAIN);
     assert!(text.starts_with(&format!(
         "session {} · 13 calls\n\n#1 greet · success · ",
         recorded.log.display()
@@ -216,6 +213,7 @@ async fn the_demo_session_replays_without_differences() {
     for expected in [
         "╭─ terminal\n  │ $ echo hello from the shell; echo a warning >&2; exit 3\n  │ hello from the shell\n  │ a warning\n  │ [exit 3]\n  ╰─\n",
         "  │ -second line\n  │ +2nd line\n",
+        "\n  decided approved\n  ╭─ diff ",
         "╭─ web http://127.0.0.1:",
         "  invalid arguments for `greet`: /name: 42 is not of type \"string\"\n  replay skipped: never executed (status error)\n",
         "  the model saw a preview: the whole output was spilled to a file\n  replay ✓ identical\n",
@@ -228,123 +226,4 @@ async fn the_demo_session_replays_without_differences() {
         "{text}"
     );
     assert!(!text.contains('\x1b'));
-}
-
-#[test]
-fn a_terminal_card_is_a_console_block() {
-    let card = Card::from(
-        TerminalCard::new("cargo test")
-            .stdout("running 2 tests\nok\n")
-            .stderr("warning: unused\n")
-            .exit_code(101),
-    );
-    assert_eq!(
-        view::card(&card, Style::PLAIN),
-        "╭─ terminal\n│ $ cargo test\n│ running 2 tests\n│ ok\n│ warning: unused\n│ [exit 101]\n╰─\n"
-    );
-    let colored = view::card(&card, Style::COLOR);
-    assert!(
-        colored.contains("\x1b[31mwarning: unused\x1b[0m"),
-        "{colored:?}"
-    );
-    assert!(colored.contains("\x1b[31m[exit 101]\x1b[0m"), "{colored:?}");
-}
-
-#[test]
-fn a_diff_card_colours_removed_and_added_lines() {
-    let card = Card::from(DiffCard::new(
-        "src/lib.rs",
-        "--- src/lib.rs\n+++ src/lib.rs\n@@ -1,2 +1,2 @@\n fn main() {\n-    old();\n+    new();\n",
-        vec![DiffHunk {
-            old_start: 1,
-            old_lines: 2,
-            new_start: 1,
-            new_lines: 2,
-            lines: vec![
-                " fn main() {".into(),
-                "-    old();".into(),
-                "+    new();".into(),
-            ],
-        }],
-    ));
-    assert_eq!(
-        view::card(&card, Style::PLAIN),
-        "╭─ diff src/lib.rs\n│ @@ -1,2 +1,2 @@\n│  fn main() {\n│ -    old();\n│ +    new();\n╰─\n"
-    );
-    let colored = view::card(&card, Style::COLOR);
-    assert!(
-        colored.contains("\x1b[31m-    old();\x1b[0m"),
-        "{colored:?}"
-    );
-    assert!(
-        colored.contains("\x1b[32m+    new();\x1b[0m"),
-        "{colored:?}"
-    );
-    assert!(
-        colored.contains("\x1b[36m@@ -1,2 +1,2 @@\x1b[0m"),
-        "{colored:?}"
-    );
-}
-
-#[test]
-fn a_read_card_numbers_its_lines() {
-    let card = Card::from(ReadCard::new("/etc/hosts", "a\nb\nc\n").lines(8, 10));
-    assert_eq!(
-        view::card(&card, Style::PLAIN),
-        "╭─ read /etc/hosts · lines 8–10\n│  8 │ a\n│  9 │ b\n│ 10 │ c\n╰─\n"
-    );
-}
-
-#[test]
-fn a_search_card_is_a_list() {
-    let card = Card::from(SearchCard::new(
-        "fn main",
-        vec![
-            SearchHit::new("main.rs", "/src/main.rs:1", "fn main() {"),
-            SearchHit::new("build.rs", "/build.rs:3", "fn main() -> Result<()> {"),
-        ],
-    ));
-    assert_eq!(
-        view::card(&card, Style::PLAIN),
-        "╭─ search \"fn main\" · 2 results\n│ 1. main.rs — /src/main.rs:1\n│    fn main() {\n│ 2. build.rs — /build.rs:3\n│    fn main() -> Result<()> {\n╰─\n"
-    );
-}
-
-#[test]
-fn a_web_card_shows_address_title_and_excerpt() {
-    let card = Card::from(WebCard::new("http://example.com/", "Example text.").title("Example"));
-    assert_eq!(
-        view::card(&card, Style::PLAIN),
-        "╭─ web http://example.com/\n│ Example\n│ Example text.\n╰─\n"
-    );
-}
-
-#[test]
-fn a_generic_card_is_pretty_json() {
-    let card = Card::generic(
-        "greet",
-        json!({ "name": "Ada" }),
-        Some(json!("Hello, Ada!")),
-    );
-    assert_eq!(
-        view::card(&card, Style::PLAIN),
-        "╭─ generic · greet\n│ input\n│ {\n│   \"name\": \"Ada\"\n│ }\n│ output\n│ \"Hello, Ada!\"\n╰─\n"
-    );
-}
-
-#[test]
-fn tool_text_cannot_drive_the_terminal_and_long_cards_are_cut() {
-    let card = Card::from(TerminalCard::new("x").stdout("\x1b[2Jcleared?\n"));
-    assert!(view::card(&card, Style::PLAIN).contains("│ \\u{1b}[2Jcleared?\n"));
-
-    let long: String = (1..=100).map(|n| format!("{n}\n")).collect();
-    let drawn = view::card(&Card::from(ReadCard::new("/big", long)), Style::PLAIN);
-    assert!(
-        drawn.contains("│  40 │ 40\n│ … 60 more lines\n╰─\n"),
-        "{drawn}"
-    );
-
-    let wide = "x".repeat(500);
-    let drawn = view::card(&Card::from(WebCard::new("http://a/", wide)), Style::PLAIN);
-    assert!(drawn.contains(&format!("│ {}…\n", "x".repeat(view::MAX_LINE_CHARS))));
 }
