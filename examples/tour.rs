@@ -1,13 +1,17 @@
-//! A tour of dsh-kit: register the example tools, print what the model sees in
-//! each provider's format, make good calls and bad ones, then show the
-//! pipeline at work: a denied call, an approved one, a timeout, a spill and a
-//! batch.
+//! A tour of dsh-kit: register the example tools, make good calls and bad
+//! ones, each with the card a UI would show, then the pipeline at work (a
+//! denied call, an approved one, a timeout, a spill and a batch), and
+//! finally the session log replayed byte for byte.
 //!
-//! Run it with `cargo run --example tour`.
+//! Run it with `cargo run --example tour`; `-- --exports` also prints what
+//! the model sees of every tool in three providers' formats.
 
 use std::time::Instant;
 
+use dsh_kit::card::terminal::{self, Style};
 use dsh_kit::export::Format;
+use dsh_kit::log::replay::{Outcome, replay};
+use dsh_kit::log::{Log, SessionLog};
 use dsh_kit::permission::Approval;
 use dsh_kit::permission::FnApprover;
 use dsh_kit::permission::Rule;
@@ -15,8 +19,22 @@ use dsh_kit::prelude::*;
 use dsh_kit::{Registry, ToolCall};
 use dsh_kit_examples::register_all;
 
+const USAGE: &str = "usage: cargo run --example tour [-- --exports]";
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let exports = match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
+        [] => false,
+        [flag] if flag == "--exports" => true,
+        [flag] if flag == "-h" || flag == "--help" => {
+            println!("{USAGE}");
+            return Ok(());
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        }
+    };
     let dir = std::env::temp_dir().join(format!("dsh-tour-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
 
@@ -44,15 +62,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .spill_dir(dir.join("spill"))
         .build();
     register_all(&registry)?;
-
-    section("What the model sees");
-    for (label, format) in [
-        ("Anthropic", Format::Anthropic),
-        ("OpenAI", Format::OpenAi),
-        ("MCP", Format::Mcp),
-    ] {
-        println!("--- {label} ---\n{}\n", registry.export_json(format));
-    }
+    // Every call of the tour goes to a session log, replayed at the end.
+    let log_path = dir.join("session.jsonl");
+    let log = SessionLog::open(&log_path)?;
+    let logging = registry.subscribe(log.subscriber());
 
     let notes = dir.join("notes.txt");
     std::fs::write(&notes, "first line\nsecond line\nthird line\n")?;
@@ -171,7 +184,44 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_millis()
     );
 
+    section("The replay");
+    drop(logging);
+    drop(log);
+    let log = Log::read(&log_path)?;
+    let report = replay(&registry, &log);
+    let same = (report.calls.iter())
+        .filter(|call| matches!(call.outcome, Outcome::Identical))
+        .count();
+    println!(
+        "The session log holds {} calls. Replayed from it, {same} gave the same content and card, byte for byte; {}.",
+        report.calls.len(),
+        if report.has_differences() {
+            "some differ"
+        } else {
+            "the others never ran (refused, failed or timed out), so there is nothing to project again"
+        }
+    );
+    println!("`cargo run --example replay` draws a whole session log, card by card.\n");
+
+    if exports {
+        section("What the model sees");
+        for (label, format) in [
+            ("Anthropic", Format::Anthropic),
+            ("OpenAI", Format::OpenAi),
+            ("MCP", Format::Mcp),
+        ] {
+            println!("--- {label} ---\n{}\n", registry.export_json(format));
+        }
+    } else {
+        println!(
+            "What the model sees of each tool, in Anthropic's, OpenAI's and MCP's formats: `cargo run --example tour -- --exports`."
+        );
+    }
+
     std::fs::remove_dir_all(&dir)?;
+    if report.has_differences() {
+        return Err("the replay differs from the session".into());
+    }
     Ok(())
 }
 
@@ -184,10 +234,9 @@ async fn show(registry: &Registry, name: &str, args: serde_json::Value) {
         println!("  value: {}", clip(&value.to_string()));
     }
     if let Some(card) = result.card() {
-        println!(
-            "  card:  {}",
-            clip(&serde_json::to_string(card).unwrap_or_default())
-        );
+        for line in terminal::draw(card, Style::for_stdout()).lines() {
+            println!("  {line}");
+        }
     }
     println!();
 }
