@@ -44,6 +44,75 @@
 //! `//`, symbolic links) and confined before any rule or approver sees it,
 //! then opened through no symbolic link ([`path`]).
 //!
+//! # Typed failures, end to end
+//!
+//! An error enum that derives [`ToolFailure`](macro@ToolFailure) (its
+//! messages in `#[error]`, its data by serde) is a tool's declared failure
+//! shapes. From the `Err(…)` a tool returns, each variant travels as a
+//! *kind* (the variant's name) and *data* (what it holds; nothing for a unit
+//! variant), never wrapped in its name twice:
+//!
+//! ```
+//! use dsh_kit::prelude::*;
+//! use dsh_kit::{Cause, Registry};
+//! use dsh_kit::export::Format;
+//!
+//! /// How a lookup fails.
+//! #[derive(ToolFailure, Debug)]
+//! enum LookupError {
+//!     /// Nothing is filed under the key.
+//!     #[error("nothing is filed under `{key}`")]
+//!     Missing { key: String },
+//!     /// The store is down.
+//!     #[error("the store is offline: try again later")]
+//!     Offline,
+//! }
+//!
+//! /// Look a key up.
+//! #[tool(read_only)]
+//! async fn lookup(key: String) -> Result<String, LookupError> {
+//!     Err(LookupError::Missing { key })
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let registry = Registry::new();
+//! registry.register::<lookup>().unwrap();
+//! let result = registry.call("lookup", json!({ "key": "k" })).await;
+//! // 1. The result: the message for the model, the failure for the host.
+//! assert_eq!(result.text(), "`lookup` failed: nothing is filed under `k`");
+//! let failure = result.failure.as_ref().unwrap();
+//! assert_eq!(failure.cause, Cause::Tool);
+//! assert_eq!(failure.kind.as_deref(), Some("Missing"));
+//! assert_eq!(failure.data, Some(json!({ "key": "k" })));
+//! // 2. The definition: every export names the kinds in the description the
+//! //    model reads; MCP also carries the schema, one branch per variant.
+//! let mcp = &registry.export(Format::Mcp)[0];
+//! assert!(mcp["description"].as_str().unwrap().ends_with("one of: `Missing`, `Offline`."));
+//! let schema = &mcp["_meta"]["dsh/failureSchema"];
+//! assert_eq!(schema["oneOf"][0]["properties"]["kind"]["const"], "Missing");
+//! # }
+//! ```
+//!
+//! 3. **The event and the log**: the [`Event::Result`](event::Event::Result)
+//!    subscribers get is that result, and RAWP-DPS `tool.invoke.result` and the
+//!    session log's `result` record carry `"failure": {"cause": "tool", "kind":
+//!    "Missing", "data": {"key": "k"}}`; [`log::Log::read`] gives it back as it
+//!    was, and a replay skips the call (it never produced a value).
+//! 4. **An MCP client** gets a result with `isError: true`, the message as its
+//!    text, and the same failure in `_meta["dsh/failure"]`; `tools/list` has
+//!    the schema in the tool's `_meta["dsh/failureSchema"]`, which the pair
+//!    `{"kind", "data"}` validates against. A [`mcp::McpProxy`] in front of a
+//!    dsh server gives its host the same kind and data.
+//! 5. **A provider's tool result** ([`provider`]) is the message the model
+//!    reads, marked failed the provider's way: Anthropic's `is_error: true`,
+//!    Gemini's `{"error": …}`, OpenAI's text starting `Error: ` (its tool
+//!    results have no error flag). The model sees the kinds in the tool's
+//!    description and the message; the structured failure is for the host.
+//!
+//! A tool written by hand gives the same with [`ToolError::typed`] and
+//! [`ToolError::failure_schema`].
+//!
 //! A host records every call in a session log with
 //! `registry.subscribe(SessionLog::open(path)?.subscriber())` ([`log`]);
 //! [`log::replay::replay()`] runs render and present again on the logged values,

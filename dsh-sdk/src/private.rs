@@ -134,7 +134,7 @@ impl SameTag {
 pub struct TypedErrorTag;
 impl TypedErrorTag {
     /// The error.
-    pub fn convert<E: Serialize + StdError>(self, error: E) -> crate::tool::ToolError {
+    pub fn convert<E: Serialize + JsonSchema + StdError>(self, error: E) -> crate::tool::ToolError {
         typed(&error, with_sources(&error))
     }
 }
@@ -143,7 +143,7 @@ impl TypedErrorTag {
 pub struct TypedDisplayTag;
 impl TypedDisplayTag {
     /// The error.
-    pub fn convert<E: Serialize + Display>(self, error: E) -> crate::tool::ToolError {
+    pub fn convert<E: Serialize + JsonSchema + Display>(self, error: E) -> crate::tool::ToolError {
         typed(&error, error.to_string())
     }
 }
@@ -187,23 +187,9 @@ impl MessageTag {
     }
 }
 
-/// A declared failure shape as a `ToolError`: the variant is the kind, read
-/// from the serialized form (externally tagged: the string, or the one key),
-/// and the serialized value is the data.
-fn typed<E: Serialize>(error: &E, message: String) -> crate::tool::ToolError {
-    let mut tool_error = crate::tool::ToolError::new(message);
-    let Ok(value) = serde_json::to_value(error) else {
-        return tool_error;
-    };
-    let kind = match &value {
-        Value::String(variant) => Some(variant.clone()),
-        Value::Object(map) if map.len() == 1 => map.keys().next().cloned(),
-        _ => None,
-    };
-    if let Some(kind) = kind {
-        tool_error = tool_error.with_kind(kind);
-    }
-    tool_error.with_data(value)
+/// A declared failure shape as a `ToolError`.
+fn typed<E: Serialize + JsonSchema>(error: &E, message: String) -> crate::tool::ToolError {
+    crate::tool::ToolError::typed(message, error)
 }
 
 /// The failure schema of an error type, chosen like its conversion: a
@@ -214,7 +200,7 @@ pub trait TypedSchema {
 }
 impl<E: Serialize + JsonSchema> TypedSchema for &Failure<E> {
     fn failure_schema(&self) -> Option<Value> {
-        Some(crate::schema::output_schema::<E>())
+        Some(crate::tool::ToolError::failure_schema::<E>())
     }
 }
 

@@ -204,8 +204,10 @@ pub struct Edited {
     pub diff: String,
 }
 
-/// How an edit can fail: each shape is a variant the host can switch on.
-#[derive(Debug, thiserror::Error)]
+/// How an edit can fail: each shape is a variant the host can switch on,
+/// exported with the tool (its failure schema) and carried by a failed
+/// result (`kind`, and what the variant holds as `data`).
+#[derive(Debug, ToolFailure)]
 pub enum EditError {
     /// The arguments make no sense together.
     #[error("invalid input: {0}")]
@@ -233,8 +235,9 @@ pub enum EditError {
     Io {
         /// The file.
         path: String,
-        /// Why.
+        /// Why; its message follows the error's, and is left out of the data.
         #[source]
+        #[serde(skip)]
         source: std::io::Error,
     },
 }

@@ -19,6 +19,7 @@ import argparse
 import functools
 import http.server
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -192,6 +193,29 @@ async def call_every_tool(client: Client, tools: list[Any], fx: Fixtures) -> Non
     check("there" in fx.notes.read_text(), "`edit_file` did not change the file")
 
 
+async def typed_failure(client: Client, by_name: dict[str, Any], fx: Fixtures) -> None:
+    """A tool's failure shapes in tools/list, and a failure as the result carries it."""
+    schema = (by_name["edit_file"].meta or {}).get("dsh/failureSchema")
+    check(isinstance(schema, dict), "`edit_file` lists no failure schema in its _meta")
+    kinds = [branch["properties"]["kind"]["const"] for branch in schema["oneOf"]]
+    check(
+        kinds == ["InvalidInput", "NoMatchesFound", "AmbiguousMatch", "Io"],
+        f"`edit_file` declares the failure kinds {kinds!r}",
+    )
+    result = await client.call_tool(
+        "edit_file",
+        {"path": str(fx.notes), "old": "no such text", "new": "x"},
+        read_timeout_seconds=CALL_TIMEOUT,
+    )
+    check(result.is_error is True, "an edit of text the file lacks succeeded")
+    failure = (result.meta or {}).get("dsh/failure")
+    expected = {"cause": "tool", "kind": "NoMatchesFound", "data": {"path": os.path.realpath(fx.notes)}}
+    check(failure == expected, f"the failure is {failure!r}, expected {expected!r}")
+    carried = {"kind": failure["kind"], "data": failure["data"]}
+    errors = sorted(validator(schema).iter_errors(carried), key=str)
+    check(not errors, f"the failure breaks the failure schema: {'; '.join(e.message for e in errors)}")
+
+
 async def bad_arguments(client: Client) -> None:
     result = await client.call_tool("greet", {"name": 4})
     check(result.is_error is True, "a wrong type was accepted")
@@ -281,6 +305,7 @@ async def run(target: Any, events: Path, mode: str) -> None:
                     check_schemas(tools)
                     check_annotations({tool.name: tool for tool in tools})
                     await call_every_tool(client, tools, fx)
+                    await typed_failure(client, {tool.name: tool for tool in tools}, fx)
                     await bad_arguments(client)
                     await progress(client)
                     await cancel(client, events)

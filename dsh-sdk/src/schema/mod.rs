@@ -1,5 +1,6 @@
 //! JSON Schemas: generated from types, compiled once, and the violations they report.
 
+pub(crate) mod failure;
 pub mod limits;
 pub(crate) mod pointer;
 pub(crate) mod suggest;

@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::schema::failure::FailureShape;
+
 /// A tool's failure; its message reaches the model.
 ///
 /// Any error type converts into it with `?`, keeping its message and the
@@ -59,6 +61,69 @@ impl ToolError {
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
         self
+    }
+
+    /// A declared failure shape, as `#[tool]` converts one: `message` for
+    /// the model; for an error enum (serde's default, externally tagged),
+    /// its variant as the kind and what the variant holds as the data
+    /// (none for a unit variant); for any other type, its whole value as the
+    /// data.
+    ///
+    /// ```
+    /// use dsh_kit::ToolError;
+    /// use dsh_kit::prelude::*;
+    ///
+    /// #[derive(Serialize, JsonSchema)]
+    /// enum EditError {
+    ///     NoMatchesFound { old: String },
+    ///     Busy,
+    /// }
+    ///
+    /// let error = ToolError::typed(
+    ///     "no match for `fn main`",
+    ///     &EditError::NoMatchesFound { old: "fn main".into() },
+    /// );
+    /// assert_eq!(error.kind(), Some("NoMatchesFound"));
+    /// assert_eq!(error.data(), Some(&json!({ "old": "fn main" })));
+    /// let busy = ToolError::typed("busy", &EditError::Busy);
+    /// assert_eq!((busy.kind(), busy.data()), (Some("Busy"), None));
+    /// ```
+    pub fn typed<E: serde::Serialize + schemars::JsonSchema>(
+        message: impl Into<String>,
+        error: &E,
+    ) -> Self {
+        let tool_error = ToolError::new(message);
+        let Ok(value) = serde_json::to_value(error) else {
+            return tool_error;
+        };
+        let shape = FailureShape::of(crate::schema::output_schema::<E>());
+        let (kind, data) = shape.kind_and_data(value);
+        ToolError {
+            kind,
+            data,
+            ..tool_error
+        }
+    }
+
+    /// The failure schema of the error type `E`, as `#[tool]` exports it
+    /// ([`Tool::failure_schema`](crate::Tool::failure_schema)): for an error
+    /// enum, one branch per variant, each `{"kind": …, "data": …}` as
+    /// [`typed`](Self::typed) makes it; for any other type, its own schema.
+    ///
+    /// ```
+    /// use dsh_kit::ToolError;
+    /// use dsh_kit::prelude::*;
+    ///
+    /// #[derive(Serialize, JsonSchema)]
+    /// enum LookupError {
+    ///     Missing(String),
+    /// }
+    ///
+    /// let schema = ToolError::failure_schema::<LookupError>();
+    /// assert_eq!(schema["oneOf"][0]["properties"]["kind"]["const"], "Missing");
+    /// ```
+    pub fn failure_schema<E: schemars::JsonSchema>() -> Value {
+        FailureShape::of(crate::schema::output_schema::<E>()).schema
     }
 
     /// The message the model sees.

@@ -35,10 +35,9 @@ impl EditError {
 
 /// What `#[tool]` makes of a `Serialize + JsonSchema` error enum.
 fn typed(error: EditError) -> ToolError {
-    let data = serde_json::to_value(&error).unwrap();
-    ToolError::new(error.to_string())
-        .with_kind(error.kind())
-        .with_data(data)
+    let typed = ToolError::typed(error.to_string(), &error);
+    assert_eq!(typed.kind(), Some(error.kind()));
+    typed
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -69,14 +68,14 @@ impl Tool for Edit {
     }
 
     fn failure_schema() -> Option<Value> {
-        Some(schemars::schema_for!(EditError).to_value())
+        Some(ToolError::failure_schema::<EditError>())
     }
 }
 
 fn no_match() -> Failure {
     Failure::tool(
         Some("NoMatchesFound".into()),
-        Some(json!({ "NoMatchesFound": { "old": "fn main" } })),
+        Some(json!({ "old": "fn main" })),
     )
 }
 
@@ -97,10 +96,8 @@ async fn a_typed_error_reaches_the_result_with_its_kind_and_value() {
     let result = registry.call("edit", json!({ "old": "" })).await;
     assert_eq!(
         result.failure,
-        Some(Failure::tool(
-            Some("InvalidInput".into()),
-            Some(json!("InvalidInput"))
-        ))
+        // A unit variant holds nothing: its kind is all there is.
+        Some(Failure::tool(Some("InvalidInput".into()), None))
     );
 
     let result = registry.call("edit", json!({ "old": "found" })).await;
@@ -189,7 +186,7 @@ async fn the_result_event_carries_the_failure_and_the_request_the_version() {
     assert_eq!(wire["payload"]["status"], "error");
     assert_eq!(
         wire["payload"]["failure"],
-        json!({ "cause": "tool", "kind": "NoMatchesFound", "data": { "NoMatchesFound": { "old": "fn main" } } })
+        json!({ "cause": "tool", "kind": "NoMatchesFound", "data": { "old": "fn main" } })
     );
     assert_eq!(
         wire["payload"]["output"],
@@ -226,7 +223,7 @@ async fn the_log_keeps_the_failure_and_replay_reads_it_back() {
         .unwrap();
     assert_eq!(
         result_line["failure"],
-        json!({ "cause": "tool", "kind": "NoMatchesFound", "data": { "NoMatchesFound": { "old": "fn main" } } })
+        json!({ "cause": "tool", "kind": "NoMatchesFound", "data": { "old": "fn main" } })
     );
 
     let read = Log::read(&path).unwrap();
@@ -271,14 +268,43 @@ fn the_failure_shapes_are_exported_with_the_definition() {
     let mcp = registry.export(Format::Mcp);
     assert_eq!(mcp[0]["description"], json!(expected));
     assert_eq!(mcp[0]["_meta"]["dsh/version"], "1.2.0");
-    assert_eq!(
-        mcp[0]["_meta"]["dsh/failureSchema"],
-        schemars::schema_for!(EditError).to_value()
-    );
+    // One branch per variant, each the `kind` and `data` a failure carries.
+    let schema = json!({
+        "description": "How an edit fails.",
+        "oneOf": [
+            {
+                "type": "object",
+                "description": "`old` was empty.",
+                "properties": { "kind": { "const": "InvalidInput" } },
+                "required": ["kind"],
+                "additionalProperties": false
+            },
+            {
+                "type": "object",
+                "description": "`old` is not in the file.",
+                "properties": {
+                    "kind": { "const": "NoMatchesFound" },
+                    "data": {
+                        "type": "object",
+                        "properties": { "old": { "type": "string" } },
+                        "required": ["old"]
+                    }
+                },
+                "required": ["kind", "data"],
+                "additionalProperties": false
+            }
+        ]
+    });
+    assert_eq!(mcp[0]["_meta"]["dsh/failureSchema"], schema);
     assert_eq!(
         registry.get("edit").unwrap().failure_schema(),
-        Some(&schemars::schema_for!(EditError).to_value())
+        Some(&schema)
     );
+    // What a failure carries is valid against it.
+    let failure = serde_json::to_value(no_match()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let carried = json!({ "kind": failure["kind"], "data": failure["data"] });
+    assert!(validator.is_valid(&carried), "{carried}");
 
     let catalog = registry.catalog();
     assert_eq!(catalog.tools[0].version.as_deref(), Some("1.2.0"));

@@ -716,14 +716,11 @@ impl Tool for Find {
 
     async fn execute(args: FindArgs, _exec: &Exec) -> Result<String, ToolError> {
         let error = LookupError::Missing(args.key);
-        let data = serde_json::to_value(&error).unwrap();
-        Err(ToolError::new(error.to_string())
-            .with_kind("Missing")
-            .with_data(data))
+        Err(ToolError::typed(error.to_string(), &error))
     }
 
     fn failure_schema() -> Option<Value> {
-        Some(schemars::schema_for!(LookupError).to_value())
+        Some(ToolError::failure_schema::<LookupError>())
     }
 }
 
@@ -741,7 +738,7 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
     let meta = result.meta.expect("a failed result has `_meta`");
     assert_eq!(
         meta.0["dsh/failure"],
-        json!({ "cause": "tool", "kind": "Missing", "data": { "Missing": "k" } })
+        json!({ "cause": "tool", "kind": "Missing", "data": "k" })
     );
 
     // The definition names the failure shapes and the version.
@@ -750,7 +747,7 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
     assert_eq!(meta.0["dsh/version"], "0.3.0");
     assert_eq!(
         meta.0["dsh/failureSchema"],
-        schemars::schema_for!(LookupError).to_value()
+        ToolError::failure_schema::<LookupError>()
     );
     assert!(
         tools[0]
@@ -770,7 +767,7 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
     assert_eq!(proxied.definition().version(), Some("0.3.0"));
     assert_eq!(
         proxied.failure_schema(),
-        Some(&schemars::schema_for!(LookupError).to_value())
+        Some(&ToolError::failure_schema::<LookupError>())
     );
     assert_eq!(
         host.export(dsh_kit::export::Format::Anthropic)[0]["description"],
@@ -782,7 +779,7 @@ async fn a_typed_failure_reaches_an_mcp_client_and_a_proxy() {
         proxied.failure,
         Some(dsh_kit::Failure::tool(
             Some("Missing".into()),
-            Some(json!({ "Missing": "k" }))
+            Some(json!("k"))
         ))
     );
 }

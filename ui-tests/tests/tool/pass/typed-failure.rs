@@ -20,7 +20,9 @@ async fn edit(text: String, old: String) -> Result<String, EditError> {
 
 fn main() {
     let schema = <edit as Tool>::failure_schema().expect("a failure schema");
-    assert!(schema.to_string().contains("NoMatch"), "{schema}");
+    // One branch per variant: its kind, and what it holds as the data.
+    assert_eq!(schema["oneOf"][1]["properties"]["kind"]["const"], "NoMatch");
+    assert_eq!(schema["oneOf"][1]["properties"]["data"], json!({ "type": "string" }));
     // The error the fn returns, as the tool fails with it.
     let exec = Exec::new("edit");
     let run = |text: &str, old: &str| {
@@ -30,11 +32,13 @@ fn main() {
     };
     let error = run("a", "").unwrap_err();
     assert_eq!(error.kind(), Some("EmptyOld"));
-    assert_eq!(error.data(), Some(&json!("EmptyOld")));
+    // A unit variant holds nothing.
+    assert_eq!(error.data(), None);
     let error = run("a", "b").unwrap_err();
     assert_eq!(error.message(), "no match for `ba`");
     assert_eq!(error.kind(), Some("NoMatch"));
-    assert_eq!(error.data(), Some(&json!({ "NoMatch": "ba" })));
+    // The data is what the variant holds, not wrapped in its name again.
+    assert_eq!(error.data(), Some(&json!("ba")));
     // An error type without a schema declares no failure shapes.
     assert_eq!(<plain as Tool>::failure_schema(), None);
 }
