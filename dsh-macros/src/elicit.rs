@@ -2,7 +2,7 @@
 //! in (MCP elicitation), or a unit-only enum as a choice in one.
 //!
 //! The form's field types are checked by type, not by name: each is checked
-//! by a call `check_elicit_field::<FieldType>()` placed at the field's type,
+//! by a check `<FieldType as ElicitField>::CHECKED` placed at the field's type,
 //! so a type that is not a primitive is reported there, once, with
 //! `ElicitField`'s message, and a type the derive cannot see into (an alias,
 //! a newtype) is accepted when it implements `ElicitField`. A field type
@@ -106,9 +106,9 @@ fn form(cx: &Ctxt, item: &DeriveInput, fields: &Fields, runtime: &Runtime) -> To
             ));
         } else {
             checks.push(around(
-                quote!(#dsh::check_elicit_field::<),
+                quote!(let _: () = <),
                 ty,
-                quote!(>();),
+                quote!(as #dsh::ElicitField>::CHECKED;),
             ));
         }
     }

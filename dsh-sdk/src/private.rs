@@ -11,6 +11,7 @@ pub use crate::names::{Category, OutputType};
 pub use crate::tool::Exec;
 pub use crate::tool::Icon;
 pub use crate::tool::ToolError;
+pub use crate::tool::elicit::ElicitField;
 pub use crate::tool::{
     IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
@@ -217,9 +218,3 @@ impl<E> UntypedSchema for Failure<E> {}
 #[path = "private/call.rs"]
 mod call;
 pub use call::{Fallible, Returns, fallible, returns};
-
-#[path = "private/check.rs"]
-mod check;
-pub use check::{
-    check_args, check_context, check_elicit_field, check_failure, check_field, check_output,
-};

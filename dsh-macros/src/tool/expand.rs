@@ -216,37 +216,42 @@ fn output_type(tool: &Tool) -> TokenStream {
     }
 }
 
-/// A call of a `__private` check per type the fn names, in a `const _`, each
-/// placed at the type as written (`check_args::<ReadArgs>()` at `ReadArgs`):
-/// a type that cannot be what it is for is reported there, once, with its
-/// trait's `on_unimplemented` message. A return type written with type
-/// arguments is checked through its `ToolReturn` projections alone, both at
-/// the whole type: a type that is no `ToolReturn` fails both the same way,
-/// which rustc reports once.
+/// A check per type the fn names, in a `const _`, each placed at the type
+/// as written (`<ReadArgs as ToolArgs>::CHECKED` at `ReadArgs`): a type
+/// that cannot be what it is for is reported there, once, with its trait's
+/// `on_unimplemented` message, and no note on a function of the runtime's
+/// (a bound on a checking fn would add one). A return type written with
+/// type arguments is checked through its `ToolReturn` projections alone,
+/// both at the whole type: a type that is no `ToolReturn` fails both the
+/// same way, which rustc reports once.
 fn checks(tool: &Tool) -> TokenStream {
     let dsh = tool.private();
     let check = |name: &str, ty: &dyn ToTokens| {
         let name = Ident::new(name, Span::call_site());
-        around(quote!(#dsh::#name::<), &ty, quote!(>();))
+        around(
+            quote!(let _: () = <),
+            &ty,
+            quote!(as #dsh::#name>::CHECKED;),
+        )
     };
     let mut calls = Vec::new();
     for input in &tool.inputs {
         match input {
-            Input::Param(param) => calls.push(check("check_field", &param.arg.ty)),
-            Input::Exec(_, reference) => calls.push(check("check_context", &reference.elem)),
-            Input::Args(arg) => calls.push(check("check_args", &arg.ty)),
+            Input::Param(param) => calls.push(check("ToolField", &param.arg.ty)),
+            Input::Exec(_, reference) => calls.push(check("ToolContext", &reference.elem)),
+            Input::Args(arg) => calls.push(check("ToolArgs", &arg.ty)),
             Input::Receiver(_) => {}
         }
     }
     match &tool.output {
-        Output::Plain(ty) => calls.push(check("check_output", ty)),
+        Output::Plain(ty) => calls.push(check("ToolOutput", ty)),
         Output::Typed { ty, .. } => {
             let returns = |item: &str| {
                 let item = Ident::new(item, Span::call_site());
                 around(quote!(<), ty, quote!(as #dsh::ToolReturn>::#item))
             };
-            calls.push(check("check_output", &returns("Output")));
-            calls.push(check("check_failure", &returns("Error")));
+            calls.push(check("ToolOutput", &returns("Output")));
+            calls.push(check("ToolFailure", &returns("Error")));
         }
         Output::Unit | Output::Opaque(_) => {}
     }

@@ -24,6 +24,11 @@ use crate::tool::Exec;
     note = "derive them on the args struct: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`"
 )]
 pub trait ToolArgs {
+    /// Where `#[tool]` checks a type is one, as `<T as Trait>::CHECKED`: a
+    /// type that is not is reported at the type, with this trait's message
+    /// and no note on the check itself.
+    #[doc(hidden)]
+    const CHECKED: () = ();
     /// `Self`: `#[tool]` names the args type as `<T as ToolArgs>::Checked`,
     /// so a type that is not one is reported once, with this trait's message.
     #[doc(hidden)]
@@ -57,6 +62,11 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {
     note = "derive them on the output type: `#[derive(ToolOutput)]`, or `#[derive(Serialize, Deserialize, JsonSchema)]`"
 )]
 pub trait ToolOutput {
+    /// Where `#[tool]` checks a type is one, as `<T as Trait>::CHECKED`: a
+    /// type that is not is reported at the type, with this trait's message
+    /// and no note on the check itself.
+    #[doc(hidden)]
+    const CHECKED: () = ();
     /// `Self`: `#[tool]` names the output type as `<T as ToolOutput>::Checked`,
     /// so a type that is not one is reported once, with this trait's message.
     #[doc(hidden)]
@@ -223,6 +233,11 @@ impl ToolReturn for serde_json::Map<String, serde_json::Value> {
     note = "take arguments by value (`name: String`, `args: ReadArgs`): only the context, `exec: &Exec`, is taken by reference"
 )]
 pub trait ToolContext {
+    /// Where `#[tool]` checks a type is one, as `<T as Trait>::CHECKED`: a
+    /// type that is not is reported at the type, with this trait's message
+    /// and no note on the check itself.
+    #[doc(hidden)]
+    const CHECKED: () = ();
     /// The context as this parameter's type.
     fn from_exec(exec: &Exec) -> &Self;
 }
@@ -262,6 +277,11 @@ impl<C: Into<Card>> IntoCard for C {
     note = "derive `ToolFailure` on it with an `#[error(\"…\")]` message per variant, or implement `Display` for it, or return `ToolError`, `String` or `anyhow::Error`"
 )]
 pub trait ToolFailure {
+    /// Where `#[tool]` checks a type is one, as `<T as Trait>::CHECKED`: a
+    /// type that is not is reported at the type, with this trait's message
+    /// and no note on the check itself.
+    #[doc(hidden)]
+    const CHECKED: () = ();
     /// The message the model sees.
     fn message(&self) -> String;
 }
@@ -280,6 +300,11 @@ impl<E: std::fmt::Display> ToolFailure for E {
     note = "derive them on it: `#[derive(ToolArgs)]`, or `#[derive(Deserialize, JsonSchema)]`; if this is the call's context, take it by reference, `exec: &Exec`"
 )]
 pub trait ToolField {
+    /// Where `#[tool]` checks a type is one, as `<T as Trait>::CHECKED`: a
+    /// type that is not is reported at the type, with this trait's message
+    /// and no note on the check itself.
+    #[doc(hidden)]
+    const CHECKED: () = ();
     /// `Self`: `#[tool]` names a field's type as `<T as ToolField>::Checked`,
     /// so a type that is not one is reported once, with this trait's message.
     #[doc(hidden)]

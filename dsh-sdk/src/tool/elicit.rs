@@ -50,7 +50,13 @@ pub trait Elicitable: JsonSchema + DeserializeOwned {}
     note = "elicitation asks for a flat object: a field is a `String`, `bool`, integer, float, a unit-only enum with `#[derive(Elicit)]`, a `Vec` of such an enum, or an `Option` of one of these",
     note = "for a type of your own whose schema is one of these, implement `dsh_kit::elicit::ElicitField` for it"
 )]
-pub trait ElicitField {}
+pub trait ElicitField {
+    /// Where `#[tool]` checks a type is one, as `<T as Trait>::CHECKED`: a
+    /// type that is not is reported at the type, with this trait's message
+    /// and no note on the check itself.
+    #[doc(hidden)]
+    const CHECKED: () = ();
+}
 
 /// A choice among strings: an enum of unit variants with `#[derive(Elicit)]`.
 #[diagnostic::on_unimplemented(
