@@ -250,6 +250,35 @@ impl Sessions {
         })
     }
 
+    /// Takes in session `id` of `client`, which this process did not open:
+    /// rmcp restored it from the session store, another replica having
+    /// opened it. It counts against the caps like any other, as used.
+    pub(crate) fn adopt(&self, id: &str, client: ClientKey) {
+        let mut table = self.table();
+        if table.sessions.contains_key(id) {
+            return;
+        }
+        let touched = table.tick();
+        let id: Arc<str> = Arc::from(id);
+        table.lru.insert(touched, Arc::clone(&id));
+        table
+            .clients
+            .entry(client.clone())
+            .or_default()
+            .lru
+            .insert(touched, Arc::clone(&id));
+        table.sessions.insert(
+            id,
+            Entry {
+                client,
+                touched,
+                opened: Instant::now(),
+                in_flight: 0,
+                used: true,
+            },
+        );
+    }
+
     /// Forgets session `id`, closed by the client or found gone.
     pub(crate) fn forget(&self, id: &str) {
         self.table().remove(id);

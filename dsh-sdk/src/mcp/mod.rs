@@ -52,6 +52,7 @@
 mod admission;
 mod apps;
 pub mod auth;
+mod bus;
 mod cache;
 mod content;
 mod http;
@@ -67,6 +68,7 @@ mod task;
 mod task_store;
 mod wire;
 
+pub use bus::{BusEvent, EventBus, LocalEventBus};
 pub use cache::LIST_VERSION_META_KEY;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,

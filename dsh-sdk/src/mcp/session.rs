@@ -31,6 +31,7 @@ use uuid::Uuid;
 
 use crate::event::Event;
 use crate::event::stream::StreamType;
+use crate::mcp::bus::{BusEvent, BusSlot};
 use crate::pool::Subscription;
 use crate::registry::Registry;
 use crate::tool::client::{
@@ -79,12 +80,7 @@ impl Session {
 
     /// `resources/subscribe`: from now on, each update of `uri` announced on
     /// `updates` goes to the client as `notifications/resources/updated`.
-    pub(super) fn subscribe(
-        &self,
-        uri: String,
-        peer: &Peer<RoleServer>,
-        updates: &broadcast::Sender<String>,
-    ) {
+    pub(super) fn subscribe(&self, uri: String, peer: &Peer<RoleServer>, updates: &BusSlot) {
         lock(&self.subscriptions).insert(uri);
         let mut forward = lock(&self.forward);
         if forward.is_some() {
@@ -100,8 +96,8 @@ impl Session {
                 let uri = tokio::select! {
                     () = stopped.cancelled() => break,
                     update = updates.recv() => match update {
-                        Ok(uri) => uri,
-                        Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                        Ok(BusEvent::ResourceUpdated { uri }) => uri,
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
                         Err(broadcast::error::RecvError::Closed) => break,
                     },
                 };

@@ -11,8 +11,10 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::mcp::bus::BusEvent;
 
 use super::McpServer;
 
@@ -42,8 +44,8 @@ pub(super) enum ListChanged {
     /// No `initialize` yet.
     #[default]
     Idle,
-    /// Initialized, not yet confirmed: the changes since `initialize`.
-    Pending(watch::Receiver<()>),
+    /// Initialized, not yet confirmed: the events since `initialize`.
+    Pending(broadcast::Receiver<BusEvent>),
     /// Sending; dropping the guard stops it.
     Sending { _stop: DropGuard },
 }
@@ -55,24 +57,45 @@ impl McpServer {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Starts, once per server, announcing the registry's tool changes on
+    /// the event bus, where the sessions of every replica hear them. Needs
+    /// a tokio runtime; without one, it is left for the next call.
+    pub(super) fn forward_tool_changes(&self) {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return;
+        }
+        self.forwarding.call_once(|| {
+            let mut changes = self.registry.watch_tools();
+            changes.mark_unchanged();
+            let bus = self.bus.clone();
+            tokio::spawn(async move {
+                while changes.changed().await.is_ok() {
+                    bus.publish(BusEvent::ToolsChanged);
+                }
+            });
+        });
+    }
+
     /// `initialize`: the peer is recorded and the protocol negotiated.
     pub(super) fn initialize_session(
         &self,
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        self.forward_tool_changes();
         // Changes from here on are news to the client: it lists the tools
         // after this answer.
-        *self.list_changed() = ListChanged::Pending(self.registry.watch_tools());
+        *self.list_changed() = ListChanged::Pending(self.bus.subscribe());
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
 
     /// `notifications/initialized`: starts sending `list_changed`.
     pub(super) fn start_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.forward_tool_changes();
         let mut changes = match std::mem::take(&mut *self.list_changed()) {
             ListChanged::Pending(changes) => changes,
-            _ => self.registry.watch_tools(),
+            _ => self.bus.subscribe(),
         };
         let stop = CancellationToken::new();
         let peer = context.peer;
@@ -81,8 +104,8 @@ impl McpServer {
             loop {
                 tokio::select! {
                     () = stopped.cancelled() => break,
-                    changed = changes.changed() => {
-                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                    changed = tools_changed(&mut changes) => {
+                        if !changed || peer.notify_tool_list_changed().await.is_err() {
                             break;
                         }
                     }
@@ -145,17 +168,32 @@ impl McpServer {
             context.cancelled().await;
             return Ok(());
         }
-        let mut changes = self.registry.watch_tools();
-        changes.mark_unchanged();
+        self.forward_tool_changes();
+        let mut changes = self.bus.subscribe();
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
-                changed = changes.changed() => {
-                    if changed.is_err() || context.sink().notify_tool_list_changed().await.is_err() {
+                changed = tools_changed(&mut changes) => {
+                    if !changed || context.sink().notify_tool_list_changed().await.is_err() {
                         return Ok(());
                     }
                 }
             }
+        }
+    }
+}
+
+/// Waits for the tools to change on any replica: `true` when they did (or
+/// events were missed, which may have held a change), `false` when the bus
+/// closed.
+async fn tools_changed(events: &mut broadcast::Receiver<BusEvent>) -> bool {
+    loop {
+        match events.recv().await {
+            Ok(BusEvent::ToolsChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                return true;
+            }
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Closed) => return false,
         }
     }
 }

@@ -24,6 +24,7 @@ use rmcp::model::Implementation;
 use crate::registry::Registry;
 
 use super::apps;
+use super::bus::{BusSlot, EventBus};
 use super::http::HttpSettings;
 use super::prompts::{Prompt, Prompts};
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
@@ -119,12 +120,18 @@ pub struct McpServer {
     tasks: Arc<Tasks>,
     /// Serve HTTP with no session: any replica answers any request.
     stateless: bool,
+    /// Where `list_changed`, resource updates and task changes go, to the
+    /// sessions of every replica.
+    bus: BusSlot,
+    /// Starts, once, the forwarding of the registry's tool changes to the bus.
+    forwarding: Arc<std::sync::Once>,
 }
 
 impl McpServer {
     /// Serves `registry`, naming itself `dsh-kit` with this crate's version.
     pub fn new(registry: Registry) -> Self {
         let card_views = apps::CardViews(registry.clone());
+        let bus = BusSlot::default();
         McpServer {
             registry,
             info: Arc::new(Implementation::new("dsh-kit", env!("CARGO_PKG_VERSION"))),
@@ -140,9 +147,25 @@ impl McpServer {
                 prompts: Prompts::default(),
             }),
             session: Session::default(),
-            tasks: Arc::new(Tasks::new(Arc::new(MemoryTaskStore::default()))),
+            tasks: Arc::new(Tasks::new(
+                Arc::new(MemoryTaskStore::default()),
+                bus.clone(),
+            )),
             stateless: false,
+            bus,
+            forwarding: Arc::new(std::sync::Once::new()),
         }
+    }
+
+    /// Where the server announces what its sessions must hear: tool list
+    /// changes, resource updates, task status changes (see [`EventBus`]).
+    /// The default reaches the sessions of this process; replicas of a
+    /// server share one across processes, such as a
+    /// [`RedisEventBus`](super::redis::RedisEventBus), so that a client
+    /// connected to any replica hears what happened on another.
+    pub fn event_bus(self, bus: impl EventBus) -> Self {
+        self.bus.replace(Arc::new(bus));
+        self
     }
 
     /// Where tasks are kept (see [`TaskStore`]). The default keeps them in
@@ -205,7 +228,7 @@ impl McpServer {
     /// Where to announce that a resource changed, so sessions subscribed to
     /// it (`resources/subscribe`) get `notifications/resources/updated`.
     pub fn resource_updates(&mut self) -> ResourceUpdates {
-        ResourceUpdates(Arc::make_mut(&mut self.offers).resources.updates())
+        ResourceUpdates(Arc::make_mut(&mut self.offers).resources.updates(&self.bus))
     }
 
     /// The name and version the server gives clients (`serverInfo`).
@@ -239,6 +262,8 @@ impl Clone for McpServer {
             session: Session::default(),
             tasks: Arc::clone(&self.tasks),
             stateless: self.stateless,
+            bus: self.bus.clone(),
+            forwarding: Arc::clone(&self.forwarding),
         }
     }
 }
