@@ -59,6 +59,8 @@ mod http;
 mod pins;
 mod prompts;
 mod proxy;
+#[cfg(feature = "redis")]
+pub mod redis;
 mod reply;
 mod resources;
 mod server;

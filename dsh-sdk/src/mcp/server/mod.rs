@@ -178,6 +178,22 @@ impl McpServer {
         self
     }
 
+    /// Shares this server's state with its other replicas through `redis`:
+    /// tasks ([`Redis::task_store`](super::redis::Redis::task_store)), the
+    /// events sessions hear ([`Redis::event_bus`](super::redis::Redis::event_bus)),
+    /// and HTTP sessions with their stream events
+    /// ([`Redis::session_store`](super::redis::Redis::session_store),
+    /// [`Redis::event_store`](super::redis::Redis::event_store)), so replicas
+    /// sit behind a load balancer that is not sticky. Needs the `redis`
+    /// feature; see [`mcp::redis`](super::redis).
+    #[cfg(feature = "redis")]
+    pub fn redis(self, redis: &super::redis::Redis) -> Self {
+        self.task_store(redis.task_store())
+            .event_bus(redis.event_bus())
+            .session_store(Arc::new(redis.session_store()))
+            .event_store(Arc::new(redis.event_store()))
+    }
+
     /// How long a task is kept after it starts; defaults to
     /// [`DEFAULT_TASK_TTL`](super::DEFAULT_TASK_TTL), 1 hour.
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
