@@ -27,6 +27,16 @@ pub enum BusEvent {
         /// The resource.
         uri: String,
     },
+    /// The client of HTTP session `session` cancelled its request
+    /// `request` (`notifications/cancelled`), which may run on another
+    /// replica than the one the notification reached: the one running it
+    /// stops it.
+    RequestCancelled {
+        /// The session (`Mcp-Session-Id`).
+        session: String,
+        /// The request id, as JSON (`7`, `"abc"`).
+        request: String,
+    },
     /// A task changed state: `task` is the task as MCP 2025-11-25's
     /// `notifications/tasks/status` carries it.
     TaskStatus {

@@ -48,6 +48,59 @@ pub(super) struct Session {
     subscriptions: Arc<Mutex<BTreeSet<String>>>,
     /// Forwards updates of subscribed resources while the session lasts.
     forward: Mutex<Option<DropGuard>>,
+    /// The calls running on this session, for a cancel that reached another
+    /// replica.
+    pub(super) calls: Arc<Calls>,
+}
+
+/// The calls running on one session, by request id, and the session's id.
+#[derive(Default)]
+pub(super) struct Calls {
+    /// The HTTP session id, once a request named it.
+    id: std::sync::OnceLock<String>,
+    running: Mutex<std::collections::HashMap<String, CancellationToken>>,
+}
+
+impl Calls {
+    /// Call `request` runs on session `session` until the guard drops;
+    /// `token` stops it.
+    pub(super) fn track(
+        self: &Arc<Self>,
+        session: Option<String>,
+        request: String,
+        token: CancellationToken,
+    ) -> CallGuard {
+        if let Some(session) = session {
+            let _ = self.id.set(session);
+        }
+        lock(&self.running).insert(request.clone(), token);
+        CallGuard {
+            calls: Arc::clone(self),
+            request,
+        }
+    }
+
+    /// Stops call `request` if it runs here on session `session`.
+    pub(super) fn cancel(&self, session: &str, request: &str) {
+        if self.id.get().map(String::as_str) != Some(session) {
+            return;
+        }
+        if let Some(token) = lock(&self.running).get(request) {
+            token.cancel();
+        }
+    }
+}
+
+/// A call tracked by [`Calls::track`], until dropped.
+pub(super) struct CallGuard {
+    calls: Arc<Calls>,
+    request: String,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        lock(&self.calls.running).remove(&self.request);
+    }
 }
 
 impl Session {

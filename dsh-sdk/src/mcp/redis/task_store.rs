@@ -53,9 +53,10 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if ARGV[6] == '1' then
   redis.call('ZREM', KEYS[3], ARGV[1])
 else
-  local deadline = now + tonumber(ARGV[5])
-  redis.call('ZADD', KEYS[3], deadline, ARGV[1])
-  extend(KEYS[3], deadline)
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), ARGV[1])
+  -- A lapsed lease must outlive its deadline to be seen lapsed: the set
+  -- lives as long as its longest-lived task.
+  extend(KEYS[3], expiry)
 end
 return 1
 ";
@@ -95,7 +96,6 @@ for i = 2, #ARGV do
     table.insert(gone, ARGV[i])
   end
 end
-if #ARGV > 1 then extend(KEYS[1], deadline) end
 return gone
 ";
 

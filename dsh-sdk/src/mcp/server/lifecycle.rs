@@ -2,10 +2,10 @@
 //! follow it or a `subscriptions/listen` stream, and the requests rmcp could
 //! not read.
 
-use std::sync::PoisonError;
+use std::sync::{Arc, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CustomRequest, CustomResult, ErrorCode, InitializeRequestParams,
+    CallToolRequestParams, CancelledNotificationParam, CustomRequest, CustomResult, ErrorCode, InitializeRequestParams,
     InitializeResult,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
@@ -15,6 +15,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::mcp::bus::BusEvent;
+use crate::mcp::session::Calls;
 
 use super::McpServer;
 
@@ -44,8 +45,6 @@ pub(super) enum ListChanged {
     /// No `initialize` yet.
     #[default]
     Idle,
-    /// Initialized, not yet confirmed: the events since `initialize`.
-    Pending(broadcast::Receiver<BusEvent>),
     /// Sending; dropping the guard stops it.
     Sending { _stop: DropGuard },
 }
@@ -84,27 +83,36 @@ impl McpServer {
     ) -> Result<InitializeResult, ErrorData> {
         self.forward_tool_changes();
         // Changes from here on are news to the client: it lists the tools
-        // after this answer.
-        *self.list_changed() = ListChanged::Pending(self.bus.subscribe());
+        // after this answer. The session hears the bus from now on, not
+        // from `notifications/initialized`: behind a load balancer that is
+        // not sticky, that notification may go to another replica, and
+        // this one must still hear the cancels of the calls it runs.
+        self.hear_bus(context.peer.clone(), self.bus.subscribe());
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
 
-    /// `notifications/initialized`: starts sending `list_changed`.
+    /// `notifications/initialized`: sends `list_changed` from now on, if
+    /// `initialize` did not start it already.
     pub(super) fn start_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.forward_tool_changes();
-        let mut changes = match std::mem::take(&mut *self.list_changed()) {
-            ListChanged::Pending(changes) => changes,
-            _ => self.bus.subscribe(),
-        };
+        if matches!(*self.list_changed(), ListChanged::Idle) {
+            self.hear_bus(context.peer, self.bus.subscribe());
+        }
+    }
+
+    /// Until the session ends, sends `list_changed` for each change of the
+    /// tools on any replica, and stops the session's calls that its client
+    /// cancelled through another replica.
+    fn hear_bus(&self, peer: rmcp::Peer<RoleServer>, mut changes: broadcast::Receiver<BusEvent>) {
         let stop = CancellationToken::new();
-        let peer = context.peer;
         let stopped = stop.clone();
+        let calls = Arc::clone(&self.session.calls);
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     () = stopped.cancelled() => break,
-                    changed = tools_changed(&mut changes) => {
+                    changed = session_event(&mut changes, &calls) => {
                         if !changed || peer.notify_tool_list_changed().await.is_err() {
                             break;
                         }
@@ -115,6 +123,27 @@ impl McpServer {
         *self.list_changed() = ListChanged::Sending {
             _stop: stop.drop_guard(),
         };
+    }
+
+    /// `notifications/cancelled`: rmcp stops the request if this process
+    /// runs it; the bus tells the other replicas, in case one of them does
+    /// (a load balancer that is not sticky sends a session's requests
+    /// anywhere).
+    pub(super) fn cancel_elsewhere(
+        &self,
+        notification: CancelledNotificationParam,
+        context: &NotificationContext<RoleServer>,
+    ) {
+        let (Some(request), Some(session)) = (
+            notification.request_id,
+            super::caller::session_id(&context.extensions),
+        ) else {
+            return;
+        };
+        self.bus.publish(BusEvent::RequestCancelled {
+            session,
+            request: request.to_string(),
+        });
     }
 
     /// A request rmcp could not read as any method it knows: one naming a
@@ -179,6 +208,23 @@ impl McpServer {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Waits for the tools to change on any replica, stopping meanwhile the
+/// calls of this session that a client cancelled through another replica:
+/// `true` when the tools changed (or events were missed, which may have
+/// held a change), `false` when the bus closed.
+async fn session_event(events: &mut broadcast::Receiver<BusEvent>, calls: &Calls) -> bool {
+    loop {
+        match events.recv().await {
+            Ok(BusEvent::ToolsChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                return true;
+            }
+            Ok(BusEvent::RequestCancelled { session, request }) => calls.cancel(&session, &request),
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Closed) => return false,
         }
     }
 }
