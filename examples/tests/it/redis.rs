@@ -138,7 +138,12 @@ impl RedisServer {
             .next()
             .and_then(|n| n.trim().parse().ok())
             .unwrap_or_else(|| panic!("not a key count: {text:?}"));
-        (n, lines.map(str::to_owned).collect())
+        let forever = lines
+            .map(str::trim)
+            .filter(|key| !key.is_empty())
+            .map(str::to_owned)
+            .collect();
+        (n, forever)
     }
 }
 
