@@ -30,10 +30,10 @@ use std::time::Duration;
 use dsh_kit::RegisterError;
 use dsh_kit::Registry;
 use dsh_kit::client::{Elicited, LogLevel, SampleRequest};
+use dsh_kit::mcp::redis::Redis;
 use dsh_kit::mcp::rmcp::model::{
     ContentBlock as McpContent, PromptMessage, ResourceContents, Role,
 };
-use dsh_kit::mcp::redis::Redis;
 use dsh_kit::mcp::{FileTaskStore, McpServer, Prompt, ResourceTemplate, StaticResource};
 use dsh_kit::prelude::*;
 
@@ -588,7 +588,10 @@ fn options(args: &[String]) -> Result<Options, String> {
             }
             "--redis" => redis = Some(args.next().ok_or("`--redis` needs a URL")?.clone()),
             "--redis-prefix" => {
-                redis_prefix = args.next().ok_or("`--redis-prefix` needs a prefix")?.clone();
+                redis_prefix = args
+                    .next()
+                    .ok_or("`--redis-prefix` needs a prefix")?
+                    .clone();
             }
             "--task-lease-ms" => {
                 let value = args.next().ok_or("`--task-lease-ms` needs a number")?;

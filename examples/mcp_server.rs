@@ -104,8 +104,7 @@ async fn run(options: Options) -> Result<(), String> {
     };
     registry.publish_catalog();
 
-    let mut server =
-        McpServer::new(registry).named("dsh-kit-examples", env!("CARGO_PKG_VERSION"));
+    let mut server = McpServer::new(registry).named("dsh-kit-examples", env!("CARGO_PKG_VERSION"));
     if let Some(url) = &options.redis {
         let redis = Redis::connect(url, &options.redis_prefix)
             .await

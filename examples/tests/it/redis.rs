@@ -82,7 +82,14 @@ impl RedisServer {
         std::fs::create_dir_all(&dir).unwrap();
         let child = Command::new(&self.binary)
             .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--save", "", "--appendonly", "yes", "--appendfsync", "always"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
             .arg("--dir")
             .arg(&dir)
             .stdin(Stdio::null())
@@ -224,7 +231,13 @@ async fn a_task_is_fetched_on_every_replica_and_cancelled_through_another_within
         return;
     };
     let redis = RedisServer::start(&binary);
-    let cluster = Cluster::start(&nginx, CONFORMANCE_SERVER, &redis, "tasks", &["--stateless"]);
+    let cluster = Cluster::start(
+        &nginx,
+        CONFORMANCE_SERVER,
+        &redis,
+        "tasks",
+        &["--stateless"],
+    );
     let through_nginx = connect(&cluster.balancer.url).await;
 
     let id = start(&through_nginx, 600).await;
@@ -238,7 +251,11 @@ async fn a_task_is_fetched_on_every_replica_and_cancelled_through_another_within
     for replica in &others {
         let client = connect(&replica.url).await;
         let elsewhere = until_done(&client, &id).await;
-        assert_eq!(elsewhere.payload, done.payload, "fetched on {}", replica.url);
+        assert_eq!(
+            elsewhere.payload, done.payload,
+            "fetched on {}",
+            replica.url
+        );
     }
 
     // Started on one replica, cancelled through another: the runner hears
@@ -320,13 +337,13 @@ async fn the_task_of_a_replica_killed_mid_run_turns_failed_within_its_lease() {
         return;
     };
     let redis = RedisServer::start(&binary);
-    let lease = Duration::from_millis(1500);
+    let lease = Duration::from_millis(2000);
     let mut cluster = Cluster::start(
         &nginx,
         CONFORMANCE_SERVER,
         &redis,
         "lease",
-        &["--stateless", "--task-lease-ms", "1500"],
+        &["--stateless", "--task-lease-ms", "2000"],
     );
     let on_first = connect(&cluster.replicas[0].url).await;
     let on_second = connect(&cluster.replicas[1].url).await;
@@ -342,9 +359,10 @@ async fn the_task_of_a_replica_killed_mid_run_turns_failed_within_its_lease() {
     assert_eq!(ended.status(), TaskStatus::Failed, "{ended:?}");
     let message = ended.task.status_message.clone().unwrap_or_default();
     assert!(message.contains("lease"), "{message}");
-    // The lease, less the time since its last renewal, plus a poll.
+    // The lease, less the time since its last renewal, plus a poll (and
+    // slack for a loaded machine).
     assert!(
-        took < lease + Duration::from_millis(750),
+        took < lease + Duration::from_millis(1500),
         "the task stayed working {took:?} after its replica died"
     );
 }
@@ -355,7 +373,13 @@ async fn replicas_reconnect_after_redis_restarts_and_lose_no_completed_result() 
         return;
     };
     let mut redis = RedisServer::start(&binary);
-    let cluster = Cluster::start(&nginx, CONFORMANCE_SERVER, &redis, "restart", &["--stateless"]);
+    let cluster = Cluster::start(
+        &nginx,
+        CONFORMANCE_SERVER,
+        &redis,
+        "restart",
+        &["--stateless"],
+    );
     let client = connect(&cluster.balancer.url).await;
     let before = start(&client, 50).await;
     let before_done = until_done(&client, &before).await;
@@ -366,19 +390,51 @@ async fn replicas_reconnect_after_redis_restarts_and_lose_no_completed_result() 
     tokio::time::sleep(Duration::from_millis(1500)).await;
     redis.launch();
     let during_done = until_done(&client, &during).await;
-    assert_eq!(during_done.status(), TaskStatus::Completed, "{during_done:?}");
+    assert_eq!(
+        during_done.status(),
+        TaskStatus::Completed,
+        "{during_done:?}"
+    );
     let TaskPayload::Completed { result } = &during_done.payload else {
         unreachable!("completed")
     };
     assert_eq!(result["structuredContent"]["worked_ms"], json!(800));
     for replica in &cluster.replicas {
         let direct = connect(&replica.url).await;
-        assert_eq!(until_done(&direct, &before).await.payload, before_done.payload);
-        assert_eq!(until_done(&direct, &during).await.payload, during_done.payload);
+        assert_eq!(
+            until_done(&direct, &before).await.payload,
+            before_done.payload
+        );
+        assert_eq!(
+            until_done(&direct, &during).await.payload,
+            during_done.payload
+        );
     }
-    // New tasks run as before.
+    // New tasks run as before, and the replicas hear each other again: a
+    // cancel through one stops a task on another at once.
     let after = start(&client, 50).await;
-    assert_eq!(until_done(&client, &after).await.status(), TaskStatus::Completed);
+    assert_eq!(
+        until_done(&client, &after).await.status(),
+        TaskStatus::Completed
+    );
+    let runner = connect(&cluster.replicas[0].url).await;
+    let bystander = connect(&cluster.replicas[1].url).await;
+    let long = start(&runner, 60_000).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let asked = Instant::now();
+    bystander
+        .cancel_task(CancelTaskParams::new(&long))
+        .await
+        .expect("tasks/cancel answers");
+    assert_eq!(
+        until_done(&bystander, &long).await.status(),
+        TaskStatus::Cancelled
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "the cancel took {:?} after Redis restarted",
+        asked.elapsed()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -285,7 +285,10 @@ pub(crate) async fn start(client: &RunningService<RoleClient, TaskClient>, ms: u
     }
 }
 
-pub(crate) async fn until_done(client: &RunningService<RoleClient, TaskClient>, id: &str) -> DetailedTask {
+pub(crate) async fn until_done(
+    client: &RunningService<RoleClient, TaskClient>,
+    id: &str,
+) -> DetailedTask {
     tokio::time::timeout(STEP, async {
         loop {
             let got = client

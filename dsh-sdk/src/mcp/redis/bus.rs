@@ -43,7 +43,7 @@ impl EventBus for RedisEventBus {
         };
         let channel = self.redis.key(&["bus"]);
         let redis = self.redis.clone();
-        tokio::spawn(async move {
+        self.redis.shared.runtime.spawn(async move {
             let sent = redis
                 .retried(|mut connection| {
                     let channel = channel.clone();

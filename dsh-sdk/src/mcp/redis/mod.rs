@@ -122,6 +122,10 @@ struct Shared {
     cancels: broadcast::Sender<String>,
     /// Whether the subscriber runs.
     subscribed: Mutex<bool>,
+    /// The runtime `connect` ran on, where background work is spawned, so
+    /// that a handle used from another thread (a resource update announced
+    /// from a file watcher) needs no runtime of its own.
+    runtime: tokio::runtime::Handle,
     /// Stops the subscriber and the lease keeper when the last handle drops.
     _stop: tokio_util::sync::DropGuard,
     stopped: CancellationToken,
@@ -137,8 +141,9 @@ impl std::fmt::Debug for Redis {
 
 impl Redis {
     /// Connects to Redis at `url` (`redis://[:PASSWORD@]HOST[:PORT][/DB]`),
-    /// keeping this deployment's keys and channels under `prefix`. Needs a
-    /// tokio runtime; fails when Redis does not answer.
+    /// keeping this deployment's keys and channels under `prefix`. Fails
+    /// when Redis does not answer. Background work (the subscriber, lease
+    /// renewals, publishing) runs on the tokio runtime this is called on.
     pub async fn connect(url: &str, prefix: &str) -> Result<Self, RedisError> {
         let valid = !prefix.is_empty()
             && prefix.len() <= MAX_PREFIX
@@ -171,6 +176,7 @@ impl Redis {
                 bus: broadcast::channel(BUS_CAPACITY).0,
                 cancels: broadcast::channel(BUS_CAPACITY).0,
                 subscribed: Mutex::new(false),
+                runtime: tokio::runtime::Handle::current(),
                 _stop: stopped.clone().drop_guard(),
                 stopped,
             }),
@@ -258,7 +264,7 @@ impl Redis {
         let client = self.shared.client.clone();
         let bus_channel = self.key(&["bus"]);
         let cancel_channel = self.key(&["cancel"]);
-        tokio::spawn(async move {
+        self.shared.runtime.spawn(async move {
             let mut delay = Duration::from_millis(50);
             while !stopped.is_cancelled() {
                 let listened = async {

@@ -199,7 +199,7 @@ impl RedisTaskStore {
         let weak: Weak<Inner> = Arc::downgrade(&self.inner);
         let stopped = self.inner.redis.shared.stopped.clone();
         let every = self.inner.lease / 3;
-        tokio::spawn(async move {
+        self.inner.redis.shared.runtime.spawn(async move {
             let mut ticks = tokio::time::interval(every);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             let mut swept = tokio::time::Instant::now();

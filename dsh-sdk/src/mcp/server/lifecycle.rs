@@ -5,8 +5,8 @@
 use std::sync::{Arc, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CancelledNotificationParam, CustomRequest, CustomResult, ErrorCode, InitializeRequestParams,
-    InitializeResult,
+    CallToolRequestParams, CancelledNotificationParam, CustomRequest, CustomResult, ErrorCode,
+    InitializeRequestParams, InitializeResult,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};

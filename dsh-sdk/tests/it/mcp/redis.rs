@@ -92,7 +92,9 @@ fn working(tool: &str) -> TaskRecord {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_share_tasks_and_an_ended_task_is_never_rewritten() {
-    let Some(server) = Server::start() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
     let one = Redis::connect(&server.url(), "share").await.unwrap();
     let other = Redis::connect(&server.url(), "share").await.unwrap();
     let (a, b) = (one.task_store(), other.task_store());
@@ -129,7 +131,9 @@ async fn two_replicas_share_tasks_and_an_ended_task_is_never_rewritten() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_asked_on_one_replica_reaches_the_runner_at_once() {
-    let Some(server) = Server::start() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
     let runner = Redis::connect(&server.url(), "cancel").await.unwrap();
     let asker = Redis::connect(&server.url(), "cancel").await.unwrap();
     let store = runner.task_store();
@@ -149,26 +153,32 @@ async fn a_cancel_asked_on_one_replica_reaches_the_runner_at_once() {
     assert!(asked.elapsed() < Duration::from_secs(1));
     assert!(store.cancel_requested(&task.id).await.unwrap());
     // A cancel of a task that does not exist marks nothing.
-    asker.task_store().request_cancel("no-such-task").await.unwrap();
+    asker
+        .task_store()
+        .request_cancel("no-such-task")
+        .await
+        .unwrap();
     assert!(!store.cancel_requested("no-such-task").await.unwrap());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_task_of_a_replica_that_stopped_renewing_turns_failed_after_its_lease() {
-    let Some(server) = Server::start() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
     let survivor = Redis::connect(&server.url(), "lease").await.unwrap();
     let task = working("slow");
     {
         let dying = Redis::connect(&server.url(), "lease").await.unwrap();
-        let store: RedisTaskStore = dying.task_store().with_lease(Duration::from_secs(1));
+        let store: RedisTaskStore = dying.task_store().with_lease(Duration::from_secs(2));
         store.put(task.clone()).await.unwrap();
         // Renewed while it lives.
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        tokio::time::sleep(Duration::from_millis(2500)).await;
         let alive = survivor.task_store().get(&task.id).await.unwrap().unwrap();
         assert_eq!(alive.status, TaskStatus::Working);
     }
     // Its connection and lease keeper are gone: the lease lapses.
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    tokio::time::sleep(Duration::from_millis(2200)).await;
     let ended = survivor.task_store().get(&task.id).await.unwrap().unwrap();
     assert_eq!(ended.status, TaskStatus::Failed);
     let message = ended.status_message.clone().unwrap();
@@ -178,7 +188,9 @@ async fn the_task_of_a_replica_that_stopped_renewing_turns_failed_after_its_leas
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_records_and_ids_are_clear_errors_not_panics() {
-    let Some(server) = Server::start() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
     let redis = Redis::connect(&server.url(), "bad").await.unwrap();
     let store = redis.task_store();
     server.cli(&[
@@ -227,7 +239,9 @@ async fn malformed_records_and_ids_are_clear_errors_not_panics() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_and_stream_events_are_shared_between_replicas() {
-    let Some(server) = Server::start() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
     let one = Redis::connect(&server.url(), "sessions").await.unwrap();
     let other = Redis::connect(&server.url(), "sessions").await.unwrap();
     let init = serde_json::from_value(json!({
@@ -275,7 +289,9 @@ async fn sessions_and_stream_events_are_shared_between_replicas() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bus_event_reaches_the_other_replica_once() {
-    let Some(server) = Server::start() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
     let one = Redis::connect(&server.url(), "bus").await.unwrap();
     let other = Redis::connect(&server.url(), "bus").await.unwrap();
     let (here, there) = (one.event_bus(), other.event_bus());
@@ -285,7 +301,13 @@ async fn a_bus_event_reaches_the_other_replica_once() {
     let event = BusEvent::ResourceUpdated {
         uri: "test://watched".into(),
     };
-    here.publish(event.clone());
+    // From a thread with no runtime, as a file watcher announcing an
+    // update would.
+    let publisher = here.clone();
+    let published = event.clone();
+    std::thread::spawn(move || publisher.publish(published))
+        .join()
+        .unwrap();
     let wait = Duration::from_secs(2);
     assert_eq!(
         tokio::time::timeout(wait, heard_there.recv())
