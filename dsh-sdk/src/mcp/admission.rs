@@ -492,6 +492,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_session_restored_from_another_replica_counts_against_the_caps() {
+        let sessions = sessions(2, 2);
+        sessions.adopt("elsewhere", peer(1));
+        sessions.adopt("elsewhere", peer(1));
+        assert_eq!(sessions.open(), 1);
+        let _busy = sessions.begin("elsewhere").unwrap();
+        sessions.admit(peer(2)).await.unwrap().opened("b1");
+        // Full, and the adopted session is active: a newcomer evicts the idle one.
+        sessions.admit(peer(3)).await.unwrap().opened("c1");
+        let table = sessions.table();
+        assert!(table.sessions.contains_key("elsewhere"));
+        assert!(!table.sessions.contains_key("b1"));
+    }
+
+    #[tokio::test]
     async fn a_slot_dropped_unopened_gives_its_room_back() {
         let sessions = sessions(1, 1);
         drop(sessions.admit(peer(1)).await.unwrap());
