@@ -33,6 +33,10 @@ const MAX_STREAM_EVENTS: usize = 1000;
 /// The largest event read back.
 const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
+/// The most bytes of events one replay reads back; the rest waits for the
+/// client's next resumption, from the last event it got.
+const MAX_REPLAY_BYTES: usize = 64 * 1024 * 1024;
+
 /// Keeps a session's `initialize` in Redis (`PREFIX:session:ID`, for a day
 /// or until the session is closed), so any replica restores the session.
 /// Give it to [`McpServer::session_store`](crate::mcp::McpServer::session_store),
@@ -161,6 +165,23 @@ redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return n
 ";
 
+/// The events of a stream after a number, bounded. KEYS: stream. ARGV:
+/// the number, how many, the largest event, the most bytes in all.
+const REPLAY: &str = r"
+local out = {}
+local total = 0
+local entries = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'LIMIT', 0, tonumber(ARGV[2]))
+for _, entry in ipairs(entries) do
+  if #entry > tonumber(ARGV[3]) then
+    return redis.error_reply('an event is larger than ' .. ARGV[3] .. ' bytes')
+  end
+  total = total + #entry
+  if total > tonumber(ARGV[4]) and #out > 0 then break end
+  table.insert(out, entry)
+end
+return out
+";
+
 /// Keeps the events of session streams in Redis (`PREFIX:stream:ID`, the
 /// last 1,000 of each, for an hour after the last), so a client resumes a
 /// stream (`Last-Event-ID`) on any replica. An event id is `N:STREAM`.
@@ -170,6 +191,7 @@ return n
 pub struct RedisEventStore {
     redis: Redis,
     append: std::sync::Arc<Script>,
+    replay: std::sync::Arc<Script>,
 }
 
 impl RedisEventStore {
@@ -177,6 +199,7 @@ impl RedisEventStore {
         RedisEventStore {
             redis,
             append: std::sync::Arc::new(Script::new(APPEND)),
+            replay: std::sync::Arc::new(Script::new(REPLAY)),
         }
     }
 }
@@ -228,32 +251,27 @@ impl EventStore for RedisEventStore {
         let n: u64 = n.parse().map_err(|_| malformed())?;
         checked(stream_id)?;
         let stream = self.redis.key(&["stream", stream_id]);
+        // Bounded in Redis, before anything crosses the wire: no event
+        // larger than `MAX_EVENT_BYTES`, no more than `MAX_REPLAY_BYTES` in all.
         let entries: Vec<Vec<u8>> = self
             .redis
             .retried(|mut connection| {
-                let stream = stream.clone();
-                async move {
-                    redis::cmd("ZRANGEBYSCORE")
-                        .arg(stream)
-                        .arg(format!("({n}"))
-                        .arg("+inf")
-                        .arg("LIMIT")
-                        .arg(0)
-                        .arg(MAX_STREAM_EVENTS)
-                        .query_async(&mut connection)
-                        .await
-                }
+                let mut invocation = self.replay.prepare_invoke();
+                invocation
+                    .key(&stream)
+                    .arg(n)
+                    .arg(MAX_STREAM_EVENTS)
+                    .arg(MAX_EVENT_BYTES)
+                    .arg(MAX_REPLAY_BYTES);
+                async move { invocation.invoke_async(&mut connection).await }
             })
             .await
-            .map_err(RedisError::from)?;
+            .map_err(|error| RedisError::Corrupt {
+                key: stream.clone(),
+                why: error.to_string(),
+            })?;
         let mut events = Vec::with_capacity(entries.len());
         for entry in entries {
-            if entry.len() > MAX_EVENT_BYTES {
-                return Err(Box::new(RedisError::Corrupt {
-                    key: stream,
-                    why: format!("an event is larger than {MAX_EVENT_BYTES} bytes"),
-                }));
-            }
             let corrupt = |why: String| RedisError::Corrupt {
                 key: stream.clone(),
                 why,

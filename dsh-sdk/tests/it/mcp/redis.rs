@@ -170,15 +170,15 @@ async fn the_task_of_a_replica_that_stopped_renewing_turns_failed_after_its_leas
     let task = working("slow");
     {
         let dying = Redis::connect(&server.url(), "lease").await.unwrap();
-        let store: RedisTaskStore = dying.task_store().with_lease(Duration::from_secs(2));
+        let store: RedisTaskStore = dying.task_store().with_lease(Duration::from_secs(3));
         store.put(task.clone()).await.unwrap();
-        // Renewed while it lives.
-        tokio::time::sleep(Duration::from_millis(2500)).await;
+        // Renewed while it lives, past its first lease.
+        tokio::time::sleep(Duration::from_millis(3500)).await;
         let alive = survivor.task_store().get(&task.id).await.unwrap().unwrap();
         assert_eq!(alive.status, TaskStatus::Working);
     }
     // Its connection and lease keeper are gone: the lease lapses.
-    tokio::time::sleep(Duration::from_millis(2200)).await;
+    tokio::time::sleep(Duration::from_millis(3200)).await;
     let ended = survivor.task_store().get(&task.id).await.unwrap().unwrap();
     assert_eq!(ended.status, TaskStatus::Failed);
     let message = ended.status_message.clone().unwrap();
