@@ -50,7 +50,7 @@ pub enum BusEvent {
 ///
 /// Object-safe: a server holds an `Arc<dyn EventBus>`. The default is a
 /// [`LocalEventBus`]; with the `redis` feature,
-/// [`RedisEventBus`](super::redis::RedisEventBus) spans processes.
+/// `mcp::redis::RedisEventBus` spans processes.
 pub trait EventBus: Send + Sync + 'static {
     /// Sends `event` to every subscriber, here and on the other replicas;
     /// never waits. An event no one hears is not an error.

@@ -40,6 +40,11 @@
 //! - Long-running tools run as MCP tasks, kept in a [`TaskStore`] (in memory,
 //!   or a [`FileTaskStore`] that replicas share); [`McpServer::stateless`]
 //!   serves HTTP with no sessions, for replicas behind a load balancer.
+//! - What sessions hear (`list_changed`, resource updates, task status)
+//!   goes through an [`EventBus`], in-process by default. With the `redis`
+//!   feature, `mcp::redis` shares tasks, the bus and 2025-11-25 sessions among
+//!   replicas on any number of machines, behind a load balancer that need
+//!   not be sticky (`McpServer::redis`).
 //! - [`McpProxy`] connects to another MCP server (a child process's stdio, or
 //!   streamable HTTP, `https://` over rustls) and registers its tools as
 //!   [dynamic tools](crate::DynamicTool) that forward each call there. When

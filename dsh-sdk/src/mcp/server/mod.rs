@@ -86,7 +86,8 @@ use offers::Offers;
 /// - Registering or dropping a tool, or loading a deferred one, sends
 ///   `notifications/tools/list_changed` to every session that began with
 ///   `initialize`, and, from 2026-07-28 on, on every `subscriptions/listen`
-///   stream that asked for it.
+///   stream that asked for it: the sessions of this process, and of every
+///   replica sharing its [event bus](Self::event_bus).
 /// - Every request is answered as its caller, a
 ///   [`Principal`](crate::Principal): the one an authenticating layer in
 ///   front of the HTTP server put, as an `Arc<Principal>`, into the
@@ -161,7 +162,7 @@ impl McpServer {
     /// changes, resource updates, task status changes (see [`EventBus`]).
     /// The default reaches the sessions of this process; replicas of a
     /// server share one across processes, such as a
-    /// [`RedisEventBus`](super::redis::RedisEventBus), so that a client
+    /// `mcp::redis::RedisEventBus`, so that a client
     /// connected to any replica hears what happened on another.
     pub fn event_bus(self, bus: impl EventBus) -> Self {
         self.bus.replace(Arc::new(bus));

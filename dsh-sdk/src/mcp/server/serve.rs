@@ -142,7 +142,7 @@ impl McpServer {
     /// [`SessionStore`]), so that a request on a session this process does
     /// not hold (another replica opened it, behind a load balancer that is
     /// not sticky) restores it here rather than getting `404`. See
-    /// [`RedisSessionStore`](crate::mcp::redis::RedisSessionStore).
+    /// `mcp::redis::RedisSessionStore` (the `redis` feature).
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.http.session_store = Some(store);
         self
@@ -151,7 +151,7 @@ impl McpServer {
     /// Keeps the events of HTTP session streams in `store` (rmcp's
     /// [`EventStore`]), so that a client that lost its stream resumes it
     /// with `Last-Event-ID` on any replica. See
-    /// [`RedisEventStore`](crate::mcp::redis::RedisEventStore).
+    /// `mcp::redis::RedisEventStore` (the `redis` feature).
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
         self.http.event_store = Some(store);
         self
