@@ -1,8 +1,9 @@
 //! The Redis task store, event bus, session store and event store against a
 //! real redis-server (Debian's) on 127.0.0.1, two connections standing for
 //! two replicas: state shared, an ended task never rewritten, a cancel
-//! heard at once, a lapsed lease failing its task, and malformed records or
-//! ids turned into clear errors. Without redis-server the tests say so
+//! heard at once, a lapsed lease failing its task, a resource update and a
+//! tool change on one replica heard by a client of the other, and
+//! malformed records or ids turned into clear errors. Without redis-server the tests say so
 //! loudly and pass, unless `CI=true`, where they fail.
 #![cfg(all(feature = "redis", unix))]
 
@@ -11,12 +12,21 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use dsh_kit::Registry;
 use dsh_kit::mcp::redis::{Redis, RedisTaskStore};
-use dsh_kit::mcp::rmcp::model::{ServerJsonRpcMessage, TaskStatus};
+use dsh_kit::mcp::rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ResourceUpdatedNotificationParam,
+    ServerJsonRpcMessage, SubscribeRequestParams, TaskStatus,
+};
+use dsh_kit::mcp::rmcp::service::{NotificationContext, RunningService};
 use dsh_kit::mcp::rmcp::transport::streamable_http_server::session::{
     EventStore, ServerSseMessage, SessionState, SessionStore,
 };
-use dsh_kit::mcp::{BusEvent, EventBus, TaskOutcome, TaskRecord, TaskStore};
+use dsh_kit::mcp::rmcp::{ClientHandler, RoleClient, ServiceExt};
+use dsh_kit::mcp::{
+    BusEvent, EventBus, McpServer, ResourceUpdates, StaticResource, TaskOutcome, TaskRecord,
+    TaskStore,
+};
 use futures_util::StreamExt;
 use serde_json::json;
 
@@ -330,4 +340,103 @@ async fn a_bus_event_reaches_the_other_replica_once() {
     server.cli(&["PUBLISH", "bus:bus", "{garbage"]);
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(heard_there.try_recv().is_err());
+}
+
+/// A client that keeps the resource updates and tool list changes it hears.
+#[derive(Clone, Default)]
+struct Hears {
+    updated: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    tools_changed: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl ClientHandler for Hears {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("dsh-tests", "0"),
+        )
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        self.updated.lock().unwrap().push(params.uri);
+    }
+
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.tools_changed.notify_one();
+    }
+}
+
+/// A replica: a server on its own registry and Redis connection, with a
+/// client of its own over an in-memory pipe.
+async fn replica(
+    url: &str,
+    registry: &Registry,
+) -> (RunningService<RoleClient, Hears>, ResourceUpdates) {
+    let redis = Redis::connect(url, "replicas").await.unwrap();
+    let mut server = McpServer::new(registry.clone())
+        .resource(StaticResource::text("docs://readme", "readme", "# Hello"))
+        .redis(&redis);
+    let updates = server.resource_updates();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let _redis = redis;
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = tokio::time::timeout(Duration::from_secs(20), Hears::default().serve(client_io))
+        .await
+        .expect("the handshake ends in time")
+        .expect("the handshake succeeds");
+    (client, updates)
+}
+
+/// The arguments of `passing`: none.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Nothing {}
+
+/// A tool that comes and goes.
+#[dsh_kit::prelude::tool(read_only)]
+async fn passing(_args: Nothing) -> String {
+    "here".to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_update_and_a_tool_change_on_one_replica_reach_a_client_of_another() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let (here, there) = (Registry::new(), Registry::new());
+    let (_client_here, updates_here) = replica(&server.url(), &here).await;
+    let (client_there, _updates_there) = replica(&server.url(), &there).await;
+    #[allow(deprecated, reason = "the 2025 protocols subscribe this way")]
+    client_there
+        .subscribe(SubscribeRequestParams::new("docs://readme"))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    updates_here.updated("docs://readme");
+    let heard = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let heard = client_there.service().updated.lock().unwrap().clone();
+            if !heard.is_empty() {
+                return heard;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the update reaches the other replica's client");
+    assert_eq!(heard, ["docs://readme"]);
+
+    let changed = std::sync::Arc::clone(&client_there.service().tools_changed);
+    here.register::<passing>().unwrap().keep();
+    tokio::time::timeout(Duration::from_secs(5), changed.notified())
+        .await
+        .expect("list_changed reaches the other replica's client");
 }
