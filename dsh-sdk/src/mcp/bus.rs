@@ -37,7 +37,7 @@ pub enum BusEvent {
         /// The request id, as JSON (`7`, `"abc"`).
         request: String,
     },
-    /// A task changed state: `task` is the task as MCP 2025-11-25's
+    /// A task started or ended: `task` is the task as MCP 2025-11-25's
     /// `notifications/tasks/status` carries it.
     TaskStatus {
         /// The task (`taskId`, `status`, `statusMessage`, times).

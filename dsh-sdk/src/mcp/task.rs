@@ -190,7 +190,6 @@ impl Tasks {
         let stop = CancellationToken::new();
         let watch = {
             let store = Arc::clone(&self.store);
-            let bus = self.bus.clone();
             let record = Arc::clone(&record);
             let token = token.clone();
             let stop = stop.clone();
@@ -228,9 +227,6 @@ impl Tasks {
                         if let Err(error) = store.put(current.clone()).await {
                             tracing::warn!("a task's progress was not stored: {error}");
                         }
-                        bus.publish(BusEvent::TaskStatus {
-                            task: legacy_task(current),
-                        });
                     }
                 }
             }
@@ -260,7 +256,9 @@ impl Tasks {
         }
     }
 
-    /// Tells the sessions of every replica where the task is.
+    /// Tells the sessions of every replica where the task is: when it
+    /// starts and when it ends (its progress messages stay in the store,
+    /// where a poll finds them, rather than wake every session).
     fn announce(&self, record: &TaskRecord) {
         self.bus.publish(BusEvent::TaskStatus {
             task: legacy_task(record),
