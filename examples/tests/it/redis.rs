@@ -337,18 +337,25 @@ async fn the_task_of_a_replica_killed_mid_run_turns_failed_within_its_lease() {
         return;
     };
     let redis = RedisServer::start(&binary);
-    let lease = Duration::from_millis(2000);
+    let lease = Duration::from_millis(3000);
     let mut cluster = Cluster::start(
         &nginx,
         CONFORMANCE_SERVER,
         &redis,
         "lease",
-        &["--stateless", "--task-lease-ms", "2000"],
+        &["--stateless", "--task-lease-ms", "3000"],
     );
     let on_first = connect(&cluster.replicas[0].url).await;
     let on_second = connect(&cluster.replicas[1].url).await;
     let id = start(&on_first, 60_000).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Past its first lease, the task of a live replica still runs: the
+    // replica renews the lease.
+    tokio::time::sleep(lease + Duration::from_millis(500)).await;
+    let alive = on_second
+        .get_task(dsh_kit::mcp::rmcp::model::GetTaskParams::new(&id))
+        .await
+        .expect("tasks/get answers");
+    assert_eq!(alive.task.status(), TaskStatus::Working, "{alive:?}");
     // SIGKILL: the replica renews nothing and writes nothing more.
     cluster.replicas[0].child.kill().unwrap();
     cluster.replicas[0].child.wait().unwrap();

@@ -373,10 +373,6 @@ impl RedisTaskStore {
         let expiry = expiry_ms(&record);
         let json =
             serde_json::to_string(&record).map_err(|error| other(RedisError::from(error)))?;
-        // Leased before the write, so the lease keeper renews it from the start.
-        if !ended {
-            self.running().insert(record.id.clone());
-        }
         let lease = millis(self.inner.lease);
         let stored = self
             .inner
@@ -396,8 +392,15 @@ impl RedisTaskStore {
                 async move { invocation.invoke_async::<i64>(&mut connection).await }
             })
             .await;
-        if ended || stored.is_err() {
-            self.running().remove(&record.id);
+        // Renewed from now on, once the lease is in Redis (a renewal that
+        // ran first would find no lease and drop it), while the task runs.
+        match stored {
+            Ok(1) if !ended => {
+                self.running().insert(record.id.clone());
+            }
+            _ => {
+                self.running().remove(&record.id);
+            }
         }
         stored.map(drop).map_err(other)
     }

@@ -178,22 +178,49 @@ async fn the_task_of_a_replica_that_stopped_renewing_turns_failed_after_its_leas
     };
     let survivor = Redis::connect(&server.url(), "lease").await.unwrap();
     let task = working("slow");
+    let deadline = || -> u64 {
+        server
+            .cli(&["ZSCORE", "lease:leases", &task.id])
+            .trim()
+            .parse()
+            .unwrap_or(0)
+    };
     {
         let dying = Redis::connect(&server.url(), "lease").await.unwrap();
-        let store: RedisTaskStore = dying.task_store().with_lease(Duration::from_secs(3));
+        let store: RedisTaskStore = dying.task_store().with_lease(Duration::from_secs(2));
         store.put(task.clone()).await.unwrap();
-        // Renewed while it lives, past its first lease.
-        tokio::time::sleep(Duration::from_millis(3500)).await;
+        // Renewed while it lives: its deadline moves on.
+        let first = deadline();
+        assert!(first > 0, "a running task holds a lease");
+        let waited = Instant::now();
+        while deadline() <= first {
+            assert!(
+                waited.elapsed() < Duration::from_secs(20),
+                "the lease was never renewed"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         let alive = survivor.task_store().get(&task.id).await.unwrap().unwrap();
         assert_eq!(alive.status, TaskStatus::Working);
     }
-    // Its connection and lease keeper are gone: the lease lapses.
-    tokio::time::sleep(Duration::from_millis(3200)).await;
-    let ended = survivor.task_store().get(&task.id).await.unwrap().unwrap();
+    // Its connection and lease keeper are gone: the lease lapses, and the
+    // next look at the task ends it.
+    let ended = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let seen = survivor.task_store().get(&task.id).await.unwrap().unwrap();
+            if seen.status.is_terminal() {
+                return seen;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the task ends once its lease lapsed");
     assert_eq!(ended.status, TaskStatus::Failed);
     let message = ended.status_message.clone().unwrap();
     assert!(message.contains("lease"), "{message}");
     assert_eq!(ended.error().unwrap()["code"], json!(-32603));
+    assert_eq!(server.cli(&["ZSCORE", "lease:leases", &task.id]).trim(), "");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
