@@ -15,6 +15,13 @@
 //! ```sh
 //! cargo run --example conformance_server -- --http 127.0.0.1:0 --stateless --task-store /tmp/tasks
 //! ```
+//!
+//! Or share tasks, events and sessions through Redis, with or without
+//! sessions (a 2025-11-25 client's session is restored on any replica):
+//!
+//! ```sh
+//! cargo run --example conformance_server -- --http 127.0.0.1:0 --redis redis://127.0.0.1:6379/ --redis-prefix demo
+//! ```
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -23,17 +30,21 @@ use std::time::Duration;
 use dsh_kit::RegisterError;
 use dsh_kit::Registry;
 use dsh_kit::client::{Elicited, LogLevel, SampleRequest};
+use dsh_kit::mcp::redis::Redis;
 use dsh_kit::mcp::rmcp::model::{
     ContentBlock as McpContent, PromptMessage, ResourceContents, Role,
 };
 use dsh_kit::mcp::{FileTaskStore, McpServer, Prompt, ResourceTemplate, StaticResource};
 use dsh_kit::prelude::*;
 
-const USAGE: &str = "usage: conformance_server --http ADDR [--stateless] [--task-store DIR]
+const USAGE: &str = "usage: conformance_server --http ADDR [--stateless] [--task-store DIR] [--redis URL [--redis-prefix P] [--task-lease-ms N]]
 
   --http ADDR        serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL
   --stateless        no sessions: any replica answers any request (behind a load balancer)
-  --task-store DIR   keep tasks in DIR, shared by the replicas (default: in memory)";
+  --task-store DIR   keep tasks in DIR, shared by the replicas (default: in memory)
+  --redis URL        share tasks, events and sessions with the other replicas through Redis
+  --redis-prefix P   the replicas' key prefix in Redis (default: dsh-conformance)
+  --task-lease-ms N  how long a task of a replica that died stays `working` (default: 10000)";
 
 /// A 1×1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -368,6 +379,29 @@ async fn slow_task(args: SlowArgs, exec: &Exec) -> Result<SlowDone, ToolError> {
     })
 }
 
+/// The registry served, for [`change_tools`].
+static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+
+/// A tool that comes and goes.
+#[tool(read_only)]
+async fn passing_tool(_args: NoArgs) -> String {
+    "here for a moment".to_owned()
+}
+
+/// Changes the tool list (a tool registered, then dropped), so every
+/// session, on every replica sharing an event bus, gets `list_changed`.
+#[tool]
+async fn change_tools(_args: NoArgs) -> Result<String, ToolError> {
+    let registry = REGISTRY
+        .get()
+        .ok_or_else(|| ToolError::new("no registry is served"))?;
+    let passing = registry
+        .register::<passing_tool>()
+        .map_err(|error| ToolError::new(error.to_string()))?;
+    drop(passing);
+    Ok("the tool list changed".to_owned())
+}
+
 /// Closes its response stream mid-call, so the client reconnects.
 #[tool(read_only)]
 async fn test_reconnection(_args: NoArgs) -> String {
@@ -516,6 +550,7 @@ fn register(registry: &Registry) -> Result<(), RegisterError> {
     registry.register::<json_schema_2020_12_tool>()?.keep();
     registry.register::<test_reconnection>()?.keep();
     registry.register::<slow_task>()?.keep();
+    registry.register::<change_tools>()?.keep();
     Ok(())
 }
 
@@ -524,12 +559,18 @@ struct Options {
     addr: SocketAddr,
     stateless: bool,
     task_store: Option<std::path::PathBuf>,
+    redis: Option<String>,
+    redis_prefix: String,
+    task_lease: Option<Duration>,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
     let mut addr = None;
     let mut stateless = false;
     let mut task_store = None;
+    let mut redis = None;
+    let mut redis_prefix = "dsh-conformance".to_owned();
+    let mut task_lease = None;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -545,6 +586,20 @@ fn options(args: &[String]) -> Result<Options, String> {
                 let dir = args.next().ok_or("`--task-store` needs a directory")?;
                 task_store = Some(dir.into());
             }
+            "--redis" => redis = Some(args.next().ok_or("`--redis` needs a URL")?.clone()),
+            "--redis-prefix" => {
+                redis_prefix = args
+                    .next()
+                    .ok_or("`--redis-prefix` needs a prefix")?
+                    .clone();
+            }
+            "--task-lease-ms" => {
+                let value = args.next().ok_or("`--task-lease-ms` needs a number")?;
+                let ms: u64 = value
+                    .parse()
+                    .map_err(|error| format!("`{value}` is not a number of ms: {error}"))?;
+                task_lease = Some(Duration::from_millis(ms));
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -553,6 +608,9 @@ fn options(args: &[String]) -> Result<Options, String> {
         addr,
         stateless,
         task_store,
+        redis,
+        redis_prefix,
+        task_lease,
     })
 }
 
@@ -572,7 +630,21 @@ pub async fn main() -> ExitCode {
         eprintln!("conformance_server: {error}");
         return ExitCode::FAILURE;
     }
+    let _ = REGISTRY.set(registry.clone());
     let mut server = server(registry).stateless(options.stateless);
+    if let Some(url) = &options.redis {
+        let redis = match Redis::connect(url, &options.redis_prefix).await {
+            Ok(redis) => redis,
+            Err(error) => {
+                eprintln!("conformance_server: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        server = server.redis(&redis);
+        if let Some(lease) = options.task_lease {
+            server = server.task_store(redis.task_store().with_lease(lease));
+        }
+    }
     if let Some(dir) = &options.task_store {
         match FileTaskStore::new(dir) {
             Ok(store) => server = server.task_store(store),

@@ -19,6 +19,10 @@
 //!   it they are resolved against the current directory but not confined.
 //! - `--events FILE`: append every RAWP-DPS tool event (requests, progress,
 //!   results, the catalog) to `FILE`, one JSON object a line.
+//! - `--redis URL`: share tasks, notifications and sessions with the other
+//!   replicas of this server through Redis at `URL`, under the key prefix
+//!   `--redis-prefix P` (default `dsh-kit-examples`), so they sit behind a
+//!   load balancer that is not sticky.
 //!
 //! Logs and errors go to standard error; with stdio, standard output carries
 //! the protocol alone.
@@ -31,6 +35,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use dsh_kit::mcp::McpServer;
+use dsh_kit::mcp::redis::Redis;
 use dsh_kit::permission::Rule;
 use dsh_kit::{Registry, Subscription};
 use dsh_kit_examples::register_all;
@@ -41,7 +46,9 @@ const USAGE: &str =
   --http ADDR     serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL
   --allow TOOL    let TOOL run without asking (edit_file and bash ask, and no one can answer)
   --root DIR      confine path arguments to DIR (relative ones start there); repeatable
-  --events FILE   append every RAWP-DPS tool event to FILE, one JSON line each";
+  --events FILE   append every RAWP-DPS tool event to FILE, one JSON line each
+  --redis URL     share tasks, notifications and sessions with other replicas through Redis
+  --redis-prefix P  the replicas' key prefix in Redis (default: dsh-kit-examples)";
 
 /// What the command line asked for.
 struct Options {
@@ -49,6 +56,8 @@ struct Options {
     allow: Vec<String>,
     roots: Vec<PathBuf>,
     events: Option<PathBuf>,
+    redis: Option<String>,
+    redis_prefix: String,
 }
 
 /// Runs the server; `pub` so the `dsh-mcp-server` binary can run it too.
@@ -95,7 +104,13 @@ async fn run(options: Options) -> Result<(), String> {
     };
     registry.publish_catalog();
 
-    let server = McpServer::new(registry).named("dsh-kit-examples", env!("CARGO_PKG_VERSION"));
+    let mut server = McpServer::new(registry).named("dsh-kit-examples", env!("CARGO_PKG_VERSION"));
+    if let Some(url) = &options.redis {
+        let redis = Redis::connect(url, &options.redis_prefix)
+            .await
+            .map_err(|error| error.to_string())?;
+        server = server.redis(&redis);
+    }
     match options.http {
         None => server
             .serve_stdio()
@@ -142,6 +157,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         allow: Vec::new(),
         roots: Vec::new(),
         events: None,
+        redis: None,
+        redis_prefix: "dsh-kit-examples".to_owned(),
     };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("`{name}` needs a value"));
@@ -155,6 +172,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--allow" => options.allow.push(value("--allow")?),
             "--root" => options.roots.push(PathBuf::from(value("--root")?)),
             "--events" => options.events = Some(PathBuf::from(value("--events")?)),
+            "--redis" => options.redis = Some(value("--redis")?),
+            "--redis-prefix" => options.redis_prefix = value("--redis-prefix")?,
             other => return Err(format!("unknown argument `{other}`")),
         }
     }

@@ -250,6 +250,35 @@ impl Sessions {
         })
     }
 
+    /// Takes in session `id` of `client`, which this process did not open:
+    /// rmcp restored it from the session store, another replica having
+    /// opened it. It counts against the caps like any other, as used.
+    pub(crate) fn adopt(&self, id: &str, client: ClientKey) {
+        let mut table = self.table();
+        if table.sessions.contains_key(id) {
+            return;
+        }
+        let touched = table.tick();
+        let id: Arc<str> = Arc::from(id);
+        table.lru.insert(touched, Arc::clone(&id));
+        table
+            .clients
+            .entry(client.clone())
+            .or_default()
+            .lru
+            .insert(touched, Arc::clone(&id));
+        table.sessions.insert(
+            id,
+            Entry {
+                client,
+                touched,
+                opened: Instant::now(),
+                in_flight: 0,
+                used: true,
+            },
+        );
+    }
+
     /// Forgets session `id`, closed by the client or found gone.
     pub(crate) fn forget(&self, id: &str) {
         self.table().remove(id);
@@ -460,6 +489,21 @@ mod tests {
         );
         drop(_b);
         assert!(sessions.admit(peer(3)).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_session_restored_from_another_replica_counts_against_the_caps() {
+        let sessions = sessions(2, 2);
+        sessions.adopt("elsewhere", peer(1));
+        sessions.adopt("elsewhere", peer(1));
+        assert_eq!(sessions.open(), 1);
+        let _busy = sessions.begin("elsewhere").unwrap();
+        sessions.admit(peer(2)).await.unwrap().opened("b1");
+        // Full, and the adopted session is active: a newcomer evicts the idle one.
+        sessions.admit(peer(3)).await.unwrap().opened("c1");
+        let table = sessions.table();
+        assert!(table.sessions.contains_key("elsewhere"));
+        assert!(!table.sessions.contains_key("b1"));
     }
 
     #[tokio::test]

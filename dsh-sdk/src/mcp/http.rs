@@ -7,6 +7,8 @@
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
+
+use rmcp::transport::streamable_http_server::session::{EventStore, SessionStore};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -77,6 +79,11 @@ pub(crate) struct HttpSettings {
     pub(crate) resource_server: Option<crate::mcp::auth::ResourceServer>,
     /// Serving a non-loopback address with no resource server was chosen.
     pub(crate) trusted_network: bool,
+    /// Where sessions are kept for other replicas to take over, if anywhere.
+    pub(crate) session_store: Option<Arc<dyn SessionStore>>,
+    /// Where the events of session streams are kept for a client to resume
+    /// (`Last-Event-ID`) on any replica, if anywhere.
+    pub(crate) event_store: Option<Arc<dyn EventStore>>,
 }
 
 impl Default for HttpSettings {
@@ -93,6 +100,8 @@ impl Default for HttpSettings {
             allowed_hosts: Vec::new(),
             resource_server: None,
             trusted_network: false,
+            session_store: None,
+            event_store: None,
         }
     }
 }
@@ -191,8 +200,9 @@ pub(crate) async fn guard(
         .map(str::to_owned);
     if let Some(id) = session {
         let method = parts.method.clone();
+        let client = ClientKey::of(&parts.extensions);
         let request = Request::from_parts(parts, Body::from(bytes));
-        return on_session(sessions, &id, method, request, next).await;
+        return on_session(sessions, &id, client, method, request, next).await;
     }
     if parts.method != Method::POST || !reply::is_initialize(&bytes) {
         return next
@@ -224,6 +234,7 @@ const SESSION_ID: &str = "mcp-session-id";
 async fn on_session(
     sessions: &Arc<Sessions>,
     id: &str,
+    client: ClientKey,
     method: Method,
     request: Request,
     next: Next,
@@ -239,6 +250,10 @@ async fn on_session(
             return StatusCode::NO_CONTENT.into_response();
         }
         return response;
+    }
+    if active.is_none() && response.status().is_success() {
+        // Restored from the session store: another replica opened it.
+        sessions.adopt(id, client);
     }
     let Some(mut active) = active else {
         return response;

@@ -40,6 +40,11 @@
 //! - Long-running tools run as MCP tasks, kept in a [`TaskStore`] (in memory,
 //!   or a [`FileTaskStore`] that replicas share); [`McpServer::stateless`]
 //!   serves HTTP with no sessions, for replicas behind a load balancer.
+//! - What sessions hear (`list_changed`, resource updates, task status)
+//!   goes through an [`EventBus`], in-process by default. With the `redis`
+//!   feature, `mcp::redis` shares tasks, the bus and 2025-11-25 sessions among
+//!   replicas on any number of machines, behind a load balancer that need
+//!   not be sticky (`McpServer::redis`).
 //! - [`McpProxy`] connects to another MCP server (a child process's stdio, or
 //!   streamable HTTP, `https://` over rustls) and registers its tools as
 //!   [dynamic tools](crate::DynamicTool) that forward each call there. When
@@ -52,12 +57,15 @@
 mod admission;
 mod apps;
 pub mod auth;
+mod bus;
 mod cache;
 mod content;
 mod http;
 mod pins;
 mod prompts;
 mod proxy;
+#[cfg(feature = "redis")]
+pub mod redis;
 mod reply;
 mod resources;
 mod server;
@@ -67,6 +75,7 @@ mod task;
 mod task_store;
 mod wire;
 
+pub use bus::{BusEvent, EventBus, LocalEventBus};
 pub use cache::LIST_VERSION_META_KEY;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES,

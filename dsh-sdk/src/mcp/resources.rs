@@ -13,8 +13,8 @@ use rmcp::model::{
     ResourceContents, ResourceTemplate as McpResourceTemplate,
 };
 use serde_json::json;
-use tokio::sync::broadcast;
 
+use super::bus::{BusEvent, BusSlot};
 use super::cache;
 
 /// What [`ResourceProvider::read`] gives: the contents at the address, or
@@ -325,7 +325,8 @@ impl UriPattern {
 #[derive(Clone, Default)]
 pub(super) struct Resources {
     providers: Vec<Arc<dyn ResourceProvider>>,
-    updates: Option<broadcast::Sender<String>>,
+    /// The bus updates are announced on, once the server offers updates.
+    updates: Option<BusSlot>,
 }
 
 impl Resources {
@@ -333,14 +334,13 @@ impl Resources {
         self.providers.push(provider);
     }
 
-    /// Where updates are announced; made on first use.
-    pub(super) fn updates(&mut self) -> broadcast::Sender<String> {
-        self.updates
-            .get_or_insert_with(|| broadcast::channel(64).0)
-            .clone()
+    /// Offers updates, announced on `bus`.
+    pub(super) fn updates(&mut self, bus: &BusSlot) -> BusSlot {
+        self.updates.get_or_insert_with(|| bus.clone()).clone()
     }
 
-    pub(super) fn update_sender(&self) -> Option<&broadcast::Sender<String>> {
+    /// The bus updates are announced on, when the server offers them.
+    pub(super) fn update_sender(&self) -> Option<&BusSlot> {
         self.updates.as_ref()
     }
 
@@ -384,16 +384,17 @@ impl Resources {
 }
 
 /// Announces that a resource changed, to every session subscribed to it
-/// (`notifications/resources/updated`). From
+/// (`notifications/resources/updated`), on every replica the server's
+/// [event bus](super::EventBus) reaches. From
 /// [`McpServer::resource_updates`](super::McpServer::resource_updates).
 #[derive(Clone, Debug)]
-pub struct ResourceUpdates(pub(super) broadcast::Sender<String>);
+pub struct ResourceUpdates(pub(super) BusSlot);
 
 impl ResourceUpdates {
     /// The resource at `uri` changed.
     pub fn updated(&self, uri: impl Into<String>) {
-        // No session listening is not an error.
-        let _ = self.0.send(uri.into());
+        self.0
+            .publish(BusEvent::ResourceUpdated { uri: uri.into() });
     }
 }
 

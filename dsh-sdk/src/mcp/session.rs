@@ -31,6 +31,7 @@ use uuid::Uuid;
 
 use crate::event::Event;
 use crate::event::stream::StreamType;
+use crate::mcp::bus::{BusEvent, BusSlot};
 use crate::pool::Subscription;
 use crate::registry::Registry;
 use crate::tool::client::{
@@ -47,6 +48,59 @@ pub(super) struct Session {
     subscriptions: Arc<Mutex<BTreeSet<String>>>,
     /// Forwards updates of subscribed resources while the session lasts.
     forward: Mutex<Option<DropGuard>>,
+    /// The calls running on this session, for a cancel that reached another
+    /// replica.
+    pub(super) calls: Arc<Calls>,
+}
+
+/// The calls running on one session, by request id, and the session's id.
+#[derive(Default)]
+pub(super) struct Calls {
+    /// The HTTP session id, once a request named it.
+    id: std::sync::OnceLock<String>,
+    running: Mutex<std::collections::HashMap<String, CancellationToken>>,
+}
+
+impl Calls {
+    /// Call `request` runs on session `session` until the guard drops;
+    /// `token` stops it.
+    pub(super) fn track(
+        self: &Arc<Self>,
+        session: Option<String>,
+        request: String,
+        token: CancellationToken,
+    ) -> CallGuard {
+        if let Some(session) = session {
+            let _ = self.id.set(session);
+        }
+        lock(&self.running).insert(request.clone(), token);
+        CallGuard {
+            calls: Arc::clone(self),
+            request,
+        }
+    }
+
+    /// Stops call `request` if it runs here on session `session`.
+    pub(super) fn cancel(&self, session: &str, request: &str) {
+        if self.id.get().map(String::as_str) != Some(session) {
+            return;
+        }
+        if let Some(token) = lock(&self.running).get(request) {
+            token.cancel();
+        }
+    }
+}
+
+/// A call tracked by [`Calls::track`], until dropped.
+pub(super) struct CallGuard {
+    calls: Arc<Calls>,
+    request: String,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        lock(&self.calls.running).remove(&self.request);
+    }
 }
 
 impl Session {
@@ -79,12 +133,7 @@ impl Session {
 
     /// `resources/subscribe`: from now on, each update of `uri` announced on
     /// `updates` goes to the client as `notifications/resources/updated`.
-    pub(super) fn subscribe(
-        &self,
-        uri: String,
-        peer: &Peer<RoleServer>,
-        updates: &broadcast::Sender<String>,
-    ) {
+    pub(super) fn subscribe(&self, uri: String, peer: &Peer<RoleServer>, updates: &BusSlot) {
         lock(&self.subscriptions).insert(uri);
         let mut forward = lock(&self.forward);
         if forward.is_some() {
@@ -100,8 +149,8 @@ impl Session {
                 let uri = tokio::select! {
                     () = stopped.cancelled() => break,
                     update = updates.recv() => match update {
-                        Ok(uri) => uri,
-                        Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                        Ok(BusEvent::ResourceUpdated { uri }) => uri,
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
                         Err(broadcast::error::RecvError::Closed) => break,
                     },
                 };

@@ -28,6 +28,7 @@ use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::result::ToolResult;
 
+use super::bus::{BusEvent, BusSlot};
 use super::task_store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
 
 /// How long a task is kept after it was made, unless the server says: 1 hour.
@@ -59,6 +60,8 @@ pub(super) type Finish = Box<dyn FnOnce(ToolResult) -> Value + Send>;
 /// The tasks of one server: its store, and the calls this process runs.
 pub(super) struct Tasks {
     store: Arc<dyn TaskStore>,
+    /// Where each change of a task's state is announced.
+    bus: BusSlot,
     /// This process, as task records name their runner.
     runner: String,
     ttl: Duration,
@@ -69,9 +72,10 @@ pub(super) struct Tasks {
 }
 
 impl Tasks {
-    pub(super) fn new(store: Arc<dyn TaskStore>) -> Self {
+    pub(super) fn new(store: Arc<dyn TaskStore>, bus: BusSlot) -> Self {
         Tasks {
             store,
+            bus,
             runner: Uuid::new_v4().to_string(),
             ttl: DEFAULT_TASK_TTL,
             poll: DEFAULT_TASK_POLL_INTERVAL,
@@ -87,7 +91,7 @@ impl Tasks {
             ttl: self.ttl,
             poll: self.poll,
             max_running: self.max_running,
-            ..Tasks::new(Arc::new(MemoryTaskStore::default()))
+            ..Tasks::new(Arc::new(MemoryTaskStore::default()), self.bus.clone())
         }
     }
 
@@ -138,6 +142,7 @@ impl Tasks {
             self.running().remove(&record.id);
             return Err(store_error(&error));
         }
+        self.announce(&record);
         let created = CreateTaskResult::new(mcp_task(&record));
         let tasks = Arc::clone(self);
         let registry = registry.clone();
@@ -189,11 +194,20 @@ impl Tasks {
             let token = token.clone();
             let stop = stop.clone();
             let poll = self.poll;
+            let mut cancels = self.store.cancellations();
             async move {
                 loop {
                     tokio::select! {
                         () = stop.cancelled() => return,
                         () = tokio::time::sleep(poll) => {}
+                        id = cancelled(cancels.as_mut()) => {
+                            let guard = record.lock().await;
+                            if guard.as_ref().is_some_and(|current| current.id == id) {
+                                token.cancel();
+                                return;
+                            }
+                            continue;
+                        }
                     }
                     let mut guard = record.lock().await;
                     let Some(current) = guard.as_mut() else {
@@ -236,9 +250,19 @@ impl Tasks {
             done.outcome = Some(TaskOutcome::Result(finish(result)));
         }
         done.touch();
+        self.announce(&done);
         if let Err(error) = self.store.put(done).await {
             tracing::warn!("a task's end was not stored: {error}");
         }
+    }
+
+    /// Tells the sessions of every replica where the task is: when it
+    /// starts and when it ends (its progress messages stay in the store,
+    /// where a poll finds them, rather than wake every session).
+    fn announce(&self, record: &TaskRecord) {
+        self.bus.publish(BusEvent::TaskStatus {
+            task: legacy_task(record),
+        });
     }
 
     /// The record of task `id`, or invalid params naming it.
@@ -347,6 +371,23 @@ impl Tasks {
             .map_err(|error| store_error(&error))?;
         let tasks: Vec<Value> = records.iter().map(legacy_task).collect();
         Ok(json!({ "tasks": tasks }))
+    }
+}
+
+/// The next task id a store's cancellation stream names; never, for a
+/// store with none (its runners poll instead), or once the stream closed.
+async fn cancelled(cancels: Option<&mut tokio::sync::broadcast::Receiver<String>>) -> String {
+    let Some(cancels) = cancels else {
+        return std::future::pending().await;
+    };
+    loop {
+        match cancels.recv().await {
+            Ok(id) => return id,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                return std::future::pending().await;
+            }
+        }
     }
 }
 

@@ -195,6 +195,15 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Whether cancelling task `id` was asked for.
     fn cancel_requested<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+
+    /// The ids of the tasks whose cancelling is asked for from now on, on
+    /// any replica, as it is asked: a runner stops its task at once rather
+    /// than at its next look at [`cancel_requested`](Self::cancel_requested).
+    /// `None` (the default) for a store that has no such stream; its
+    /// runners look every poll interval.
+    fn cancellations(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
 }
 
 /// A [`TaskStore`] in a directory: one JSON file per task, written to a

@@ -1,7 +1,7 @@
 //! The examples' tests, in one test binary so the suite links once: the
 //! example tools, their cards and contracts, the MCP server driven by real
 //! clients, a protected server against a real authorization server,
-//! replicas behind nginx, and the browser (`browser/`), with the
+//! replicas behind nginx (sharing a directory, or Redis), and the browser (`browser/`), with the
 //! helpers they share (`common/`).
 
 mod common;
@@ -16,6 +16,7 @@ mod mcp_client_features;
 mod mcp_proxy;
 mod oauth;
 mod purity;
+mod redis;
 mod replay;
 mod replicas;
 mod tools;

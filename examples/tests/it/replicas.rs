@@ -26,10 +26,10 @@ use dsh_kit::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_kit::mcp::rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
 
-const MCP_SERVER: &str = env!("CARGO_BIN_EXE_dsh-mcp-server");
-const CONFORMANCE_SERVER: &str = env!("CARGO_BIN_EXE_dsh-conformance-server");
+pub(crate) const MCP_SERVER: &str = env!("CARGO_BIN_EXE_dsh-mcp-server");
+pub(crate) const CONFORMANCE_SERVER: &str = env!("CARGO_BIN_EXE_dsh-conformance-server");
 /// The longest any one step here may take.
-const STEP: Duration = Duration::from_secs(20);
+pub(crate) const STEP: Duration = Duration::from_secs(20);
 
 /// The conformance scenarios run through nginx: each stands alone on a
 /// server with no sessions (no server-to-client requests, no subscriptions).
@@ -66,14 +66,14 @@ pub(crate) fn nginx() -> Option<PathBuf> {
 }
 
 /// A server process on a free loopback port; killed when dropped.
-struct Replica {
-    child: Child,
-    addr: SocketAddr,
-    url: String,
+pub(crate) struct Replica {
+    pub(crate) child: Child,
+    pub(crate) addr: SocketAddr,
+    pub(crate) url: String,
 }
 
 impl Replica {
-    fn start(binary: &str, args: &[&str]) -> Self {
+    pub(crate) fn start(binary: &str, args: &[&str]) -> Self {
         let mut command = Command::new(binary);
         command
             .args(["--http", "127.0.0.1:0"])
@@ -97,14 +97,14 @@ impl Drop for Replica {
 }
 
 /// nginx in front of `upstreams`, round-robin; killed when dropped.
-struct Nginx {
+pub(crate) struct Nginx {
     child: Child,
     scratch: Scratch,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Nginx {
-    fn start(nginx: &Path, upstreams: &[SocketAddr]) -> Self {
+    pub(crate) fn start(nginx: &Path, upstreams: &[SocketAddr]) -> Self {
         let scratch = Scratch::new("nginx");
         let dir = scratch.file("");
         std::fs::create_dir_all(dir.join("temp")).unwrap();
@@ -187,7 +187,7 @@ http {{
     }
 
     /// Asserts that nginx passed requests to every one of `replicas`.
-    fn served_by_all(&self, replicas: &[&Replica]) {
+    pub(crate) fn served_by_all(&self, replicas: &[&Replica]) {
         // The access log's fourth field is the upstream of each request.
         let upstreams: Vec<String> = std::fs::read_to_string(self.scratch.file("access.log"))
             .unwrap_or_default()
@@ -212,7 +212,7 @@ impl Drop for Nginx {
 }
 
 /// A port nothing listens on now.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .map(|addr| addr.port())
@@ -247,7 +247,7 @@ fn the_python_sdk_probe_runs_through_nginx_over_two_replicas() {
 
 /// An rmcp client that takes tasks.
 #[derive(Clone)]
-struct TaskClient;
+pub(crate) struct TaskClient;
 
 impl ClientHandler for TaskClient {
     fn get_info(&self) -> ClientConfig {
@@ -258,7 +258,7 @@ impl ClientHandler for TaskClient {
     }
 }
 
-async fn connect(url: &str) -> RunningService<RoleClient, TaskClient> {
+pub(crate) async fn connect(url: &str) -> RunningService<RoleClient, TaskClient> {
     let transport = StreamableHttpClientTransport::from_uri(url);
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -270,7 +270,7 @@ async fn connect(url: &str) -> RunningService<RoleClient, TaskClient> {
 }
 
 /// Starts `slow_task` for `ms`, giving the task id.
-async fn start(client: &RunningService<RoleClient, TaskClient>, ms: u64) -> String {
+pub(crate) async fn start(client: &RunningService<RoleClient, TaskClient>, ms: u64) -> String {
     let Value::Object(args) = json!({ "ms": ms }) else {
         unreachable!("an object literal")
     };
@@ -285,7 +285,10 @@ async fn start(client: &RunningService<RoleClient, TaskClient>, ms: u64) -> Stri
     }
 }
 
-async fn until_done(client: &RunningService<RoleClient, TaskClient>, id: &str) -> DetailedTask {
+pub(crate) async fn until_done(
+    client: &RunningService<RoleClient, TaskClient>,
+    id: &str,
+) -> DetailedTask {
     tokio::time::timeout(STEP, async {
         loop {
             let got = client

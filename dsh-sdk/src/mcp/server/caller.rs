@@ -24,3 +24,18 @@ pub(super) fn principal(context: &RequestContext<RoleServer>) -> Arc<Principal> 
         .unwrap_or_else(|| Principal::shared_host())
         .clone()
 }
+
+/// The longest session id read from a request.
+const MAX_SESSION_ID: usize = 256;
+
+/// The HTTP session (`Mcp-Session-Id`) a request or notification came on,
+/// if any.
+pub(super) fn session_id(extensions: &rmcp::model::Extensions) -> Option<String> {
+    let id = extensions
+        .get::<Parts>()?
+        .headers
+        .get("mcp-session-id")?
+        .to_str()
+        .ok()?;
+    (id.len() <= MAX_SESSION_ID).then(|| id.to_owned())
+}

@@ -48,7 +48,20 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let _running = self.session.calls.track(
+            super::caller::session_id(&context.extensions),
+            context.id.to_string(),
+            context.ct.clone(),
+        );
         self.answer_call(request, context).await
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: rmcp::model::CancelledNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) {
+        self.cancel_elsewhere(notification, &context);
     }
 
     async fn get_task(

@@ -2,17 +2,20 @@
 //! follow it or a `subscriptions/listen` stream, and the requests rmcp could
 //! not read.
 
-use std::sync::PoisonError;
+use std::sync::{Arc, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CustomRequest, CustomResult, ErrorCode, InitializeRequestParams,
-    InitializeResult,
+    CallToolRequestParams, CancelledNotificationParam, CustomRequest, CustomResult, ErrorCode,
+    InitializeRequestParams, InitializeResult,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::mcp::bus::BusEvent;
+use crate::mcp::session::Calls;
 
 use super::McpServer;
 
@@ -42,8 +45,6 @@ pub(super) enum ListChanged {
     /// No `initialize` yet.
     #[default]
     Idle,
-    /// Initialized, not yet confirmed: the changes since `initialize`.
-    Pending(watch::Receiver<()>),
     /// Sending; dropping the guard stops it.
     Sending { _stop: DropGuard },
 }
@@ -55,34 +56,64 @@ impl McpServer {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Starts, once per server, announcing the registry's tool changes on
+    /// the event bus, where the sessions of every replica hear them. Needs
+    /// a tokio runtime; without one, it is left for the next call.
+    pub(super) fn forward_tool_changes(&self) {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return;
+        }
+        self.forwarding.call_once(|| {
+            let mut changes = self.registry.watch_tools();
+            changes.mark_unchanged();
+            let bus = self.bus.clone();
+            tokio::spawn(async move {
+                while changes.changed().await.is_ok() {
+                    bus.publish(BusEvent::ToolsChanged);
+                }
+            });
+        });
+    }
+
     /// `initialize`: the peer is recorded and the protocol negotiated.
     pub(super) fn initialize_session(
         &self,
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        self.forward_tool_changes();
         // Changes from here on are news to the client: it lists the tools
-        // after this answer.
-        *self.list_changed() = ListChanged::Pending(self.registry.watch_tools());
+        // after this answer. The session hears the bus from now on, not
+        // from `notifications/initialized`: behind a load balancer that is
+        // not sticky, that notification may go to another replica, and
+        // this one must still hear the cancels of the calls it runs.
+        self.hear_bus(context.peer.clone(), self.bus.subscribe());
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
 
-    /// `notifications/initialized`: starts sending `list_changed`.
+    /// `notifications/initialized`: sends `list_changed` from now on, if
+    /// `initialize` did not start it already.
     pub(super) fn start_list_changed(&self, context: NotificationContext<RoleServer>) {
-        let mut changes = match std::mem::take(&mut *self.list_changed()) {
-            ListChanged::Pending(changes) => changes,
-            _ => self.registry.watch_tools(),
-        };
+        self.forward_tool_changes();
+        if matches!(*self.list_changed(), ListChanged::Idle) {
+            self.hear_bus(context.peer, self.bus.subscribe());
+        }
+    }
+
+    /// Until the session ends, sends `list_changed` for each change of the
+    /// tools on any replica, and stops the session's calls that its client
+    /// cancelled through another replica.
+    fn hear_bus(&self, peer: rmcp::Peer<RoleServer>, mut changes: broadcast::Receiver<BusEvent>) {
         let stop = CancellationToken::new();
-        let peer = context.peer;
         let stopped = stop.clone();
+        let calls = Arc::clone(&self.session.calls);
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     () = stopped.cancelled() => break,
-                    changed = changes.changed() => {
-                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                    changed = session_event(&mut changes, &calls) => {
+                        if !changed || peer.notify_tool_list_changed().await.is_err() {
                             break;
                         }
                     }
@@ -92,6 +123,27 @@ impl McpServer {
         *self.list_changed() = ListChanged::Sending {
             _stop: stop.drop_guard(),
         };
+    }
+
+    /// `notifications/cancelled`: rmcp stops the request if this process
+    /// runs it; the bus tells the other replicas, in case one of them does
+    /// (a load balancer that is not sticky sends a session's requests
+    /// anywhere).
+    pub(super) fn cancel_elsewhere(
+        &self,
+        notification: CancelledNotificationParam,
+        context: &NotificationContext<RoleServer>,
+    ) {
+        let (Some(request), Some(session)) = (
+            notification.request_id,
+            super::caller::session_id(&context.extensions),
+        ) else {
+            return;
+        };
+        self.bus.publish(BusEvent::RequestCancelled {
+            session,
+            request: request.to_string(),
+        });
     }
 
     /// A request rmcp could not read as any method it knows: one naming a
@@ -145,17 +197,49 @@ impl McpServer {
             context.cancelled().await;
             return Ok(());
         }
-        let mut changes = self.registry.watch_tools();
-        changes.mark_unchanged();
+        self.forward_tool_changes();
+        let mut changes = self.bus.subscribe();
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
-                changed = changes.changed() => {
-                    if changed.is_err() || context.sink().notify_tool_list_changed().await.is_err() {
+                changed = tools_changed(&mut changes) => {
+                    if !changed || context.sink().notify_tool_list_changed().await.is_err() {
                         return Ok(());
                     }
                 }
             }
+        }
+    }
+}
+
+/// Waits for the tools to change on any replica, stopping meanwhile the
+/// calls of this session that a client cancelled through another replica:
+/// `true` when the tools changed (or events were missed, which may have
+/// held a change), `false` when the bus closed.
+async fn session_event(events: &mut broadcast::Receiver<BusEvent>, calls: &Calls) -> bool {
+    loop {
+        match events.recv().await {
+            Ok(BusEvent::ToolsChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                return true;
+            }
+            Ok(BusEvent::RequestCancelled { session, request }) => calls.cancel(&session, &request),
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Closed) => return false,
+        }
+    }
+}
+
+/// Waits for the tools to change on any replica: `true` when they did (or
+/// events were missed, which may have held a change), `false` when the bus
+/// closed.
+async fn tools_changed(events: &mut broadcast::Receiver<BusEvent>) -> bool {
+    loop {
+        match events.recv().await {
+            Ok(BusEvent::ToolsChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                return true;
+            }
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Closed) => return false,
         }
     }
 }

@@ -24,6 +24,7 @@ use rmcp::model::Implementation;
 use crate::registry::Registry;
 
 use super::apps;
+use super::bus::{BusSlot, EventBus};
 use super::http::HttpSettings;
 use super::prompts::{Prompt, Prompts};
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
@@ -86,7 +87,8 @@ use offers::Offers;
 /// - Registering or dropping a tool, or loading a deferred one, sends
 ///   `notifications/tools/list_changed` to every session that began with
 ///   `initialize`, and, from 2026-07-28 on, on every `subscriptions/listen`
-///   stream that asked for it.
+///   stream that asked for it: the sessions of this process, and of every
+///   replica sharing its [event bus](Self::event_bus).
 /// - Every request is answered as its caller, a
 ///   [`Principal`](crate::Principal): the one an authenticating layer in
 ///   front of the HTTP server put, as an `Arc<Principal>`, into the
@@ -120,12 +122,18 @@ pub struct McpServer {
     tasks: Arc<Tasks>,
     /// Serve HTTP with no session: any replica answers any request.
     stateless: bool,
+    /// Where `list_changed`, resource updates and task changes go, to the
+    /// sessions of every replica.
+    bus: BusSlot,
+    /// Starts, once, the forwarding of the registry's tool changes to the bus.
+    forwarding: Arc<std::sync::Once>,
 }
 
 impl McpServer {
     /// Serves `registry`, naming itself `dsh-kit` with this crate's version.
     pub fn new(registry: Registry) -> Self {
         let card_views = apps::CardViews(registry.clone());
+        let bus = BusSlot::default();
         McpServer {
             registry,
             info: Arc::new(Implementation::new("dsh-kit", env!("CARGO_PKG_VERSION"))),
@@ -141,9 +149,25 @@ impl McpServer {
                 prompts: Prompts::default(),
             }),
             session: Session::default(),
-            tasks: Arc::new(Tasks::new(Arc::new(MemoryTaskStore::default()))),
+            tasks: Arc::new(Tasks::new(
+                Arc::new(MemoryTaskStore::default()),
+                bus.clone(),
+            )),
             stateless: false,
+            bus,
+            forwarding: Arc::new(std::sync::Once::new()),
         }
+    }
+
+    /// Where the server announces what its sessions must hear: tool list
+    /// changes, resource updates, task status changes (see [`EventBus`]).
+    /// The default reaches the sessions of this process; replicas of a
+    /// server share one across processes, such as a
+    /// `mcp::redis::RedisEventBus`, so that a client
+    /// connected to any replica hears what happened on another.
+    pub fn event_bus(self, bus: impl EventBus) -> Self {
+        self.bus.replace(Arc::new(bus));
+        self
     }
 
     /// Where tasks are kept (see [`TaskStore`]). The default keeps them in
@@ -154,6 +178,22 @@ impl McpServer {
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.tasks = Arc::new(self.tasks.with_store(Arc::new(store)));
         self
+    }
+
+    /// Shares this server's state with its other replicas through `redis`:
+    /// tasks ([`Redis::task_store`](super::redis::Redis::task_store)), the
+    /// events sessions hear ([`Redis::event_bus`](super::redis::Redis::event_bus)),
+    /// and HTTP sessions with their stream events
+    /// ([`Redis::session_store`](super::redis::Redis::session_store),
+    /// [`Redis::event_store`](super::redis::Redis::event_store)), so replicas
+    /// sit behind a load balancer that is not sticky. Needs the `redis`
+    /// feature; see [`mcp::redis`](super::redis).
+    #[cfg(feature = "redis")]
+    pub fn redis(self, redis: &super::redis::Redis) -> Self {
+        self.task_store(redis.task_store())
+            .event_bus(redis.event_bus())
+            .session_store(Arc::new(redis.session_store()))
+            .event_store(Arc::new(redis.event_store()))
     }
 
     /// How long a task is kept after it starts; defaults to
@@ -206,7 +246,7 @@ impl McpServer {
     /// Where to announce that a resource changed, so sessions subscribed to
     /// it (`resources/subscribe`) get `notifications/resources/updated`.
     pub fn resource_updates(&mut self) -> ResourceUpdates {
-        ResourceUpdates(Arc::make_mut(&mut self.offers).resources.updates())
+        ResourceUpdates(Arc::make_mut(&mut self.offers).resources.updates(&self.bus))
     }
 
     /// The name and version the server gives clients (`serverInfo`).
@@ -240,6 +280,8 @@ impl Clone for McpServer {
             session: Session::default(),
             tasks: Arc::clone(&self.tasks),
             stateless: self.stateless,
+            bus: self.bus.clone(),
+            forwarding: Arc::clone(&self.forwarding),
         }
     }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::{EventStore, SessionStore};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
@@ -137,6 +138,25 @@ impl McpServer {
         self
     }
 
+    /// Keeps each HTTP session's `initialize` in `store` (rmcp's
+    /// [`SessionStore`]), so that a request on a session this process does
+    /// not hold (another replica opened it, behind a load balancer that is
+    /// not sticky) restores it here rather than getting `404`. See
+    /// `mcp::redis::RedisSessionStore` (the `redis` feature).
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.http.session_store = Some(store);
+        self
+    }
+
+    /// Keeps the events of HTTP session streams in `store` (rmcp's
+    /// [`EventStore`]), so that a client that lost its stream resumes it
+    /// with `Last-Event-ID` on any replica. See
+    /// `mcp::redis::RedisEventStore` (the `redis` feature).
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.http.event_store = Some(store);
+        self
+    }
+
     /// The HTTP side as an axum [`Router`](axum::Router), to put in your own
     /// app beside your routes and middleware: MCP at `path`, with every limit
     /// [`serve_http`](Self::serve_http) keeps (the body size and read
@@ -180,19 +200,24 @@ impl McpServer {
         path: &str,
         stop: CancellationToken,
     ) -> (axum::Router, Option<Arc<Sessions>>) {
+        self.forward_tool_changes();
         let settings = self.http.clone();
         // JSON replies wherever rmcp can give them (no sessions, or the
         // 2026-07-28 protocol): a request whose first message back is its
         // result gets it as `application/json`; a stream only when the
         // handler sends something before it.
-        let config = StreamableHttpServerConfig::default()
+        let mut config = StreamableHttpServerConfig::default()
             .with_json_response(true)
             .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop)
             .with_allowed_hosts(settings.hosts())
             .with_allowed_origins(settings.origins())
             .with_max_request_body_bytes(settings.max_body_bytes);
+        config.session_store = settings.session_store.clone();
         let mut manager = LocalSessionManager::default();
+        if let Some(events) = &settings.event_store {
+            manager = manager.with_event_store(Arc::clone(events));
+        }
         manager.session_config.keep_alive = Some(settings.session_idle_timeout);
         let manager = Arc::new(manager);
         let sessions = (!self.stateless)

@@ -7,6 +7,7 @@ mod offers;
 mod paths;
 mod pins;
 mod proxy;
+mod redis;
 mod server;
 mod sessions;
 mod tasks;

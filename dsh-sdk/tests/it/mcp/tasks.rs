@@ -255,6 +255,28 @@ async fn tasks_result_waits_for_the_end() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_start_and_end_go_out_on_the_event_bus() {
+    let bus = dsh_kit::mcp::LocalEventBus::default();
+    let mut heard = dsh_kit::mcp::EventBus::subscribe(&bus);
+    let server = serve(McpServer::new(registry()).event_bus(bus)).await;
+    let client = connect(&server, true, ClientLifecycleMode::Initialize).await;
+    let id = start(&client, 50).await;
+    until_done(&client, &id).await;
+    let mut statuses = Vec::new();
+    while statuses.len() < 2 {
+        let event = tokio::time::timeout(STEP, heard.recv())
+            .await
+            .expect("the bus carries the task's changes")
+            .unwrap();
+        if let dsh_kit::mcp::BusEvent::TaskStatus { task } = event {
+            assert_eq!(task["taskId"], json!(id));
+            statuses.push(task["status"].clone());
+        }
+    }
+    assert_eq!(statuses, [json!("working"), json!("completed")]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_task_stops_its_call() {
     let server = serve(McpServer::new(registry())).await;
     let client = connect(&server, true, ClientLifecycleMode::Initialize).await;
