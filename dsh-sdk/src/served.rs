@@ -24,6 +24,7 @@ pub(crate) enum BindError {
 
 /// Binds `addr`, which must be a loopback address (`127.0.0.1:0` picks a
 /// free port); returns the listener and the address it got.
+#[cfg(feature = "playground")]
 pub(crate) async fn bind_loopback(
     addr: SocketAddr,
 ) -> Result<(TcpListener, SocketAddr), BindError> {
