@@ -98,7 +98,9 @@ pub use status::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
 pub use task::{
     DEFAULT_MAX_RUNNING_TASKS, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore,
 };
-pub use task_store::{FileTaskStore, TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
+pub use task_store::{
+    FileTaskStore, TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
+};
 pub use wire::{CONTRACT_META_KEY, TASK_SUPPORT_META_KEY};
 
 /// The rmcp crate this module is built on, for its transports and types.

@@ -29,7 +29,7 @@ use crate::registry::Registry;
 use crate::result::ToolResult;
 
 use super::bus::{BusEvent, BusSlot};
-use super::task_store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
+use super::task_store::{TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError};
 
 /// How long a task is kept after it was made, unless the server says: 1 hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
@@ -120,10 +120,11 @@ impl Tasks {
         registry: &Registry,
         tool: &str,
         call: ToolCall,
+        owner: &TaskOwner,
         finish: Finish,
     ) -> Result<CreateTaskResult, ErrorData> {
         let token = CancellationToken::new();
-        let record = TaskRecord::new(tool, self.ttl, self.poll, &self.runner);
+        let record = TaskRecord::new(tool, self.ttl, self.poll, &self.runner).owned_by(owner);
         {
             let mut running = self.running();
             if running.len() >= self.max_running {
@@ -266,10 +267,16 @@ impl Tasks {
     }
 
     /// The record of task `id`, or invalid params naming it.
-    pub(super) async fn record(&self, id: &str) -> Result<TaskRecord, ErrorData> {
+    pub(super) async fn record(
+        &self,
+        id: &str,
+        owner: &TaskOwner,
+    ) -> Result<TaskRecord, ErrorData> {
         match self.store.get(id).await {
-            Ok(Some(record)) => Ok(record),
-            Ok(None) => Err(ErrorData::invalid_params(
+            // Another principal's task is answered as one that never was:
+            // its id tells nothing.
+            Ok(Some(record)) if owner.owns(&record) => Ok(record),
+            Ok(_) => Err(ErrorData::invalid_params(
                 format!("no task `{}`: it never existed, or it expired", cut(id)),
                 None,
             )),
@@ -278,8 +285,8 @@ impl Tasks {
     }
 
     /// `tasks/get`: the task with its result or error once it ended.
-    pub(super) async fn get(&self, id: &str) -> Result<DetailedTask, ErrorData> {
-        let record = self.record(id).await?;
+    pub(super) async fn get(&self, id: &str, owner: &TaskOwner) -> Result<DetailedTask, ErrorData> {
+        let record = self.record(id, owner).await?;
         let payload = match record.status {
             TaskStatus::Completed => TaskPayload::Completed {
                 result: object(record.result().cloned()),
@@ -294,8 +301,12 @@ impl Tasks {
     }
 
     /// `tasks/cancel`: asks whichever replica runs the task to stop it.
-    pub(super) async fn cancel(&self, id: &str) -> Result<TaskRecord, ErrorData> {
-        let record = self.record(id).await?;
+    pub(super) async fn cancel(
+        &self,
+        id: &str,
+        owner: &TaskOwner,
+    ) -> Result<TaskRecord, ErrorData> {
+        let record = self.record(id, owner).await?;
         if record.status.is_terminal() {
             return Ok(record);
         }
@@ -311,10 +322,10 @@ impl Tasks {
 
     /// `tasks/result` (MCP 2025-11-25): waits for the task to end, then
     /// answers what the `tools/call` would have.
-    pub(super) async fn result(&self, id: &str) -> Result<Value, ErrorData> {
+    pub(super) async fn result(&self, id: &str, owner: &TaskOwner) -> Result<Value, ErrorData> {
         let waited = tokio::time::timeout(MAX_RESULT_WAIT, async {
             loop {
-                let record = self.record(id).await?;
+                let record = self.record(id, owner).await?;
                 if record.status.is_terminal() {
                     return Ok(record);
                 }
@@ -361,15 +372,18 @@ impl Tasks {
         }
     }
 
-    /// `tasks/list` (MCP 2025-11-25): the tasks in the store, in the
+    /// `tasks/list` (MCP 2025-11-25): `owner`'s tasks in the store, in the
     /// 2025-11-25 shape.
-    pub(super) async fn list(&self) -> Result<Value, ErrorData> {
+    pub(super) async fn list(&self, owner: &TaskOwner) -> Result<Value, ErrorData> {
         let records = self
             .store
             .list(MAX_LISTED)
             .await
             .map_err(|error| store_error(&error))?;
-        let tasks: Vec<Value> = records.iter().map(legacy_task).collect();
+        let tasks: Vec<Value> = (records.iter())
+            .filter(|record| owner.owns(record))
+            .map(legacy_task)
+            .collect();
         Ok(json!({ "tasks": tasks }))
     }
 }

@@ -49,6 +49,47 @@ pub struct TaskRecord {
     pub outcome: Option<TaskOutcome>,
     /// The server process that runs the task (its replica id).
     pub runner: String,
+    /// Who started the task ([`TaskOwner`]): only they may poll, fetch,
+    /// cancel or list it. `None` for the host's own tasks (a server with
+    /// no authenticator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+}
+
+/// The owner a task records for the principal that started it: its issuer
+/// and subject, `None` for the host.
+///
+/// ```
+/// use dsh_kit::Principal;
+/// use dsh_kit::mcp::TaskOwner;
+///
+/// assert_eq!(TaskOwner::of(&Principal::host()).key(), None);
+/// let ada = Principal::new("ada").with_issuer("https://auth.example.com");
+/// assert_eq!(TaskOwner::of(&ada).key(), Some(r#"["https://auth.example.com","ada"]"#));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskOwner(Option<String>);
+
+impl TaskOwner {
+    /// The owner of the tasks `principal` starts.
+    pub fn of(principal: &crate::Principal) -> Self {
+        if principal.is_host() {
+            return TaskOwner(None);
+        }
+        let key = serde_json::to_string(&(principal.issuer().unwrap_or(""), principal.subject()))
+            .unwrap_or_default();
+        TaskOwner(Some(key))
+    }
+
+    /// The key a [`TaskRecord`] keeps as its `owner`.
+    pub fn key(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+
+    /// Whether `record` is this owner's.
+    pub fn owns(&self, record: &TaskRecord) -> bool {
+        record.owner.as_deref() == self.key()
+    }
 }
 
 /// What a task ended with: one or the other, never both.
@@ -94,7 +135,14 @@ impl TaskRecord {
             poll_interval_ms: millis(poll),
             outcome: None,
             runner: runner.to_owned(),
+            owner: None,
         }
+    }
+
+    /// The record, started by `owner`.
+    pub fn owned_by(mut self, owner: &TaskOwner) -> Self {
+        self.owner = owner.key().map(str::to_owned);
+        self
     }
 
     /// Whether the task's time to live has passed.

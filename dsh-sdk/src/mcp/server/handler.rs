@@ -12,7 +12,8 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::McpServer;
+use super::{McpServer, caller};
+use crate::mcp::task_store::TaskOwner;
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -67,17 +68,21 @@ impl ServerHandler for McpServer {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        Ok(GetTaskResult::new(self.tasks.get(&request.task_id).await?))
+        let owner = TaskOwner::of(&caller::principal(&context));
+        Ok(GetTaskResult::new(
+            self.tasks.get(&request.task_id, &owner).await?,
+        ))
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel(&request.task_id).await.map(drop)
+        let owner = TaskOwner::of(&caller::principal(&context));
+        self.tasks.cancel(&request.task_id, &owner).await.map(drop)
     }
 
     /// No task of this server asks for input: responses are acknowledged
@@ -85,9 +90,10 @@ impl ServerHandler for McpServer {
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.record(&request.task_id).await.map(drop)
+        let owner = TaskOwner::of(&caller::principal(&context));
+        self.tasks.record(&request.task_id, &owner).await.map(drop)
     }
 
     /// Every provider's resources: first the MCP Apps card views, one `ui://`
@@ -200,9 +206,10 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        self.unread_request(request).await
+        let owner = TaskOwner::of(&caller::principal(&context));
+        self.unread_request(request, &owner).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

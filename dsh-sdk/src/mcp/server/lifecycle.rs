@@ -16,6 +16,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::mcp::bus::BusEvent;
 use crate::mcp::session::Calls;
+use crate::mcp::task_store::TaskOwner;
 
 use super::McpServer;
 
@@ -152,6 +153,7 @@ impl McpServer {
     pub(super) async fn unread_request(
         &self,
         request: CustomRequest,
+        owner: &TaskOwner,
     ) -> Result<CustomResult, ErrorData> {
         let CustomRequest { method, params, .. } = request;
         let task_id = || {
@@ -166,8 +168,10 @@ impl McpServer {
         };
         // MCP 2025-11-25's task methods that the tasks extension dropped.
         match method.as_str() {
-            "tasks/result" => return self.tasks.result(&task_id()?).await.map(CustomResult),
-            "tasks/list" => return self.tasks.list().await.map(CustomResult),
+            "tasks/result" => {
+                return (self.tasks.result(&task_id()?, owner).await).map(CustomResult);
+            }
+            "tasks/list" => return self.tasks.list(owner).await.map(CustomResult),
             _ => {}
         }
         if !KNOWN_METHODS.contains(&method.as_str()) {

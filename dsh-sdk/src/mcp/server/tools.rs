@@ -14,6 +14,7 @@ use crate::export::{Format, export_tool};
 use crate::mcp::apps;
 use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
+use crate::mcp::task_store::TaskOwner;
 use crate::mcp::wire::{complete, mcp_tool, request_state};
 use crate::pipeline::ToolCall;
 use crate::principal::Principal;
@@ -161,6 +162,7 @@ impl McpServer {
         principal: Arc<Principal>,
         object_output_only: bool,
     ) -> Result<CallToolResponse, ErrorData> {
+        let owner = TaskOwner::of(&principal);
         let call = ToolCall::new(name, args).principal(principal);
         let registry = self.registry.clone();
         let owned = name.to_owned();
@@ -168,7 +170,9 @@ impl McpServer {
             let call = complete(&registry, &owned, result, object_output_only);
             serde_json::to_value(call).unwrap_or_default()
         });
-        let task = self.tasks.start(&self.registry, name, call, finish).await?;
+        let task = (self.tasks)
+            .start(&self.registry, name, call, &owner, finish)
+            .await?;
         Ok(CallToolResponse::Task(task))
     }
 }

@@ -929,6 +929,72 @@ async fn a_session_is_served_only_to_the_principal_that_started_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_seen_only_by_the_principal_that_started_it() {
+    use super::tasks::{Client, custom, start_tool, until_done};
+    use dsh_kit::mcp::rmcp::{ClientLifecycleMode, ClientServiceExt};
+    use dsh_kit::mcp::rmcp::model::{CancelTaskParams, GetTaskParams};
+
+    catch_logs();
+    let issuer = Issuer::start().await;
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let server = McpServer::new(super::tasks::registry())
+        .resource_server(ResourceServer::jwt(&resource, &issuer.url))
+        .task_poll_interval(Duration::from_millis(20))
+        .serve_http(SocketAddr::from(([127, 0, 0, 1], port)))
+        .await
+        .unwrap();
+    let token = |subject: &str| {
+        let mut claims = issuer.claims(&resource, "notes:write");
+        claims["sub"] = json!(subject);
+        issuer.sign(&claims)
+    };
+    let connect = |subject: &str| {
+        let config =
+            StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(token(subject));
+        let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+        async move {
+            tokio::time::timeout(
+                STEP,
+                Client { tasks: true }
+                    .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize),
+            )
+            .await
+            .unwrap()
+            .unwrap()
+        }
+    };
+    let ada = connect("ada").await;
+    let bob = connect("bob").await;
+    let id = start_tool(&ada, "slow", json!({ "ms": 300 })).await;
+
+    // To bob, ada's task is one that never was: get, cancel, result, list.
+    let unknown = format!("no task `{id}`: it never existed, or it expired");
+    let got = bob.get_task(GetTaskParams::new(&id)).await.unwrap_err();
+    assert!(got.to_string().contains(&unknown), "{got}");
+    let cancelled = bob
+        .cancel_task(CancelTaskParams::new(&id))
+        .await
+        .unwrap_err();
+    assert!(cancelled.to_string().contains(&unknown), "{cancelled}");
+    let fetched = custom(&bob, "tasks/result", json!({ "taskId": id }))
+        .await
+        .unwrap_err();
+    assert!(fetched.contains(&unknown), "{fetched}");
+    let listed = custom(&bob, "tasks/list", json!({})).await.unwrap();
+    assert_eq!(listed["tasks"], json!([]), "{listed}");
+
+    // Ada's own: listed, and it ran to its end, bob's cancel notwithstanding.
+    let listed = custom(&ada, "tasks/list", json!({})).await.unwrap();
+    assert_eq!(listed["tasks"][0]["taskId"], json!(id), "{listed}");
+    let done = until_done(&ada, &id).await;
+    assert_eq!(
+        done.task.status,
+        dsh_kit::mcp::rmcp::model::TaskStatus::Completed
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_authorization_server_is_a_503_not_a_bad_token() {
     catch_logs();
     let nowhere = format!("http://127.0.0.1:{}", free_port());

@@ -70,8 +70,8 @@ async fn batch() -> String {
 
 /// A client that takes tasks, or not.
 #[derive(Clone)]
-struct Client {
-    tasks: bool,
+pub(super) struct Client {
+    pub(super) tasks: bool,
 }
 
 impl ClientHandler for Client {
@@ -84,7 +84,7 @@ impl ClientHandler for Client {
     }
 }
 
-fn registry() -> Registry {
+pub(super) fn registry() -> Registry {
     let registry = Registry::new();
     registry.register::<slow>().unwrap().keep();
     registry.register::<batch>().unwrap().keep();
@@ -137,7 +137,7 @@ async fn start(client: &RunningService<RoleClient, Client>, ms: u64) -> String {
 }
 
 /// Starts `tool` as a task, giving its id.
-async fn start_tool(
+pub(super) async fn start_tool(
     client: &RunningService<RoleClient, Client>,
     tool: &str,
     args: Value,
@@ -155,7 +155,7 @@ async fn start_tool(
 }
 
 /// Polls `tasks/get` until the task ends.
-async fn until_done(
+pub(super) async fn until_done(
     client: &RunningService<RoleClient, Client>,
     id: &str,
 ) -> dsh_kit::mcp::rmcp::model::DetailedTask {
@@ -175,7 +175,7 @@ async fn until_done(
     .expect("the task ends in time")
 }
 
-async fn custom(
+pub(super) async fn custom(
     client: &RunningService<RoleClient, Client>,
     method: &str,
     params: Value,
