@@ -122,6 +122,39 @@ impl Failure {
 }
 
 impl Cause {
+    /// Its name in snake case, as it serializes (`invalid_arguments`): the
+    /// `error.type` of the call's span and metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::UnknownTool => "unknown_tool",
+            Cause::Unavailable => "unavailable",
+            Cause::InvalidArguments => "invalid_arguments",
+            Cause::Denied => "denied",
+            Cause::Rejected => "rejected",
+            Cause::Tool => "tool",
+            Cause::Panicked => "panicked",
+            Cause::HookPanicked => "hook_panicked",
+            Cause::Timeout => "timeout",
+            Cause::Cancelled => "cancelled",
+            Cause::InvalidOutput => "invalid_output",
+            Cause::Blocked => "blocked",
+            Cause::RenderFailed => "render_failed",
+        }
+    }
+
+    /// Whether a call that failed this way was refused before its tool
+    /// ran: unknown, unavailable, invalid arguments, denied or rejected.
+    pub fn is_refusal(self) -> bool {
+        matches!(
+            self,
+            Cause::UnknownTool
+                | Cause::Unavailable
+                | Cause::InvalidArguments
+                | Cause::Denied
+                | Cause::Rejected
+        )
+    }
+
     /// How a call that failed this way ended: `timeout` and `cancelled` for
     /// those causes, `error` for every other.
     pub fn status(self) -> Status {

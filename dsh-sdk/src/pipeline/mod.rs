@@ -78,6 +78,7 @@ pub mod post_execute;
 mod resolve;
 pub(crate) mod spill;
 mod stop;
+mod trace;
 mod watch;
 
 pub use call::ToolCall;
@@ -263,8 +264,9 @@ impl Pipeline {
                 } = &mut begun;
                 let exec = exec.make(self, entry, head.invocation_id);
                 // Boxed: the rare ask must not grow every call's future.
-                let settled = Box::pin(permission::settle(
-                    config, entry, args, prepared, asking, exec,
+                let settled = Box::pin(tracing::Instrument::instrument(
+                    permission::settle(config, entry, args, prepared, asking, exec),
+                    tracing::info_span!("approval", "otel.name" = "approval"),
                 ))
                 .await;
                 if let Err(stop) = settled {
@@ -350,13 +352,13 @@ impl Pipeline {
             head,
             mut settled,
         } = spilling;
-        finalize::write(
+        let writing = finalize::write(
             &self.config,
             entry.def.name(),
             head.invocation_id,
             &mut settled.finished,
-        )
-        .await;
+        );
+        tracing::Instrument::instrument(writing, tracing::info_span!("spill")).await;
         head.succeeded(Success::new(&entry, settled.value, settled.finished))
     }
 
