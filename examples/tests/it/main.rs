@@ -18,4 +18,5 @@ mod oauth;
 mod purity;
 mod replay;
 mod replicas;
+mod telemetry;
 mod tools;

@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::McpServer;
+use super::{McpServer, trace};
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -40,7 +40,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.tool_list(&context)
+        trace::traced("tools/list", None, &context, async { self.tool_list(&context) }).await
     }
 
     async fn call_tool(
@@ -48,23 +48,27 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.answer_call(request, context).await
+        let name = request.name.clone();
+        let answering = self.answer_call(request, &context);
+        trace::traced_call(&name, &context, answering).await
     }
 
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        Ok(GetTaskResult::new(self.tasks.get(&request.task_id).await?))
+        let getting = async { Ok(GetTaskResult::new(self.tasks.get(&request.task_id).await?)) };
+        trace::traced("tasks/get", None, &context, getting).await
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel(&request.task_id).await.map(drop)
+        let cancelling = async { self.tasks.cancel(&request.task_id).await.map(drop) };
+        trace::traced("tasks/cancel", None, &context, cancelling).await
     }
 
     /// No task of this server asks for input: responses are acknowledged
@@ -84,7 +88,10 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(self.resource_list(&context))
+        trace::traced("resources/list", None, &context, async {
+            Ok(self.resource_list(&context))
+        })
+        .await
     }
 
     async fn list_resource_templates(
@@ -100,9 +107,12 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.read_resource_as(&request.uri, &context)
-            .await
-            .map(Into::into)
+        let reading = async {
+            self.read_resource_as(&request.uri, &context)
+                .await
+                .map(Into::into)
+        };
+        trace::traced("resources/read", Some(&request.uri), &context, reading).await
     }
 
     #[allow(
@@ -147,12 +157,16 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.offers
-            .prompts
-            .get(&request.name, request.arguments)
-            .map(Into::into)
+        let target = request.name.clone();
+        let getting = async {
+            self.offers
+                .prompts
+                .get(&request.name, request.arguments)
+                .map(Into::into)
+        };
+        trace::traced("prompts/get", Some(&target), &context, getting).await
     }
 
     async fn complete(
@@ -181,7 +195,8 @@ impl ServerHandler for McpServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        self.initialize_session(request, context)
+        let initializing = async { self.initialize_session(request, &context) };
+        trace::traced("initialize", None, &context, initializing).await
     }
 
     async fn on_custom_request(

@@ -59,7 +59,7 @@ impl McpServer {
     pub(super) fn initialize_session(
         &self,
         request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
+        context: &RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         // Changes from here on are news to the client: it lists the tools
         // after this answer.
