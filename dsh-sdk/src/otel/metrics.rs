@@ -186,13 +186,13 @@ where
         match timing.measured {
             Measured::Call => {
                 self.tool_duration.record(seconds, &attributes);
-                let refused = timing
-                    .get(semconv::ERROR_TYPE)
-                    .is_some_and(is_refusal);
+                let refused = timing.get(semconv::ERROR_TYPE).is_some_and(is_refusal);
                 if refused {
                     let by: Vec<KeyValue> = attributes
                         .into_iter()
-                        .filter(|attribute| attribute.key.as_str() != semconv::GEN_AI_OPERATION_NAME)
+                        .filter(|attribute| {
+                            attribute.key.as_str() != semconv::GEN_AI_OPERATION_NAME
+                        })
                         .collect();
                     self.refusals.add(1, &by);
                 }

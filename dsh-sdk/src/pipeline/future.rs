@@ -200,8 +200,7 @@ fn start(
         return Err(Box::new((pending, result)));
     }
     let begun = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Begin, Box<ToolResult>> {
-        let begun = registry.begin(&name, call)?;
-        trace::resolved(&span, &begun.entry);
+        let begun = registry.begin(&name, call, &span)?;
         if !span.is_disabled() || !registry.runs_directly(&begun) {
             return Ok(Begin::Staged(begun));
         }

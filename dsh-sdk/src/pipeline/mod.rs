@@ -187,8 +187,14 @@ impl Pipeline {
 
     /// Stages 1 to 3 (resolve, input, the permission decision), which never
     /// wait: the call read and decided, or its result when a stage stopped
-    /// it (boxed, being rare).
-    fn begin(&self, name: &str, mut call: ToolCall) -> Result<Begun, Box<ToolResult>> {
+    /// it (boxed, being rare). The tool, once resolved, is recorded on the
+    /// call's `span`.
+    fn begin(
+        &self,
+        name: &str,
+        mut call: ToolCall,
+        span: &tracing::Span,
+    ) -> Result<Begun, Box<ToolResult>> {
         let resolved = match call.resolved.take() {
             Some(Resolved(entry)) => resolve::shown(self, entry, name, call.caller()),
             None => resolve::entry(self, name, call.caller()),
@@ -200,6 +206,7 @@ impl Pipeline {
                 return Err(Box::new(head.failed(stop)));
             }
         };
+        trace::resolved(span, &entry);
         let head = Head::of_tool(call.invocation_id, call.parallel_group_id, &entry);
         let config = &self.config;
         let warnings = match resolve::warnings(self, &entry) {
@@ -582,7 +589,9 @@ mod tests {
         println!("call future: {size} bytes");
         assert!(size <= 256, "the call future is {size} bytes");
         let call = ToolCall::new("echo", json!({}));
-        let begun = registry.begin("echo", call).expect("the call begins");
+        let begun = registry
+            .begin("echo", call, &tracing::Span::none())
+            .expect("the call begins");
         let rest = registry.rest(begun);
         let size = std::mem::size_of_val(&rest);
         println!("the rest of the stages: {size} bytes");

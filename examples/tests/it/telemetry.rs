@@ -98,7 +98,11 @@ impl Receiver {
         use opentelemetry_proto::tonic::metrics::v1::metric::Data;
         let mut points = Vec::new();
         for export in self.received.metrics.lock().unwrap().iter() {
-            for scope in export.resource_metrics.iter().flat_map(|r| &r.scope_metrics) {
+            for scope in export
+                .resource_metrics
+                .iter()
+                .flat_map(|r| &r.scope_metrics)
+            {
                 for metric in scope.metrics.iter().filter(|metric| metric.name == name) {
                     if let Some(Data::Histogram(histogram)) = &metric.data {
                         for point in &histogram.data_points {
@@ -168,6 +172,24 @@ fn named<'a>(spans: &'a [Span], name: &str) -> &'a Span {
     found[0]
 }
 
+/// Whether `span` is `ancestor` or lies within it.
+fn descends(spans: &[Span], span: &Span, ancestor: &Span) -> bool {
+    let mut at = span;
+    for _ in 0..spans.len() + 1 {
+        if at.span_id == ancestor.span_id {
+            return true;
+        }
+        match spans
+            .iter()
+            .find(|parent| parent.span_id == at.parent_span_id)
+        {
+            Some(parent) => at = parent,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// The example server with `--otel`, exporting to `receiver`.
 struct Server {
     child: Child,
@@ -231,7 +253,8 @@ fn new_trace() -> (String, String, String) {
 
 const CALLS: [&str; 4] = [
     r#"greet={"name": "Ada"}"#,
-    r#"add_days={"date": "9999-12-31", "days": 1}"#,
+    // Nothing listens on port 1: the tool's own error.
+    r#"fetch={"url": "http://127.0.0.1:1/"}"#,
     r#"read_file={"path": 4}"#,
     r#"bash={"command": "echo hi"}"#,
 ];
@@ -240,7 +263,7 @@ const CALLS: [&str; 4] = [
 /// `execute_tool` span.
 const EXPECTED: [(&str, Option<&str>, Option<&str>); 4] = [
     ("greet", None, None),
-    ("add_days", Some("tool_error"), Some("tool")),
+    ("fetch", Some("tool_error"), Some("tool")),
     ("read_file", Some("tool_error"), Some("invalid_arguments")),
     ("bash", Some("tool_error"), Some("denied")),
 ];
@@ -268,12 +291,20 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
                 spans
                     .iter()
                     .any(|span| span.name == format!("execute_tool {tool}"))
-            }) && spans.iter().filter(|span| span.kind == SpanKind::Server as i32).count() >= 4
+            }) && spans
+                .iter()
+                .filter(|span| span.kind == SpanKind::Server as i32)
+                .count()
+                >= 4
         });
         for (tool, mcp_error, call_error) in EXPECTED {
             let server_span = named(&spans, &format!("tools/call {tool}"));
             assert_eq!(server_span.kind, SpanKind::Server as i32, "{tool}");
-            assert_eq!(hex(&server_span.parent_span_id), caller, "{tool}: its parent is the caller's span");
+            assert_eq!(
+                hex(&server_span.parent_span_id),
+                caller,
+                "{tool}: its parent is the caller's span"
+            );
             for (key, value) in [
                 ("mcp.method.name", Some("tools/call")),
                 ("gen_ai.tool.name", Some(tool)),
@@ -282,9 +313,16 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
                 ("mcp.protocol.version", Some(protocol.as_str())),
                 ("error.type", mcp_error),
             ] {
-                assert_eq!(attribute(server_span, key).as_deref(), value, "{tool}: {key}");
+                assert_eq!(
+                    attribute(server_span, key).as_deref(),
+                    value,
+                    "{tool}: {key}"
+                );
             }
-            assert!(attribute(server_span, "jsonrpc.request.id").is_some(), "{tool}");
+            assert!(
+                attribute(server_span, "jsonrpc.request.id").is_some(),
+                "{tool}"
+            );
             assert_eq!(
                 attribute(server_span, "mcp.session.id").is_some(),
                 legacy,
@@ -293,7 +331,10 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
 
             let call_span = named(&spans, &format!("execute_tool {tool}"));
             assert_eq!(call_span.kind, SpanKind::Internal as i32, "{tool}");
-            assert_eq!(call_span.parent_span_id, server_span.span_id, "{tool}: a child of the MCP span");
+            assert_eq!(
+                call_span.parent_span_id, server_span.span_id,
+                "{tool}: a child of the MCP span"
+            );
             for (key, value) in [
                 ("gen_ai.operation.name", Some("execute_tool")),
                 ("gen_ai.tool.name", Some(tool)),
@@ -322,10 +363,16 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
             .iter()
             .find(|kv| kv.key == "dsh.violation")
             .map(|kv| string(kv.value.as_ref()));
-        assert_eq!(violation.as_deref(), Some(r#"/path: 4 is not of type "string""#));
+        assert_eq!(
+            violation.as_deref(),
+            Some(r#"/path: 4 is not of type "string""#)
+        );
         let denied = named(&spans, "execute_tool bash");
         assert!(
-            denied.events.iter().any(|event| event.name == "permission decided"),
+            denied
+                .events
+                .iter()
+                .any(|event| event.name == "permission decided"),
             "{:?}",
             denied.events
         );
@@ -336,9 +383,14 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
     loop {
         let tools = receiver.histogram("gen_ai.execute_tool.duration");
         let requests = receiver.histogram("mcp.server.operation.duration");
-        let greet = tools.iter().find(|(attributes, ..)| {
-            attributes.get("gen_ai.tool.name").map(String::as_str) == Some("greet")
-        });
+        // Cumulative: a later export counts both sessions' calls.
+        let greet = tools
+            .iter()
+            .filter(|(attributes, ..)| {
+                attributes.get("gen_ai.tool.name").map(String::as_str) == Some("greet")
+            })
+            .max_by_key(|(_, count, _)| *count)
+            .filter(|(_, count, _)| *count >= 2);
         let denied = tools.iter().find(|(attributes, ..)| {
             attributes.get("error.type").map(String::as_str) == Some("denied")
         });
@@ -346,14 +398,19 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
             attributes.get("mcp.method.name").map(String::as_str) == Some("tools/call")
         });
         if let (Some(greet), Some(denied), Some(call)) = (greet, denied, call) {
-            assert!(greet.1 >= 2, "two greet calls: {greet:?}");
             assert_eq!(greet.2.first(), Some(&0.01));
             assert_eq!(greet.2.last(), Some(&81.92));
-            assert_eq!(denied.0.get("gen_ai.tool.name").map(String::as_str), Some("bash"));
+            assert_eq!(
+                denied.0.get("gen_ai.tool.name").map(String::as_str),
+                Some("bash")
+            );
             assert_eq!(call.2.last(), Some(&300.0));
             break;
         }
-        assert!(Instant::now() < deadline, "no duration histograms arrived: {tools:?} {requests:?}");
+        assert!(
+            Instant::now() < deadline,
+            "the duration histograms did not arrive: {tools:?} {requests:?}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -364,7 +421,12 @@ fn a_call_through_a_proxy_is_one_trace() {
     let upstream = Server::start(&receiver, &[]);
     let proxy = Server::start(&receiver, &["--proxy", &upstream.url]);
     let (trace, caller, traceparent) = new_trace();
-    let printed = call(&proxy.url, &traceparent, false, &[r#"remote_greet={"name": "Ada"}"#]);
+    let printed = call(
+        &proxy.url,
+        &traceparent,
+        false,
+        &[r#"remote_greet={"name": "Ada"}"#],
+    );
     assert!(
         printed.iter().any(|line| line["text"] == "Hello, Ada!"),
         "{printed:?}"
@@ -373,7 +435,9 @@ fn a_call_through_a_proxy_is_one_trace() {
     // server's MCP span and call: one trace.
     let spans = receiver.spans_of(&trace, |spans| {
         spans.iter().any(|span| span.name == "execute_tool greet")
-            && spans.iter().any(|span| span.name == "tools/call greet" && span.kind == SpanKind::Server as i32)
+            && spans
+                .iter()
+                .any(|span| span.name == "tools/call greet" && span.kind == SpanKind::Server as i32)
     });
     let entry = named(&spans, "tools/call remote_greet");
     assert_eq!(hex(&entry.parent_span_id), caller);
@@ -385,7 +449,10 @@ fn a_call_through_a_proxy_is_one_trace() {
         .collect();
     assert_eq!(client.len(), 1, "one client span");
     assert_eq!(client[0].name, "tools/call greet");
-    assert_eq!(client[0].parent_span_id, proxied.span_id);
+    assert!(
+        descends(&spans, client[0], proxied),
+        "the client span is within the proxied call's"
+    );
     let upstream_span = spans
         .iter()
         .find(|span| span.name == "tools/call greet" && span.kind == SpanKind::Server as i32)

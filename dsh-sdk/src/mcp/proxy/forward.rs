@@ -46,8 +46,8 @@ impl Forward {
             "server.address" = self.link.server.as_str(),
             "error.type" = tracing::field::Empty,
         );
-        let forwarded = tracing::Instrument::instrument(self.forward(args, exec, &span), span.clone())
-            .await;
+        let forwarded =
+            tracing::Instrument::instrument(self.forward(args, exec, &span), span.clone()).await;
         if forwarded.is_err() && !span.is_disabled() {
             span.record("error.type", crate::semconv::TOOL_ERROR);
             span.record("otel.status_code", "error");

@@ -40,7 +40,10 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        trace::traced("tools/list", None, &context, async { self.tool_list(&context) }).await
+        trace::traced("tools/list", None, &context, async {
+            self.tool_list(&context)
+        })
+        .await
     }
 
     async fn call_tool(

@@ -32,9 +32,7 @@ pub(super) async fn traced_call(
     context: &RequestContext<RoleServer>,
     answer: impl Future<Output = Result<CallToolResponse, ErrorData>>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let is_tool_error = |response: &CallToolResponse| {
-        matches!(response, CallToolResponse::Complete(result) if result.is_error == Some(true))
-    };
+    let is_tool_error = |response: &CallToolResponse| matches!(response, CallToolResponse::Complete(result) if result.is_error == Some(true));
     traced_with("tools/call", Some(name), context, answer, is_tool_error).await
 }
 
