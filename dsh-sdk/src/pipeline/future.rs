@@ -314,6 +314,9 @@ fn end_panicked(
 #[inline]
 fn end(mut pending: Pending<'_>, mut result: ToolResult, span: &tracing::Span) -> ToolResult {
     trace::ended(span, &result);
+    if pending.registry.config.trace_payloads {
+        trace::result(span, &result);
+    }
     pending.armed = false;
     let registry = pending.registry;
     result.duration = pending.elapsed();

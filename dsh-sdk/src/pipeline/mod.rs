@@ -227,6 +227,9 @@ impl Pipeline {
             Ok(read) => read,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
+        if config.trace_payloads {
+            trace::arguments(span, &entry, &args);
+        }
         let verdict = match permission::decide_first(config, &entry, &args, exec.principal()) {
             Ok(verdict) => verdict,
             Err(stop) => return Err(Box::new(head.failed(stop))),
