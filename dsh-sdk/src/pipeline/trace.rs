@@ -246,8 +246,7 @@ mod tests {
             .with_subscriber(subscriber)
             .await;
         assert!(!result.is_error(), "{}", result.text());
-        let seen = payloads.0.lock().unwrap().clone();
-        seen
+        payloads.0.lock().unwrap().clone()
     }
 
     #[tokio::test]
