@@ -121,6 +121,40 @@ impl Receiver {
     }
 }
 
+impl Receiver {
+    /// The latest value of the counter `name` for each attribute set.
+    fn counter(&self, name: &str) -> Vec<(HashMap<String, String>, i64)> {
+        use opentelemetry_proto::tonic::metrics::v1::metric::Data;
+        use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as Number;
+        let mut points = Vec::new();
+        for export in self.received.metrics.lock().unwrap().iter() {
+            for scope in export
+                .resource_metrics
+                .iter()
+                .flat_map(|r| &r.scope_metrics)
+            {
+                for metric in scope.metrics.iter().filter(|metric| metric.name == name) {
+                    if let Some(Data::Sum(sum)) = &metric.data {
+                        for point in &sum.data_points {
+                            let attributes = point
+                                .attributes
+                                .iter()
+                                .map(|kv| (kv.key.clone(), string(kv.value.as_ref())))
+                                .collect();
+                            let value = match point.value {
+                                Some(Number::AsInt(n)) => n,
+                                _ => 0,
+                            };
+                            points.push((attributes, value));
+                        }
+                    }
+                }
+            }
+        }
+        points
+    }
+}
+
 async fn traces(State(received): State<Received>, body: Bytes) -> Vec<u8> {
     let request = ExportTraceServiceRequest::decode(body).expect("an OTLP trace export");
     let spans = request
@@ -397,7 +431,20 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
         let call = requests.iter().find(|(attributes, ..)| {
             attributes.get("mcp.method.name").map(String::as_str) == Some("tools/call")
         });
-        if let (Some(greet), Some(denied), Some(call)) = (greet, denied, call) {
+        // Two sessions each refused `read_file` (invalid arguments) and `bash` (denied).
+        let refusals = receiver.counter("dsh.tool.refusals");
+        let refused = |cause: &str| {
+            refusals
+                .iter()
+                .filter(|(attributes, _)| {
+                    attributes.get("error.type").map(String::as_str) == Some(cause)
+                })
+                .map(|(_, count)| *count)
+                .max()
+                .unwrap_or(0)
+        };
+        let counted = refused("invalid_arguments") == 2 && refused("denied") == 2;
+        if let (Some(greet), Some(denied), Some(call), true) = (greet, denied, call, counted) {
             assert_eq!(greet.2.first(), Some(&0.01));
             assert_eq!(greet.2.last(), Some(&81.92));
             assert_eq!(
@@ -405,11 +452,12 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
                 Some("bash")
             );
             assert_eq!(call.2.last(), Some(&300.0));
+            assert_eq!(refused("tool"), 0, "a tool's own error is no refusal");
             break;
         }
         assert!(
             Instant::now() < deadline,
-            "the duration histograms did not arrive: {tools:?} {requests:?}"
+            "the metrics did not arrive: {tools:?} {requests:?} {refusals:?}"
         );
         std::thread::sleep(Duration::from_millis(100));
     }
