@@ -51,9 +51,8 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let name = request.name.clone();
-        let answering = self.answer_call(request, &context);
-        trace::traced_call(&name, &context, answering).await
+        let span = trace::call_span(&request.name, &context);
+        trace::traced_call(span, self.answer_call(request, &context)).await
     }
 
     async fn get_task(

@@ -16,36 +16,39 @@ use tracing::field::Empty;
 use crate::semconv;
 
 /// Runs `answer`, the answer to the request `context` belongs to, inside
-/// its span: method `method` on `target` (the tool's name for `tools/call`).
+/// its span: method `method` on `target`.
 pub(super) async fn traced<T>(
     method: &'static str,
     target: Option<&str>,
     context: &RequestContext<RoleServer>,
     answer: impl Future<Output = Result<T, ErrorData>>,
 ) -> Result<T, ErrorData> {
-    traced_with(method, target, context, answer, |_| false).await
+    let span = request_span(method, target, context);
+    traced_in(span, answer, |_| false).await
 }
 
-/// [`traced`], for answers that can be a tool's error: `tools/call`.
+/// The span of a `tools/call` of `name`; [`traced_call`] runs the answer in it.
+pub(super) fn call_span(name: &str, context: &RequestContext<RoleServer>) -> tracing::Span {
+    request_span("tools/call", Some(name), context)
+}
+
+/// Runs `answer` to a `tools/call` inside `span` (its [`call_span`]): a
+/// result with `isError` fails as `tool_error`.
 pub(super) async fn traced_call(
-    name: &str,
-    context: &RequestContext<RoleServer>,
+    span: tracing::Span,
     answer: impl Future<Output = Result<CallToolResponse, ErrorData>>,
 ) -> Result<CallToolResponse, ErrorData> {
     let is_tool_error = |response: &CallToolResponse| matches!(response, CallToolResponse::Complete(result) if result.is_error == Some(true));
-    traced_with("tools/call", Some(name), context, answer, is_tool_error).await
+    traced_in(span, answer, is_tool_error).await
 }
 
-/// [`traced`], an answer for which `is_tool_error` holds failing as
-/// `tool_error`.
-async fn traced_with<T>(
-    method: &'static str,
-    target: Option<&str>,
-    context: &RequestContext<RoleServer>,
+/// `answer` run inside `span`, which records how it ended: an answer for
+/// which `is_tool_error` holds as `tool_error`, an error by its JSON-RPC code.
+async fn traced_in<T>(
+    span: tracing::Span,
     answer: impl Future<Output = Result<T, ErrorData>>,
     is_tool_error: impl FnOnce(&T) -> bool,
 ) -> Result<T, ErrorData> {
-    let span = request_span(method, target, context);
     let answered = answer.instrument(span.clone()).await;
     if !span.is_disabled() {
         let error = match &answered {
