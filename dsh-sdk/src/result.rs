@@ -488,6 +488,32 @@ mod tests {
 
     use super::*;
 
+    /// A cause's name is the text it serializes as: the `error.type` of a
+    /// span and the `cause` of a serialized failure never disagree.
+    #[test]
+    fn a_causes_name_is_its_serialized_form() {
+        for cause in [
+            Cause::UnknownTool,
+            Cause::Unavailable,
+            Cause::InvalidArguments,
+            Cause::Denied,
+            Cause::Rejected,
+            Cause::Tool,
+            Cause::Panicked,
+            Cause::HookPanicked,
+            Cause::Timeout,
+            Cause::Cancelled,
+            Cause::InvalidOutput,
+            Cause::Blocked,
+            Cause::RenderFailed,
+        ] {
+            assert_eq!(
+                serde_json::to_value(cause).unwrap(),
+                serde_json::Value::String(cause.name().to_owned())
+            );
+        }
+    }
+
     fn stored(fields: Value) -> ToolResult {
         let mut result = json!({
             "invocation_id": "6f1c2a8e-55b4-4b1e-9a43-8f0d2b7c1e90",
