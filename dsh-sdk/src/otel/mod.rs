@@ -93,8 +93,9 @@ impl Drop for OtelGuard {
 /// endpoint of the standard variables (`OTEL_EXPORTER_OTLP_ENDPOINT`,
 /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `…_METRICS_ENDPOINT`,
 /// `…_HEADERS`, `…_TIMEOUT`; `OTEL_SERVICE_NAME` names the service), as the
-/// process's `tracing` subscriber. Export runs on threads of its own;
-/// drop the guard to flush it before the process exits.
+/// process's `tracing` subscriber, and its providers and W3C trace-context
+/// propagator as OpenTelemetry's global ones. Export runs on threads of its
+/// own; drop the guard to flush it before the process exits.
 ///
 /// # Errors
 ///
@@ -126,6 +127,10 @@ pub fn init() -> Result<OtelGuard, OtelError> {
     tracing::subscriber::set_global_default(subscriber).map_err(|_| OtelError::SubscriberTaken)?;
     opentelemetry::global::set_tracer_provider(tracer);
     opentelemetry::global::set_meter_provider(meter);
+    // For the host's own requests: the W3C context the MCP requests carry.
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
     Ok(guard)
 }
 
