@@ -23,6 +23,11 @@
 //!   replicas of this server through Redis at `URL`, under the key prefix
 //!   `--redis-prefix P` (default `dsh-kit-examples`), so they sit behind a
 //!   load balancer that is not sticky.
+//! - `--proxy URL`: serve the tools of the MCP server at `URL` too (its
+//!   streamable HTTP endpoint), named `remote_` and the tool's own name.
+//! - `--otel`: export the spans and metrics of every call and request over
+//!   OTLP/HTTP, to the endpoint the standard `OTEL_EXPORTER_OTLP_ENDPOINT`
+//!   names (`http://localhost:4318` without it).
 //!
 //! Logs and errors go to standard error; with stdio, standard output carries
 //! the protocol alone.
@@ -34,21 +39,23 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use dsh_kit::mcp::McpServer;
 use dsh_kit::mcp::redis::Redis;
+use dsh_kit::mcp::{McpProxy, McpServer};
 use dsh_kit::permission::Rule;
 use dsh_kit::{Registry, Subscription};
 use dsh_kit_examples::register_all;
 
 const USAGE: &str =
-    "usage: mcp_server [--http ADDR] [--allow TOOL]... [--root DIR]... [--events FILE]
+    "usage: mcp_server [--http ADDR] [--allow TOOL]... [--root DIR]... [--events FILE] [--proxy URL] [--otel]
 
   --http ADDR     serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL
   --allow TOOL    let TOOL run without asking (edit_file and bash ask, and no one can answer)
   --root DIR      confine path arguments to DIR (relative ones start there); repeatable
   --events FILE   append every RAWP-DPS tool event to FILE, one JSON line each
   --redis URL     share tasks, notifications and sessions with other replicas through Redis
-  --redis-prefix P  the replicas' key prefix in Redis (default: dsh-kit-examples)";
+  --redis-prefix P  the replicas' key prefix in Redis (default: dsh-kit-examples)
+  --proxy URL     serve the tools of the MCP server at URL too, as remote_NAME
+  --otel          export spans and metrics over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)";
 
 /// What the command line asked for.
 struct Options {
@@ -58,6 +65,8 @@ struct Options {
     events: Option<PathBuf>,
     redis: Option<String>,
     redis_prefix: String,
+    proxy: Option<String>,
+    otel: bool,
 }
 
 /// Runs the server; `pub` so the `dsh-mcp-server` binary can run it too.
@@ -86,6 +95,11 @@ pub async fn main() -> ExitCode {
 }
 
 async fn run(options: Options) -> Result<(), String> {
+    // Flushed as `run` returns.
+    let _telemetry = match options.otel {
+        true => Some(dsh_kit::otel::init().map_err(|error| error.to_string())?),
+        false => None,
+    };
     let mut builder = Registry::builder();
     for tool in &options.allow {
         builder = builder.rule(Rule::allow(tool));
@@ -100,6 +114,16 @@ async fn run(options: Options) -> Result<(), String> {
     register_all(&registry).map_err(|error| error.to_string())?;
     let _events = match &options.events {
         Some(path) => Some(log_events(&registry, path)?),
+        None => None,
+    };
+    let _proxy = match &options.proxy {
+        Some(url) => Some(
+            McpProxy::builder("remote")
+                .prefix("remote_")
+                .http(&registry, url)
+                .await
+                .map_err(|error| format!("`--proxy {url}`: {error}"))?,
+        ),
         None => None,
     };
     registry.publish_catalog();
@@ -159,6 +183,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         events: None,
         redis: None,
         redis_prefix: "dsh-kit-examples".to_owned(),
+        proxy: None,
+        otel: false,
     };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("`{name}` needs a value"));
@@ -174,6 +200,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--events" => options.events = Some(PathBuf::from(value("--events")?)),
             "--redis" => options.redis = Some(value("--redis")?),
             "--redis-prefix" => options.redis_prefix = value("--redis-prefix")?,
+            "--proxy" => options.proxy = Some(value("--proxy")?),
+            "--otel" => options.otel = true,
             other => return Err(format!("unknown argument `{other}`")),
         }
     }

@@ -136,6 +136,10 @@ pub mod path;
 mod principal;
 mod result;
 mod schema;
+pub mod semconv;
+// OpenTelemetry export; it reads nothing of the crate but `semconv`.
+#[cfg(feature = "otel")]
+pub mod otel;
 // What a tool is.
 mod tool;
 // Whether a call may run; the index that finds deferred tools.

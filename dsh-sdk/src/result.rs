@@ -122,6 +122,39 @@ impl Failure {
 }
 
 impl Cause {
+    /// Its name in snake case, as it serializes (`invalid_arguments`): the
+    /// `error.type` of the call's span and metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::UnknownTool => "unknown_tool",
+            Cause::Unavailable => "unavailable",
+            Cause::InvalidArguments => "invalid_arguments",
+            Cause::Denied => "denied",
+            Cause::Rejected => "rejected",
+            Cause::Tool => "tool",
+            Cause::Panicked => "panicked",
+            Cause::HookPanicked => "hook_panicked",
+            Cause::Timeout => "timeout",
+            Cause::Cancelled => "cancelled",
+            Cause::InvalidOutput => "invalid_output",
+            Cause::Blocked => "blocked",
+            Cause::RenderFailed => "render_failed",
+        }
+    }
+
+    /// Whether a call that failed this way was refused before its tool
+    /// ran: unknown, unavailable, invalid arguments, denied or rejected.
+    pub fn is_refusal(self) -> bool {
+        matches!(
+            self,
+            Cause::UnknownTool
+                | Cause::Unavailable
+                | Cause::InvalidArguments
+                | Cause::Denied
+                | Cause::Rejected
+        )
+    }
+
     /// How a call that failed this way ended: `timeout` and `cancelled` for
     /// those causes, `error` for every other.
     pub fn status(self) -> Status {
@@ -454,6 +487,32 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// A cause's name is the text it serializes as: the `error.type` of a
+    /// span and the `cause` of a serialized failure never disagree.
+    #[test]
+    fn a_causes_name_is_its_serialized_form() {
+        for cause in [
+            Cause::UnknownTool,
+            Cause::Unavailable,
+            Cause::InvalidArguments,
+            Cause::Denied,
+            Cause::Rejected,
+            Cause::Tool,
+            Cause::Panicked,
+            Cause::HookPanicked,
+            Cause::Timeout,
+            Cause::Cancelled,
+            Cause::InvalidOutput,
+            Cause::Blocked,
+            Cause::RenderFailed,
+        ] {
+            assert_eq!(
+                serde_json::to_value(cause).unwrap(),
+                serde_json::Value::String(cause.name().to_owned())
+            );
+        }
+    }
 
     fn stored(fields: Value) -> ToolResult {
         let mut result = json!({

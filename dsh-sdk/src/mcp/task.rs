@@ -147,7 +147,8 @@ impl Tasks {
         let created = CreateTaskResult::new(mcp_task(&record));
         let tasks = Arc::clone(self);
         let registry = registry.clone();
-        tokio::spawn(async move {
+        // The task's call stays in the trace of the request that made it.
+        let running = async move {
             let id = record.id.clone();
             tasks
                 .run(
@@ -159,7 +160,8 @@ impl Tasks {
                 )
                 .await;
             tasks.running().remove(&id);
-        });
+        };
+        tokio::spawn(tracing::Instrument::in_current_span(running));
         Ok(created)
     }
 

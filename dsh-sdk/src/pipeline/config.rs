@@ -27,6 +27,8 @@ pub(crate) struct Config {
     pub(crate) roots: Roots,
     /// Whether every call is timed, also when nothing observes the registry.
     pub(crate) time_calls: bool,
+    /// Whether a call's span carries its arguments and result text.
+    pub(crate) trace_payloads: bool,
     /// The execute stack when it has retries or host layers; `None` runs
     /// the built-in stack directly.
     pub(crate) service: Option<ExecService>,

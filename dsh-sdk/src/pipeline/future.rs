@@ -18,7 +18,7 @@ use super::call::ToolCall;
 use super::notify::{self, Pending};
 use super::stop::{InputError, Stop};
 use super::watch::{Watch, watched};
-use super::{Begun, Head, Landed, Launched, execute, input, resolve, stopped};
+use super::{Begun, Head, Landed, Launched, execute, input, resolve, stopped, trace};
 use crate::pipeline::layer::{ExecError, ExecuteFuture, TimeoutFuture};
 use crate::result::{Status, ToolResult};
 use crate::schema::limits::drop_deep;
@@ -55,6 +55,8 @@ enum Phase<'a> {
     Running {
         stages: Stages<'a>,
         pending: Pending<'a>,
+        /// The call's `execute_tool` span, entered while the stages run.
+        span: tracing::Span,
     },
     /// The result was handed out.
     Done,
@@ -79,11 +81,16 @@ impl Future for CallFuture<'_> {
             let Phase::Start(call) = std::mem::replace(&mut this.phase, Phase::Done) else {
                 unreachable!("the phase was just matched");
             };
-            match start(registry, call) {
+            // Made on the first poll, so its parent is the span the caller
+            // polls in (an MCP request's, say).
+            let span = trace::call_span(&call.name, call.invocation_id);
+            let started = span.in_scope(|| start(registry, call, span.clone()));
+            match started {
                 Ok(started) => this.phase = started,
                 Err(ended) => {
                     let (pending, result) = *ended;
-                    return Poll::Ready(end(pending, result));
+                    let _entered = span.enter();
+                    return Poll::Ready(end(pending, result, &span));
                 }
             }
         }
@@ -101,7 +108,7 @@ impl Future for CallFuture<'_> {
             drop(running);
             let Some(executed) = executed else {
                 let result = cancelled(&pending.name, pending.ids());
-                return Poll::Ready(end(pending, result));
+                return Poll::Ready(end(pending, result, &tracing::Span::none()));
             };
             let landed = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 let executed = executed.map_err(|error| stopped_by(&launched, error));
@@ -112,28 +119,41 @@ impl Future for CallFuture<'_> {
                 );
                 registry.land(launched, head, executed)
             }));
+            // A call runs directly only when no subscriber records its span.
+            let none = tracing::Span::none();
             match landed {
-                Ok(Landed::Done(result)) => return Poll::Ready(end(pending, result)),
+                Ok(Landed::Done(result)) => return Poll::Ready(end(pending, result, &none)),
                 Ok(Landed::Spill(spilling)) => {
                     let stages: Stages<'_> =
                         Box::pin(AssertUnwindSafe(registry.spill(*spilling)).catch_unwind());
-                    this.phase = Phase::Running { stages, pending };
+                    this.phase = Phase::Running {
+                        stages,
+                        pending,
+                        span: none,
+                    };
                 }
-                Err(panic) => return Poll::Ready(end_panicked(pending, panic)),
+                Err(panic) => return Poll::Ready(end_panicked(pending, panic, &none)),
             }
         }
-        let Phase::Running { stages, .. } = &mut this.phase else {
+        let Phase::Running { stages, span, .. } = &mut this.phase else {
             panic!("a call's future was polled after it finished");
         };
+        let entered = span.enter();
         let outcome = std::task::ready!(stages.as_mut().poll(cx));
-        let Phase::Running { stages, pending } = std::mem::replace(&mut this.phase, Phase::Done)
+        drop(entered);
+        let Phase::Running {
+            stages,
+            pending,
+            span,
+        } = std::mem::replace(&mut this.phase, Phase::Done)
         else {
             unreachable!("the phase was just matched");
         };
         drop(stages);
+        let _entered = span.enter();
         Poll::Ready(match outcome {
-            Ok(result) => end(pending, result),
-            Err(panic) => end_panicked(pending, panic),
+            Ok(result) => end(pending, result, &span),
+            Err(panic) => end_panicked(pending, panic, &span),
         })
     }
 }
@@ -142,7 +162,14 @@ impl Future for CallFuture<'_> {
 /// the request to subscribers, and the stages, started: up to the tool,
 /// run here for a call that runs directly, boxed otherwise. A call that
 /// stopped before its tool ran ends here, with its result.
-fn start(registry: &Pipeline, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>> {
+///
+/// `span` is the call's span, entered: a call it records never runs
+/// directly, so that the stages after `start` run inside it too.
+fn start(
+    registry: &Pipeline,
+    mut call: ToolCall,
+    span: tracing::Span,
+) -> Result<Phase<'_>, Ended<'_>> {
     let refused = input::over_limits(&registry.config.limits, &call.args);
     notify::request(registry, &call, refused);
     // Until disarmed, dropping the future still records a result.
@@ -173,8 +200,8 @@ fn start(registry: &Pipeline, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
         return Err(Box::new((pending, result)));
     }
     let begun = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Begin, Box<ToolResult>> {
-        let begun = registry.begin(&name, call)?;
-        if !registry.runs_directly(&begun) {
+        let begun = registry.begin(&name, call, &span)?;
+        if !span.is_disabled() || !registry.runs_directly(&begun) {
             return Ok(Begin::Staged(begun));
         }
         // The head is made again from the call's ids when the tool
@@ -205,7 +232,11 @@ fn start(registry: &Pipeline, mut call: ToolCall) -> Result<Phase<'_>, Ended<'_>
                     Box::pin(AssertUnwindSafe(watched).catch_unwind())
                 }
             };
-            Ok(Phase::Running { stages, pending })
+            Ok(Phase::Running {
+                stages,
+                pending,
+                span,
+            })
         }
         Ok(Err(result)) => Err(Box::new((pending, *result))),
         Err(panic) => {
@@ -270,14 +301,22 @@ fn panicked(pending: &Pending<'_>, panic: Box<dyn std::any::Any + Send>) -> Tool
 }
 
 /// [`end`], for a call whose stages panicked.
-fn end_panicked(pending: Pending<'_>, panic: Box<dyn std::any::Any + Send>) -> ToolResult {
+fn end_panicked(
+    pending: Pending<'_>,
+    panic: Box<dyn std::any::Any + Send>,
+    span: &tracing::Span,
+) -> ToolResult {
     let result = panicked(&pending, panic);
-    end(pending, result)
+    end(pending, result, span)
 }
 
-/// The call's result, timed, to subscribers.
+/// The call's result, timed, to subscribers; how it ended, on its `span`.
 #[inline]
-fn end(mut pending: Pending<'_>, mut result: ToolResult) -> ToolResult {
+fn end(mut pending: Pending<'_>, mut result: ToolResult, span: &tracing::Span) -> ToolResult {
+    trace::ended(span, &result);
+    if pending.registry.config.trace_payloads {
+        trace::result(span, &result);
+    }
     pending.armed = false;
     let registry = pending.registry;
     result.duration = pending.elapsed();

@@ -78,6 +78,7 @@ pub mod post_execute;
 mod resolve;
 pub(crate) mod spill;
 mod stop;
+mod trace;
 mod watch;
 
 pub use call::ToolCall;
@@ -192,8 +193,14 @@ impl Pipeline {
 
     /// Stages 1 to 3 (resolve, input, the permission decision), which never
     /// wait: the call read and decided, or its result when a stage stopped
-    /// it (boxed, being rare).
-    fn begin(&self, name: &str, mut call: ToolCall) -> Result<Begun, Box<ToolResult>> {
+    /// it (boxed, being rare). The tool, once resolved, is recorded on the
+    /// call's `span`.
+    fn begin(
+        &self,
+        name: &str,
+        mut call: ToolCall,
+        span: &tracing::Span,
+    ) -> Result<Begun, Box<ToolResult>> {
         let resolved = match call.resolved.take() {
             Some(Resolved(entry)) => resolve::shown(self, entry, name, call.caller()),
             None => resolve::entry(self, name, call.caller()),
@@ -205,6 +212,7 @@ impl Pipeline {
                 return Err(Box::new(head.failed(stop)));
             }
         };
+        trace::resolved(span, &entry);
         let head = Head::of_tool(call.invocation_id, call.parallel_group_id, &entry);
         let config = &self.config;
         let warnings = match resolve::warnings(self, &entry) {
@@ -229,6 +237,9 @@ impl Pipeline {
             Ok(read) => read,
             Err(stop) => return Err(Box::new(head.failed(stop))),
         };
+        if config.trace_payloads {
+            trace::arguments(span, &entry, &args);
+        }
         let verdict = match permission::decide_first(config, &entry, &args, exec.principal()) {
             Ok(verdict) => verdict,
             Err(stop) => {
@@ -284,8 +295,9 @@ impl Pipeline {
                 } = &mut begun;
                 let exec = exec.make(self, entry, head.invocation_id);
                 // Boxed: the rare ask must not grow every call's future.
-                let settled = Box::pin(permission::settle(
-                    config, entry, args, prepared, asking, exec,
+                let settled = Box::pin(tracing::Instrument::instrument(
+                    permission::settle(config, entry, args, prepared, asking, exec),
+                    tracing::info_span!("approval", "otel.name" = "approval"),
                 ))
                 .await;
                 let verdict = match settled {
@@ -376,13 +388,13 @@ impl Pipeline {
             head,
             mut settled,
         } = spilling;
-        finalize::write(
+        let writing = finalize::write(
             &self.config,
             entry.def.name(),
             head.invocation_id,
             &mut settled.finished,
-        )
-        .await;
+        );
+        tracing::Instrument::instrument(writing, tracing::info_span!("spill")).await;
         head.succeeded(Success::new(&entry, settled.value, settled.finished))
     }
 
@@ -606,7 +618,9 @@ mod tests {
         println!("call future: {size} bytes");
         assert!(size <= 256, "the call future is {size} bytes");
         let call = ToolCall::new("echo", json!({}));
-        let begun = registry.begin("echo", call).expect("the call begins");
+        let begun = registry
+            .begin("echo", call, &tracing::Span::none())
+            .expect("the call begins");
         let rest = registry.rest(begun);
         let size = std::mem::size_of_val(&rest);
         println!("the rest of the stages: {size} bytes");

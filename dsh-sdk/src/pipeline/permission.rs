@@ -47,9 +47,20 @@ pub(super) fn decide_first(
 ) -> Result<Verdict, Stop> {
     let def = &entry.def;
     if (config.permissions).allows_outright(def.destructive(), def.requires_approval()) {
+        tracing::debug!(
+            dsh.permission.decision = "allow",
+            dsh.permission.by = "default",
+            "permission decided"
+        );
         return Ok(Verdict::Allowed);
     }
     let Ruling { decision, why } = decide(config, entry, args, principal);
+    tracing::info!(
+        dsh.permission.decision = ?decision.strictness(),
+        dsh.permission.by = "rules, gates and guards",
+        dsh.permission.why = why.as_deref(),
+        "permission decided"
+    );
     match decision {
         Decision::Allow => Ok(Verdict::Allowed),
         Decision::Deny { reason } => Err(Stop::Denied {

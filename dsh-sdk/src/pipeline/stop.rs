@@ -184,6 +184,18 @@ impl OutputError {
 }
 
 impl Stop {
+    /// The first thing wrong with the arguments, for a call whose arguments
+    /// broke the input schema.
+    fn first_violation(&self) -> Option<&Violation> {
+        match self {
+            Stop::InvalidArguments {
+                error: InputError::Schema(violations),
+                ..
+            } => violations.first(),
+            _ => None,
+        }
+    }
+
     /// What stopped it, typed.
     fn failure(&self) -> Failure {
         let cause = match self {
@@ -251,12 +263,21 @@ impl Head {
         }
     }
 
-    /// The error result of a call that stopped this way.
+    /// The error result of a call that stopped this way, told as an event
+    /// of the call's span: what stopped it and, for arguments that broke
+    /// the schema, their first violation.
     pub(crate) fn failed(&self, stop: Stop) -> ToolResult {
+        let failure = stop.failure();
+        tracing::info!(
+            "error.type" = failure.cause.name(),
+            dsh.violation = stop.first_violation().map(tracing::field::display),
+            exception.message = %stop,
+            "call stopped",
+        );
         let mut result = ToolResult::failed(
             self.invocation_id,
             self.tool.clone(),
-            stop.failure(),
+            failure,
             stop.to_string(),
             // Measured once the result is whole.
             Duration::ZERO,

@@ -45,7 +45,10 @@
 //!   the pipeline's own schema check finds ([`ToolInfo::violations`]), each
 //!   shown at its field, and runs the call through the pipeline.
 //! - **Result**: the content the model sees beside the card, with the status,
-//!   the duration and the kind of error.
+//!   the duration and the kind of error, and the call's trace as a
+//!   waterfall: its `execute_tool` span and the spans and events inside it
+//!   (the permission decision, an approval, execute, what stopped it),
+//!   recorded by a `tracing` subscriber of the call's own.
 //! - **Events**: `tool.invoke.request`, `tool.invoke.stream`,
 //!   `tool.invoke.result` and `tool.catalog.publish` (server-sent events) for
 //!   every call of the registry, from the page or from anywhere else (a test,
@@ -64,6 +67,7 @@
 
 mod approve;
 mod server;
+mod trace;
 
 pub use approve::{PageApprover, PendingApproval};
 pub use server::{Playground, PlaygroundError, PlaygroundServer};

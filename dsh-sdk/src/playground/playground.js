@@ -372,6 +372,7 @@
       $("call-form").dataset.checked = "server";
       if (answer.violations.length) showViolations(answer.violations);
       showResult(answer.result, answer.error_kind);
+      showTrace(answer.trace || []);
     } catch (error) {
       $("result-meta").replaceChildren(el("p", { class: "violation", text: error.message }));
     } finally {
@@ -388,6 +389,46 @@
     $("result-meta").replaceChildren(el("span", { class: "dsh-badge dsh-running", text: "running " + tool }));
     $("result-content").replaceChildren();
     $("result-card").replaceChildren();
+    $("trace-panel").hidden = true;
+  }
+
+  function micros(us) {
+    return us < 1000 ? us + " µs" : (us / 1000).toFixed(us < 100000 ? 2 : 0) + " ms";
+  }
+
+  // The call's spans as a waterfall: one row per span, indented under its
+  // parent, its bar placed on the call's time line; its events as ticks,
+  // and listed below.
+  function showTrace(spans) {
+    const panel = $("trace-panel");
+    if (!spans.length) { panel.hidden = true; return; }
+    const end = Math.max(1, ...spans.map((s) => s.end_us ?? s.start_us), ...spans.flatMap((s) => s.events.map((e) => e.at_us)));
+    const depth = new Map();
+    const pct = (us) => (100 * us / end).toFixed(3) + "%";
+    const rows = spans.map((span) => {
+      const level = span.parent === null || span.parent === undefined ? 0 : (depth.get(span.parent) ?? 0) + 1;
+      depth.set(span.id, level);
+      const stop = span.end_us ?? end;
+      const bar = el("div", { class: "bar" + (span.error ? " bar-error" : ""), title: span.name + ": " + micros(stop - span.start_us) });
+      bar.style.left = pct(span.start_us);
+      bar.style.width = "max(2px, " + pct(stop - span.start_us) + ")";
+      const ticks = span.events.map((event) => {
+        const tick = el("span", { class: "tick", title: event.text });
+        tick.style.left = pct(event.at_us);
+        return tick;
+      });
+      const label = el("div", { class: "span-label", text: span.name });
+      label.style.paddingLeft = (level * 12) + "px";
+      return el("div", { class: "span-row", role: "listitem", "data-span": span.name, "data-error": span.error || "" }, [
+        label,
+        el("div", { class: "track" }, [bar, ...ticks]),
+        el("div", { class: "span-time", text: micros(stop - span.start_us) + (span.error ? " · " + span.error.replace(/_/g, " ") : "") }),
+      ]);
+    });
+    $("result-trace").replaceChildren(...rows);
+    $("trace-events").replaceChildren(...spans.flatMap((span) => span.events.map((event) =>
+      el("li", {}, [el("span", { class: "at", text: micros(event.at_us) }), " ", el("span", { text: event.text })]))));
+    panel.hidden = false;
   }
 
   function resultMeta(result, errorKind) {

@@ -32,6 +32,7 @@ use crate::registry::Registry;
 use crate::served::{self, Background, BindError, Stopped};
 
 use super::approve::PageApprover;
+use super::trace;
 
 const INDEX_HTML: &str = include_str!("playground.html");
 const PLAYGROUND_JS: &str = include_str!("playground.js");
@@ -505,18 +506,21 @@ async fn call(
     // The call runs on its own task: a page that goes away does not cancel it.
     let registry = shared.registry.clone();
     let CallRequest { tool, args } = request;
-    let result = tokio::spawn(async move { registry.call(&tool, args).await })
-        .await
-        .map_err(|error| {
-            refuse(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("the call's task failed: {error}"),
-            )
-        })?;
+    let (result, trace) = tokio::spawn(trace::record(
+        async move { registry.call(&tool, args).await },
+    ))
+    .await
+    .map_err(|error| {
+        refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the call's task failed: {error}"),
+        )
+    })?;
     Ok(Json(json!({
         "violations": violations,
         "error_kind": result.failure.as_ref().map(|failure| failure.cause),
         "result": result,
+        "trace": trace,
     }))
     .into_response())
 }

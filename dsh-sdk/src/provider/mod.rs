@@ -114,13 +114,24 @@ pub trait ModelTurn: Sized + Sync {
         self.calls().is_empty()
     }
 
-    /// Runs the calls as one batch ([`run`]) and builds the reply.
+    /// Runs the calls as one batch ([`run`]) and builds the reply, inside
+    /// a `tracing` span of the turn (`tool_calls {format}`, with
+    /// `gen_ai.provider.name` and the number of calls), the parent of the
+    /// calls' `execute_tool` spans.
     fn run(&self, registry: &Registry) -> impl Future<Output = Step<Self::Reply>> + Send {
-        async move {
+        let span = tracing::info_span!(
+            "tool_calls",
+            "otel.name" = %format_args!("tool_calls {}", Self::FORMAT),
+            "otel.kind" = "internal",
+            "gen_ai.provider.name" = Self::FORMAT.provider_name(),
+            "dsh.tool_calls" = self.calls().len(),
+        );
+        let turn = async move {
             let results = run(registry, self.calls()).await;
             let reply = self.reply(&results);
             Step { results, reply }
-        }
+        };
+        tracing::Instrument::instrument(turn, span)
     }
 }
 
@@ -152,6 +163,16 @@ impl WireFormat {
             WireFormat::Responses => "Responses",
             WireFormat::AnthropicMessages => "Anthropic Messages",
             WireFormat::GeminiGenerateContent => "Gemini generateContent",
+        }
+    }
+
+    /// The provider, as OpenTelemetry's GenAI conventions name it
+    /// (`gen_ai.provider.name`): `openai`, `anthropic` or `gcp.gemini`.
+    pub fn provider_name(self) -> &'static str {
+        match self {
+            WireFormat::ChatCompletions | WireFormat::Responses => "openai",
+            WireFormat::AnthropicMessages => "anthropic",
+            WireFormat::GeminiGenerateContent => "gcp.gemini",
         }
     }
 }

@@ -52,6 +52,7 @@ pub struct RegistryBuilder {
     limits: Limits,
     roots: Roots,
     time_calls: bool,
+    trace_payloads: bool,
 }
 
 impl RegistryBuilder {
@@ -71,6 +72,7 @@ impl RegistryBuilder {
             limits: Limits::default(),
             roots: Roots::new(),
             time_calls: false,
+            trace_payloads: false,
         }
     }
 }
@@ -231,6 +233,19 @@ impl RegistryBuilder {
         self
     }
 
+    /// Puts each call's arguments and the text of its result on its
+    /// `execute_tool` span, as OpenTelemetry's opt-in
+    /// `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`: JSON
+    /// and text cut to [`PAYLOAD_ATTRIBUTE_LIMIT`](crate::semconv::PAYLOAD_ATTRIBUTE_LIMIT)
+    /// bytes, every argument the input schema marks secret
+    /// (`writeOnly: true`, or `format: "password"`) replaced with
+    /// `[redacted]`. Off by default: arguments and results may hold what a
+    /// trace store should not keep.
+    pub fn trace_payloads(mut self, yes: bool) -> Self {
+        self.trace_payloads = yes;
+        self
+    }
+
     /// Wraps the execute stage in a `tower` layer, outside the built-in ones;
     /// the last layer added is the outermost.
     pub fn layer<L>(mut self, layer: L) -> Self
@@ -281,6 +296,7 @@ impl RegistryBuilder {
             limits: self.limits,
             roots: self.roots,
             time_calls: self.time_calls,
+            trace_payloads: self.trace_payloads,
             service,
             pool: Arc::downgrade(&pool.inner),
         };

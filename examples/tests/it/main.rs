@@ -19,4 +19,5 @@ mod purity;
 mod redis;
 mod replay;
 mod replicas;
+mod telemetry;
 mod tools;

@@ -31,7 +31,36 @@ pub(super) struct Forward {
 }
 
 impl Forward {
+    /// The call, inside its client span by OpenTelemetry's MCP conventions
+    /// (`tools/call {tool}`, kind client), whose trace context the request
+    /// carries in `_meta` to the server.
     pub(super) async fn call(self, args: Value, exec: Exec) -> Result<Value, ToolError> {
+        let span = tracing::info_span!(
+            "mcp.client",
+            "otel.name" = %format_args!("tools/call {}", self.remote),
+            "otel.kind" = "client",
+            "otel.status_code" = tracing::field::Empty,
+            "mcp.method.name" = "tools/call",
+            "gen_ai.operation.name" = crate::semconv::EXECUTE_TOOL,
+            "gen_ai.tool.name" = self.remote.as_str(),
+            "server.address" = self.link.server.as_str(),
+            "error.type" = tracing::field::Empty,
+        );
+        let forwarded =
+            tracing::Instrument::instrument(self.forward(args, exec, &span), span.clone()).await;
+        if forwarded.is_err() && !span.is_disabled() {
+            span.record("error.type", crate::semconv::TOOL_ERROR);
+            span.record("otel.status_code", "error");
+        }
+        forwarded
+    }
+
+    async fn forward(
+        self,
+        args: Value,
+        exec: Exec,
+        span: &tracing::Span,
+    ) -> Result<Value, ToolError> {
         let server = &self.link.server;
         let remote = &self.remote;
         if let Some(reason) = self.link.gone() {
@@ -54,7 +83,10 @@ impl Forward {
                 ),
             })
         };
-        let params = CallToolRequestParams::new(remote.clone()).with_arguments(arguments);
+        let params = traced(
+            CallToolRequestParams::new(remote.clone()).with_arguments(arguments),
+            span,
+        );
         let peer = &self.link.peer();
         let handle = peer
             .send_request_with_option(
@@ -136,6 +168,27 @@ impl Forward {
         serde_json::to_value(blocks)
             .map_err(|error| ToolError::new(format!("the content could not be kept: {error}")))
     }
+}
+
+/// `params` with the trace context of `span` in their `_meta`, when the
+/// OpenTelemetry bridge records it.
+#[cfg(feature = "otel")]
+fn traced(mut params: CallToolRequestParams, span: &tracing::Span) -> CallToolRequestParams {
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+    if span.is_disabled() {
+        return params;
+    }
+    let mut meta = params.meta.take().unwrap_or_default();
+    crate::otel::inject(&span.context(), &mut meta);
+    params.meta = (!meta.is_empty()).then_some(meta);
+    params
+}
+
+/// `params` as they are: without the `otel` feature there is no context
+/// to carry.
+#[cfg(not(feature = "otel"))]
+fn traced(params: CallToolRequestParams, _span: &tracing::Span) -> CallToolRequestParams {
+    params
 }
 
 /// Tells the server to stop a call this side no longer waits for.

@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::{McpServer, caller};
+use super::{McpServer, caller, trace};
 use crate::mcp::task_store::TaskOwner;
 
 impl ServerHandler for McpServer {
@@ -41,7 +41,10 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.tool_list(&context)
+        trace::traced("tools/list", None, &context, async {
+            self.tool_list(&context)
+        })
+        .await
     }
 
     async fn call_tool(
@@ -54,7 +57,8 @@ impl ServerHandler for McpServer {
             context.id.to_string(),
             context.ct.clone(),
         );
-        self.answer_call(request, context).await
+        let span = trace::call_span(&request.name, &context);
+        trace::traced_call(span, self.answer_call(request, &context)).await
     }
 
     async fn on_cancelled(
@@ -71,9 +75,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let owner = TaskOwner::of(&caller::principal(&context));
-        Ok(GetTaskResult::new(
-            self.tasks.get(&request.task_id, &owner).await?,
-        ))
+        let getting = async {
+            Ok(GetTaskResult::new(
+                self.tasks.get(&request.task_id, &owner).await?,
+            ))
+        };
+        trace::traced("tasks/get", None, &context, getting).await
     }
 
     async fn cancel_task(
@@ -82,7 +89,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let owner = TaskOwner::of(&caller::principal(&context));
-        self.tasks.cancel(&request.task_id, &owner).await.map(drop)
+        let cancelling = async { self.tasks.cancel(&request.task_id, &owner).await.map(drop) };
+        trace::traced("tasks/cancel", None, &context, cancelling).await
     }
 
     /// No task of this server asks for input: responses are acknowledged
@@ -103,7 +111,10 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(self.resource_list(&context))
+        trace::traced("resources/list", None, &context, async {
+            Ok(self.resource_list(&context))
+        })
+        .await
     }
 
     async fn list_resource_templates(
@@ -119,9 +130,12 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.read_resource_as(&request.uri, &context)
-            .await
-            .map(Into::into)
+        let reading = async {
+            self.read_resource_as(&request.uri, &context)
+                .await
+                .map(Into::into)
+        };
+        trace::traced("resources/read", Some(&request.uri), &context, reading).await
     }
 
     #[allow(
@@ -166,12 +180,16 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.offers
-            .prompts
-            .get(&request.name, request.arguments)
-            .map(Into::into)
+        let target = request.name.clone();
+        let getting = async {
+            self.offers
+                .prompts
+                .get(&request.name, request.arguments)
+                .map(Into::into)
+        };
+        trace::traced("prompts/get", Some(&target), &context, getting).await
     }
 
     async fn complete(
@@ -200,7 +218,8 @@ impl ServerHandler for McpServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        self.initialize_session(request, context)
+        let initializing = async { self.initialize_session(request, &context) };
+        trace::traced("initialize", None, &context, initializing).await
     }
 
     async fn on_custom_request(

@@ -80,7 +80,7 @@ impl McpServer {
     pub(super) fn initialize_session(
         &self,
         request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
+        context: &RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         self.forward_tool_changes();
         // Changes from here on are news to the client: it lists the tools

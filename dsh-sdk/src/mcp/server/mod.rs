@@ -14,6 +14,7 @@ mod lifecycle;
 mod offers;
 mod serve;
 mod tools;
+mod trace;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};

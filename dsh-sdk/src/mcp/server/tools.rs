@@ -57,9 +57,9 @@ impl McpServer {
     pub(super) async fn answer_call(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let principal = caller::principal(&context);
+        let principal = caller::principal(context);
         let object_output_only = context
             .protocol_version()
             .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());

@@ -931,8 +931,8 @@ async fn a_session_is_served_only_to_the_principal_that_started_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_is_seen_only_by_the_principal_that_started_it() {
     use super::tasks::{Client, custom, start_tool, until_done};
-    use dsh_kit::mcp::rmcp::{ClientLifecycleMode, ClientServiceExt};
     use dsh_kit::mcp::rmcp::model::{CancelTaskParams, GetTaskParams};
+    use dsh_kit::mcp::rmcp::{ClientLifecycleMode, ClientServiceExt};
 
     catch_logs();
     let issuer = Issuer::start().await;

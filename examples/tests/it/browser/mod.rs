@@ -357,6 +357,19 @@ fn the_playground_in_a_browser() {
             .text("#result-content")
             .contains("invalid arguments for `add_days`")
     );
+    // Its trace: the call's span, failed, and the event that says why.
+    assert_eq!(
+        browser.run(
+            "return document.querySelector('#result-trace .span-row').dataset.error",
+            json!([])
+        ),
+        "invalid_arguments"
+    );
+    assert!(
+        browser
+            .text("#trace-events")
+            .contains("call stopped error.type=\"invalid_arguments\"")
+    );
     browser.click_on("#check-in-page");
 
     // A read card, with line numbers from where the read began.
@@ -453,6 +466,26 @@ fn the_playground_in_a_browser() {
         "#result-card [data-card='terminal']",
         &screenshots().join("terminal.png"),
     );
+    // Beside the card, the call's trace: its span, the approval it waited
+    // for inside it, and the execute stage after.
+    let spans = browser.run(
+        "return [...document.querySelectorAll('#result-trace .span-row')].map(r => r.dataset.span);",
+        json!([]),
+    );
+    assert_eq!(spans[0], "execute_tool bash", "{spans}");
+    let spans: Vec<&str> = spans
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let approval = spans.iter().position(|span| *span == "approval");
+    let execute = spans.iter().position(|span| *span == "tool.execute");
+    assert!(
+        approval.is_some() && approval < execute,
+        "the approval, then execute: {spans:?}"
+    );
+    browser.screenshot("#result-panel", &screenshots().join("trace.png"));
 
     // While a command runs, its card shows the output streamed so far.
     browser.type_into(&field("/command"), "echo started; sleep 3; echo finished");
