@@ -38,10 +38,15 @@ pub enum BusEvent {
         request: String,
     },
     /// A task started or ended: `task` is the task as MCP 2025-11-25's
-    /// `notifications/tasks/status` carries it.
+    /// `notifications/tasks/status` carries it, sent to the sessions of
+    /// the principal that started it (`owner`, a
+    /// [`TaskOwner`](super::TaskOwner) key; `None` for the host's).
     TaskStatus {
         /// The task (`taskId`, `status`, `statusMessage`, times).
         task: Value,
+        /// Who started it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        owner: Option<String>,
     },
 }
 

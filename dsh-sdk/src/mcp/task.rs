@@ -259,12 +259,14 @@ impl Tasks {
         }
     }
 
-    /// Tells the sessions of every replica where the task is: when it
-    /// starts and when it ends (its progress messages stay in the store,
-    /// where a poll finds them, rather than wake every session).
+    /// Tells the sessions of every replica where the task is, and so the
+    /// owner's clients (`notifications/tasks/status`): when it starts and
+    /// when it ends (its progress messages stay in the store, where a poll
+    /// finds them, rather than wake every session).
     fn announce(&self, record: &TaskRecord) {
         self.bus.publish(BusEvent::TaskStatus {
             task: legacy_task(record),
+            owner: record.owner.clone(),
         });
     }
 

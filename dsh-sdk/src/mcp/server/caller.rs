@@ -17,8 +17,13 @@ use crate::principal::Principal;
 
 /// The principal making the request `context` belongs to.
 pub(super) fn principal(context: &RequestContext<RoleServer>) -> Arc<Principal> {
-    context
-        .extensions
+    principal_of(&context.extensions)
+}
+
+/// The principal making the request or notification whose extensions are
+/// `extensions`.
+pub(super) fn principal_of(extensions: &rmcp::model::Extensions) -> Arc<Principal> {
+    extensions
         .get::<Parts>()
         .and_then(|parts| parts.extensions.get::<Arc<Principal>>())
         .unwrap_or_else(|| Principal::shared_host())

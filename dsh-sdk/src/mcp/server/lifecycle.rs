@@ -5,8 +5,8 @@
 use std::sync::{Arc, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CancelledNotificationParam, CustomRequest, CustomResult, ErrorCode,
-    InitializeRequestParams, InitializeResult,
+    CallToolRequestParams, CancelledNotificationParam, CustomNotification, CustomRequest,
+    CustomResult, ErrorCode, InitializeRequestParams, InitializeResult, ServerNotification,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -18,7 +18,7 @@ use crate::mcp::bus::BusEvent;
 use crate::mcp::session::Calls;
 use crate::mcp::task_store::TaskOwner;
 
-use super::McpServer;
+use super::{McpServer, caller};
 
 /// The methods MCP defines for a client to call: a request for one that
 /// rmcp could not read has invalid params.
@@ -88,7 +88,8 @@ impl McpServer {
         // from `notifications/initialized`: behind a load balancer that is
         // not sticky, that notification may go to another replica, and
         // this one must still hear the cancels of the calls it runs.
-        self.hear_bus(context.peer.clone(), self.bus.subscribe());
+        let owner = TaskOwner::of(&caller::principal(context));
+        self.hear_bus(context.peer.clone(), self.bus.subscribe(), owner);
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
@@ -98,14 +99,22 @@ impl McpServer {
     pub(super) fn start_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.forward_tool_changes();
         if matches!(*self.list_changed(), ListChanged::Idle) {
-            self.hear_bus(context.peer, self.bus.subscribe());
+            let owner = TaskOwner::of(&caller::principal_of(&context.extensions));
+            self.hear_bus(context.peer, self.bus.subscribe(), owner);
         }
     }
 
     /// Until the session ends, sends `list_changed` for each change of the
-    /// tools on any replica, and stops the session's calls that its client
-    /// cancelled through another replica.
-    fn hear_bus(&self, peer: rmcp::Peer<RoleServer>, mut changes: broadcast::Receiver<BusEvent>) {
+    /// tools on any replica and `notifications/tasks/status` for each start
+    /// and end of a task of `owner`'s (the session's principal), and stops
+    /// the session's calls that its client cancelled through another
+    /// replica.
+    fn hear_bus(
+        &self,
+        peer: rmcp::Peer<RoleServer>,
+        mut changes: broadcast::Receiver<BusEvent>,
+        owner: TaskOwner,
+    ) {
         let stop = CancellationToken::new();
         let stopped = stop.clone();
         let calls = Arc::clone(&self.session.calls);
@@ -113,8 +122,16 @@ impl McpServer {
             loop {
                 tokio::select! {
                     () = stopped.cancelled() => break,
-                    changed = session_event(&mut changes, &calls) => {
-                        if !changed || peer.notify_tool_list_changed().await.is_err() {
+                    heard = session_event(&mut changes, &calls, &owner) => {
+                        let sent = match heard {
+                            Heard::ToolsChanged => peer.notify_tool_list_changed().await,
+                            Heard::Task(task) => {
+                                let status = CustomNotification::new(TASK_STATUS, Some(task));
+                                peer.send_notification(ServerNotification::CustomNotification(status)).await
+                            }
+                            Heard::Closed => break,
+                        };
+                        if sent.is_err() {
                             break;
                         }
                     }
@@ -220,17 +237,37 @@ impl McpServer {
 /// calls of this session that a client cancelled through another replica:
 /// `true` when the tools changed (or events were missed, which may have
 /// held a change), `false` when the bus closed.
-async fn session_event(events: &mut broadcast::Receiver<BusEvent>, calls: &Calls) -> bool {
+async fn session_event(
+    events: &mut broadcast::Receiver<BusEvent>,
+    calls: &Calls,
+    owner: &TaskOwner,
+) -> Heard {
     loop {
         match events.recv().await {
             Ok(BusEvent::ToolsChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                return true;
+                return Heard::ToolsChanged;
             }
             Ok(BusEvent::RequestCancelled { session, request }) => calls.cancel(&session, &request),
+            Ok(BusEvent::TaskStatus { task, owner: of }) if of.as_deref() == owner.key() => {
+                return Heard::Task(task);
+            }
             Ok(_) => {}
-            Err(broadcast::error::RecvError::Closed) => return false,
+            Err(broadcast::error::RecvError::Closed) => return Heard::Closed,
         }
     }
+}
+
+/// MCP 2025-11-25's notification of a task's status, sent to its requestor.
+const TASK_STATUS: &str = "notifications/tasks/status";
+
+/// What a session heard on the bus that its client is told of.
+enum Heard {
+    /// The tools changed, or events were missed that may have held a change.
+    ToolsChanged,
+    /// A task of the session's principal started or ended.
+    Task(Value),
+    /// The bus closed.
+    Closed,
 }
 
 /// Waits for the tools to change on any replica: `true` when they did (or

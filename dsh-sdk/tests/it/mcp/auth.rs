@@ -928,9 +928,33 @@ async fn a_session_is_served_only_to_the_principal_that_started_it() {
     assert_eq!(with_session(ada).await, 202, "its own session");
 }
 
+/// A client that takes tasks and keeps the task status notifications it
+/// is sent.
+#[derive(Clone, Default)]
+struct Listening(Arc<Mutex<Vec<Value>>>);
+
+impl dsh_kit::mcp::rmcp::ClientHandler for Listening {
+    fn get_info(&self) -> dsh_kit::mcp::rmcp::model::ClientConfig {
+        use dsh_kit::mcp::rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+        let capabilities = ClientCapabilities::builder().enable_tasks().build();
+        ClientConfig::new(capabilities, Implementation::new("dsh-tests", "0"))
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: dsh_kit::mcp::rmcp::model::CustomNotification,
+        _context: dsh_kit::mcp::rmcp::service::NotificationContext<dsh_kit::mcp::rmcp::RoleClient>,
+    ) {
+        if notification.method == "notifications/tasks/status" {
+            let task = notification.params.unwrap_or_default();
+            self.0.lock().unwrap().push(task);
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_is_seen_only_by_the_principal_that_started_it() {
-    use super::tasks::{Client, custom, start_tool, until_done};
+    use super::tasks::{custom, start_tool, until_done};
     use dsh_kit::mcp::rmcp::model::{CancelTaskParams, GetTaskParams};
     use dsh_kit::mcp::rmcp::{ClientLifecycleMode, ClientServiceExt};
 
@@ -949,23 +973,23 @@ async fn a_task_is_seen_only_by_the_principal_that_started_it() {
         claims["sub"] = json!(subject);
         issuer.sign(&claims)
     };
-    let connect = |subject: &str| {
+    let connect = |subject: &str, heard: Listening| {
         let config =
             StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(token(subject));
         let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
         async move {
             tokio::time::timeout(
                 STEP,
-                Client { tasks: true }
-                    .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize),
+                heard.serve_with_lifecycle(transport, ClientLifecycleMode::Initialize),
             )
             .await
             .unwrap()
             .unwrap()
         }
     };
-    let ada = connect("ada").await;
-    let bob = connect("bob").await;
+    let (ada_heard, bob_heard) = (Listening::default(), Listening::default());
+    let ada = connect("ada", ada_heard.clone()).await;
+    let bob = connect("bob", bob_heard.clone()).await;
     let id = start_tool(&ada, "slow", json!({ "ms": 300 })).await;
 
     // To bob, ada's task is one that never was: get, cancel, result, list.
@@ -992,6 +1016,29 @@ async fn a_task_is_seen_only_by_the_principal_that_started_it() {
         done.task.status,
         dsh_kit::mcp::rmcp::model::TaskStatus::Completed
     );
+
+    // Ada's client is told where her task is, when it starts and ends;
+    // bob's is told nothing of it.
+    let statuses = || {
+        (ada_heard.0.lock().unwrap().iter())
+            .map(|task| (task["taskId"].clone(), task["status"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let told = tokio::time::timeout(STEP, async {
+        while statuses().len() < 2 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(told.is_ok(), "ada heard {:?}", statuses());
+    assert_eq!(
+        statuses(),
+        [
+            (json!(id), json!("working")),
+            (json!(id), json!("completed"))
+        ]
+    );
+    assert!(bob_heard.0.lock().unwrap().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

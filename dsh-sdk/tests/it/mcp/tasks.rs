@@ -70,8 +70,8 @@ async fn batch() -> String {
 
 /// A client that takes tasks, or not.
 #[derive(Clone)]
-pub(super) struct Client {
-    pub(super) tasks: bool,
+struct Client {
+    tasks: bool,
 }
 
 impl ClientHandler for Client {
@@ -137,8 +137,8 @@ async fn start(client: &RunningService<RoleClient, Client>, ms: u64) -> String {
 }
 
 /// Starts `tool` as a task, giving its id.
-pub(super) async fn start_tool(
-    client: &RunningService<RoleClient, Client>,
+pub(super) async fn start_tool<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
     tool: &str,
     args: Value,
 ) -> String {
@@ -155,8 +155,8 @@ pub(super) async fn start_tool(
 }
 
 /// Polls `tasks/get` until the task ends.
-pub(super) async fn until_done(
-    client: &RunningService<RoleClient, Client>,
+pub(super) async fn until_done<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
     id: &str,
 ) -> dsh_kit::mcp::rmcp::model::DetailedTask {
     tokio::time::timeout(STEP, async {
@@ -175,8 +175,8 @@ pub(super) async fn until_done(
     .expect("the task ends in time")
 }
 
-pub(super) async fn custom(
-    client: &RunningService<RoleClient, Client>,
+pub(super) async fn custom<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
     method: &str,
     params: Value,
 ) -> Result<Value, String> {
@@ -268,7 +268,7 @@ async fn a_task_start_and_end_go_out_on_the_event_bus() {
             .await
             .expect("the bus carries the task's changes")
             .unwrap();
-        if let dsh_kit::mcp::BusEvent::TaskStatus { task } = event {
+        if let dsh_kit::mcp::BusEvent::TaskStatus { task, .. } = event {
             assert_eq!(task["taskId"], json!(id));
             statuses.push(task["status"].clone());
         }
