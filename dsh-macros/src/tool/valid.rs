@@ -162,6 +162,16 @@ fn check_flags(cx: &Ctxt, tool: &Tool) {
             "a tool cannot be both `read_only` and `destructive`: a read-only tool changes nothing; keep the one that is true",
         );
     }
+    // The default render shows the value itself, so there is nothing for
+    // the value's JSON to follow, and nothing for `render_only` to drop.
+    if let Some(render_only) = set("render_only")
+        && tool.attr.render.is_none()
+    {
+        cx.error_spanned_by(
+            &render_only.key,
+            "`render_only` keeps a render's blocks alone, but this tool has no `render`: its content is the value itself already; add `render = your_render_fn`, or remove `render_only`",
+        );
+    }
     for (key, value) in [("title", &tool.attr.title), ("version", &tool.attr.version)] {
         if let Some(value) = value
             && value.value().trim().is_empty()
