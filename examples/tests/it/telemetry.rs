@@ -93,27 +93,49 @@ impl Receiver {
         }
     }
 
+    /// Every data of the metric `name` exported so far, in order.
+    fn metric_data(
+        &self,
+        name: &str,
+    ) -> Vec<opentelemetry_proto::tonic::metrics::v1::metric::Data> {
+        let exports = self.received.metrics.lock().unwrap();
+        (exports.iter())
+            .flat_map(|export| &export.resource_metrics)
+            .flat_map(|resource| &resource.scope_metrics)
+            .flat_map(|scope| &scope.metrics)
+            .filter(|metric| metric.name == name)
+            .filter_map(|metric| metric.data.clone())
+            .collect()
+    }
+
     /// The data points' attribute sets of the histogram `name` exported so far.
     fn histogram(&self, name: &str) -> Vec<(HashMap<String, String>, u64, Vec<f64>)> {
         use opentelemetry_proto::tonic::metrics::v1::metric::Data;
         let mut points = Vec::new();
-        for export in self.received.metrics.lock().unwrap().iter() {
-            for scope in export
-                .resource_metrics
-                .iter()
-                .flat_map(|r| &r.scope_metrics)
-            {
-                for metric in scope.metrics.iter().filter(|metric| metric.name == name) {
-                    if let Some(Data::Histogram(histogram)) = &metric.data {
-                        for point in &histogram.data_points {
-                            let attributes = point
-                                .attributes
-                                .iter()
-                                .map(|kv| (kv.key.clone(), string(kv.value.as_ref())))
-                                .collect();
-                            points.push((attributes, point.count, point.explicit_bounds.clone()));
-                        }
-                    }
+        for data in self.metric_data(name) {
+            if let Data::Histogram(histogram) = data {
+                for point in histogram.data_points {
+                    let attributes = attributes_of(&point.attributes);
+                    points.push((attributes, point.count, point.explicit_bounds));
+                }
+            }
+        }
+        points
+    }
+
+    /// The latest value of the counter `name` for each attribute set.
+    fn counter(&self, name: &str) -> Vec<(HashMap<String, String>, i64)> {
+        use opentelemetry_proto::tonic::metrics::v1::metric::Data;
+        use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as Number;
+        let mut points = Vec::new();
+        for data in self.metric_data(name) {
+            if let Data::Sum(sum) = data {
+                for point in sum.data_points {
+                    let value = match point.value {
+                        Some(Number::AsInt(n)) => n,
+                        _ => 0,
+                    };
+                    points.push((attributes_of(&point.attributes), value));
                 }
             }
         }
@@ -121,38 +143,13 @@ impl Receiver {
     }
 }
 
-impl Receiver {
-    /// The latest value of the counter `name` for each attribute set.
-    fn counter(&self, name: &str) -> Vec<(HashMap<String, String>, i64)> {
-        use opentelemetry_proto::tonic::metrics::v1::metric::Data;
-        use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as Number;
-        let mut points = Vec::new();
-        for export in self.received.metrics.lock().unwrap().iter() {
-            for scope in export
-                .resource_metrics
-                .iter()
-                .flat_map(|r| &r.scope_metrics)
-            {
-                for metric in scope.metrics.iter().filter(|metric| metric.name == name) {
-                    if let Some(Data::Sum(sum)) = &metric.data {
-                        for point in &sum.data_points {
-                            let attributes = point
-                                .attributes
-                                .iter()
-                                .map(|kv| (kv.key.clone(), string(kv.value.as_ref())))
-                                .collect();
-                            let value = match point.value {
-                                Some(Number::AsInt(n)) => n,
-                                _ => 0,
-                            };
-                            points.push((attributes, value));
-                        }
-                    }
-                }
-            }
-        }
-        points
-    }
+/// A data point's attributes, as strings.
+fn attributes_of(
+    attributes: &[opentelemetry_proto::tonic::common::v1::KeyValue],
+) -> HashMap<String, String> {
+    (attributes.iter())
+        .map(|kv| (kv.key.clone(), string(kv.value.as_ref())))
+        .collect()
 }
 
 async fn traces(State(received): State<Received>, body: Bytes) -> Vec<u8> {
