@@ -127,18 +127,11 @@ extern crate self as dsh_kit;
 // The layers, lowest first; each module depends only on those above it
 // in this list (none on a later one), so the crate has no import circle.
 //
-// Values: what a call carries and produces.
-pub mod card;
-mod content;
-pub mod event;
-mod names;
-pub mod path;
-mod principal;
-mod result;
-mod schema;
-pub mod semconv;
-// OpenTelemetry export; it reads nothing of the crate but `semconv`.
-#[cfg(feature = "otel")]
+// Values: what a call carries and produces (content, cards, results,
+// events, schemas, names, principals, paths).
+mod value;
+// The conventions' names, and OpenTelemetry export (feature `otel`); it
+// reads nothing else of the crate.
 pub mod otel;
 // What a tool is.
 mod tool;
@@ -169,21 +162,23 @@ mod served;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use content::{ContentBlock, EmbeddedResource, joined_text, render_default};
-pub use names::{Category, OutputType};
-pub use path::ToolPath;
+pub use value::{card, event, path};
+
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};
 pub use pool::{ScopedTool, Subscription, ToolHandle};
-pub use principal::{Caller, Principal};
 pub use registry::{Registry, RegistryBuilder};
-pub use result::{Cause, Failure, Status, ToolResult};
-pub use schema::{SchemaError, Violation, limits};
 pub use tool::{
     DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MissingState, PresentCallFn,
     PresentFn, RegisterError, RenderFn, SchemaRole, State, TaskSupport, Tool, ToolDef,
     ToolDefBuilder, ToolError, ToolInfo, Validation, client, elicit, testing,
 };
+pub use value::content::{ContentBlock, EmbeddedResource, joined_text, render_default};
+pub use value::names::{Category, OutputType};
+pub use value::path::ToolPath;
+pub use value::principal::{Caller, Principal};
+pub use value::result::{Cause, Failure, Status, ToolResult};
+pub use value::schema::{SchemaError, Violation, limits};
 
 pub use dsh_kit_macros::{present, render, tool};
 
@@ -207,8 +202,8 @@ pub use anyhow;
 /// A host's items (`Registry`, `ToolCall`, `ToolResult`, the export
 /// formats, the permission rules) are imported by name.
 pub mod prelude {
-    pub use crate::card::{self, Card};
     pub use crate::elicit::{Elicit, Elicitable};
+    pub use crate::value::card::{self, Card};
     pub use crate::{
         Category, ContentBlock, Exec, OutputType, Tool, ToolArgs, ToolDef, ToolError, ToolFailure,
         ToolOutput, ToolPath, Validation, present, render, tool,

@@ -5,9 +5,6 @@ pub use ::schemars;
 pub use ::serde;
 pub use ::serde_json;
 
-pub use crate::card::Card;
-pub use crate::content::ContentBlock;
-pub use crate::names::{Category, OutputType};
 pub use crate::tool::Exec;
 pub use crate::tool::Icon;
 pub use crate::tool::ToolError;
@@ -17,6 +14,9 @@ pub use crate::tool::{
 };
 pub use crate::tool::{PresentCallFn, PresentFn, RenderFn};
 pub use crate::tool::{Tool, ToolDef, Validation};
+pub use crate::value::card::Card;
+pub use crate::value::content::ContentBlock;
+pub use crate::value::names::{Category, OutputType};
 
 use std::error::Error as StdError;
 use std::fmt::Display;

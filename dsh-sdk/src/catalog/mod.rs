@@ -55,12 +55,12 @@
 
 mod deferred;
 
-use crate::event::Event;
-use crate::event::rawp::{CatalogPublish, CatalogTool, Diagnostic, ToolStatus};
 use crate::pipeline::Pipeline;
 use crate::pool::Pool;
-use crate::principal::Principal;
 use crate::tool::ToolInfo;
+use crate::value::event::Event;
+use crate::value::event::rawp::{CatalogPublish, CatalogTool, Diagnostic, ToolStatus};
+use crate::value::principal::Principal;
 
 pub use crate::pool::TOOL_DEGRADED;
 pub use crate::tool::TOOL_SHADOWED;
@@ -74,7 +74,7 @@ pub(crate) use deferred::{
 #[non_exhaustive]
 pub enum CatalogError {
     /// No tool of that name or alias is registered.
-    #[error("cannot set the status of `{name}`: no tool of that name is registered{}", crate::schema::suggest::hint(.closest))]
+    #[error("cannot set the status of `{name}`: no tool of that name is registered{}", crate::value::schema::suggest::hint(.closest))]
     UnknownTool {
         /// The name given.
         name: String,

@@ -74,9 +74,9 @@
 //! | `result`   | `tool.invoke.result`   | a [`ToolResult`]: `invocation_id`, `tool_name`, `status`, `output_type` and `truncated` alike; `duration` is RAWP's `duration_ms`; RAWP's `output` is `value` on success and the text of `content` otherwise; `content` (what the model saw), `card`, and on failure `failure` (its cause, and the tool's failure kind and error value) besides |
 //! | `catalog`  | `tool.catalog.publish` | the payload, field for field ([`CatalogPublish`]) |
 //!
-//! [`InvokeRequest`]: crate::event::rawp::InvokeRequest
-//! [`InvokeStream`]: crate::event::rawp::InvokeStream
-//! [`CatalogPublish`]: crate::event::rawp::CatalogPublish
+//! [`InvokeRequest`]: crate::value::event::rawp::InvokeRequest
+//! [`InvokeStream`]: crate::value::event::rawp::InvokeStream
+//! [`CatalogPublish`]: crate::value::event::rawp::CatalogPublish
 //! [`ToolResult`]: crate::ToolResult
 
 mod error;

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::card::Card;
-use crate::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
-use crate::principal::Caller;
-use crate::result::ToolResult;
+use crate::value::card::Card;
+use crate::value::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
+use crate::value::principal::Caller;
+use crate::value::result::ToolResult;
 
 use super::{DecidedRecord, ExecutedRecord, LogError, LogWarning, Record, SpillFailedRecord};
 

@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::card::Card;
-use crate::content::ContentBlock;
-use crate::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
-use crate::event::{Event, ValueSource, Verdict};
-use crate::result::ToolResult;
+use crate::value::card::Card;
+use crate::value::content::ContentBlock;
+use crate::value::event::rawp::{CatalogPublish, InvokeRequest, InvokeStream};
+use crate::value::event::{Event, ValueSource, Verdict};
+use crate::value::result::ToolResult;
 
 /// One line of a session log.
 ///

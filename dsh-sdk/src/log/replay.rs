@@ -78,15 +78,15 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use crate::card::Card;
-use crate::content::ContentBlock;
 use crate::log::{ExecutedRecord, Log, LoggedCall};
-use crate::names::OutputType;
 use crate::pipeline::{Head, Settled, Success, finish, is_unsaved};
-use crate::principal::{Caller, Principal};
 use crate::registry::Registry;
-use crate::result::{Failure, Status, ToolResult};
 use crate::tool::{self, Entry};
+use crate::value::card::Card;
+use crate::value::content::ContentBlock;
+use crate::value::names::OutputType;
+use crate::value::principal::{Caller, Principal};
+use crate::value::result::{Failure, Status, ToolResult};
 
 /// Replays every call of `log` against `registry`; see the [module docs](self).
 ///

@@ -1,6 +1,6 @@
 //! A session log drawn for a person at a terminal: each call with its tool,
 //! arguments, status and duration, its card as a box
-//! ([`card::terminal`](crate::card::terminal)), and the replay's verdict.
+//! ([`card::terminal`](crate::value::card::terminal)), and the replay's verdict.
 //!
 //! ```
 //! use dsh_kit::card::terminal::Style;
@@ -45,9 +45,9 @@
 
 use std::fmt::Write as _;
 
-use crate::card::terminal::{Paint, Style, draw_indented, printable};
-use crate::event::Verdict;
-use crate::result::{Status, ToolResult};
+use crate::value::card::terminal::{Paint, Style, draw_indented, printable};
+use crate::value::event::Verdict;
+use crate::value::result::{Status, ToolResult};
 
 use super::replay::{CallReplay, Outcome, ReplayReport};
 use super::{Log, LoggedCall};
@@ -283,10 +283,10 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::card::{Card, TerminalCard, WebCard};
-    use crate::event::rawp::InvokeRequest;
     use crate::log::DecidedRecord;
     use crate::log::replay::{Difference, Field, SpillFile};
+    use crate::value::card::{Card, TerminalCard, WebCard};
+    use crate::value::event::rawp::InvokeRequest;
 
     fn request(tool_name: &str, input: Value) -> InvokeRequest {
         InvokeRequest {

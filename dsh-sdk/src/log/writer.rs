@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::event::Event;
 use crate::tool::with_sources;
+use crate::value::event::Event;
 
 use super::{LogError, LogWarning, Record};
 

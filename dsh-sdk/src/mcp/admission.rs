@@ -27,7 +27,7 @@ use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio_util::sync::CancellationToken;
 
-use crate::principal::Principal;
+use crate::value::principal::Principal;
 
 /// Who opens a session, for the per-client cap.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

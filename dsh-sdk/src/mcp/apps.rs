@@ -11,11 +11,11 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, MetaObject, Resource, ResourceContents, Tool};
 use serde_json::{Value, json};
 
-use crate::card::Card;
-use crate::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
-use crate::principal::Principal;
 use crate::registry::Registry;
 use crate::tool::ToolInfo;
+use crate::value::card::Card;
+use crate::value::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
+use crate::value::principal::Principal;
 
 use super::resources::{ReadResource, ResourceProvider};
 

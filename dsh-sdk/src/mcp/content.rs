@@ -6,14 +6,16 @@
 
 use rmcp::model::{ContentBlock as McpBlock, ResourceContents};
 
-use crate::content::ContentBlock;
+use crate::value::content::ContentBlock;
 
 /// A dsh block as an MCP block.
 pub(crate) fn to_mcp(block: &ContentBlock) -> McpBlock {
     serde_json::to_value(block)
         .and_then(serde_json::from_value)
         .unwrap_or_else(|_| {
-            McpBlock::text(crate::content::joined_text(std::slice::from_ref(block)))
+            McpBlock::text(crate::value::content::joined_text(std::slice::from_ref(
+                block,
+            )))
         })
 }
 

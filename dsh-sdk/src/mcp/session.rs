@@ -29,8 +29,6 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use uuid::Uuid;
 
-use crate::event::Event;
-use crate::event::stream::StreamType;
 use crate::mcp::bus::{BusEvent, BusSlot};
 use crate::pool::Subscription;
 use crate::registry::Registry;
@@ -38,6 +36,8 @@ use crate::tool::client::{
     Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, LogLevel, LogMessage,
     Sample, SampleRequest,
 };
+use crate::value::event::Event;
+use crate::value::event::stream::StreamType;
 
 /// What one session remembers between requests.
 #[derive(Default)]

@@ -6,7 +6,7 @@ use rmcp::model::{MetaObject, Tool};
 use serde_json::Value;
 
 use crate::Registry;
-use crate::event::rawp::ToolStatus;
+use crate::value::event::rawp::ToolStatus;
 
 /// The `_meta` key of a listed tool's status (`"unavailable"`,
 /// `"degraded"`), present only when the tool is not `available`; the reason

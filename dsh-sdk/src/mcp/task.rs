@@ -22,11 +22,11 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::event::Event;
-use crate::event::stream::StreamType;
 use crate::pipeline::ToolCall;
 use crate::registry::Registry;
-use crate::result::ToolResult;
+use crate::value::event::Event;
+use crate::value::event::stream::StreamType;
+use crate::value::result::ToolResult;
 
 use super::bus::{BusEvent, BusSlot};
 use super::task_store::{TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError};

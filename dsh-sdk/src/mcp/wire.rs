@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::export::META_FAILURE;
 use crate::registry::Registry;
-use crate::result::ToolResult;
+use crate::value::result::ToolResult;
 
 use super::apps;
 use super::content::to_mcp;

@@ -10,7 +10,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::semconv;
+use crate::otel::semconv;
 
 /// A `tracing` layer that times the `execute_tool` span of every call and
 /// the MCP server's span of every request, and records, on `meter`:

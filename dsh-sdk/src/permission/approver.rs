@@ -9,9 +9,9 @@ use uuid::Uuid;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::principal::{Caller, Principal};
 use crate::tool::Exec;
 use crate::tool::client::Elicited;
+use crate::value::principal::{Caller, Principal};
 
 /// How the host settled an [`Decision::Ask`](super::Decision::Ask).
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::principal::Principal;
+use crate::value::principal::Principal;
 
 /// How strict a decision is, ordered `Allow < Ask < Deny`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

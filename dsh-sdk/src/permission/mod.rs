@@ -104,7 +104,7 @@
 //!
 //! Path arguments ([`ToolPath`](crate::ToolPath)) reach rules, gates, guards
 //! and the approver resolved (`..`, `//`, symbolic links, against the
-//! registry's roots: [`crate::path`]), so a rule on a path is a rule on the
+//! registry's roots: [`crate::value::path`]), so a rule on a path is a rule on the
 //! file the tool will open; [`Rule::when_path`] writes one as a
 //! gitignore-style glob relative to the roots.
 
@@ -131,8 +131,8 @@ pub use hook::{Guard, PlanMode, PreExecute};
 pub use path::PathPatternError;
 pub use rule::{Rule, Rules};
 
-use crate::principal::Principal;
 use crate::tool::ToolDef;
+use crate::value::principal::Principal;
 
 /// Rules, gates and guards, combined by [`Permissions::decide`].
 #[derive(Clone, Default)]
@@ -227,7 +227,7 @@ impl Permissions {
 
     /// Takes the relative path globs of the rules
     /// ([`Rule::when_path`]) against `roots`: the registry's, when it is built.
-    pub(crate) fn anchor_paths(&mut self, roots: &crate::path::Roots) {
+    pub(crate) fn anchor_paths(&mut self, roots: &crate::value::path::Roots) {
         self.rules.anchor_paths(roots);
     }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
-use crate::path::Roots;
+use crate::value::path::Roots;
 
 /// An invalid glob in [`Rule::when_path`](super::Rule::when_path).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::decision::Ruling;
 use super::path::{PathCondition, PathPatternError};
 use super::{CallInfo, Decision, PatternError, Strictness};
-use crate::path::Roots;
-use crate::principal::Principal;
+use crate::value::path::Roots;
+use crate::value::principal::Principal;
 
 /// A permission rule, as in Claude Code's `allow`, `ask` and `deny` lists.
 ///
@@ -123,7 +123,7 @@ impl Rule {
     /// Narrows the rule to calls whose path argument `arg` matches the
     /// gitignore-style glob `pattern`, or lies inside a directory it
     /// matches. Path arguments ([`ToolPath`](crate::ToolPath)) reach rules
-    /// resolved (`..`, `//`, links: see [`dsh_kit::path`](crate::path)), so
+    /// resolved (`..`, `//`, links: see [`dsh_kit::path`](crate::value::path)), so
     /// the glob is matched against what the file system will open.
     ///
     /// - `*` and `?` stop at `/`; `**` crosses any number of directories;

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::*;
-use crate::principal::Principal;
 use crate::tool::Exec;
+use crate::value::principal::Principal;
 
 const ALIASES: &[&str] = &["cat"];
 

@@ -24,7 +24,7 @@ use uuid::Uuid;
 
 use super::Pipeline;
 use super::{CallName, Resolved, Stop, ToolCall};
-use crate::result::ToolResult;
+use crate::value::result::ToolResult;
 
 impl Pipeline {
     /// Calls the tools of one model turn ([`Registry::call_batch`](crate::Registry::call_batch)),

@@ -6,9 +6,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::principal::Principal;
 use crate::tool::Entry;
 use crate::tool::client::Client;
+use crate::value::principal::Principal;
 
 /// One call a model asked for: a tool name and its raw arguments.
 ///

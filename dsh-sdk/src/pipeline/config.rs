@@ -7,11 +7,11 @@ use std::time::Duration;
 use super::layer::ExecService;
 use super::post_execute::PostExecute;
 use super::spill::SpillConfig;
-use crate::event::Event;
-use crate::path::Roots;
 use crate::permission::{Approver, Permissions};
 use crate::pool::{self, Pool};
-use crate::schema::limits::Limits;
+use crate::value::event::Event;
+use crate::value::path::Roots;
+use crate::value::schema::limits::Limits;
 
 /// The settings every call reads, fixed when the registry is built.
 pub(crate) struct Config {

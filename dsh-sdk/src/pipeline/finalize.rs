@@ -11,12 +11,12 @@ use uuid::Uuid;
 
 use super::Config;
 use super::stop::Stop;
-use crate::content::ContentBlock;
-use crate::event::Event;
 use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
-use crate::result::CardSlot;
 use crate::tool::with_sources;
 use crate::tool::{Entry, project};
+use crate::value::content::ContentBlock;
+use crate::value::event::Event;
+use crate::value::result::CardSlot;
 
 /// What project and finalize start from: a value that passed the output gate
 /// and every post-execute hook. A live call builds it from the hooks'
@@ -85,7 +85,7 @@ pub(crate) fn finish(
             .map(|text| text.chars().count())
             .sum();
         if text_chars > limit {
-            let full = crate::content::joined_text(&content);
+            let full = crate::value::content::joined_text(&content);
             let spilled = plan(&config.spill, settled.invocation_id, &full);
             content.retain(|block| block.as_text().is_none());
             content.insert(0, ContentBlock::text(spilled_message(&spilled)));

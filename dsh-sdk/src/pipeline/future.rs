@@ -20,10 +20,10 @@ use super::stop::{InputError, Stop};
 use super::watch::{Watch, watched};
 use super::{Begun, Head, Landed, Launched, execute, input, resolve, stopped, trace};
 use crate::pipeline::layer::{ExecError, ExecuteFuture, TimeoutFuture};
-use crate::result::{Status, ToolResult};
-use crate::schema::limits::drop_deep;
 use crate::tool::Prepared;
 use crate::tool::panic_message;
+use crate::value::result::{Status, ToolResult};
+use crate::value::schema::limits::drop_deep;
 
 /// The stages of one call, boxed, their panic caught.
 type Stages<'a> = Pin<Box<dyn Future<Output = std::thread::Result<ToolResult>> + Send + 'a>>;

@@ -1,6 +1,6 @@
 //! Stage 2, input: the arguments within the limits, against the input
 //! schema (every violation at once), their path arguments resolved (and
-//! rewritten to the resolved form, `crate::path`), through serde, then the
+//! rewritten to the resolved form, `crate::value::path`), through serde, then the
 //! tool's own `validate_input`. A panic in the arguments' `Deserialize` or
 //! in `validate_input` refuses them too.
 
@@ -10,11 +10,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::stop::{InputError, Stop};
-use crate::path::Roots;
-use crate::schema::limits::{self, Limits, drop_deep};
 use crate::tool::Exec;
 use crate::tool::panic_message;
 use crate::tool::{Entry, PrepareError, Prepared};
+use crate::value::path::Roots;
+use crate::value::schema::limits::{self, Limits, drop_deep};
 
 /// The arguments as a tool reads them, within the registry's limits: a
 /// JSON string holding an object is parsed (see [`normalize_args`]), and
@@ -24,7 +24,7 @@ pub(super) fn bounded(limits: &Limits, args: Value) -> Result<Value, InputError>
     if !args.is_string() {
         return Ok(args);
     }
-    refuse_over(limits, crate::schema::normalize_args(args))
+    refuse_over(limits, crate::value::schema::normalize_args(args))
 }
 
 /// `args`, unless they break the argument limits: then they are dropped

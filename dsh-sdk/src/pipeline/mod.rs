@@ -1,13 +1,13 @@
 //! The one path every call takes, from a name and raw arguments to a [`ToolResult`].
 //!
 //! 0. bounds (`input`): arguments over the size or depth
-//!    [limits](crate::schema::limits) are refused before anything, the session log
+//!    [limits](crate::value::schema::limits) are refused before anything, the session log
 //!    included, walks them;
 //! 1. `resolve` the name or alias; a tool the catalog marks `unavailable`,
 //!    or with a `fatal` diagnostic, is refused;
 //! 2. `input`: the raw arguments against the input schema (every violation
 //!    at once); the path arguments resolved against the roots and rewritten
-//!    to their resolved form ([`crate::path`]); serde, then the tool's own
+//!    to their resolved form ([`crate::value::path`]); serde, then the tool's own
 //!    `validate_input`;
 //! 3. `permission`: the default decision (`requires_approval` and
 //!    `destructive` tools ask), permission rules, then the gates in order;
@@ -51,15 +51,15 @@ use std::sync::{Arc, OnceLock, Weak};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::event::rawp::Diagnostic;
-use crate::event::{self, Event};
 use crate::pool::Pool;
-use crate::principal::Principal;
-use crate::result::ToolResult;
 use crate::tool::client::Client;
 use crate::tool::{CallTokens, Exec};
 use crate::tool::{Entry, Prepared};
 use crate::tool::{Host, StreamSink, Surroundings};
+use crate::value::event::rawp::Diagnostic;
+use crate::value::event::{self, Event};
+use crate::value::principal::Principal;
+use crate::value::result::ToolResult;
 use permission::Verdict;
 use resolve::shown_name;
 

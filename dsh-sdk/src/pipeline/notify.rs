@@ -14,11 +14,11 @@ use super::call::{CallName, ToolCall};
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
-use crate::event::{Event, Verdict};
-use crate::principal::{Caller, Principal};
-use crate::result::ToolResult;
-use crate::schema::limits::Exceeded;
 use crate::tool::{Entry, running_card};
+use crate::value::event::{Event, Verdict};
+use crate::value::principal::{Caller, Principal};
+use crate::value::result::ToolResult;
+use crate::value::schema::limits::Exceeded;
 
 /// The request, as subscribers see it: the arguments, or why they are not
 /// recorded.
@@ -181,7 +181,7 @@ impl Drop for Pending<'_> {
             invocation_id: self.invocation_id,
             tool: tool.clone().into(),
             parallel_group_id: self.parallel_group_id,
-            output_type: crate::names::OutputType::Text,
+            output_type: crate::value::names::OutputType::Text,
         };
         let mut result = head.failed(Stop::Cancelled {
             tool,

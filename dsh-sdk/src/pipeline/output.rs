@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::stop::OutputError;
-use crate::schema::limits::{self, Limits, drop_deep};
 use crate::tool::Entry;
+use crate::value::schema::limits::{self, Limits, drop_deep};
 
 /// `value`, if it is within the limits and passes the output schema.
 pub(super) fn gate(limits: &Limits, entry: &Entry, value: Value) -> Result<Value, OutputError> {

@@ -15,10 +15,10 @@ use super::Config;
 use super::input;
 use super::stop::Stop;
 use crate::permission::{Approval, ApprovalRequest, Approver, CallInfo, Decision, Ruling};
-use crate::principal::Principal;
 use crate::tool::Exec;
 use crate::tool::panic_message;
 use crate::tool::{Entry, Prepared};
+use crate::value::principal::Principal;
 
 /// What the permission stage made of the arguments the model sent.
 pub(super) enum Verdict {

@@ -14,10 +14,10 @@
 use super::Config;
 use super::output;
 use super::stop::Stop;
-use crate::content::ContentBlock;
-use crate::event::ValueSource;
 use crate::tool::Entry;
 use crate::tool::panic_message;
+use crate::value::content::ContentBlock;
+use crate::value::event::ValueSource;
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
 /// What a post-execute hook decided.

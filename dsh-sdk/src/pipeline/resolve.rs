@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use super::Pipeline;
 use super::stop::Stop;
-use crate::event::rawp::Diagnostic;
-use crate::principal::Principal;
 use crate::tool::Entry;
+use crate::value::event::rawp::Diagnostic;
+use crate::value::principal::Principal;
 
 /// The longest tool name echoed back whole; no valid name comes close.
 const SHOWN_NAME_CHARS: usize = 128;

@@ -13,15 +13,15 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::finalize::Finished;
-use crate::content::ContentBlock;
-use crate::names::OutputType;
-use crate::path::slots::PathArgError;
 use crate::pool::Refusal;
-use crate::result::{Cause, Failure, ToolResult};
-use crate::schema::limits::Exceeded;
-use crate::schema::{Violation, describe};
 use crate::tool::ToolError;
 use crate::tool::{Entry, ProjectError};
+use crate::value::content::ContentBlock;
+use crate::value::names::OutputType;
+use crate::value::path::slots::PathArgError;
+use crate::value::result::{Cause, Failure, ToolResult};
+use crate::value::schema::limits::Exceeded;
+use crate::value::schema::{Violation, describe};
 
 /// Why a call stopped early.
 #[derive(Debug, thiserror::Error)]
@@ -142,7 +142,7 @@ pub(crate) enum InputError {
     /// `validate_input` refused them.
     #[error("{message}")]
     Invalid { message: String, code: i32 },
-    /// A path argument is refused (`crate::path`).
+    /// A path argument is refused (`crate::value::path`).
     #[error("{0}")]
     Path(Box<PathArgError>),
 }

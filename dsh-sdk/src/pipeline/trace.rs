@@ -1,5 +1,5 @@
 //! The `tracing` span of one call, by OpenTelemetry's GenAI conventions
-//! ([`crate::semconv`]): `execute_tool {gen_ai.tool.name}`, kind internal,
+//! ([`crate::otel::semconv`]): `execute_tool {gen_ai.tool.name}`, kind internal,
 //! the stages' events inside it. Made only when a subscriber records it:
 //! with none, a call pays one check of a cached flag.
 
@@ -8,9 +8,9 @@ use std::fmt;
 use serde_json::Value;
 use tracing::field::Empty;
 
-use crate::result::ToolResult;
-use crate::semconv::PAYLOAD_ATTRIBUTE_LIMIT;
+use crate::otel::semconv::PAYLOAD_ATTRIBUTE_LIMIT;
 use crate::tool::Entry;
+use crate::value::result::ToolResult;
 
 /// What stands for a secret argument in a traced payload.
 const REDACTED: &str = "[redacted]";
@@ -24,7 +24,7 @@ pub(super) fn call_span(name: &str, invocation_id: uuid::Uuid) -> tracing::Span 
         "otel.kind" = "internal",
         "otel.status_code" = Empty,
         "otel.status_description" = Empty,
-        "gen_ai.operation.name" = crate::semconv::EXECUTE_TOOL,
+        "gen_ai.operation.name" = crate::otel::semconv::EXECUTE_TOOL,
         "gen_ai.tool.name" = name,
         "gen_ai.tool.call.id" = %invocation_id,
         "gen_ai.tool.type" = "function",
@@ -155,7 +155,7 @@ struct SpanName<'a>(&'a str);
 
 impl fmt::Display for SpanName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", crate::semconv::EXECUTE_TOOL, self.0)
+        write!(f, "{} {}", crate::otel::semconv::EXECUTE_TOOL, self.0)
     }
 }
 
@@ -164,7 +164,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::semconv::{GEN_AI_TOOL_CALL_ARGUMENTS, GEN_AI_TOOL_CALL_RESULT};
+    use crate::otel::semconv::{GEN_AI_TOOL_CALL_ARGUMENTS, GEN_AI_TOOL_CALL_RESULT};
 
     #[test]
     fn secret_arguments_are_redacted_wherever_the_schema_marks_them() {

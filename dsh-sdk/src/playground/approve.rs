@@ -13,7 +13,7 @@ use tokio::sync::{oneshot, watch};
 use uuid::Uuid;
 
 use crate::permission::{Approval, ApprovalRequest, Approver};
-use crate::principal::Caller;
+use crate::value::principal::Caller;
 
 /// How long a call waits for an answer by default.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -200,7 +200,7 @@ mod tests {
             args,
             prompt: "`bash` may destroy data: allow it?",
             invocation_id: Uuid::nil(),
-            principal: crate::principal::Principal::shared_host(),
+            principal: crate::value::principal::Principal::shared_host(),
             // A test's context lives as long as the test process.
             exec: Box::leak(Box::new(crate::Exec::new("bash"))),
         }

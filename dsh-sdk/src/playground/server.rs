@@ -22,14 +22,14 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::card::web::{CARDS_CSS, CARDS_JS};
-use crate::event::Event;
 use crate::log::replay::{Outcome, replay};
 use crate::log::{Log, LogError};
 use crate::permission::Approval;
 use crate::pool::Subscription;
 use crate::registry::Registry;
 use crate::served::{self, Background, BindError, Stopped};
+use crate::value::card::web::{CARDS_CSS, CARDS_JS};
+use crate::value::event::Event;
 
 use super::approve::PageApprover;
 use super::trace;

@@ -7,7 +7,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use crate::event::rawp::{Diagnostic, Severity, ToolStatus};
+use crate::value::event::rawp::{Diagnostic, Severity, ToolStatus};
 
 /// The code of the warning a `degraded` status gives in [`Registry::warnings`].
 ///

@@ -163,7 +163,7 @@ impl Pool {
             .map(String::as_str)
             .chain(tools.aliases.keys().map(String::as_str));
         let mut names: Vec<String> = Vec::new();
-        for candidate in crate::schema::suggest::closest(name, candidates) {
+        for candidate in crate::value::schema::suggest::closest(name, candidates) {
             let canonical = tools
                 .resolve_name(candidate)
                 .unwrap_or(candidate)

@@ -7,8 +7,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 use super::{Inner, Pool};
-use crate::event::Event;
-use crate::event::rawp::RawpEvent;
+use crate::value::event::Event;
+use crate::value::event::rawp::RawpEvent;
 
 /// One subscriber's callback.
 pub(super) type Subscriber = Arc<dyn Fn(&Event) + Send + Sync>;

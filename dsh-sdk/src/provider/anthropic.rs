@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
-use crate::result::ToolResult;
+use crate::value::result::ToolResult;
 
 /// The image media types a `tool_result` may carry.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Call, CallFields, ModelTurn, Part, ResponseError, WireFormat};
-use crate::result::ToolResult;
+use crate::value::result::ToolResult;
 
 /// The image media types a `functionResponse` may carry.
 const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];

@@ -71,11 +71,11 @@ use std::time::Duration;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::content::{ContentBlock, EmbeddedResource};
 use crate::pipeline::ToolCall;
-use crate::principal::Principal;
 use crate::registry::Registry;
-use crate::result::{Cause, Failure, ToolResult};
+use crate::value::content::{ContentBlock, EmbeddedResource};
+use crate::value::principal::Principal;
+use crate::value::result::{Cause, Failure, ToolResult};
 
 pub mod anthropic;
 pub mod gemini;

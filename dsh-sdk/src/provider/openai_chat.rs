@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Call, CallError, ModelTurn, ResponseError, WireFormat};
-use crate::result::ToolResult;
+use crate::value::result::ToolResult;
 
 const NO_IMAGES: &str = "Chat Completions tool messages take text only";
 

@@ -23,9 +23,9 @@ use serde_json::Value;
 
 use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
 use crate::export::{Deferred, Format, export_tool};
-use crate::principal::Principal;
 use crate::registry::Registry;
-use crate::result::ToolResult;
+use crate::value::principal::Principal;
+use crate::value::result::ToolResult;
 
 /// Why an image of another type is described instead.
 const NOT_SHOWN: &str = "OpenAI takes PNG, JPEG, WebP and GIF images only";

@@ -12,7 +12,6 @@ use tower::retry::RetryLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
 use super::Registry;
-use crate::path::Roots;
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::pipeline::layer::{
     ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
@@ -21,8 +20,9 @@ use crate::pipeline::post_execute::PostExecute;
 use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
 use crate::pipeline::{Config, Pipeline};
 use crate::pool::Pool;
-use crate::schema::limits::{Limits, MAX_DEPTH};
 use crate::tool::State;
+use crate::value::path::Roots;
+use crate::value::schema::limits::{Limits, MAX_DEPTH};
 
 /// Builds a [`Registry`]: shared state, limits, permissions, hooks and layers.
 ///
@@ -153,7 +153,7 @@ impl RegistryBuilder {
 
     /// Refuses calls whose arguments are larger than `bytes` as compact JSON,
     /// before anything else reads them, the session log included. Defaults
-    /// to [`DEFAULT_MAX_ARG_BYTES`](crate::schema::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
+    /// to [`DEFAULT_MAX_ARG_BYTES`](crate::value::schema::limits::DEFAULT_MAX_ARG_BYTES), 1 MiB.
     pub fn max_arg_bytes(mut self, bytes: usize) -> Self {
         self.limits.max_arg_bytes = bytes;
         self
@@ -161,8 +161,8 @@ impl RegistryBuilder {
 
     /// Refuses calls whose arguments nest more than `depth` arrays and
     /// objects, before anything else reads them. Defaults to
-    /// [`DEFAULT_MAX_DEPTH`](crate::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
-    /// [`MAX_DEPTH`](crate::schema::limits::MAX_DEPTH), 100 (higher is lowered to it),
+    /// [`DEFAULT_MAX_DEPTH`](crate::value::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::value::schema::limits::MAX_DEPTH), 100 (higher is lowered to it),
     /// so the session log stays readable.
     pub fn max_arg_depth(mut self, depth: usize) -> Self {
         self.limits.max_arg_depth = depth.min(MAX_DEPTH);
@@ -171,7 +171,7 @@ impl RegistryBuilder {
 
     /// Fails calls whose canonical output value is larger than `bytes` as
     /// compact JSON. Defaults to
-    /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::schema::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
+    /// [`DEFAULT_MAX_OUTPUT_BYTES`](crate::value::schema::limits::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB.
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {
         self.limits.max_output_bytes = bytes;
         self
@@ -179,8 +179,8 @@ impl RegistryBuilder {
 
     /// Fails calls whose canonical output value nests more than `depth`
     /// arrays and objects. Defaults to
-    /// [`DEFAULT_MAX_DEPTH`](crate::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
-    /// [`MAX_DEPTH`](crate::schema::limits::MAX_DEPTH), 100 (higher is lowered to it).
+    /// [`DEFAULT_MAX_DEPTH`](crate::value::schema::limits::DEFAULT_MAX_DEPTH), 64; at most
+    /// [`MAX_DEPTH`](crate::value::schema::limits::MAX_DEPTH), 100 (higher is lowered to it).
     pub fn max_output_depth(mut self, depth: usize) -> Self {
         self.limits.max_output_depth = depth.min(MAX_DEPTH);
         self
@@ -188,7 +188,7 @@ impl RegistryBuilder {
 
     /// How long a call waits for the approver's answer before it ends with
     /// status `timeout`, without running. Defaults to
-    /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::schema::limits::DEFAULT_APPROVAL_TIMEOUT),
+    /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::value::schema::limits::DEFAULT_APPROVAL_TIMEOUT),
     /// 10 minutes; the registry's call [`timeout`](Self::timeout) counts only
     /// once the tool runs.
     pub fn approval_timeout(mut self, timeout: Duration) -> Self {
@@ -201,7 +201,7 @@ impl RegistryBuilder {
     /// argument is resolved (relative ones against the first root, through
     /// `.`, `..`, `//` and symbolic links) before the call is decided, and
     /// one that resolves outside every root is refused; see
-    /// [`dsh_kit::path`](crate::path). Relative [`Rule::when_path`] globs
+    /// [`dsh_kit::path`](crate::value::path). Relative [`Rule::when_path`] globs
     /// are taken against the roots.
     ///
     /// The directory is resolved through its own links now; with no root,
@@ -236,7 +236,7 @@ impl RegistryBuilder {
     /// Puts each call's arguments and the text of its result on its
     /// `execute_tool` span, as OpenTelemetry's opt-in
     /// `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`: JSON
-    /// and text cut to [`PAYLOAD_ATTRIBUTE_LIMIT`](crate::semconv::PAYLOAD_ATTRIBUTE_LIMIT)
+    /// and text cut to [`PAYLOAD_ATTRIBUTE_LIMIT`](crate::otel::semconv::PAYLOAD_ATTRIBUTE_LIMIT)
     /// bytes, every argument the input schema marks secret
     /// (`writeOnly: true`, or `format: "password"`) replaced with
     /// `[redacted]`. Off by default: arguments and results may hold what a

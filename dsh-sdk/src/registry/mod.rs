@@ -14,14 +14,14 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{self, CatalogError, Reader};
-use crate::event::Event;
-use crate::event::rawp::{CatalogPublish, Diagnostic, RawpEvent, ToolStatus};
 use crate::export::{self, Compatibility, Deferred, Format};
 use crate::pipeline::{Pipeline, ToolCall};
 use crate::pool::{Pool, Subscription, ToolHandle};
-use crate::principal::Principal;
-use crate::result::ToolResult;
 use crate::tool::{DynamicTool, Exec, RegisterError, State, Tool, ToolInfo};
+use crate::value::event::Event;
+use crate::value::event::rawp::{CatalogPublish, Diagnostic, RawpEvent, ToolStatus};
+use crate::value::principal::Principal;
+use crate::value::result::ToolResult;
 
 mod builder;
 

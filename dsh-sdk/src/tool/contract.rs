@@ -10,8 +10,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::card::Card;
 use crate::tool::Exec;
+use crate::value::card::Card;
 
 /// A type that can be a tool's arguments: a JSON object read with serde and
 /// described by its JSON Schema.
@@ -249,7 +249,7 @@ impl ToolContext for Exec {
 }
 
 /// What a `#[present]` fn may return: any card, or a card kind
-/// ([`TerminalCard`](crate::card::TerminalCard), …), converted into [`Card`].
+/// ([`TerminalCard`](crate::value::card::TerminalCard), …), converted into [`Card`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a card",
     label = "a present returns `Card` or a card kind",

@@ -9,13 +9,13 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::card::Card;
-use crate::content::ContentBlock;
-use crate::names::{Category, OutputType};
 use crate::tool::Exec;
 use crate::tool::Icon;
 use crate::tool::ToolError;
 use crate::tool::fixed::{self, StrList};
+use crate::value::card::Card;
+use crate::value::content::ContentBlock;
+use crate::value::names::{Category, OutputType};
 use serde_json::Value;
 
 /// A tool: typed arguments, a typed output, static metadata and an async body.
@@ -113,7 +113,7 @@ pub trait Tool: Send + Sync + 'static {
     /// The default renders a string as itself and anything else as compact JSON.
     fn render(args: &Self::Args, value: &Self::Output) -> Vec<ContentBlock> {
         let _ = args;
-        crate::content::render_default(value)
+        crate::value::content::render_default(value)
     }
 
     /// Projects the output into a card for a UI. Must be pure.

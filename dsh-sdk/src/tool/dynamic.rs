@@ -46,11 +46,11 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use crate::content::{ContentBlock, render_value};
 use crate::tool::Exec;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
 use crate::tool::{Handler, PrepareError, Prepared, Projection, ReadError};
+use crate::value::content::{ContentBlock, render_value};
 
 /// The code of the warning diagnostic that says a dynamic tool was left out
 /// of the pool because a built-in tool has its name.

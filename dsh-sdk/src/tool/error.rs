@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::schema::failure::FailureShape;
+use crate::value::schema::failure::FailureShape;
 
 /// A tool's failure; its message reaches the model.
 ///
@@ -96,7 +96,7 @@ impl ToolError {
         let Ok(value) = serde_json::to_value(error) else {
             return tool_error;
         };
-        let shape = FailureShape::of(crate::schema::output_schema::<E>());
+        let shape = FailureShape::of(crate::value::schema::output_schema::<E>());
         let (kind, data) = shape.kind_and_data(value);
         ToolError {
             kind,
@@ -123,7 +123,7 @@ impl ToolError {
     /// assert_eq!(schema["oneOf"][0]["properties"]["kind"]["const"], "Missing");
     /// ```
     pub fn failure_schema<E: schemars::JsonSchema>() -> Value {
-        FailureShape::of(crate::schema::output_schema::<E>()).schema
+        FailureShape::of(crate::value::schema::output_schema::<E>()).schema
     }
 
     /// The message the model sees.
@@ -224,7 +224,7 @@ pub enum RegisterError {
     /// The name is outside `^[a-zA-Z0-9_-]{1,64}$`.
     #[error(
         "cannot register `{name}`: a tool name must be {}",
-        crate::names::TOOL_NAME_RULE
+        crate::value::names::TOOL_NAME_RULE
     )]
     InvalidName {
         /// The rejected name.
@@ -234,7 +234,7 @@ pub enum RegisterError {
     #[error(
         "cannot register `{tool}`: its scope `{}` is not an OAuth scope: a scope is {}",
         scope.escape_debug(),
-        crate::names::SCOPE_RULE
+        crate::value::names::SCOPE_RULE
     )]
     InvalidScope {
         /// The tool.
@@ -269,7 +269,7 @@ pub enum RegisterError {
         /// Which of its schemas.
         which: SchemaRole,
         /// What is wrong with it.
-        reason: crate::schema::SchemaError,
+        reason: crate::value::schema::SchemaError,
     },
     /// The arguments accept a top-level name the input schema does not
     /// give: a `#[serde(alias = "…")]`, or a field the schema skips.

@@ -70,7 +70,7 @@ impl Icon {
     /// An icon given at run time; refused unless `src` is `https:` or `data:`.
     pub fn owned(src: impl Into<String>) -> Result<Self, IconError> {
         let src = src.into();
-        if !crate::names::is_icon_src(&src) {
+        if !crate::value::names::is_icon_src(&src) {
             return Err(IconError::Scheme(src));
         }
         Ok(Icon {

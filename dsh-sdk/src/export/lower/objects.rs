@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::shape::{admits_null, describe, is_object_schema, required_names, show};
 use super::walk::{boolean_schema, each_child, walk, walk_objects};
 use super::{Note, NoteKind, Object};
-use crate::schema::pointer::escape;
+use crate::value::schema::pointer::escape;
 
 /// Makes every subschema an object and drops malformed keywords, so the
 /// passes after it see one shape: `true` → `{}`, `false` → `{"not": {}}`

@@ -11,7 +11,7 @@ use super::walk::{
     without_defs,
 };
 use super::{Note, NoteKind, Object, RECURSION_DEPTH};
-use crate::schema::pointer::escape;
+use crate::value::schema::pointer::escape;
 
 /// At most this many `$ref`s are inlined into one schema, so a schema whose
 /// definitions share much cannot blow up; past it, references are cut.

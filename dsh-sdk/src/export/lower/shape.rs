@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::Object;
 use super::walk::resolve;
-use crate::schema::pointer::unescape;
+use crate::value::schema::pointer::unescape;
 
 /// Keys that only annotate: a `$ref` with just these beside it is a plain
 /// reference, not an intersection.

@@ -7,7 +7,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value, json};
 
 use super::{Note, NoteKind};
-use crate::schema::pointer::escape;
+use crate::value::schema::pointer::escape;
 
 /// Subschema keywords holding one schema.
 pub(super) const SCHEMA_KEYWORDS: &[&str] = &[

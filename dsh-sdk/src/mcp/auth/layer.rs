@@ -17,8 +17,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::principal::Principal;
 use crate::registry::Registry;
+use crate::value::principal::Principal;
 
 use super::{ResourceServer, TokenError};
 

@@ -56,7 +56,7 @@ use std::pin::Pin;
 
 use serde_json::{Map, Value};
 
-use crate::principal::Principal;
+use crate::value::principal::Principal;
 
 /// What [`Authenticator::authenticate`] returns.
 pub type Authenticating<'a> =

@@ -12,9 +12,9 @@ use rmcp::model::{
 use rmcp::service::PeerRequestOptions;
 use rmcp::{Peer, RoleClient};
 
-use crate::content::{ContentBlock, joined_text};
 use crate::tool::Exec;
 use crate::tool::ToolError;
+use crate::value::content::{ContentBlock, joined_text};
 
 use super::super::content::from_mcp;
 use super::gone::{root_cause, unreachable};
@@ -41,7 +41,7 @@ impl Forward {
             "otel.kind" = "client",
             "otel.status_code" = tracing::field::Empty,
             "mcp.method.name" = "tools/call",
-            "gen_ai.operation.name" = crate::semconv::EXECUTE_TOOL,
+            "gen_ai.operation.name" = crate::otel::semconv::EXECUTE_TOOL,
             "gen_ai.tool.name" = self.remote.as_str(),
             "server.address" = self.link.server.as_str(),
             "error.type" = tracing::field::Empty,
@@ -49,7 +49,7 @@ impl Forward {
         let forwarded =
             tracing::Instrument::instrument(self.forward(args, exec, &span), span.clone()).await;
         if forwarded.is_err() && !span.is_disabled() {
-            span.record("error.type", crate::semconv::TOOL_ERROR);
+            span.record("error.type", crate::otel::semconv::TOOL_ERROR);
             span.record("otel.status_code", "error");
         }
         forwarded
@@ -136,7 +136,7 @@ impl Forward {
                 .as_ref()
                 .and_then(|meta| meta.0.get(crate::export::META_FAILURE))
                 .and_then(|failure| {
-                    serde_json::from_value::<crate::result::Failure>(failure.clone()).ok()
+                    serde_json::from_value::<crate::value::result::Failure>(failure.clone()).ok()
                 });
             if let Some(failure) = failure {
                 if let Some(kind) = failure.kind {

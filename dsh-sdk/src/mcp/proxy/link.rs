@@ -12,14 +12,14 @@ use serde_json::Value;
 use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
-use crate::content::{ContentBlock, render_default};
-use crate::event::rawp::{Diagnostic, Severity, ToolStatus};
-use crate::names::Category;
 use crate::pool::ScopedTool;
 use crate::registry::Registry;
 use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
 use crate::tool::ToolDef;
+use crate::value::content::{ContentBlock, render_default};
+use crate::value::event::rawp::{Diagnostic, Severity, ToolStatus};
+use crate::value::names::Category;
 
 use super::super::pins::{ContractChanged, ContractPins, TOOL_CONTRACT_CHANGED};
 use super::TOOL_SKIPPED;
@@ -404,7 +404,9 @@ fn own_meta(meta: &serde_json::Map<String, Value>) -> Option<serde_json::Map<Str
     let own: serde_json::Map<String, Value> = meta
         .iter()
         .filter(|(key, _)| {
-            crate::names::meta_key_problem(key).is_none() && *key != "ui" && !key.starts_with("ui/")
+            crate::value::names::meta_key_problem(key).is_none()
+                && *key != "ui"
+                && !key.starts_with("ui/")
         })
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();

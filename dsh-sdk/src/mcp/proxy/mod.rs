@@ -27,8 +27,8 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use tokio::sync::Notify;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::event::rawp::{Diagnostic, ToolStatus};
 use crate::registry::Registry;
+use crate::value::event::rawp::{Diagnostic, ToolStatus};
 
 use super::auth::{ClientCredentials, ClientFlowError, client_credentials_token};
 use super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};

@@ -13,7 +13,7 @@ use axum::http::request::Parts;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
-use crate::principal::Principal;
+use crate::value::principal::Principal;
 
 /// The principal making the request `context` belongs to.
 pub(super) fn principal(context: &RequestContext<RoleServer>) -> Arc<Principal> {

@@ -67,7 +67,7 @@ use offers::Offers;
 ///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
 ///   resource (`resources/list`, `resources/read`, MIME type
 ///   `text/html;profile=mcp-app`) that draws the card of each of its results
-///   ([`card_app_html`](crate::card::web::card_app_html)); its results carry the
+///   ([`card_app_html`](crate::value::card::web::card_app_html)); its results carry the
 ///   card in `_meta["dsh-sdk/card"]`. Hosts without MCP Apps still get
 ///   `content` and `structuredContent`.
 /// - `notifications/cancelled` from the client cancels the call.

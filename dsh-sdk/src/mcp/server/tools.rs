@@ -17,9 +17,9 @@ use crate::mcp::task::Finish;
 use crate::mcp::task_store::TaskOwner;
 use crate::mcp::wire::{complete, mcp_tool, request_state};
 use crate::pipeline::ToolCall;
-use crate::principal::Principal;
-use crate::result::Cause;
 use crate::tool::TaskSupport;
+use crate::value::principal::Principal;
+use crate::value::result::Cause;
 
 use super::{McpServer, caller};
 

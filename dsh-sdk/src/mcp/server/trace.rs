@@ -1,5 +1,5 @@
 //! The span of each MCP request the server answers, by OpenTelemetry's MCP
-//! conventions ([`crate::semconv`]): `{mcp.method.name} {target}`, kind
+//! conventions ([`crate::otel::semconv`]): `{mcp.method.name} {target}`, kind
 //! server, a child of the trace context the request's `_meta` carries.
 //! Its attributes are read only when a subscriber records it.
 
@@ -13,7 +13,7 @@ use rmcp::{ErrorData, RoleServer};
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use crate::semconv;
+use crate::otel::semconv;
 
 /// Runs `answer`, the answer to the request `context` belongs to, inside
 /// its span: method `method` on `target`.

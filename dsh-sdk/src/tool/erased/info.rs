@@ -6,8 +6,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Entry;
-use crate::card::Card;
 use crate::tool::ToolDef;
+use crate::value::card::Card;
 
 /// A registered tool as the host sees it: its definition and schemas.
 #[derive(Clone)]

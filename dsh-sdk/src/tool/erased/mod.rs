@@ -9,13 +9,13 @@
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use crate::card::Card;
-use crate::content::ContentBlock;
-use crate::path::slots::PathSlots;
-use crate::schema::Compiled;
 use crate::tool::Exec;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
+use crate::value::card::Card;
+use crate::value::content::ContentBlock;
+use crate::value::path::slots::PathSlots;
+use crate::value::schema::Compiled;
 
 mod info;
 mod projection;

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{Entry, ReadError};
-use crate::card::Card;
-use crate::content::ContentBlock;
-use crate::result::CardSlot;
 use crate::tool::panic_message;
+use crate::value::card::Card;
+use crate::value::content::ContentBlock;
+use crate::value::result::CardSlot;
 
 /// The payload a panic in `present` is resumed with, to tell it from a
 /// panic in render: its message.

@@ -10,10 +10,10 @@ use serde_json::Value;
 
 use super::projection::PresentPanic;
 use super::{Handler, PrepareError, Prepared, Projection, ReadError};
-use crate::card::Card;
 use crate::tool::Exec;
 use crate::tool::{Tool, Validation};
 use crate::tool::{ToolError, panic_message};
+use crate::value::card::Card;
 
 /// The tool `T`, erased.
 pub(crate) struct Typed<T>(PhantomData<fn() -> T>);
@@ -124,7 +124,7 @@ fn project_default<O: serde::de::DeserializeOwned + serde::Serialize + 'static>(
         O::deserialize(value).map_err(ReadError::Output)?;
     }
     Ok(Projection {
-        content: crate::content::render_value(value),
+        content: crate::value::content::render_value(value),
         card: None,
     })
 }

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::card::Card;
-use crate::content::{ContentBlock, joined_text};
-use crate::names::OutputType;
+use crate::value::card::Card;
+use crate::value::content::{ContentBlock, joined_text};
+use crate::value::names::OutputType;
 
 /// How a call ended (RAWP-DPS `tool.invoke.result` `status`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

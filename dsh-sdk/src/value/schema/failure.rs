@@ -168,7 +168,7 @@ mod tests {
     }
 
     fn shape<T: JsonSchema>() -> FailureShape {
-        FailureShape::of(crate::schema::output_schema::<T>())
+        FailureShape::of(crate::value::schema::output_schema::<T>())
     }
 
     fn validates(schema: &Value, instance: &Value) -> bool {
@@ -234,6 +234,9 @@ mod tests {
             assert_eq!(shape.kind_and_data(value.clone()), (None, Some(value)));
         }
         // A struct of one field is not a variant.
-        assert_eq!(shape::<One>().schema, crate::schema::output_schema::<One>());
+        assert_eq!(
+            shape::<One>().schema,
+            crate::value::schema::output_schema::<One>()
+        );
     }
 }

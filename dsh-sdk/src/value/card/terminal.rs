@@ -337,7 +337,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::card::SearchHit;
+    use crate::value::card::SearchHit;
 
     #[test]
     fn a_terminal_card_is_a_console_block() {

@@ -29,7 +29,7 @@
 //! 6. **rewritten**: the resolved path replaces the argument, so permission
 //!    rules, gates, guards, the approver, the running card, the session log
 //!    and the tool itself all see one value: what was decided is what runs.
-//!    (The [`Request`](crate::event::Event::Request) event keeps the
+//!    (The [`Request`](crate::value::event::Event::Request) event keeps the
 //!    arguments the model sent, as it records every request before anything
 //!    reads it.)
 //!
@@ -83,7 +83,7 @@ pub use resolve::{MAX_PATH_ARGS, MAX_PATH_BYTES, PathError, Roots};
 pub const PATH_FORMAT: &str = "path";
 
 /// A file-system path argument, resolved and checked by the pipeline before
-/// the call is decided (see [the module](crate::path)).
+/// the call is decided (see [the module](crate::value::path)).
 ///
 /// Use it as a `#[tool]` parameter or a field of an args struct; its schema
 /// is `{"type": "string", "format": "path"}`. By the time the tool runs it

@@ -166,7 +166,7 @@ mod unix {
         }
     }
 
-    pub(in crate::path) fn open(path: &Path, options: &PathOpenOptions) -> io::Result<File> {
+    pub(in crate::value::path) fn open(path: &Path, options: &PathOpenOptions) -> io::Result<File> {
         let (dir, name) = parent(path)?;
         let writes = options.write || options.append;
         let mut flags = match (options.read, writes) {
@@ -191,7 +191,7 @@ mod unix {
         Ok(File::from(fd))
     }
 
-    pub(in crate::path) fn remove_file(path: &Path) -> io::Result<()> {
+    pub(in crate::value::path) fn remove_file(path: &Path) -> io::Result<()> {
         let (dir, name) = parent(path)?;
         unlinkat(at(&dir), name, AtFlags::empty())
             .map_err(|errno| refused(errno, at(&dir), path, name))

@@ -51,14 +51,14 @@ use serde_json::Value;
 use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
-use crate::event::Event;
-use crate::event::Progress;
-use crate::event::StreamChunk;
-use crate::event::StreamType;
-use crate::names::{Category, OutputType};
-use crate::principal::Caller;
-use crate::result::Status;
-use crate::result::{Failure, ToolResult};
+use crate::value::event::Event;
+use crate::value::event::Progress;
+use crate::value::event::StreamChunk;
+use crate::value::event::StreamType;
+use crate::value::names::{Category, OutputType};
+use crate::value::principal::Caller;
+use crate::value::result::Status;
+use crate::value::result::{Failure, ToolResult};
 
 /// A RAWP-DPS tool event in its envelope: `{"type": …, "payload": {…}}`.
 ///
@@ -295,7 +295,7 @@ impl Event {
             Event::Request { .. } => {
                 let request = self.request_as_sent()?;
                 Some(RawpEvent::InvokeRequest(InvokeRequest {
-                    input: crate::schema::normalize_args(request.input),
+                    input: crate::value::schema::normalize_args(request.input),
                     ..request
                 }))
             }

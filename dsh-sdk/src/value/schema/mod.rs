@@ -205,7 +205,7 @@ fn unknown_properties(
             pointer: format!("{path}/{}", pointer_token(&Value::from(name.as_str()))),
             message: format!(
                 "unknown property{}",
-                crate::schema::suggest::hint(&crate::schema::suggest::closest(
+                crate::value::schema::suggest::hint(&crate::value::schema::suggest::closest(
                     name,
                     known.iter().copied()
                 ))
@@ -289,8 +289,8 @@ fn pointer_or_root(pointer: &str) -> &str {
 /// Escapes a property name as one JSON-pointer token (RFC 6901).
 fn pointer_token(property: &Value) -> String {
     match property {
-        Value::String(name) => crate::schema::pointer::escape(name).into_owned(),
-        other => crate::schema::pointer::escape(&other.to_string()).into_owned(),
+        Value::String(name) => crate::value::schema::pointer::escape(name).into_owned(),
+        other => crate::value::schema::pointer::escape(&other.to_string()).into_owned(),
     }
 }
 

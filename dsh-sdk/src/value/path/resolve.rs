@@ -91,7 +91,7 @@ impl Roots {
         self.dirs.is_empty() || self.dirs.iter().any(|root| path.starts_with(root))
     }
 
-    /// `given` resolved as the [module](crate::path) says: refused when
+    /// `given` resolved as the [module](crate::value::path) says: refused when
     /// empty, with a NUL byte or over [`MAX_PATH_BYTES`]; made absolute
     /// against the first root (or the current directory); made lexical
     /// (`.`, `//`, `..`, a trailing `/`); its existing part resolved through

@@ -16,7 +16,7 @@
 //!
 //! Card text always reaches the page as text, never as markup.
 //!
-//! [`Card`]: crate::card::Card
+//! [`Card`]: crate::value::card::Card
 
 /// The card renderer's script: defines `window.DshCards`.
 pub const CARDS_JS: &str = include_str!("cards.js");

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{MAX_PATH_ARGS, PATH_FORMAT, PathError, Roots};
-use crate::schema::pointer;
+use crate::value::schema::pointer;
 
 /// How deep into a schema paths are looked for, `$ref`s counted: deeper
 /// ones are not declared paths (no derived schema comes close).

@@ -74,12 +74,12 @@ pub enum Event {
         /// Whether the call is top-level, so present runs and the result has a card.
         top_level: bool,
         /// The content a post-execute hook put in place of the render's, if one did.
-        replaced_content: Option<Vec<crate::content::ContentBlock>>,
+        replaced_content: Option<Vec<crate::value::content::ContentBlock>>,
         /// The context blocks post-execute hooks added after the content.
-        context: Vec<crate::content::ContentBlock>,
+        context: Vec<crate::value::content::ContentBlock>,
     },
     /// A call ended, whatever its status.
-    Result(std::sync::Arc<crate::result::ToolResult>),
+    Result(std::sync::Arc<crate::value::result::ToolResult>),
     /// Content over its tool's limit could not be saved to its spill file:
     /// the model got the preview and why the rest is missing. Comes before
     /// the call's result; a replay, which writes nothing, skips the call.
@@ -102,11 +102,11 @@ pub enum Event {
         /// known at compile time.
         tool_name: Cow<'static, str>,
         /// The card to show until the result's card replaces it.
-        card: crate::card::Card,
+        card: crate::value::card::Card,
     },
     /// The tool catalog, published at session start and again whenever a
     /// tool's status or the diagnostics change (`tool.catalog.publish`).
-    Catalog(crate::event::rawp::CatalogPublish),
+    Catalog(crate::value::event::rawp::CatalogPublish),
 }
 
 /// What the permission stage decided about a call ([`Event::Decided`]).
