@@ -19,5 +19,6 @@ mod purity;
 mod redis;
 mod replay;
 mod replicas;
+mod standalone;
 mod telemetry;
 mod tools;
