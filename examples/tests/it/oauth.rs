@@ -27,7 +27,8 @@ use dsh_kit::prelude::*;
 use dsh_kit::{DynamicTool, Registry};
 use serde_json::Value;
 
-use crate::common::{fnv1a, python, run};
+use crate::common::nginx::{Nginx, nginx};
+use crate::common::{fnv1a, free_port, python, run};
 
 /// The longest any one step may take.
 const STEP: Duration = Duration::from_secs(60);
@@ -207,16 +208,6 @@ fn registry(writes: Arc<AtomicUsize>) -> Registry {
     registry
 }
 
-/// A free port on 127.0.0.1: the resource URI must be known to the
-/// authorization server before the MCP server listens.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 async fn post(url: &str, token: &str, body: Value) -> (u16, String, String) {
     let response = reqwest::Client::new()
         .post(url)
@@ -364,35 +355,13 @@ async fn a_real_token_without_the_tool_s_scope_is_refused_with_the_scope_to_step
 
 /// nginx with TLS on `port` in front of `upstream`, configured as README.md
 /// shows; killed when dropped.
-struct TlsNginx {
-    child: Child,
-    _scratch: crate::common::Scratch,
-}
-
-impl TlsNginx {
-    fn start(nginx: &Path, port: u16, upstream: SocketAddr, cert: &str, key: &str) -> Self {
-        let scratch = crate::common::Scratch::new("nginx-tls");
-        let dir = scratch.file("");
-        std::fs::create_dir_all(dir.join("temp")).unwrap();
-        std::fs::write(dir.join("cert.pem"), cert).unwrap();
-        std::fs::write(dir.join("key.pem"), key).unwrap();
-        let dir = dir.display();
-        let conf = format!(
-            r#"daemon off;
-master_process off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log info;
-events {{
-    worker_connections 256;
-}}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/temp/body;
-    proxy_temp_path {dir}/temp/proxy;
-    fastcgi_temp_path {dir}/temp/fastcgi;
-    uwsgi_temp_path {dir}/temp/uwsgi;
-    scgi_temp_path {dir}/temp/scgi;
+/// nginx terminating TLS on `port` for `upstream`'s MCP endpoint and
+/// protected resource metadata, as README.md shows it.
+fn tls_nginx(nginx: &Path, port: u16, upstream: SocketAddr, cert: &str, key: &str) -> Nginx {
+    let files = [("cert.pem", cert), ("key.pem", key)];
+    Nginx::start(nginx, port, &files, |dir| {
+        format!(
+            r#"    access_log off;
     server {{
         listen 127.0.0.1:{port} ssl;
         server_name localhost;
@@ -407,49 +376,9 @@ http {{
             proxy_read_timeout 1h;
         }}
     }}
-}}
 "#
-        );
-        let conf_path = scratch.file("nginx.conf");
-        std::fs::write(&conf_path, conf).unwrap();
-        let mut child = Command::new(nginx)
-            .arg("-p")
-            .arg(scratch.file(""))
-            .arg("-c")
-            .arg(&conf_path)
-            .arg("-e")
-            .arg(scratch.file("error.log"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nginx starts");
-        let deadline = std::time::Instant::now() + STEP;
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = child.try_wait() {
-                panic!(
-                    "nginx exited ({status}):\n{}",
-                    std::fs::read_to_string(scratch.file("error.log")).unwrap_or_default()
-                );
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "nginx did not listen in {STEP:?}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        TlsNginx {
-            child,
-            _scratch: scratch,
-        }
-    }
-}
-
-impl Drop for TlsNginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+        )
+    })
 }
 
 /// A CA's certificate (PEM), and a certificate for `localhost` it signed
@@ -468,7 +397,7 @@ fn certificates() -> (String, String, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_nginx_with_tls_a_proxy_gets_its_own_token_and_calls_as_itself() {
     let Some(dir) = installed() else { return };
-    let Some(nginx) = crate::replicas::nginx() else {
+    let Some(nginx) = nginx() else {
         return;
     };
     let port = free_port();
@@ -483,7 +412,7 @@ async fn behind_nginx_with_tls_a_proxy_gets_its_own_token_and_calls_as_itself() 
         .await
         .unwrap();
     let (ca, cert, key) = certificates();
-    let _nginx = TlsNginx::start(&nginx, port, server.local_addr(), &cert, &key);
+    let _nginx = tls_nginx(&nginx, port, server.local_addr(), &cert, &key);
     let local = Registry::new();
     let proxy = dsh_kit::mcp::McpProxy::builder("notes")
         .root_certificates_pem(ca.clone())

@@ -29,10 +29,10 @@ use dsh_kit::mcp::rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, R
 use serde_json::json;
 use tokio::sync::Notify;
 
-use crate::common::{Scratch, run_python};
+use crate::common::nginx::nginx;
+use crate::common::{Scratch, free_port, run_python};
 use crate::replicas::{
-    CONFORMANCE_SERVER, MCP_SERVER, Nginx, Replica, STEP, TaskClient, connect, free_port, nginx,
-    start, until_done,
+    CONFORMANCE_SERVER, MCP_SERVER, Nginx, Replica, STEP, TaskClient, connect, start, until_done,
 };
 
 /// redis-server, or `None` after saying loudly why the test does not run;

@@ -11,12 +11,13 @@
 //! tests say so loudly and pass, unless `CI=true`, where they fail.
 #![cfg(unix)]
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::net::SocketAddr;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::{Scratch, run, run_python, spawn_server};
+use crate::common::nginx::{self, nginx};
+use crate::common::{Scratch, free_port, run, run_python, spawn_server};
 use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
     DetailedTask, GetTaskParams, Implementation, ProtocolVersion, TaskPayload, TaskStatus,
@@ -49,21 +50,6 @@ const SCENARIOS: &[&str] = &[
     "prompts-get-with-args",
     "completion-complete",
 ];
-
-/// nginx, or `None` after saying loudly why the test does not run; under
-/// `CI=true` a missing nginx fails the test.
-pub(crate) fn nginx() -> Option<PathBuf> {
-    let found = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|path| path.exists());
-    if found.is_none() {
-        let message = "nginx is not installed (Debian: apt-get install nginx): the test of replicas behind a load balancer DID NOT RUN";
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-        eprintln!("\n!!! {message} !!!\n");
-    }
-    found
-}
 
 /// A server process on a free loopback port; killed when dropped.
 pub(crate) struct Replica {
@@ -98,39 +84,21 @@ impl Drop for Replica {
 
 /// nginx in front of `upstreams`, round-robin; killed when dropped.
 pub(crate) struct Nginx {
-    child: Child,
-    scratch: Scratch,
+    process: nginx::Nginx,
     pub(crate) url: String,
 }
 
 impl Nginx {
     pub(crate) fn start(nginx: &Path, upstreams: &[SocketAddr]) -> Self {
-        let scratch = Scratch::new("nginx");
-        let dir = scratch.file("");
-        std::fs::create_dir_all(dir.join("temp")).unwrap();
         let port = free_port();
         let servers: String = upstreams
             .iter()
             .map(|addr| format!("        server {addr};\n"))
             .collect();
-        let dir = dir.display();
-        let conf = format!(
-            r#"daemon off;
-master_process off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log info;
-events {{
-    worker_connections 256;
-}}
-http {{
-    log_format upstream '$request_method $request_uri $status $upstream_addr';
+        let process = nginx::Nginx::start(nginx, port, &[], |dir| {
+            format!(
+                r#"    log_format upstream '$request_method $request_uri $status $upstream_addr';
     access_log {dir}/access.log upstream;
-    client_body_temp_path {dir}/temp/body;
-    proxy_temp_path {dir}/temp/proxy;
-    fastcgi_temp_path {dir}/temp/fastcgi;
-    uwsgi_temp_path {dir}/temp/uwsgi;
-    scgi_temp_path {dir}/temp/scgi;
     upstream replicas {{
 {servers}    }}
     server {{
@@ -147,49 +115,19 @@ http {{
             proxy_read_timeout 120s;
         }}
     }}
-}}
 "#
-        );
-        let conf_path = scratch.file("nginx.conf");
-        std::fs::write(&conf_path, conf).unwrap();
-        let child = Command::new(nginx)
-            .arg("-p")
-            .arg(scratch.file(""))
-            .arg("-c")
-            .arg(&conf_path)
-            .arg("-e")
-            .arg(scratch.file("error.log"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nginx starts");
-        let mut nginx = Nginx {
-            child,
+            )
+        });
+        Nginx {
+            process,
             url: format!("http://127.0.0.1:{port}/mcp"),
-            scratch,
-        };
-        let deadline = Instant::now() + STEP;
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = nginx.child.try_wait() {
-                panic!(
-                    "nginx exited ({status}):\n{}",
-                    std::fs::read_to_string(nginx.scratch.file("error.log")).unwrap_or_default()
-                );
-            }
-            assert!(
-                Instant::now() < deadline,
-                "nginx did not listen in {STEP:?}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
         }
-        nginx
     }
 
     /// Asserts that nginx passed requests to every one of `replicas`.
     pub(crate) fn served_by_all(&self, replicas: &[&Replica]) {
         // The access log's fourth field is the upstream of each request.
-        let upstreams: Vec<String> = std::fs::read_to_string(self.scratch.file("access.log"))
+        let upstreams: Vec<String> = std::fs::read_to_string(self.process.file("access.log"))
             .unwrap_or_default()
             .lines()
             .filter_map(|line| line.split(' ').nth(3).map(str::to_owned))
@@ -202,21 +140,6 @@ http {{
             );
         }
     }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A port nothing listens on now.
-pub(crate) fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|addr| addr.port())
-        .expect("a free loopback port")
 }
 
 #[test]

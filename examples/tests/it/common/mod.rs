@@ -3,6 +3,8 @@
 //! directories, and running a command with a time limit.
 #![allow(dead_code, reason = "each test file uses a part")]
 
+pub mod nginx;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -187,4 +189,12 @@ pub fn spawn_server(mut command: Command, limit: Duration) -> (Child, String) {
     let url = line.trim().to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "not a URL: {url:?}");
     (child, url)
+}
+
+/// A port nothing listens on now, on 127.0.0.1.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .expect("a free loopback port")
 }
