@@ -10,6 +10,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::Config;
+use crate::card::Card;
 use super::stop::Stop;
 use crate::content::ContentBlock;
 use crate::event::Event;
@@ -28,6 +29,10 @@ pub(crate) struct Settled<'a> {
     pub(crate) top_level: bool,
     pub(crate) replaced_content: Option<Vec<ContentBlock>>,
     pub(crate) context: Vec<ContentBlock>,
+    /// The card a proxied tool's server presented the value with, as
+    /// recorded with the value: present shows it in place of the generic
+    /// card (see [`project`]).
+    pub(crate) remote_card: Option<&'a Card>,
 }
 
 /// The content and card of a successful call, after finalize.
@@ -58,13 +63,17 @@ pub(crate) fn finish(
     entry: &Entry,
     settled: Settled<'_>,
 ) -> Result<Finished, Stop> {
-    let projected =
-        project(entry, settled.args, settled.value, settled.top_level).map_err(|error| {
-            Stop::RenderFailed {
-                tool: entry.def.name().to_owned(),
-                error,
-            }
-        })?;
+    let projected = project(
+        entry,
+        settled.args,
+        settled.value,
+        settled.top_level,
+        settled.remote_card,
+    )
+    .map_err(|error| Stop::RenderFailed {
+        tool: entry.def.name().to_owned(),
+        error,
+    })?;
     let mut content = settled.replaced_content.unwrap_or(projected.content);
 
     let limit = entry

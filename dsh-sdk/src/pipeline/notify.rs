@@ -14,6 +14,7 @@ use super::call::{CallName, ToolCall};
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
+use crate::card::Card;
 use crate::event::{Event, Verdict};
 use crate::principal::{Caller, Principal};
 use crate::result::ToolResult;
@@ -98,6 +99,7 @@ pub(super) fn executed(
     entry: &Entry,
     args: &Arc<Value>,
     mut hooked: Hooked,
+    remote_card: Option<&Arc<Card>>,
 ) -> Hooked {
     if !registry.pool.listening() {
         return hooked;
@@ -112,6 +114,7 @@ pub(super) fn executed(
         top_level,
         replaced_content: hooked.replaced_content.clone(),
         context: hooked.context.clone(),
+        remote_card: remote_card.cloned(),
     });
     hooked.value = Arc::unwrap_or_clone(value);
     hooked
