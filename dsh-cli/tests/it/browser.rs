@@ -87,11 +87,35 @@ fn dsh_web_serves_the_playground_of_a_server_and_its_log() {
     assert!(browser.text("#result-content").contains("Hello, Ada!"));
     browser.wait_for("#result-card [data-card='generic']");
 
+    // A tool the server presents a card for shows that card, not the generic one.
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "one\ntwo\n").unwrap();
+    browser.click_on("#tool-list li[data-tool='read_file'] button");
+    browser.wait_for("#call-form[data-tool='read_file']:not([hidden])");
+    browser.type_into(
+        "#fields [data-pointer='/path'] > input",
+        &notes.display().to_string(),
+    );
+    browser.click_on("#call-button");
+    browser.wait_for("#result-card [data-card='read']");
+    assert_eq!(
+        browser.run(
+            "return document.querySelectorAll('#result-card [data-card=\"generic\"]').length;",
+            json!([])
+        ),
+        json!(0)
+    );
+    let card = browser.text("#result-card");
+    assert!(
+        card.contains(&notes.display().to_string()) && card.contains("two"),
+        "{card}"
+    );
+
     // The recorded session, opened in the page and replayed against the server.
     browser.click_on("#log-open");
     browser.wait_until(
         "the log's call is listed",
-        "return document.querySelectorAll('#log-calls li').length === 1;",
+        "return document.querySelectorAll('#log-calls li').length === 2;",
         json!([]),
     );
     assert!(browser.text("#log-call").contains("greet"));
@@ -99,7 +123,7 @@ fn dsh_web_serves_the_playground_of_a_server_and_its_log() {
     browser.wait_for("#log-summary[data-replayed='true']");
     let summary = browser.text("#log-summary");
     assert!(
-        summary.contains("1 identical") && summary.contains("0 differing"),
+        summary.contains("2 identical") && summary.contains("0 differing"),
         "{summary}"
     );
 }
