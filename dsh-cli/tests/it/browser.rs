@@ -1,6 +1,8 @@
 //! `dsh web` driven in headless Chromium: the playground of the example
-//! server's tools over stdio, a call from its form, the call recorded, and
-//! the session log opened and replayed in the page.
+//! server's tools over stdio, calls from its form (the server's own card
+//! shown for a tool that presents one), the calls recorded, and the session
+//! log opened and replayed in the page; then the same log in a `dsh web` of
+//! the server over HTTP.
 
 // The examples' WebDriver client, shared rather than copied; this test
 // needs fewer of its commands (no frames, no screenshots).
@@ -14,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use serde_json::json;
 use webdriver::Browser;
 
-use crate::common::{dsh, stdio_server};
+use crate::common::{HttpServer, dsh, stdio_server};
 
 /// `dsh web` running, stopped when dropped.
 struct Web {
@@ -126,6 +128,43 @@ fn dsh_web_serves_the_playground_of_a_server_and_its_log() {
         summary.contains("2 identical") && summary.contains("0 differing"),
         "{summary}"
     );
+    // The proxied call's logged card is the server's own.
+    browser.click_on("#log-next");
+    browser.wait_for("#log-call [data-card='read']");
+    drop(web);
+
+    // The same log, opened by a `dsh web` of the server over HTTP, and
+    // replayed against it there.
+    let http = HttpServer::start();
+    let mut command = dsh();
+    command
+        .args(["web", "--addr", "127.0.0.1:0", "--log"])
+        .arg(&session)
+        .args(http.args());
+    let web = Web::start(command);
+    browser.open(&web.url);
+    browser.wait_for("#connection[data-state='live']");
+    browser.wait_until(
+        "the catalog lists the server's tools over HTTP",
+        "return document.querySelectorAll('#tool-list li[data-tool]').length === 9;",
+        json!([]),
+    );
+    browser.click_on("#log-open");
+    browser.wait_until(
+        "the log's calls are listed",
+        "return document.querySelectorAll('#log-calls li').length === 2;",
+        json!([]),
+    );
+    browser.click_on("#log-replay");
+    browser.wait_for("#log-summary[data-replayed='true']");
+    let summary = browser.text("#log-summary");
+    assert!(
+        summary.contains("2 identical") && summary.contains("0 differing"),
+        "{summary}"
+    );
+    browser.click_on("#log-next");
+    browser.wait_for("#log-call [data-card='read']");
+    drop(web);
 }
 
 #[test]
