@@ -174,3 +174,25 @@ fn the_bearer_token_goes_in_the_authorization_header() {
     assert!(call.stderr.contains("cannot connect to"), "{}", call.stderr);
     assert_eq!(seen.join().unwrap().as_deref(), Some("bearer s3cret-token"));
 }
+
+#[test]
+fn colours_only_on_a_terminal_or_when_forced() {
+    let args = ["call", "greet", r#"{"name":"Ada"}"#];
+    // Standard output is a pipe here: no escape codes.
+    let mut piped = dsh();
+    piped.env_remove("NO_COLOR").args(args).args(stdio_server());
+    let piped = run(piped);
+    piped.expect_code(0);
+    assert!(!piped.stdout.contains('\u{1b}'), "{:?}", piped.stdout);
+    assert!(!piped.stderr.contains('\u{1b}'), "{:?}", piped.stderr);
+
+    let mut forced = dsh();
+    forced
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1")
+        .args(args)
+        .args(stdio_server());
+    let forced = run(forced);
+    forced.expect_code(0);
+    assert!(forced.stdout.contains('\u{1b}'), "{:?}", forced.stdout);
+}

@@ -571,7 +571,8 @@ where
         .await
         .map_err(|error| ConnectError::Handshake {
             server: server.to_owned(),
-            reason: error.to_string(),
+            // What went wrong, not the transport types it went wrong in.
+            reason: gone::handshake_failure(&error),
         })
 }
 
