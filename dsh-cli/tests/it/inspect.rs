@@ -147,8 +147,9 @@ fn the_other_commands_say_what_they_need() {
     let dev = run(dev);
     dev.expect_code(2);
     assert!(
-        dev.stderr
-            .contains("`dsh dev` needs the command of the server under development: `dsh dev -- cargo run"),
+        dev.stderr.contains(
+            "`dsh dev` needs the command of the server under development: `dsh dev -- cargo run"
+        ),
         "{}",
         dev.stderr
     );

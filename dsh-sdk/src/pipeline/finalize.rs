@@ -10,8 +10,8 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::Config;
-use crate::card::Card;
 use super::stop::Stop;
+use crate::card::Card;
 use crate::content::ContentBlock;
 use crate::event::Event;
 use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};

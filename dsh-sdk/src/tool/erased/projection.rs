@@ -62,7 +62,8 @@ pub(crate) fn project(
         Ok(Ok(projection)) => {
             let card = match projection
                 .card
-                .or_else(|| remote.filter(|_| top_level).cloned()) {
+                .or_else(|| remote.filter(|_| top_level).cloned())
+            {
                 Some(card) if top_level => CardSlot::ready(Some(card)),
                 None if top_level => CardSlot::generic(Arc::clone(args)),
                 _ => CardSlot::default(),

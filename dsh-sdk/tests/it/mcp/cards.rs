@@ -3,7 +3,6 @@
 //! replay shows it again once the server is gone; a card that is too large,
 //! too deep or not a card falls back to the generic card, with a warning.
 #![cfg(feature = "mcp")]
-
 // The contract fixes the projections' parameter types: `&Output` is `&String` here.
 #![allow(clippy::ptr_arg)]
 
@@ -17,8 +16,8 @@ use dsh_kit::log::replay::{Field, Outcome, replay};
 use dsh_kit::log::{Log, SessionLog};
 use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as McpBlock,
-    InitializeResult,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities, Tool,
+    InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities,
+    Tool,
 };
 use dsh_kit::mcp::rmcp::service::{RequestContext, RunningService};
 use dsh_kit::mcp::rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -68,10 +67,7 @@ async fn proxied<S: ServerHandler>(
         .await
         .expect("the proxy connects in time")
         .expect("the proxy connects");
-    let running = serving
-        .await
-        .unwrap()
-        .expect("the server side started");
+    let running = serving.await.unwrap().expect("the server side started");
     (proxy, running)
 }
 
@@ -117,7 +113,10 @@ async fn a_dsh_servers_card_travels_through_the_proxy_and_replays_without_the_se
         .iter()
         .map(|call| {
             let executed = call.executed.as_ref().expect("both calls executed");
-            executed.remote_card.as_ref().map(|card| card.kind().to_owned())
+            executed
+                .remote_card
+                .as_ref()
+                .map(|card| card.kind().to_owned())
         })
         .collect();
     assert_eq!(remote_cards, [Some("read".to_owned()), None]);
@@ -168,7 +167,9 @@ impl Hostile {
             "good" => json!({ "card": "read", "path": "a.txt", "content": "fine\n" }),
             "malformed" => json!({ "card": "hologram", "path": "a.txt" }),
             "wrong_type" => json!({ "card": "read", "path": 42, "content": [] }),
-            "oversized" => json!({ "card": "read", "path": "big.txt", "content": "x".repeat(64 * 1024) }),
+            "oversized" => {
+                json!({ "card": "read", "path": "big.txt", "content": "x".repeat(64 * 1024) })
+            }
             "deep" => {
                 let mut input = json!("bottom");
                 for _ in 0..90 {
@@ -220,7 +221,8 @@ impl ServerHandler for Hostile {
             .to_owned();
         let mut result = CallToolResult::success(vec![McpBlock::text(format!("shown {kind}"))]);
         let mut meta = MetaObject::new();
-        meta.0.insert(CARD_META_KEY.to_owned(), Hostile::card(&kind));
+        meta.0
+            .insert(CARD_META_KEY.to_owned(), Hostile::card(&kind));
         result.meta = Some(meta);
         Ok(result.into())
     }
