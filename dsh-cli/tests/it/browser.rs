@@ -57,7 +57,9 @@ fn dsh_web_serves_the_playground_of_a_server_and_its_log() {
     command
         .args(["web", "--addr", "127.0.0.1:0", "--record"])
         .arg(&session)
-        .args(stdio_server());
+        .args(stdio_server())
+        // The server has no one to ask: the page asks, then the server runs it.
+        .args(["--allow", "edit_file"]);
     let web = Web::start(command);
 
     let browser = Browser::start();
@@ -113,11 +115,29 @@ fn dsh_web_serves_the_playground_of_a_server_and_its_log() {
         "{card}"
     );
 
+    // A destructive tool asks in the page; approved, it runs on the server,
+    // and the server's diff card shows.
+    browser.click_on("#tool-list li[data-tool='edit_file'] button");
+    browser.wait_for("#call-form[data-tool='edit_file']:not([hidden])");
+    browser.type_into(
+        "#fields [data-pointer='/path'] > input",
+        &notes.display().to_string(),
+    );
+    browser.type_into("#fields [data-pointer='/old'] > input", "two");
+    browser.type_into("#fields [data-pointer='/new'] > input", "zwei");
+    browser.click_on("#call-button");
+    let waiting = "#approvals:not([hidden]) #approval-list li[data-tool='edit_file']";
+    browser.wait_for(waiting);
+    browser.click_on(&format!("{waiting} button.approve"));
+    browser.wait_for("#result-card [data-card='diff']");
+    assert_eq!(browser.text("#result-card .dsh-add .dsh-code"), "zwei");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "one\nzwei\n");
+
     // The recorded session, opened in the page and replayed against the server.
     browser.click_on("#log-open");
     browser.wait_until(
         "the log's call is listed",
-        "return document.querySelectorAll('#log-calls li').length === 2;",
+        "return document.querySelectorAll('#log-calls li').length === 3;",
         json!([]),
     );
     assert!(browser.text("#log-call").contains("greet"));
@@ -125,12 +145,14 @@ fn dsh_web_serves_the_playground_of_a_server_and_its_log() {
     browser.wait_for("#log-summary[data-replayed='true']");
     let summary = browser.text("#log-summary");
     assert!(
-        summary.contains("2 identical") && summary.contains("0 differing"),
+        summary.contains("3 identical") && summary.contains("0 differing"),
         "{summary}"
     );
     // The proxied call's logged card is the server's own.
     browser.click_on("#log-next");
     browser.wait_for("#log-call [data-card='read']");
+    browser.click_on("#log-next");
+    browser.wait_for("#log-call [data-card='diff']");
     drop(web);
 
     // The same log, opened by a `dsh web` of the server over HTTP, and
@@ -152,14 +174,14 @@ fn dsh_web_serves_the_playground_of_a_server_and_its_log() {
     browser.click_on("#log-open");
     browser.wait_until(
         "the log's calls are listed",
-        "return document.querySelectorAll('#log-calls li').length === 2;",
+        "return document.querySelectorAll('#log-calls li').length === 3;",
         json!([]),
     );
     browser.click_on("#log-replay");
     browser.wait_for("#log-summary[data-replayed='true']");
     let summary = browser.text("#log-summary");
     assert!(
-        summary.contains("2 identical") && summary.contains("0 differing"),
+        summary.contains("3 identical") && summary.contains("0 differing"),
         "{summary}"
     );
     browser.click_on("#log-next");
