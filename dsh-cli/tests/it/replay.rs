@@ -83,6 +83,13 @@ fn a_recorded_log_replays_identically_and_a_tampered_one_differs() {
     let differs = run(differs);
     differs.expect_code(1);
     assert!(differs.stdout.contains("replay ✗"), "{}", differs.stdout);
+    // The difference itself: what was logged and what the replay gave.
+    assert!(
+        differs.stdout.contains("content differs at byte")
+            && differs.stdout.contains("expected `…ext\",\"text\":\"Hello, Bob!\"}]`, got `…ext\",\"text\":\"Hello, Ada!\"}]`"),
+        "{}",
+        differs.stdout
+    );
     assert!(differs.stdout.contains("1 differing"), "{}", differs.stdout);
 }
 
