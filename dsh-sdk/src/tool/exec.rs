@@ -207,6 +207,7 @@ impl Exec {
     /// ([`take_remote_card`](Self::take_remote_card)) and records it with the
     /// value, so that present stays a function of what was recorded. The
     /// last card kept wins.
+    #[cfg(feature = "mcp")]
     pub(crate) fn keep_remote_card(&self, card: Card) {
         *self
             .inner
