@@ -1,7 +1,8 @@
 //! A dsh server's own card through a proxy: the proxied tool shows the card
 //! the server presented, the session log records it with the value, and a
-//! replay shows it again once the server is gone; a card that is too large,
-//! too deep or not a card falls back to the generic card, with a warning.
+//! replay shows it again once the server is gone; a server that serves
+//! proxied tools passes the card on; a card that is too large, too deep or
+//! not a card falls back to the generic card, with a warning.
 #![cfg(feature = "mcp")]
 // The contract fixes the projections' parameter types: `&Output` is `&String` here.
 #![allow(clippy::ptr_arg)]
@@ -288,4 +289,22 @@ async fn a_card_too_large_too_deep_or_not_a_card_falls_back_to_the_generic_card(
             "{kind}: {logged}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_card_travels_on_through_a_server_that_serves_proxied_tools() {
+    let remote = Registry::new();
+    let _excerpt = remote.register::<excerpt>().unwrap();
+    // A gateway serves the remote's tools, and a client proxies the gateway.
+    let gateway = Registry::new();
+    let (_first, _remote_side) = proxied(&gateway, "files", McpServer::new(remote.clone())).await;
+    let client = Registry::new();
+    let (_second, _gateway_side) =
+        proxied(&client, "gateway", McpServer::new(gateway.clone())).await;
+    assert!(client.get("excerpt").unwrap().presents());
+
+    let args = json!({ "path": "notes.txt", "text": "one\n" });
+    let shown = client.call("excerpt", args.clone()).await;
+    assert_eq!(shown.card(), remote.call("excerpt", args).await.card());
+    assert_eq!(card_json(&shown)["card"], "read");
 }
