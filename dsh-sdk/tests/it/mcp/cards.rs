@@ -1,6 +1,7 @@
 //! A dsh server's own card through a proxy: the proxied tool shows the card
 //! the server presented, the session log records it with the value, and a
-//! replay shows it again once the server is gone; a server that serves
+//! replay shows it again once the server is gone; a value a post-execute
+//! hook replaced gets the generic card; a server that serves
 //! proxied tools passes the card on; a card that is too large, too deep or
 //! not a card falls back to the generic card, with a warning.
 #![cfg(feature = "mcp")]
@@ -307,4 +308,34 @@ async fn a_card_travels_on_through_a_server_that_serves_proxied_tools() {
     let shown = client.call("excerpt", args.clone()).await;
     assert_eq!(shown.card(), remote.call("excerpt", args).await.card());
     assert_eq!(card_json(&shown)["card"], "read");
+}
+
+#[tokio::test]
+async fn a_value_a_hook_replaced_gets_the_generic_card_not_the_servers() {
+    use dsh_kit::post_execute::{PostCall, PostDecision, PostOutcome};
+
+    let remote = Registry::new();
+    let _excerpt = remote.register::<excerpt>().unwrap();
+    let hook = |call: &PostCall<'_>| -> PostOutcome {
+        match call.value.as_str() {
+            Some("secret\n") => PostDecision::AcceptValue(json!("(redacted)\n")).into(),
+            _ => PostOutcome::pass(),
+        }
+    };
+    let host = Registry::builder().post_execute(hook).build();
+    let (_proxy, _running) = proxied(&host, "files", McpServer::new(remote)).await;
+
+    let kept = host
+        .call("excerpt", json!({ "path": "a.txt", "text": "plain\n" }))
+        .await;
+    assert_eq!(card_json(&kept)["card"], "read");
+    // The server's card shows the value the hook replaced: the generic card
+    // of the value that stands shows instead.
+    let replaced = host
+        .call("excerpt", json!({ "path": "a.txt", "text": "secret\n" }))
+        .await;
+    assert_eq!(replaced.value, Some(json!("(redacted)\n")));
+    let card = card_json(&replaced);
+    assert_eq!(card["card"], "generic");
+    assert_eq!(card["output"], "(redacted)\n");
 }
