@@ -53,7 +53,11 @@ pub struct DevArgs {
 }
 
 pub async fn run(args: DevArgs) -> Done {
-    let server = args.server.required()?;
+    let Some(server) = args.server.server()? else {
+        return Err(CliError::Usage(
+            "`dsh dev` needs the command of the server under development: `dsh dev -- cargo run --example mcp_server`, or `--stdio \"COMMAND\"`".to_owned(),
+        ));
+    };
     if matches!(server, Server::Http { .. }) {
         return Err(CliError::Usage(
             "`dsh dev` starts and restarts the server itself: give its command with `--stdio \"COMMAND\"` or `-- COMMAND` (for a server already running, use `dsh web` or `dsh inspect --url`)".to_owned(),

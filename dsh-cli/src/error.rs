@@ -56,7 +56,8 @@ pub enum CliError {
     #[error("{0}")]
     BadArgs(String),
     /// A file could not be read or written.
-    #[error("cannot {action} {}: {source}", path.display())]
+    // The cause follows, as every error's does (`report`).
+    #[error("cannot {action} {}", path.display())]
     File {
         /// `read`, `write`, `open`.
         action: &'static str,
@@ -80,6 +81,14 @@ pub enum CliError {
         /// The file.
         path: PathBuf,
     },
+    /// The session log to open does not exist.
+    #[error(
+        "{} does not exist: give a session log `--record FILE` wrote, or record one with `dsh web --record FILE`", path.display()
+    )]
+    NoLog {
+        /// The file.
+        path: PathBuf,
+    },
     /// A session log could not be read.
     #[error(transparent)]
     Log(#[from] dsh_kit::log::LogError),
@@ -90,7 +99,7 @@ pub enum CliError {
     #[error("cannot serve MCP (pick another address with `--http`)")]
     Serve(#[from] dsh_kit::mcp::ServeError),
     /// The sources cannot be watched.
-    #[error("cannot watch {}: {source}; check that it exists and is readable", path.display())]
+    #[error("cannot watch {} (check that it exists and is readable)", path.display())]
     Watch {
         /// The path.
         path: PathBuf,

@@ -19,6 +19,7 @@ mod lock;
 mod replay;
 mod server;
 mod ui;
+mod warnings;
 mod web;
 
 use std::process::ExitCode;
@@ -79,6 +80,7 @@ enum Outcome {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    warnings::show();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

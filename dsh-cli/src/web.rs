@@ -44,11 +44,7 @@ pub async fn run(args: WebArgs) -> Done {
     if let Some(log) = &args.log
         && !log.is_file()
     {
-        return Err(CliError::File {
-            action: "open",
-            path: log.clone(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
+        return Err(CliError::NoLog { path: log.clone() });
     }
     let approver = PageApprover::new();
     let registry = Registry::builder().approver(approver.clone()).build();

@@ -1,7 +1,7 @@
 //! `dsh call`: one call printed as a person reads it, its exit status, and
 //! its arguments.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::{HttpServer, dsh, run, stdio_server};
 
@@ -58,7 +58,46 @@ fn a_call_over_http_with_args_and_json_output() {
     assert_eq!(result["status"], "success");
     assert_eq!(result["value"]["content"], "two\n");
     assert_eq!(result["value"]["start_line"], 2);
-    assert_eq!(result["card"]["card"], "generic");
+    // The card the server presented, not the generic one.
+    assert_eq!(
+        result["card"],
+        json!({
+            "card": "read",
+            "path": notes.display().to_string(),
+            "start_line": 2,
+            "end_line": 2,
+            "content": "two\n",
+        })
+    );
+}
+
+#[test]
+fn a_tool_that_presents_a_card_has_it_drawn_over_stdio_and_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "one\ntwo\nthree\n").unwrap();
+    let http = HttpServer::start();
+    for server in [stdio_server(), http.args()] {
+        let mut call = dsh();
+        call.args(["call", "read_file", "-a"])
+            .arg(format!("path={}", notes.display()))
+            .args(["-a", "offset=2"])
+            .args(&server);
+        let call = run(call);
+        call.expect_code(0);
+        let card = format!(
+            "card\n  ╭─ read {} · lines 2–3\n  │ 2 │ two\n  │ 3 │ three\n  ╰─\n",
+            notes.display()
+        );
+        assert!(
+            call.stdout.starts_with("read_file · success\n") && call.stdout.ends_with(&card),
+            "{server:?}:\n{}",
+            call.stdout
+        );
+        assert!(!call.stdout.contains("generic"), "{}", call.stdout);
+        // A card that came whole is no warning.
+        assert!(!call.stderr.contains("warning:"), "{}", call.stderr);
+    }
 }
 
 #[test]
@@ -134,4 +173,26 @@ fn the_bearer_token_goes_in_the_authorization_header() {
     call.expect_code(2);
     assert!(call.stderr.contains("cannot connect to"), "{}", call.stderr);
     assert_eq!(seen.join().unwrap().as_deref(), Some("bearer s3cret-token"));
+}
+
+#[test]
+fn colours_only_on_a_terminal_or_when_forced() {
+    let args = ["call", "greet", r#"{"name":"Ada"}"#];
+    // Standard output is a pipe here: no escape codes.
+    let mut piped = dsh();
+    piped.env_remove("NO_COLOR").args(args).args(stdio_server());
+    let piped = run(piped);
+    piped.expect_code(0);
+    assert!(!piped.stdout.contains('\u{1b}'), "{:?}", piped.stdout);
+    assert!(!piped.stderr.contains('\u{1b}'), "{:?}", piped.stderr);
+
+    let mut forced = dsh();
+    forced
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1")
+        .args(args)
+        .args(stdio_server());
+    let forced = run(forced);
+    forced.expect_code(0);
+    assert!(forced.stdout.contains('\u{1b}'), "{:?}", forced.stdout);
 }

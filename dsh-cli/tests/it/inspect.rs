@@ -118,8 +118,11 @@ fn without_a_server_or_with_a_broken_one_it_says_what_to_do() {
     nothing_there.args(["inspect", "--url", "http://127.0.0.1:9/mcp"]);
     let nothing_there = run(nothing_there);
     nothing_there.expect_code(2);
+    // The cause in a person's words, not the transport's types.
     assert!(
-        nothing_there.stderr.contains("check that the server is up"),
+        nothing_there.stderr.contains("check that the server is up")
+            && nothing_there.stderr.contains("Connection refused")
+            && !nothing_there.stderr.contains("rmcp::"),
         "{}",
         nothing_there.stderr
     );
@@ -134,5 +137,34 @@ fn without_a_server_or_with_a_broken_one_it_says_what_to_do() {
             .contains("is not an http:// or https:// URL"),
         "{}",
         not_a_url.stderr
+    );
+}
+
+#[test]
+fn the_other_commands_say_what_they_need() {
+    let mut dev = dsh();
+    dev.arg("dev");
+    let dev = run(dev);
+    dev.expect_code(2);
+    assert!(
+        dev.stderr.contains(
+            "`dsh dev` needs the command of the server under development: `dsh dev -- cargo run"
+        ),
+        "{}",
+        dev.stderr
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let mut web = dsh();
+    web.args(["web", "--log"]).arg(&missing);
+    let web = run(web);
+    web.expect_code(2);
+    assert_eq!(
+        web.stderr,
+        format!(
+            "error: {} does not exist: give a session log `--record FILE` wrote, or record one with `dsh web --record FILE`\n",
+            missing.display()
+        )
     );
 }

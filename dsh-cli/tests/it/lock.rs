@@ -50,6 +50,14 @@ fn a_lock_written_over_stdio_checks_over_http_and_catches_drift() {
     greet["contract"] = Value::from("sha256:0000");
     greet["definition"]["description"] = Value::from("Greet someone.");
     greet["definition"]["inputSchema"]["properties"]["name"]["type"] = Value::from("integer");
+    // And another read_file output, and add_days said to write.
+    let read_file = &mut old["tools"]["read_file"];
+    read_file["contract"] = Value::from("sha256:1111");
+    read_file["definition"]["outputSchema"]["properties"]["content"]["type"] =
+        Value::from("integer");
+    let add_days = &mut old["tools"]["add_days"];
+    add_days["contract"] = Value::from("sha256:2222");
+    add_days["definition"]["annotations"]["readOnlyHint"] = Value::from(false);
     let tools = old["tools"].as_object_mut().unwrap();
     let wait = tools.remove("wait").unwrap();
     tools.insert("farewell".to_owned(), wait);
@@ -73,7 +81,14 @@ fn a_lock_written_over_stdio_checks_over_http_and_catches_drift() {
         text.contains("  input: /properties/name/type \"integer\" → \"string\""),
         "{text}"
     );
-    assert!(!text.contains("  annotations:"), "{text}");
+    assert!(
+        text.contains("  output: /properties/content/type \"integer\" → \"string\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("  annotations: /readOnlyHint false → true"),
+        "{text}"
+    );
     assert!(text.contains("added wait: not in the lock file"), "{text}");
     assert!(
         text.contains("write the lock again with `dsh lock`"),

@@ -84,6 +84,7 @@ impl Record {
                 top_level,
                 replaced_content,
                 context,
+                remote_card,
             } => Record::Executed(ExecutedRecord {
                 invocation_id: *invocation_id,
                 tool_name: tool_name.to_string(),
@@ -93,6 +94,7 @@ impl Record {
                 top_level: *top_level,
                 replaced_content: replaced_content.clone(),
                 context: context.clone(),
+                remote_card: remote_card.clone(),
             }),
             Event::SpillFailed {
                 invocation_id,
@@ -176,6 +178,11 @@ pub struct ExecutedRecord {
     /// The context blocks post-execute hooks added after the content.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context: Vec<ContentBlock>,
+    /// The card a proxied tool's server presented the value with, which
+    /// present showed in place of the generic card: a replay shows it
+    /// again without the server. Absent for every other call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_card: Option<Arc<Card>>,
 }
 
 /// Content over its tool's limit that could not be saved to its spill file:

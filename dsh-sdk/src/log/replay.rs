@@ -46,6 +46,13 @@
 //! the card shown while the call ran with the tool's `present_call` of the
 //! same arguments. Nothing executes and no hook runs.
 //!
+//! A tool proxied from a dsh server (`McpProxy`, with the `mcp` feature) is
+//! presented by that server: its card came with the value, and its
+//! `executed` record holds it ([`ExecutedRecord::remote_card`]). Replay
+//! shows that recorded card, as the live call did, and never asks the
+//! server: a log of proxied calls replays card and all while the server is
+//! gone, as long as the replaying registry knows its tools.
+//!
 //! Calls that never reached render (unknown tools, invalid arguments,
 //! refusals, failures, timeouts, cancellations) have no `executed` record and
 //! are [skipped](Outcome::Skipped), not compared; a call whose tool the
@@ -266,6 +273,8 @@ fn settled<'a>(
         top_level: executed.top_level,
         replaced_content: executed.replaced_content.clone(),
         context: executed.context.clone(),
+        // A proxied tool's remote card, as recorded: the server is not asked.
+        remote_card: executed.remote_card.as_deref(),
     }
 }
 

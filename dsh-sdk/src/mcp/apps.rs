@@ -5,13 +5,17 @@
 //!
 //! The view is [`card_app_html`]: the card renderer and a bridge. The host
 //! sends it the call's result (`ui/notifications/tool-result`); the card
-//! travels in the result's `_meta` under [`CARD_META_KEY`].
+//! travels in the result's `_meta` under [`CARD_META_KEY`], which is also
+//! how a proxy ([`McpProxy`](super::McpProxy)) gets a dsh server's own card
+//! ([`read_card`]).
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, MetaObject, Resource, ResourceContents, Tool};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::registry::Registry;
+use crate::value::schema::limits::{Exceeded, check};
 use crate::tool::ToolInfo;
 use crate::value::card::Card;
 use crate::value::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
@@ -60,6 +64,16 @@ pub(super) fn link_card_view(registry: &Registry, mut tool: Tool) -> Tool {
     tool
 }
 
+/// Whether a tool's `_meta`, as a server listed it, links a dsh card view
+/// ([`link_card_view`]): the tool presents its own card there, and its
+/// results carry it.
+pub(super) fn links_card_view(meta: Option<&MetaObject>) -> bool {
+    meta.and_then(|meta| meta.0.get("ui"))
+        .and_then(|ui| ui.get("resourceUri"))
+        .and_then(Value::as_str)
+        .is_some_and(|uri| uri.starts_with(URI_PREFIX))
+}
+
 /// Puts the card of a call in its result's `_meta`, for the view to draw.
 pub(super) fn attach_card(result: &mut CallToolResult, card: &Card) {
     let Ok(card) = serde_json::to_value(card) else {
@@ -70,6 +84,36 @@ pub(super) fn attach_card(result: &mut CallToolResult, card: &Card) {
         .get_or_insert_with(MetaObject::new)
         .0
         .insert(CARD_META_KEY.to_owned(), card);
+}
+
+/// Why a card a server sent with a call result is not shown.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CardRefused {
+    /// Nested too deep, or too large as JSON.
+    #[error("it is {}", .0.describe())]
+    Exceeded(Exceeded),
+    /// Not one of the card types.
+    #[error("it is not a card: {0}")]
+    Malformed(serde_json::Error),
+}
+
+/// The card a server put in a call result's `_meta` under
+/// [`CARD_META_KEY`] (as [`attach_card`] does), checked: at most
+/// `max_depth` levels deep and `max_bytes` as compact JSON, measured before
+/// it is read, then one of the [`Card`] types. `Ok(None)` when the result
+/// carries none.
+pub(super) fn read_card(
+    meta: Option<&MetaObject>,
+    max_depth: usize,
+    max_bytes: usize,
+) -> Result<Option<Card>, CardRefused> {
+    let Some(card) = meta.and_then(|meta| meta.0.get(CARD_META_KEY)) else {
+        return Ok(None);
+    };
+    check(card, max_depth, max_bytes).map_err(CardRefused::Exceeded)?;
+    Card::deserialize(card)
+        .map(Some)
+        .map_err(CardRefused::Malformed)
 }
 
 /// The card views of a registry's tools, one resource provider among a

@@ -11,12 +11,13 @@ use uuid::Uuid;
 
 use super::Config;
 use super::stop::Stop;
-use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
-use crate::tool::with_sources;
-use crate::tool::{Entry, project};
+use crate::value::card::Card;
 use crate::value::content::ContentBlock;
 use crate::value::event::Event;
+use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
 use crate::value::result::CardSlot;
+use crate::tool::with_sources;
+use crate::tool::{Entry, project};
 
 /// What project and finalize start from: a value that passed the output gate
 /// and every post-execute hook. A live call builds it from the hooks'
@@ -28,6 +29,10 @@ pub(crate) struct Settled<'a> {
     pub(crate) top_level: bool,
     pub(crate) replaced_content: Option<Vec<ContentBlock>>,
     pub(crate) context: Vec<ContentBlock>,
+    /// The card a proxied tool's server presented the value with, as
+    /// recorded with the value: present shows it in place of the generic
+    /// card (see [`project`]).
+    pub(crate) remote_card: Option<&'a Card>,
 }
 
 /// The content and card of a successful call, after finalize.
@@ -58,13 +63,17 @@ pub(crate) fn finish(
     entry: &Entry,
     settled: Settled<'_>,
 ) -> Result<Finished, Stop> {
-    let projected =
-        project(entry, settled.args, settled.value, settled.top_level).map_err(|error| {
-            Stop::RenderFailed {
-                tool: entry.def.name().to_owned(),
-                error,
-            }
-        })?;
+    let projected = project(
+        entry,
+        settled.args,
+        settled.value,
+        settled.top_level,
+        settled.remote_card,
+    )
+    .map_err(|error| Stop::RenderFailed {
+        tool: entry.def.name().to_owned(),
+        error,
+    })?;
     let mut content = settled.replaced_content.unwrap_or(projected.content);
 
     let limit = entry

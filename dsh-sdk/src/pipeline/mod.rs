@@ -51,15 +51,16 @@ use std::sync::{Arc, OnceLock, Weak};
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::value::card::Card;
+use crate::value::event::rawp::Diagnostic;
+use crate::value::event::{self, Event};
 use crate::pool::Pool;
+use crate::value::principal::Principal;
+use crate::value::result::ToolResult;
 use crate::tool::client::Client;
 use crate::tool::{CallTokens, Exec};
 use crate::tool::{Entry, Prepared};
 use crate::tool::{Host, StreamSink, Surroundings};
-use crate::value::event::rawp::Diagnostic;
-use crate::value::event::{self, Event};
-use crate::value::principal::Principal;
-use crate::value::result::ToolResult;
 use permission::Verdict;
 use resolve::shown_name;
 
@@ -344,10 +345,17 @@ impl Pipeline {
                 exec.progress(format!("warning: {}: {}", warning.code, warning.message));
             }
         }
+        // A dynamic tool reads its context (it was made when the arguments
+        // were read), and only a dynamic tool's execution can bring a card.
+        let carrier = entry
+            .handler
+            .is_dynamic()
+            .then(|| exec.make(self, &entry, head.invocation_id).clone());
         let launched = Launched {
             entry,
             args,
             top_level,
+            carrier,
         };
         (launched, head, prepared, exec)
     }
@@ -362,12 +370,21 @@ impl Pipeline {
             entry,
             args,
             top_level,
+            carrier,
         } = launched;
         let value = match executed {
             Ok(value) => value,
             Err(stop) => return Landed::Done(head.failed(stop)),
         };
-        let settled = match self.settle(&entry, head.invocation_id, top_level, args, value) {
+        let remote_card = carrier.as_ref().and_then(Exec::take_remote_card);
+        let settled = match self.settle(
+            &entry,
+            head.invocation_id,
+            top_level,
+            args,
+            value,
+            remote_card,
+        ) {
             Ok(settled) => settled,
             Err(stop) => return Landed::Done(head.failed(stop)),
         };
@@ -398,8 +415,9 @@ impl Pipeline {
         head.succeeded(Success::new(&entry, settled.value, settled.finished))
     }
 
-    /// From the value the tool returned to the content and card: the output
-    /// gate, the post-execute hooks, then project and finalize.
+    /// From the value the tool returned, with the card its server presented
+    /// it with if it is a proxied tool's, to the content and card: the
+    /// output gate, the post-execute hooks, then project and finalize.
     fn settle(
         &self,
         entry: &Entry,
@@ -407,6 +425,7 @@ impl Pipeline {
         top_level: bool,
         args: Arc<Value>,
         value: Value,
+        remote_card: Option<Arc<Card>>,
     ) -> Result<SettledValue, Stop> {
         let config = &self.config;
         let value =
@@ -416,7 +435,18 @@ impl Pipeline {
                 replaced: false,
             })?;
         let hooked = post_execute::run(config, entry, &args, value)?;
-        let hooked = notify::executed(self, invocation_id, top_level, entry, &args, hooked);
+        // The remote card shows the value execute returned: a value a hook
+        // put in its place gets the generic card.
+        let remote_card = remote_card.filter(|_| hooked.source == event::ValueSource::Execute);
+        let hooked = notify::executed(
+            self,
+            invocation_id,
+            top_level,
+            entry,
+            &args,
+            hooked,
+            remote_card.as_ref(),
+        );
         let settled = Settled {
             invocation_id,
             args: &args,
@@ -424,6 +454,7 @@ impl Pipeline {
             top_level,
             replaced_content: hooked.replaced_content,
             context: hooked.context,
+            remote_card: remote_card.as_deref(),
         };
         let finished = finish(config, entry, settled)?;
         Ok(SettledValue {
@@ -536,6 +567,10 @@ pub(super) struct Launched {
     entry: Arc<Entry>,
     args: Arc<Value>,
     top_level: bool,
+    /// The call's context, kept for a dynamic tool: a proxied tool's
+    /// execution keeps there the card its server presented the value with
+    /// ([`Exec::take_remote_card`]).
+    carrier: Option<Exec>,
 }
 
 impl Launched {

@@ -14,11 +14,12 @@ use super::call::{CallName, ToolCall};
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
-use crate::tool::{Entry, running_card};
+use crate::value::card::Card;
 use crate::value::event::{Event, Verdict};
 use crate::value::principal::{Caller, Principal};
 use crate::value::result::ToolResult;
 use crate::value::schema::limits::Exceeded;
+use crate::tool::{Entry, running_card};
 
 /// The request, as subscribers see it: the arguments, or why they are not
 /// recorded.
@@ -98,6 +99,7 @@ pub(super) fn executed(
     entry: &Entry,
     args: &Arc<Value>,
     mut hooked: Hooked,
+    remote_card: Option<&Arc<Card>>,
 ) -> Hooked {
     if !registry.pool.listening() {
         return hooked;
@@ -112,6 +114,7 @@ pub(super) fn executed(
         top_level,
         replaced_content: hooked.replaced_content.clone(),
         context: hooked.context.clone(),
+        remote_card: remote_card.cloned(),
     });
     hooked.value = Arc::unwrap_or_clone(value);
     hooked

@@ -8,7 +8,8 @@
 //! violation at once) before the handler sees them, and every value against
 //! the output schema, if there is one, before the model does. Its render is
 //! the default (a string as itself, anything else as compact JSON) unless one
-//! is given; its card is the generic one.
+//! is given; its card is the generic one (a proxied dsh server's tool shows
+//! the card the server presented each value with, recorded with the value).
 //!
 //! ```
 //! use dsh_kit::prelude::*;
@@ -76,6 +77,9 @@ pub struct DynamicTool {
     failure_schema: Option<Value>,
     call: Arc<CallFn>,
     render: Option<Arc<RenderJsonFn>>,
+    /// Whether its values come with the card they were presented with
+    /// elsewhere (a proxied dsh server's tool).
+    presents_remotely: bool,
 }
 
 impl DynamicTool {
@@ -97,6 +101,7 @@ impl DynamicTool {
             failure_schema: None,
             call: Arc::new(move |args, exec| Box::pin(handler(args, exec))),
             render: None,
+            presents_remotely: false,
         }
     }
 
@@ -128,6 +133,15 @@ impl DynamicTool {
         self
     }
 
+    /// Marks the tool as presenting its own card, though not here: its
+    /// handler keeps the card each value was presented with where it ran
+    /// (`Exec::keep_remote_card`), as a proxied dsh server's tool does.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn presents_remotely(mut self) -> Self {
+        self.presents_remotely = true;
+        self
+    }
+
     /// Name, description and flags.
     pub fn definition(&self) -> &ToolDef {
         &self.def
@@ -148,6 +162,7 @@ impl DynamicTool {
             call: self.call,
             render: self.render,
             failure: self.failure_schema,
+            presents: self.presents_remotely,
         };
         (self.def, self.input_schema, output, handler)
     }
@@ -169,6 +184,8 @@ pub(crate) struct Dynamic {
     call: Arc<CallFn>,
     render: Option<Arc<RenderJsonFn>>,
     failure: Option<Value>,
+    /// Presents remotely: see [`DynamicTool::presents_remotely`].
+    presents: bool,
 }
 
 impl Handler for Dynamic {
@@ -197,6 +214,10 @@ impl Handler for Dynamic {
 
     fn is_dynamic(&self) -> bool {
         true
+    }
+
+    fn presents(&self) -> bool {
+        self.presents
     }
 
     fn failure_schema(&self) -> Option<Value> {

@@ -5,19 +5,20 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::value::card::Card;
+use crate::value::event::{Progress, StreamChunk, StreamType};
+use crate::value::principal::Principal;
 use crate::tool::ToolError;
 use crate::tool::client::{
     Client, ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, LogMessage, Sample,
     SampleRequest, elicitation_schema, no_client,
 };
 use crate::tool::elicit::Elicitable;
-use crate::value::event::{Progress, StreamChunk, StreamType};
-use crate::value::principal::Principal;
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.
@@ -61,6 +62,9 @@ struct ExecInner {
     client: Option<Arc<dyn Client>>,
     /// Who makes the call.
     principal: Arc<Principal>,
+    /// The card the value was presented with where the tool really ran (a
+    /// proxied dsh server's own), for the pipeline to record with the value.
+    remote_card: Mutex<Option<Arc<Card>>>,
 }
 
 /// What every call of one registry shares, made once per registry: a
@@ -127,6 +131,7 @@ impl Exec {
                 sequence: AtomicU64::new(0),
                 client,
                 principal,
+                remote_card: Mutex::new(None),
             }),
         }
     }
@@ -194,6 +199,30 @@ impl Exec {
         self.inner.shared.state.get::<T>().ok_or(MissingState {
             type_name: type_name::<T>(),
         })
+    }
+
+    /// Keeps `card` as the card the call's value was presented with where
+    /// the tool really ran: a proxied MCP server's own card, read from its
+    /// result. The pipeline takes it back once the tool returned
+    /// ([`take_remote_card`](Self::take_remote_card)) and records it with the
+    /// value, so that present stays a function of what was recorded. The
+    /// last card kept wins.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn keep_remote_card(&self, card: Card) {
+        *self
+            .inner
+            .remote_card
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(card));
+    }
+
+    /// The card [`keep_remote_card`](Self::keep_remote_card) kept, taken.
+    pub(crate) fn take_remote_card(&self) -> Option<Arc<Card>> {
+        self.inner
+            .remote_card
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 
     /// The pipeline the call runs in, as handed in.
@@ -445,6 +474,7 @@ impl ExecBuilder {
                 principal: self
                     .principal
                     .unwrap_or_else(|| Principal::shared_host().clone()),
+                remote_card: Mutex::new(None),
             }),
         }
     }

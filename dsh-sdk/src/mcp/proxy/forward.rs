@@ -16,6 +16,7 @@ use crate::tool::Exec;
 use crate::tool::ToolError;
 use crate::value::content::{ContentBlock, joined_text};
 
+use super::super::apps::read_card;
 use super::super::content::from_mcp;
 use super::gone::{root_cause, unreachable};
 use super::link::Link;
@@ -148,10 +149,10 @@ impl Forward {
             }
             return Err(error);
         }
-        if self.structured {
+        let value = if self.structured {
             // A server that declares an output schema must send
             // `structuredContent`; older ones put the JSON in a text block.
-            return result
+            result
                 .structured_content
                 .or_else(|| {
                     blocks
@@ -163,10 +164,35 @@ impl Forward {
                     ToolError::new(format!(
                         "`{remote}` on the MCP server `{server}` declares an output schema but sent no structured content"
                     ))
-                });
+                })?
+        } else {
+            serde_json::to_value(blocks).map_err(|error| {
+                ToolError::new(format!("the content could not be kept: {error}"))
+            })?
+        };
+        self.keep_card(result.meta.as_ref(), &exec);
+        Ok(value)
+    }
+
+    /// Keeps the card a dsh server presented the value with (its result's
+    /// `_meta`, under [`CARD_META_KEY`](crate::value::card::web::CARD_META_KEY))
+    /// in the call's context, for the pipeline to record with the value and
+    /// show in place of the generic card. The card is checked first against
+    /// the registry's output limits and the card types: one that breaks
+    /// either is left out, with a warning, and the generic card shows.
+    fn keep_card(&self, meta: Option<&rmcp::model::MetaObject>, exec: &Exec) {
+        let limits = self.link.registry.pipeline().config.limits;
+        match read_card(meta, limits.max_output_depth, limits.max_output_bytes) {
+            Ok(Some(card)) => exec.keep_remote_card(card),
+            Ok(None) => {}
+            Err(error) => tracing::warn!(
+                server = %self.link.server,
+                tool = %self.remote,
+                "the card the MCP server `{}` sent with a result of `{}` is not shown, the generic card is: {error}",
+                self.link.server,
+                self.remote,
+            ),
         }
-        serde_json::to_value(blocks)
-            .map_err(|error| ToolError::new(format!("the content could not be kept: {error}")))
     }
 }
 

@@ -1,6 +1,6 @@
 //! Telling a server that went away from one that failed a request.
 
-use rmcp::service::QuitReason;
+use rmcp::service::{ClientInitializeError, QuitReason};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use tokio::task::JoinError;
 
@@ -69,6 +69,17 @@ pub(super) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     causes(error)
         .last()
         .map_or_else(|| error.to_string(), ToString::to_string)
+}
+
+/// Why a handshake failed, in a person's words: the innermost cause of a
+/// transport error (rmcp names the transport's type, not the cause, as its
+/// source), and of the legacy `initialize` when `server/discover` failed too.
+pub(super) fn handshake_failure(error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::TransportError { error, .. } => root_cause(error),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => handshake_failure(fallback),
+        other => root_cause(other),
+    }
 }
 
 /// A person's words for how a connection's service ended.

@@ -21,6 +21,7 @@ use crate::value::content::{ContentBlock, render_default};
 use crate::value::event::rawp::{Diagnostic, Severity, ToolStatus};
 use crate::value::names::Category;
 
+use super::super::apps::links_card_view;
 use super::super::pins::{ContractChanged, ContractPins, TOOL_CONTRACT_CHANGED};
 use super::TOOL_SKIPPED;
 use super::events::{ProxyEvent, ToolListDiff};
@@ -382,6 +383,9 @@ impl Link {
         );
         if let Some(schema) = failure_schema {
             dynamic = dynamic.failure_schema(schema);
+        }
+        if links_card_view(tool.meta.as_ref()) {
+            dynamic = dynamic.presents_remotely();
         }
         match &tool.output_schema {
             Some(schema) => dynamic.output_schema(Value::Object((**schema).clone())),

@@ -82,6 +82,15 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 ///   output schema, validated against it and rendered by the default render;
 ///   otherwise the `content` blocks themselves, which render as they are.
 ///   `isError: true` is the tool's error.
+/// - A tool of a dsh server that presents its own card (its definition links
+///   a dsh card view) presents it here too: each result's card comes in its
+///   `_meta` ([`CARD_META_KEY`](crate::value::card::web::CARD_META_KEY)), is
+///   checked (within the registry's output limits, one of the [`Card`](crate::value::card::Card)
+///   types; else the generic card shows, with a warning), and is recorded
+///   with the value ([`Event::Executed`](crate::value::event::Event::Executed)'s
+///   `remote_card`), so that present stays a function of what was recorded
+///   and a replay of the session log shows the same card without the
+///   server. A server in front of this registry passes the card on.
 /// - A tool that cannot be registered is skipped, with a warning diagnostic
 ///   in the [catalog](crate::catalog): `TOOL_SHADOWED` when a built-in tool
 ///   has its name (built-in tools win), [`TOOL_SKIPPED`] otherwise.
@@ -571,7 +580,8 @@ where
         .await
         .map_err(|error| ConnectError::Handshake {
             server: server.to_owned(),
-            reason: error.to_string(),
+            // What went wrong, not the transport types it went wrong in.
+            reason: gone::handshake_failure(&error),
         })
 }
 

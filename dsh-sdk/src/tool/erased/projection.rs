@@ -38,20 +38,32 @@ pub(crate) struct Projected {
 }
 
 /// Render and present: a panic in either is an error; a top-level call of a
-/// tool that presents nothing gets the generic card, built only when read;
-/// a nested call gets none.
+/// tool that presents nothing gets the `remote` card when its value came
+/// with one, else the generic card, built only when read; a nested call
+/// gets none.
+///
+/// `remote` is the card a proxied tool's server presented the value with
+/// (its own present ran there, not here). It is recorded with the value
+/// ([`Event::Executed`](crate::value::event::Event::Executed), the session log's
+/// `executed` record), never fetched, so the card stays a function of what
+/// was recorded, and a replay projects the same card without the server. A
+/// tool that presents its own card keeps it.
 pub(crate) fn project(
     entry: &Entry,
     args: &Arc<Value>,
     value: &Value,
     top_level: bool,
+    remote: Option<&Card>,
 ) -> Result<Projected, ProjectError> {
     let projected = std::panic::catch_unwind(AssertUnwindSafe(|| {
         entry.handler.project(args, value, top_level)
     }));
     match projected {
         Ok(Ok(projection)) => {
-            let card = match projection.card {
+            let card = match projection
+                .card
+                .or_else(|| remote.filter(|_| top_level).cloned())
+            {
                 Some(card) if top_level => CardSlot::ready(Some(card)),
                 None if top_level => CardSlot::generic(Arc::clone(args)),
                 _ => CardSlot::default(),

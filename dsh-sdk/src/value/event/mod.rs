@@ -77,6 +77,14 @@ pub enum Event {
         replaced_content: Option<Vec<crate::value::content::ContentBlock>>,
         /// The context blocks post-execute hooks added after the content.
         context: Vec<crate::value::content::ContentBlock>,
+        /// The card the value was presented with where the tool really ran:
+        /// a proxied dsh server's own card, read from its result's `_meta`
+        /// and checked, which present shows in place of the generic card.
+        /// Recorded here, with the value, so the card stays a function of
+        /// what was recorded and a replay shows it without the server.
+        /// `None` for every other call, and when a post-execute hook
+        /// replaced the value (the remote card shows the value it replaced).
+        remote_card: Option<std::sync::Arc<crate::value::card::Card>>,
     },
     /// A call ended, whatever its status.
     Result(std::sync::Arc<crate::value::result::ToolResult>),

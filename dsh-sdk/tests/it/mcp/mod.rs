@@ -2,6 +2,7 @@
 //! into a registry.
 
 mod auth;
+mod cards;
 mod http;
 mod offers;
 mod paths;
