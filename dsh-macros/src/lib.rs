@@ -18,6 +18,7 @@ mod doc;
 mod elicit;
 mod fallback;
 mod naming;
+mod owned;
 mod projection;
 mod runtime;
 mod shared;

@@ -13,9 +13,9 @@ pub use crate::tool::Icon;
 pub use crate::tool::ToolError;
 pub use crate::tool::elicit::ElicitField;
 pub use crate::tool::{
-    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+    IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
-pub use crate::tool::{PresentCallFn, PresentFn, RenderFn};
+pub use crate::tool::{MarkedPresent, MarkedRender, PresentCallFn, PresentFn, RenderFn, Unmarked};
 pub use crate::tool::{Tool, ToolDef, Validation};
 
 use std::error::Error as StdError;
@@ -28,6 +28,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::tool::with_sources;
+
+/// Whether a tool's output holds nothing: a zero-sized type (`()`, a unit
+/// struct) has one value, so it carries nothing. `#[tool]` checks
+/// `output_type` against it.
+pub const fn holds_nothing<T>() -> bool {
+    size_of::<T>() == 0
+}
 
 // How a tool fn's error becomes a `ToolError`, chosen by its type with
 // autoref-based specialization (as `anyhow!` picks how to build an error):

@@ -112,6 +112,9 @@ fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
         }
 
         #present_call
+
+        impl #dsh::MarkedRender for #ident {}
+        impl #dsh::MarkedPresent for #ident {}
     };
     fallback::emit(stand_in, errors)
 }

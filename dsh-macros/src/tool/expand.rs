@@ -155,6 +155,8 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     });
     let names = names(tool);
     let checks = checks(tool);
+    let output_type_check = super::consistency::output_type(tool);
+    let marked = super::marked::marked(tool);
     let assumptions = assumptions(tool);
     let failure_schema = failure_schema_fn(tool);
     let doc = format!(
@@ -174,6 +176,8 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
         #names
 
         #checks
+        #output_type_check
+        #marked
 
         impl #dsh::Tool for #ident #assumptions {
             type Args = #args_ty;

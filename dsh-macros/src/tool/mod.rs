@@ -2,7 +2,10 @@
 
 mod ast;
 mod attr;
+mod consistency;
 mod expand;
+mod marked;
+mod params;
 mod valid;
 
 use proc_macro2::TokenStream;

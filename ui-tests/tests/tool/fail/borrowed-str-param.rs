@@ -1,0 +1,9 @@
+use dsh_kit::prelude::*;
+
+/// Greet someone.
+#[tool]
+async fn greet(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+fn main() {}
