@@ -91,9 +91,11 @@ use crate::projection::Kind;
 /// }
 /// ```
 ///
-/// The type is a braced struct with no fields, so it lives only in the type
-/// namespace and shares the fn's name: register the tool with
-/// `registry.register::<greet>()`, call the fn with `greet(…)`.
+/// The type is a braced struct, so it lives only in the type namespace and
+/// shares the fn's name: register the tool with
+/// `registry.register::<greet>()`, call the fn with `greet(…)`. (For a fn
+/// visible outside its module, the type also carries the fn's types as a
+/// defaulted parameter; see "What does not compile".)
 ///
 /// # Name and description
 ///
@@ -109,7 +111,10 @@ use crate::projection::Kind;
 ///
 /// **Parameters.** Every parameter other than the context is a field of an
 /// args struct the macro generates, named after the fn in PascalCase
-/// (`read_file` → `ReadFileArgs`) with the fn's visibility. Doc comments on a
+/// (`read_file` → `ReadFileArgs`, `fetch_url` → `FetchUrlArgs`) with the
+/// fn's visibility; a render, present or validate fn names it so (the tool
+/// type's doc comment says it too, and `<read_file as Tool>::Args` names it
+/// whatever its form). Doc comments on a
 /// parameter become the field's description in the schema; `#[serde(…)]` and
 /// `#[schemars(…)]` attributes move onto the field. A fn with no parameters
 /// is a tool with no arguments (an empty object).
@@ -350,10 +355,29 @@ use crate::projection::Kind;
 /// `Serialize + Deserialize + JsonSchema`, or is `!`, `impl Trait` or
 /// `dyn Trait`; an error with no message; a `render`, `present`,
 /// `present_call` or `validate` whose types do not fit the tool; `#[tool]`
-/// applied twice; `read_only` with `destructive`; an empty `title` or
-/// `version`; and two tools of one module answering to the same name (a
-/// name, or another tool's alias), reported as a hidden `tool_named_…` item
-/// defined twice, at the second name.
+/// applied twice; flags that contradict each other (`read_only` with
+/// `destructive` or with `idempotent = false`, `task` with `task_required`,
+/// `task_required` with `task = false`), at the second; an `output_type`
+/// its output contradicts (`"empty"` on a tool returning a value, a kind
+/// of content on one returning `()` or another zero-sized type), decided by
+/// the output's type; two parameters read under one JSON name (after
+/// `rename` or `alias`), at the second; borrowed data in the arguments or
+/// the output (`&str`, `&'a [T]`, `Cow<'a, str>`, `-> &'static str`), at
+/// the `&` or the lifetime, as a tool owns both (`String`,
+/// `Cow<'static, str>`, `Box<str>` and `Arc<str>` work; an error may borrow,
+/// `Result<T, &'static str>`); a `render`, `present` or `present_call` that
+/// names a fn not marked `#[render]` or `#[present]` (for a name written
+/// bare; a path with `::` gets rustc's "expected type, found function");
+/// an empty `title` or `version`; and two tools of one module answering to
+/// the same name (a name, or another tool's alias), reported as a hidden
+/// `tool_named_…` item defined twice, at the second name.
+///
+/// A `pub` tool whose args, a parameter's or the output's type is private
+/// compiles, as the fn does (with rustc's `private_interfaces` lint): the
+/// type of a fn visible outside its module carries the fn's types as a
+/// defaulted parameter (`greet<Signature = (GreetArgs, String)>`), so its
+/// `Tool` impl is as visible as they are, and it registers wherever they
+/// can be named.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
@@ -399,7 +423,9 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// so a render whose types do not fit the tool fails to compile at the
-/// tool's `render = …`, and so does a fn that is not marked `#[render]`.
+/// tool's `render = …`, and so does a fn that is not marked `#[render]`. A
+/// render returning anything but `Vec<ContentBlock>` is reported at its own
+/// return type.
 ///
 /// # What an MCP client sees
 ///
@@ -432,11 +458,20 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// parameter whose type is visibly a `HashMap` or `HashSet`; and a renaming
 /// `use` (`use … as …`), which would hide a path from this check.
 ///
+/// An impure std type imported at the top of the file and named bare in the
+/// body (`use std::process::Command;` then `Command::new(…)`; likewise
+/// `File`, `OpenOptions`, `DirBuilder`, `ReadDir`, `Child`, `Stdio`,
+/// `TcpStream`, `TcpListener`, `UdpSocket`, `thread::Builder`, `Stdin`,
+/// `Stdout`, `Stderr`) is refused at the name, decided by the type the name
+/// resolves to: a type of your own called `Command` or `File` is fine.
+///
 /// What it cannot see, it does not guess at: a bare `fs::read` may be a
 /// module of your own, so only paths that are certainly the standard
-/// library's count; an import at the top of the file
-/// (`use std::fs::read_to_string;`), a helper fn the body calls, a `static`
-/// named outside the body, or a field whose type is a `HashMap` go unseen.
+/// library's count; a fn imported at the top of the file
+/// (`use std::fs::read_to_string;`), which no type tells from a fn of your
+/// own of that name, a module imported so (`use std::fs;`), a helper fn the
+/// body calls, a `static` named outside the body, or a field whose type is
+/// a `HashMap` go unseen.
 /// For those, the test helper in `dsh_kit` runs a projection many times
 /// under perturbation and compares the bytes, and replaying a session log
 /// re-runs it on the logged value and reports any difference.

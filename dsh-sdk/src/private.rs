@@ -225,3 +225,87 @@ impl<E> UntypedSchema for Failure<E> {}
 #[path = "private/call.rs"]
 mod call;
 pub use call::{Fallible, Returns, fallible, returns};
+
+/// A type, asked whether it is one of the impure std types a `#[render]` or
+/// `#[present]` body may name bare after importing it: `<Probe<T>>::STD` is
+/// the inherent constant below for those, found before [`NotStd`]'s
+/// `false` for every other type (one of the crate's own named `Command`).
+pub struct Probe<T: ?Sized>(PhantomData<T>);
+
+/// `STD = false`: the answer for every type but the impure std ones.
+pub trait NotStd {
+    /// Whether the type is an impure std type.
+    const STD: bool = false;
+}
+
+impl<T: ?Sized> NotStd for Probe<T> {}
+
+impl Probe<std::process::Command> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::process::Child> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::process::Stdio> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::fs::File> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::fs::OpenOptions> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::fs::DirBuilder> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::fs::ReadDir> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::net::TcpStream> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::net::TcpListener> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::net::UdpSocket> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::thread::Builder> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::io::Stdin> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::io::Stdout> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::io::Stderr> {
+    /// It is.
+    pub const STD: bool = true;
+}

@@ -21,6 +21,7 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let trait_ident = projection.kind.trait_ident();
+    let probes = super::imported::probes(projection.kind, projection.item, &dsh);
     let types: Vec<_> = projection
         .inputs
         .iter()
@@ -95,6 +96,8 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
 
         impl #dsh::MarkedRender for #ident {}
         impl #dsh::MarkedPresent for #ident {}
+
+        #probes
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod ast;
 mod expand;
+mod imported;
 mod purity;
 mod valid;
 

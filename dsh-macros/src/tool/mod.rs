@@ -6,6 +6,7 @@ mod consistency;
 mod expand;
 mod marked;
 mod params;
+mod signature;
 mod valid;
 
 use proc_macro2::TokenStream;
