@@ -181,19 +181,20 @@ use crate::projection::Kind;
 ///
 /// **The rule.** Which form a fn takes is decided by how each parameter is
 /// written, never by a type's name: the one parameter taken by reference is
-/// the context; a parameter named `args` is the whole args struct; any other
-/// parameter taken by value is one field of the generated struct, whatever
-/// its type is called (`options: SearchArgs` is a field named `options`; a
-/// type of your own named `Exec`, taken by value, is a field too). To give
-/// the model a field called `args`, name the parameter otherwise and add
-/// `#[serde(rename = "args")]`.
+/// the context; a parameter named `args` is the whole args struct, unless
+/// its type can never be an object (`args: String`, a number, a `bool`, a
+/// tuple, a `Vec`, an `Option`, …), which makes it one field named `args`
+/// like any other; any other parameter taken by value is one field of the
+/// generated struct, whatever its type is called (`options: SearchArgs` is
+/// a field named `options`; a type of your own named `Exec`, taken by value,
+/// is a field too). To give the model a field called `args` of a struct
+/// type, name the parameter otherwise and add `#[serde(rename = "args")]`.
 ///
-/// The arguments must be an object. A parameter named `args` whose type by
-/// its spelling cannot be one (`String`, a number, a tuple, a `Vec`, …) is
-/// refused at compile time, and so is an args type deriving `ToolArgs` that
-/// is not a struct with named fields. A type with serde's own derives that is
-/// not an object (a unit enum) gets past the macro, and the registry refuses
-/// it when registering (`RegisterError::ArgsNotObject`).
+/// The arguments must be an object. An args type deriving `ToolArgs` that
+/// is not a struct with named fields is refused at compile time. A type
+/// with serde's own derives that is not an object (a unit enum), or an
+/// alias of `String` taken as `args`, gets past the macro, and the registry
+/// refuses it when registering (`RegisterError::ArgsNotObject`).
 ///
 /// # The context
 ///

@@ -10,12 +10,10 @@ use crate::ctxt::Ctxt;
 use crate::shared::names::{
     SCOPE_RULE, TOOL_NAME_RULE, is_icon_src, is_scope_token, is_valid_tool_name,
 };
-use crate::types::{is_never_object, peel, spelling};
+use crate::types::{peel, spelling};
 
 /// How a tool fn's parameters are read, for the errors about them.
-const RULE: &str = "a parameter named `args` is the whole args struct, any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";
-
-const NOT_AN_OBJECT: &str = "a parameter named `args` is the whole arguments of the tool, which must be an object: make it a struct deriving `ToolArgs`, or rename the parameter to make it one field (`#[serde(rename = \"args\")]` keeps the name the model sees)";
+const RULE: &str = "a parameter named `args` is the whole args struct (unless its type can never be an object, like `String`), any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";
 
 pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
     check_signature(cx, tool);
@@ -94,9 +92,6 @@ fn check_inputs(cx: &Ctxt, tool: &Tool) {
                 }
             }
             Input::Args(arg) => {
-                if is_never_object(&arg.ty) {
-                    cx.error_spanned_by(&arg.ty, NOT_AN_OBJECT);
-                }
                 match args {
                     Some(first) => cx.error_spanned_by(
                         arg,
