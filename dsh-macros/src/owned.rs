@@ -148,3 +148,46 @@ pub(crate) fn check_derive(cx: &Ctxt, role: Role, item: &syn::DeriveInput) -> bo
     );
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Role, check};
+    use crate::ctxt::Ctxt;
+
+    fn borrows(ty: &str) -> bool {
+        let cx = Ctxt::new();
+        let found = check(&cx, Role::Args, &syn::parse_str(ty).expect("a type"));
+        assert_eq!(cx.check().is_err(), found, "{ty}");
+        found
+    }
+
+    #[test]
+    fn references_and_lifetimes_borrow() {
+        for ty in [
+            "&str",
+            "&'static str",
+            "Option<&str>",
+            "Cow<'_, str>",
+            "Vec<&'a [u8]>",
+            "Args<'a>",
+            "&mut String",
+        ] {
+            assert!(borrows(ty), "{ty}");
+        }
+    }
+
+    #[test]
+    fn owned_types_and_static_lifetimes_do_not() {
+        for ty in [
+            "String",
+            "Cow<'static, str>",
+            "Box<str>",
+            "Arc<str>",
+            "Vec<String>",
+            "fn(&str) -> usize",
+            "Box<dyn std::error::Error + Send + 'static>",
+        ] {
+            assert!(!borrows(ty), "{ty}");
+        }
+    }
+}

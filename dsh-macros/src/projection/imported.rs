@@ -84,13 +84,27 @@ struct Finder {
 }
 
 impl<'ast> Visit<'ast> for Finder {
+    // `Command::new(…)`, `File::open(…)`: a name with `::` after it is a
+    // type or a module, never an enum variant or a local.
     fn visit_path(&mut self, path: &'ast Path) {
         if path.leading_colon.is_none()
+            && path.segments.len() > 1
             && let Some(first) = path.segments.first()
         {
             self.used.push(first.ident.clone());
         }
         visit::visit_path(self, path);
+    }
+
+    // `let file: File`: a name in a type is a type.
+    fn visit_type_path(&mut self, ty: &'ast syn::TypePath) {
+        if ty.qself.is_none()
+            && ty.path.leading_colon.is_none()
+            && let [only] = Vec::from_iter(&ty.path.segments)[..]
+        {
+            self.used.push(only.ident.clone());
+        }
+        visit::visit_type_path(self, ty);
     }
 
     fn visit_use_tree(&mut self, tree: &'ast UseTree) {

@@ -21,6 +21,15 @@ mod paths {
 
 use paths::File;
 
+/// What a path names, its variants named like std types.
+#[derive(Clone, Copy)]
+enum Node {
+    Child,
+    Stdout,
+}
+
+use Node::*;
+
 /// Run a command (pretend).
 #[tool(render = ran_text)]
 async fn run(line: String) -> String {
@@ -31,7 +40,12 @@ async fn run(line: String) -> String {
 fn ran_text(_: &RunArgs, value: &String) -> Vec<ContentBlock> {
     let command = Command::new(value);
     let file = File(format!("{}.log", command.line));
-    vec![ContentBlock::text(format!("ran `{}`, log in {}", command.line, file.0))]
+    let node = if value.is_empty() { Child } else { Stdout };
+    let kind = match node {
+        Child => "child",
+        Stdout => "stdout",
+    };
+    vec![ContentBlock::text(format!("ran `{}` ({kind}), log in {}", command.line, file.0))]
 }
 
 fn main() {}
