@@ -368,7 +368,10 @@ use crate::projection::Kind;
 /// `Cow<'static, str>`, `Box<str>` and `Arc<str>` work; an error may borrow,
 /// `Result<T, &'static str>`); a `render`, `present` or `present_call` that
 /// names a fn not marked `#[render]` or `#[present]` (for a name written
-/// bare; a path with `::` gets rustc's "expected type, found function");
+/// bare; a path with `::` gets rustc's "expected type, found function". A
+/// render brought in by a glob import, `use super::*;`, is named by its
+/// path, `render = super::lines_text`, as the bare name would be
+/// ambiguous);
 /// an empty `title` or `version`; and two tools of one module answering to
 /// the same name (a name, or another tool's alias), reported as a hidden
 /// `tool_named_…` item defined twice, at the second name.

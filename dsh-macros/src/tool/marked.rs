@@ -7,6 +7,12 @@
 //! marked, so the one error says to add the mark. A path with `::` gets no
 //! stand-in (it would have to be placed in the other module) and keeps
 //! rustc's error.
+//!
+//! The stand-in is a glob import, which any item or `use` of the name
+//! shadows; another glob import that brings the real type (`use super::*;`
+//! with the `#[render]` fn in the parent module) would meet it as an equal,
+//! and rustc would call the name ambiguous: there, write the path,
+//! `render = super::lines_text`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};

@@ -13,7 +13,7 @@ use crate::shared::names::{
 use crate::types::{peel, spelling};
 
 /// How a tool fn's parameters are read, for the errors about them.
-const RULE: &str = "a parameter named `args` is the whole args struct (unless its type can never be an object, like `String`), any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";
+const RULE: &str = "a parameter named `args` is the whole args struct when its type can be an object, any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";
 
 pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
     check_signature(cx, tool);

@@ -219,6 +219,7 @@ where
 }
 
 // Owned text behind a pointer: `-> Box<str>`, `-> Arc<str>`.
+#[diagnostic::do_not_recommend]
 impl ToolReturn for Box<str> {
     type Output = Self;
     type Error = Infallible;
@@ -227,6 +228,7 @@ impl ToolReturn for Box<str> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl ToolReturn for std::sync::Arc<str> {
     type Output = Self;
     type Error = Infallible;

@@ -73,18 +73,21 @@ pub trait MarkedPresent {
 /// is not marked.
 pub struct Unmarked;
 
+#[diagnostic::do_not_recommend]
 impl<A, O, R> RenderFn<A, O, R> for Unmarked {
     fn call(_: &A, _: &O) -> R {
         unreachable!("an unmarked render is refused at compile time")
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<A, O, R> PresentFn<A, O, R> for Unmarked {
     fn call(_: &A, _: &O) -> R {
         unreachable!("an unmarked present is refused at compile time")
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<A, R> PresentCallFn<A, R> for Unmarked {
     fn call(_: &A) -> R {
         unreachable!("an unmarked present is refused at compile time")

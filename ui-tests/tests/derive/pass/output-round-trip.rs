@@ -17,8 +17,6 @@ struct Report {
     cached: u32,
     #[serde(skip_serializing, skip_deserializing)]
     scratch: u32,
-    #[serde(with = "upper")]
-    label: String,
     state: State,
 }
 
@@ -39,18 +37,6 @@ struct Sparse {
     count: u32,
 }
 
-mod upper {
-    use dsh_kit::__private::serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&value.to_uppercase())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-        Ok(String::deserialize(deserializer)?.to_lowercase())
-    }
-}
-
 fn round_trip<T>(value: &T) -> T
 where
     T: Serialize + for<'de> Deserialize<'de>,
@@ -66,7 +52,6 @@ fn main() {
         notes: vec!["short".into()],
         cached: 0,
         scratch: 0,
-        label: "ok".into(),
         state: State::Finished,
     };
     let json = serde_json::to_value(&report).unwrap();
