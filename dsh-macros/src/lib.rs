@@ -581,8 +581,12 @@ pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
 /// choice of shapes), a tuple or newtype struct (an array, or the inner
 /// value), a unit struct, a union, `#[serde(transparent)]`, an `alias` (a
 /// name the args accept but their schema does not show, which registration
-/// refuses), and two fields read under one name after `rename` and
-/// `rename_all`.
+/// refuses), two fields read under one name after `rename` and
+/// `rename_all`, and borrowed fields (`&'a str`, `Cow<'a, str>`), at the
+/// borrow: the arguments outlive the JSON they are read from, so they own
+/// their data (`String`, `Cow<'static, str>`). The args are only read, so
+/// serde attributes that differ between writing and reading do no harm
+/// here.
 ///
 /// With dsh-kit under another name in Cargo.toml
 /// (`tools = { package = "dsh-kit", … }`), say so once on the type:
@@ -616,8 +620,11 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 /// serialize and deserialize names, `skip_serializing` or
 /// `skip_serializing_if` without a `default`, `skip_deserializing` alone,
 /// `serialize_with` without `deserialize_with` (or the reverse), `into`
-/// without `from` (or the reverse), and two fields or variants written under
-/// one name.
+/// without `from` (or the reverse), two fields or variants written under
+/// one name, and a variant of an `untagged` enum written in the same shape
+/// as an earlier one (which reads back as that one). Borrowed fields
+/// (`&'a str`, `Cow<'a, str>`) are refused at the borrow, as for
+/// [`ToolArgs`](derive@ToolArgs): an output owns its data.
 ///
 /// It also implements `ToolReturn`, so a generic output type of your own
 /// (`Page<Item>`) can be returned as it is. `#[dsh(crate = "tools")]` names

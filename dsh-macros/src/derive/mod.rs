@@ -5,6 +5,7 @@
 pub(crate) mod ast;
 mod expand;
 mod message;
+mod untagged;
 mod valid;
 
 use proc_macro2::TokenStream;
@@ -77,7 +78,10 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
     // A borrowing type gets no impls: serde's would fail on the borrow too.
     let borrows = match derive {
         Derive::Args => owned::check_derive(&cx, owned::Role::Args, &item),
-        Derive::Output => owned::check_derive(&cx, owned::Role::Output, &item),
+        Derive::Output => {
+            untagged::check(&cx, &item);
+            owned::check_derive(&cx, owned::Role::Output, &item)
+        }
         _ => false,
     };
     // The impls come out even beside errors, so that a tool using the type
