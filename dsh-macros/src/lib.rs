@@ -357,7 +357,8 @@ use crate::projection::Kind;
 /// `dyn Trait`; an error with no message; a `render`, `present`,
 /// `present_call` or `validate` whose types do not fit the tool; `#[tool]`
 /// applied twice; flags that contradict each other (`read_only` with
-/// `destructive` or with `idempotent = false`, `task` with `task_required`,
+/// `destructive` or with `idempotent = false`, `destructive` with
+/// `requires_approval = false`, `task` with `task_required`,
 /// `task_required` with `task = false`), at the second; an `output_type`
 /// its output contradicts (`"empty"` on a tool returning a value, a kind
 /// of content on one returning `()` or another zero-sized type), decided by

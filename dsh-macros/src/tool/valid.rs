@@ -164,6 +164,13 @@ const CONTRADICTIONS: &[(&str, bool, &str, bool, &str)] = &[
         "a read-only tool changes nothing, so calling it again has no further effect; remove `idempotent = false`, or `read_only` if the tool changes something",
     ),
     (
+        "destructive",
+        true,
+        "requires_approval",
+        false,
+        "a destructive tool asks for approval all the same; remove `requires_approval = false` (a permission rule can allow its calls), or `destructive` if the tool destroys nothing",
+    ),
+    (
         "task",
         true,
         "task_required",
