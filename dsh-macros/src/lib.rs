@@ -18,6 +18,7 @@ mod doc;
 mod elicit;
 mod fallback;
 mod naming;
+mod owned;
 mod projection;
 mod runtime;
 mod shared;
@@ -90,9 +91,11 @@ use crate::projection::Kind;
 /// }
 /// ```
 ///
-/// The type is a braced struct with no fields, so it lives only in the type
-/// namespace and shares the fn's name: register the tool with
-/// `registry.register::<greet>()`, call the fn with `greet(…)`.
+/// The type is a braced struct, so it lives only in the type namespace and
+/// shares the fn's name: register the tool with
+/// `registry.register::<greet>()`, call the fn with `greet(…)`. (For a fn
+/// visible outside its module, the type also carries the fn's types as a
+/// defaulted parameter; see "What does not compile".)
 ///
 /// # Name and description
 ///
@@ -108,7 +111,10 @@ use crate::projection::Kind;
 ///
 /// **Parameters.** Every parameter other than the context is a field of an
 /// args struct the macro generates, named after the fn in PascalCase
-/// (`read_file` → `ReadFileArgs`) with the fn's visibility. Doc comments on a
+/// (`read_file` → `ReadFileArgs`, `fetch_url` → `FetchUrlArgs`) with the
+/// fn's visibility; a render, present or validate fn names it so (the tool
+/// type's doc comment says it too, and `<read_file as Tool>::Args` names it
+/// whatever its form). Doc comments on a
 /// parameter become the field's description in the schema; `#[serde(…)]` and
 /// `#[schemars(…)]` attributes move onto the field. A fn with no parameters
 /// is a tool with no arguments (an empty object).
@@ -175,19 +181,20 @@ use crate::projection::Kind;
 ///
 /// **The rule.** Which form a fn takes is decided by how each parameter is
 /// written, never by a type's name: the one parameter taken by reference is
-/// the context; a parameter named `args` is the whole args struct; any other
-/// parameter taken by value is one field of the generated struct, whatever
-/// its type is called (`options: SearchArgs` is a field named `options`; a
-/// type of your own named `Exec`, taken by value, is a field too). To give
-/// the model a field called `args`, name the parameter otherwise and add
-/// `#[serde(rename = "args")]`.
+/// the context; a parameter named `args` is the whole args struct, unless
+/// its type can never be an object (`args: String`, a number, a `bool`, a
+/// tuple, a `Vec`, an `Option`, …), which makes it one field named `args`
+/// like any other; any other parameter taken by value is one field of the
+/// generated struct, whatever its type is called (`options: SearchArgs` is
+/// a field named `options`; a type of your own named `Exec`, taken by value,
+/// is a field too). To give the model a field called `args` of a struct
+/// type, name the parameter otherwise and add `#[serde(rename = "args")]`.
 ///
-/// The arguments must be an object. A parameter named `args` whose type by
-/// its spelling cannot be one (`String`, a number, a tuple, a `Vec`, …) is
-/// refused at compile time, and so is an args type deriving `ToolArgs` that
-/// is not a struct with named fields. A type with serde's own derives that is
-/// not an object (a unit enum) gets past the macro, and the registry refuses
-/// it when registering (`RegisterError::ArgsNotObject`).
+/// The arguments must be an object. An args type deriving `ToolArgs` that
+/// is not a struct with named fields is refused at compile time. A type
+/// with serde's own derives that is not an object (a unit enum), or an
+/// alias of `String` taken as `args`, gets past the macro, and the registry
+/// refuses it when registering (`RegisterError::ArgsNotObject`).
 ///
 /// # The context
 ///
@@ -349,10 +356,33 @@ use crate::projection::Kind;
 /// `Serialize + Deserialize + JsonSchema`, or is `!`, `impl Trait` or
 /// `dyn Trait`; an error with no message; a `render`, `present`,
 /// `present_call` or `validate` whose types do not fit the tool; `#[tool]`
-/// applied twice; `read_only` with `destructive`; an empty `title` or
-/// `version`; and two tools of one module answering to the same name (a
-/// name, or another tool's alias), reported as a hidden `tool_named_…` item
-/// defined twice, at the second name.
+/// applied twice; flags that contradict each other (`read_only` with
+/// `destructive` or with `idempotent = false`, `destructive` with
+/// `requires_approval = false`, `task` with `task_required`,
+/// `task_required` with `task = false`), at the second; an `output_type`
+/// its output contradicts (`"empty"` on a tool returning a value, a kind
+/// of content on one returning `()` or another zero-sized type), decided by
+/// the output's type; two parameters read under one JSON name (after
+/// `rename` or `alias`), at the second; borrowed data in the arguments or
+/// the output (`&str`, `&'a [T]`, `Cow<'a, str>`, `-> &'static str`), at
+/// the `&` or the lifetime, as a tool owns both (`String`,
+/// `Cow<'static, str>`, `Box<str>` and `Arc<str>` work; an error may borrow,
+/// `Result<T, &'static str>`); a `render`, `present` or `present_call` that
+/// names a fn not marked `#[render]` or `#[present]` (for a name written
+/// bare; a path with `::` gets rustc's "expected type, found function". A
+/// render brought in by a glob import, `use super::*;`, is named by its
+/// path, `render = super::lines_text`, as the bare name would be
+/// ambiguous);
+/// an empty `title` or `version`; and two tools of one module answering to
+/// the same name (a name, or another tool's alias), reported as a hidden
+/// `tool_named_…` item defined twice, at the second name.
+///
+/// A `pub` tool whose args, a parameter's or the output's type is private
+/// compiles, as the fn does (with rustc's `private_interfaces` lint): the
+/// type of a fn visible outside its module carries the fn's types as a
+/// defaulted parameter (`greet<Signature = (GreetArgs, String)>`), so its
+/// `Tool` impl is as visible as they are, and it registers wherever they
+/// can be named.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
@@ -398,7 +428,9 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// so a render whose types do not fit the tool fails to compile at the
-/// tool's `render = …`, and so does a fn that is not marked `#[render]`.
+/// tool's `render = …`, and so does a fn that is not marked `#[render]`. A
+/// render returning anything but `Vec<ContentBlock>` is reported at its own
+/// return type.
 ///
 /// # What an MCP client sees
 ///
@@ -431,11 +463,20 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// parameter whose type is visibly a `HashMap` or `HashSet`; and a renaming
 /// `use` (`use … as …`), which would hide a path from this check.
 ///
+/// An impure std type imported at the top of the file and named bare in the
+/// body (`use std::process::Command;` then `Command::new(…)`; likewise
+/// `File`, `OpenOptions`, `DirBuilder`, `ReadDir`, `Child`, `Stdio`,
+/// `TcpStream`, `TcpListener`, `UdpSocket`, `thread::Builder`, `Stdin`,
+/// `Stdout`, `Stderr`) is refused at the name, decided by the type the name
+/// resolves to: a type of your own called `Command` or `File` is fine.
+///
 /// What it cannot see, it does not guess at: a bare `fs::read` may be a
 /// module of your own, so only paths that are certainly the standard
-/// library's count; an import at the top of the file
-/// (`use std::fs::read_to_string;`), a helper fn the body calls, a `static`
-/// named outside the body, or a field whose type is a `HashMap` go unseen.
+/// library's count; a fn imported at the top of the file
+/// (`use std::fs::read_to_string;`), which no type tells from a fn of your
+/// own of that name, a module imported so (`use std::fs;`), a helper fn the
+/// body calls, a `static` named outside the body, or a field whose type is
+/// a `HashMap` go unseen.
 /// For those, the test helper in `dsh_kit` runs a projection many times
 /// under perturbation and compares the bytes, and replaying a session log
 /// re-runs it on the logged value and reports any difference.
@@ -541,8 +582,12 @@ pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
 /// choice of shapes), a tuple or newtype struct (an array, or the inner
 /// value), a unit struct, a union, `#[serde(transparent)]`, an `alias` (a
 /// name the args accept but their schema does not show, which registration
-/// refuses), and two fields read under one name after `rename` and
-/// `rename_all`.
+/// refuses), two fields read under one name after `rename` and
+/// `rename_all`, and borrowed fields (`&'a str`, `Cow<'a, str>`), at the
+/// borrow: the arguments outlive the JSON they are read from, so they own
+/// their data (`String`, `Cow<'static, str>`). The args are only read, so
+/// serde attributes that differ between writing and reading do no harm
+/// here.
 ///
 /// With dsh-kit under another name in Cargo.toml
 /// (`tools = { package = "dsh-kit", … }`), say so once on the type:
@@ -576,8 +621,11 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 /// serialize and deserialize names, `skip_serializing` or
 /// `skip_serializing_if` without a `default`, `skip_deserializing` alone,
 /// `serialize_with` without `deserialize_with` (or the reverse), `into`
-/// without `from` (or the reverse), and two fields or variants written under
-/// one name.
+/// without `from` (or the reverse), two fields or variants written under
+/// one name, and a variant of an `untagged` enum written in the same shape
+/// as an earlier one (which reads back as that one). Borrowed fields
+/// (`&'a str`, `Cow<'a, str>`) are refused at the borrow, as for
+/// [`ToolArgs`](derive@ToolArgs): an output owns its data.
 ///
 /// It also implements `ToolReturn`, so a generic output type of your own
 /// (`Page<Item>`) can be returned as it is. `#[dsh(crate = "tools")]` names

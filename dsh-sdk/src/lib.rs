@@ -169,9 +169,10 @@ pub use pipeline::{ToolCall, layer, post_execute};
 pub use pool::{ScopedTool, Subscription, ToolHandle};
 pub use registry::{Registry, RegistryBuilder};
 pub use tool::{
-    DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MissingState, PresentCallFn,
-    PresentFn, RegisterError, RenderFn, SchemaRole, State, TaskSupport, Tool, ToolDef,
-    ToolDefBuilder, ToolError, ToolInfo, Validation, client, elicit, testing,
+    DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MarkedPresent, MarkedRender,
+    MissingState, PresentCallFn, PresentFn, RegisterError, RenderFn, SchemaRole, State,
+    TaskSupport, Tool, ToolDef, ToolDefBuilder, ToolError, ToolInfo, Unmarked, Validation, client,
+    elicit, testing,
 };
 pub use value::content::{ContentBlock, EmbeddedResource, joined_text, render_default};
 pub use value::names::{Category, OutputType};
@@ -189,7 +190,9 @@ pub use tokio_util::sync::CancellationToken;
 // The contract of a tool fn's types, each a trait and, for the args and the
 // output, a derive of the same name.
 pub use dsh_kit_macros::{ToolArgs, ToolFailure, ToolOutput};
-pub use tool::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn};
+pub use tool::{
+    IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+};
 
 /// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing
 /// but `dsh-kit` in its Cargo.toml.

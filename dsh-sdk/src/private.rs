@@ -10,9 +10,9 @@ pub use crate::tool::Icon;
 pub use crate::tool::ToolError;
 pub use crate::tool::elicit::ElicitField;
 pub use crate::tool::{
-    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+    IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
-pub use crate::tool::{PresentCallFn, PresentFn, RenderFn};
+pub use crate::tool::{MarkedPresent, MarkedRender, PresentCallFn, PresentFn, RenderFn, Unmarked};
 pub use crate::tool::{Tool, ToolDef, Validation};
 pub use crate::value::card::Card;
 pub use crate::value::content::ContentBlock;
@@ -28,6 +28,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::tool::with_sources;
+
+/// Whether a tool's output holds nothing: a zero-sized type (`()`, a unit
+/// struct) has one value, so it carries nothing. `#[tool]` checks
+/// `output_type` against it.
+pub const fn holds_nothing<T>() -> bool {
+    size_of::<T>() == 0
+}
 
 // How a tool fn's error becomes a `ToolError`, chosen by its type with
 // autoref-based specialization (as `anyhow!` picks how to build an error):
@@ -218,3 +225,87 @@ impl<E> UntypedSchema for Failure<E> {}
 #[path = "private/call.rs"]
 mod call;
 pub use call::{Fallible, Returns, fallible, returns};
+
+/// A type, asked whether it is one of the impure std types a `#[render]` or
+/// `#[present]` body may name bare after importing it: `<Probe<T>>::STD` is
+/// the inherent constant below for those, found before [`NotStd`]'s
+/// `false` for every other type (one of the crate's own named `Command`).
+pub struct Probe<T: ?Sized>(PhantomData<T>);
+
+/// `STD = false`: the answer for every type but the impure std ones.
+pub trait NotStd {
+    /// Whether the type is an impure std type.
+    const STD: bool = false;
+}
+
+impl<T: ?Sized> NotStd for Probe<T> {}
+
+impl Probe<std::process::Command> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::process::Child> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::process::Stdio> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::fs::File> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::fs::OpenOptions> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::fs::DirBuilder> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::fs::ReadDir> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::net::TcpStream> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::net::TcpListener> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::net::UdpSocket> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::thread::Builder> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::io::Stdin> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::io::Stdout> {
+    /// It is.
+    pub const STD: bool = true;
+}
+
+impl Probe<std::io::Stderr> {
+    /// It is.
+    pub const STD: bool = true;
+}

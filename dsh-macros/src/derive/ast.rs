@@ -136,7 +136,7 @@ fn items(cx: &Ctxt, fields: &Fields) -> Vec<Item> {
         .collect()
 }
 
-fn member(cx: &Ctxt, attrs: &[Attribute]) -> Member {
+pub(crate) fn member(cx: &Ctxt, attrs: &[Attribute]) -> Member {
     let mut member = Member::default();
     for attr in serde_attrs(attrs) {
         if let Err(error) = attr.parse_nested_meta(|meta| member_key(&mut member, meta)) {

@@ -2,9 +2,10 @@
 //! derives reached through `dsh_kit`, after checks that the type can be what
 //! it is for.
 
-mod ast;
+pub(crate) mod ast;
 mod expand;
 mod message;
+mod untagged;
 mod valid;
 
 use proc_macro2::TokenStream;
@@ -12,6 +13,7 @@ use syn::DeriveInput;
 
 use self::ast::Input;
 use crate::ctxt::Ctxt;
+use crate::owned;
 use crate::runtime::Runtime;
 
 /// Which derive.
@@ -73,9 +75,22 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
     let runtime = Runtime::from_attrs(&cx, &item.attrs);
     let input = Input::from_ast(&cx, &item);
     valid::check(&cx, derive, &input);
+    // A borrowing type gets no impls: serde's would fail on the borrow too.
+    let borrows = match derive {
+        Derive::Args => owned::check_derive(&cx, owned::Role::Args, &item),
+        Derive::Output => {
+            untagged::check(&cx, &item);
+            owned::check_derive(&cx, owned::Role::Output, &item)
+        }
+        _ => false,
+    };
     // The impls come out even beside errors, so that a tool using the type
     // adds no error of its own.
-    let mut tokens = expand::expand(derive, &item, &runtime, input.container.default);
+    let mut tokens = if borrows {
+        TokenStream::new()
+    } else {
+        expand::expand(derive, &item, &runtime, input.container.default)
+    };
     if derive == Derive::Failure {
         tokens.extend(message::impls(&cx, &item));
     }

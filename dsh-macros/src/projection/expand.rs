@@ -21,6 +21,7 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let trait_ident = projection.kind.trait_ident();
+    let probes = super::imported::probes(projection.kind, projection.item, &dsh);
     let types: Vec<_> = projection
         .inputs
         .iter()
@@ -29,29 +30,30 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
             _ => None,
         })
         .collect();
-    let output = match &item.sig.output {
-        ReturnType::Default => quote!(()),
-        ReturnType::Type(_, ty) => quote!(#ty),
-    };
     // Hygienic, so that a fn named `args` is not shadowed by them.
     let args = Ident::new("args", Span::mixed_site());
     let value = Ident::new("value", Span::mixed_site());
-    // A present may return any card kind: it becomes a `Card` here, checked
-    // at the return type as written.
-    let (output, into_card) = match (projection.kind, &item.sig.output) {
-        (Kind::Render, _) => (output, None),
-        (Kind::Present, ReturnType::Default) => (quote!(#dsh::Card), Some(sig_span(&item.sig))),
-        (Kind::Present, ReturnType::Type(_, ty)) => (quote!(#dsh::Card), Some(span::ends(ty))),
+    // A present may return any card kind: it becomes a `Card` here; a
+    // render's blocks are checked to be `Vec<ContentBlock>` the same way. Both
+    // at the return type as written, so a wrong one is reported there.
+    let (output, into) = match projection.kind {
+        Kind::Render => (
+            quote!(::std::vec::Vec<#dsh::ContentBlock>),
+            quote!(<_ as #dsh::IntoBlocks>::into_blocks),
+        ),
+        Kind::Present => (quote!(#dsh::Card), quote!(<_ as #dsh::IntoCard>::into_card)),
     };
-    let convert = |call: TokenStream| match into_card {
-        None => call,
-        Some((first, last)) => {
-            let mut tokens = span::respan(quote!(<_ as #dsh::IntoCard>::into_card), first);
-            let mut parens = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, call);
-            parens.set_span(last);
-            tokens.extend([proc_macro2::TokenTree::Group(parens)]);
-            tokens
-        }
+    let at = match &item.sig.output {
+        ReturnType::Default => sig_span(&item.sig),
+        ReturnType::Type(_, ty) => span::ends(ty),
+    };
+    let convert = |call: TokenStream| {
+        let (first, last) = at;
+        let mut tokens = span::respan(into.clone(), first);
+        let mut parens = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, call);
+        parens.set_span(last);
+        tokens.extend([proc_macro2::TokenTree::Group(parens)]);
+        tokens
     };
     // Lifetimes of the fn (`fn r<'a>(a: &'a A, o: &'a O)`) are erased: the
     // impl takes the types without them.
@@ -91,6 +93,11 @@ pub(crate) fn expand(projection: &Projection) -> TokenStream {
         #vis struct #ident {}
 
         #implementation
+
+        impl #dsh::MarkedRender for #ident {}
+        impl #dsh::MarkedPresent for #ident {}
+
+        #probes
     }
 }
 

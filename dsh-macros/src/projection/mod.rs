@@ -3,6 +3,7 @@
 
 mod ast;
 mod expand;
+mod imported;
 mod purity;
 mod valid;
 
@@ -112,6 +113,9 @@ fn fallback(projection: &Projection, errors: &syn::Error) -> TokenStream {
         }
 
         #present_call
+
+        impl #dsh::MarkedRender for #ident {}
+        impl #dsh::MarkedPresent for #ident {}
     };
     fallback::emit(stand_in, errors)
 }

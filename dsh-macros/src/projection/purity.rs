@@ -70,7 +70,7 @@ pub(crate) enum Impurity {
 
 impl Impurity {
     /// What it is, and how to do without it.
-    fn describe(self) -> (String, &'static str) {
+    pub(crate) fn describe(self) -> (String, &'static str) {
         const MOVE_IT: &str = "do it in the tool's body and put what is needed in its output";
         match self {
             Impurity::Unsafe => ("`unsafe`".into(), "remove the `unsafe` block"),

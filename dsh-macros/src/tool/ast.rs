@@ -9,7 +9,7 @@ use syn::{
 use super::attr::Attr;
 use crate::doc::{self, Docs};
 use crate::runtime::Runtime;
-use crate::types::{last_segment, peel, type_args};
+use crate::types::{is_never_object, last_segment, peel, type_args};
 
 /// A `#[tool]` fn and its attribute.
 pub(crate) struct Tool<'a> {
@@ -22,8 +22,9 @@ pub(crate) struct Tool<'a> {
 
 /// One parameter of the fn, by the one rule that decides its role: a
 /// parameter taken by reference is the context, one named `args` (or
-/// `_args`, or destructured by a struct pattern) is the whole args struct,
-/// any other is a field of the args struct the macro generates. No type name decides anything; the generated code
+/// `_args`, or destructured by a struct pattern) is the whole args struct
+/// unless its type can never be an object (`args: String`), any other is a
+/// field of the args struct the macro generates. No type name decides anything; the generated code
 /// checks the context's type is `Exec`, whatever it is imported as.
 pub(crate) enum Input<'a> {
     /// `self`, `&self`: refused.
@@ -141,7 +142,10 @@ impl<'a> Input<'a> {
         };
         // `ReadArgs { path, .. }: ReadArgs` names no field: it is the struct.
         let destructured = matches!(&*arg.pat, Pat::Struct(_) | Pat::TupleStruct(_));
-        if destructured || ident.is_some_and(|ident| ident == "args" || ident == "_args") {
+        // A type that can never be an object (`args: String`, `args: Vec<T>`)
+        // cannot be the whole arguments: such a parameter is one field.
+        let named_args = ident.is_some_and(|ident| ident == "args" || ident == "_args");
+        if destructured || named_args && !is_never_object(&arg.ty) {
             return Input::Args(arg);
         }
         Input::Param(Param { arg, ident })

@@ -95,6 +95,8 @@ pub(crate) struct Flag {
 pub(crate) struct Choice {
     /// The variant, spanned at the literal.
     pub(crate) variant: Ident,
+    /// The string as written: `file_content`.
+    pub(crate) spelling: String,
 }
 
 /// A positive integer: `timeout_ms = 5000`.
@@ -373,7 +375,10 @@ impl Key<'_> {
         let text = lit.value();
         if let Some((_, variant)) = choices.iter().find(|(spelling, _)| *spelling == text) {
             let variant = Ident::new(variant, lit.span());
-            return Some(Choice { variant });
+            return Some(Choice {
+                variant,
+                spelling: text,
+            });
         }
         let spellings: Vec<&str> = choices.iter().map(|(spelling, _)| *spelling).collect();
         if text.trim().is_empty() {

@@ -155,10 +155,23 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     });
     let names = names(tool);
     let checks = checks(tool);
+    let output_type_check = super::consistency::output_type(tool);
+    let marked = super::marked::marked(tool);
+    let super::signature::ToolType {
+        declaration: tool_declaration,
+        instance: tool_instance,
+    } = super::signature::tool_type(tool);
     let assumptions = assumptions(tool);
     let failure_schema = failure_schema_fn(tool);
+    // Say the args type's name where an IDE shows the tool's, as a render
+    // or a validate fn must name it.
+    let args_name = match (&generated, tool.args()) {
+        (Some(name), _) => format!(" Its arguments are `{name}`, generated from its parameters."),
+        (None, Some(arg)) => format!(" Its arguments are `{}`.", crate::types::spelling(&arg.ty)),
+        (None, None) => String::new(),
+    };
     let doc = format!(
-        " The tool `{}`: register it with `registry.register::<{ident}>()`.",
+        " The tool `{}`: register it with `registry.register::<{ident}>()`.{args_name}",
         tool.name().0
     );
 
@@ -166,16 +179,18 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
         #item
 
         #[doc = #doc]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
+        #[allow(non_camel_case_types, dead_code, private_interfaces)]
+        #vis struct #tool_declaration
 
         #args_struct
 
         #names
 
         #checks
+        #output_type_check
+        #marked
 
-        impl #dsh::Tool for #ident #assumptions {
+        impl #dsh::Tool for #tool_instance #assumptions {
             type Args = #args_ty;
             type Output = #output_ty;
             const DEFINITION: #dsh::ToolDef = #definition;
@@ -554,6 +569,7 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[derive(#dsh::serde::Deserialize, #dsh::schemars::JsonSchema)]
+        #[allow(private_interfaces, private_bounds)]
         #[serde(crate = #serde_path)]
         #[schemars(crate = #schemars_path)]
         #vis struct #name #where_clause {

@@ -2,7 +2,11 @@
 
 mod ast;
 mod attr;
+mod consistency;
 mod expand;
+mod marked;
+mod params;
+mod signature;
 mod valid;
 
 use proc_macro2::TokenStream;

@@ -10,18 +10,18 @@ use crate::ctxt::Ctxt;
 use crate::shared::names::{
     SCOPE_RULE, TOOL_NAME_RULE, is_icon_src, is_scope_token, is_valid_tool_name,
 };
-use crate::types::{is_never_object, peel, spelling};
+use crate::types::{peel, spelling};
 
 /// How a tool fn's parameters are read, for the errors about them.
-const RULE: &str = "a parameter named `args` is the whole args struct, any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";
-
-const NOT_AN_OBJECT: &str = "a parameter named `args` is the whole arguments of the tool, which must be an object: make it a struct deriving `ToolArgs`, or rename the parameter to make it one field (`#[serde(rename = \"args\")]` keeps the name the model sees)";
+const RULE: &str = "a parameter named `args` is the whole args struct when its type can be an object, any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";
 
 pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
     check_signature(cx, tool);
     check_inputs(cx, tool);
     check_output(cx, tool);
     check_flags(cx, tool);
+    super::params::check_names(cx, tool);
+    super::params::check_owned(cx, tool);
     check_names(cx, tool);
     check_icons(cx, tool);
     check_scopes(cx, tool);
@@ -92,9 +92,6 @@ fn check_inputs(cx: &Ctxt, tool: &Tool) {
                 }
             }
             Input::Args(arg) => {
-                if is_never_object(&arg.ty) {
-                    cx.error_spanned_by(&arg.ty, NOT_AN_OBJECT);
-                }
                 match args {
                     Some(first) => cx.error_spanned_by(
                         arg,
@@ -149,19 +146,80 @@ fn check_output(cx: &Ctxt, tool: &Tool) {
     cx.error_spanned_by(ty, message);
 }
 
+/// Flag settings that cannot hold together: `(first, its value, second,
+/// its value, why)`. Each is refused at whichever of the two comes second.
+const CONTRADICTIONS: &[(&str, bool, &str, bool, &str)] = &[
+    (
+        "read_only",
+        true,
+        "destructive",
+        true,
+        "a read-only tool changes nothing, so it destroys nothing; keep the one that is true",
+    ),
+    (
+        "read_only",
+        true,
+        "idempotent",
+        false,
+        "a read-only tool changes nothing, so calling it again has no further effect; remove `idempotent = false`, or `read_only` if the tool changes something",
+    ),
+    (
+        "destructive",
+        true,
+        "requires_approval",
+        false,
+        "a destructive tool asks for approval all the same; remove `requires_approval = false` (a permission rule can allow its calls), or `destructive` if the tool destroys nothing",
+    ),
+    (
+        "task",
+        true,
+        "task_required",
+        true,
+        "`task` lets a client run a call as a task or not, `task_required` makes every call one; keep the one that is true",
+    ),
+    (
+        "task",
+        false,
+        "task_required",
+        true,
+        "a tool whose calls must run as tasks takes tasks; remove `task = false`",
+    ),
+];
+
 fn check_flags(cx: &Ctxt, tool: &Tool) {
+    let flags = &tool.attr.flags;
+    let find = |name: &str, value: bool| {
+        flags
+            .iter()
+            .position(|flag| flag.key == name && flag.value == value)
+    };
+    let written = |name: &str, value: bool| {
+        if value {
+            format!("`{name}`")
+        } else {
+            format!("`{name} = false`")
+        }
+    };
+    for &(a, a_value, b, b_value, why) in CONTRADICTIONS {
+        let (Some(i), Some(j)) = (find(a, a_value), find(b, b_value)) else {
+            continue;
+        };
+        let (first, second, at) = if i < j {
+            (written(a, a_value), written(b, b_value), &flags[j])
+        } else {
+            (written(b, b_value), written(a, a_value), &flags[i])
+        };
+        cx.error_spanned_by(
+            &at.key,
+            format!("{second} contradicts {first}, given before it: {why}"),
+        );
+    }
     let set = |name: &str| {
         tool.attr
             .flags
             .iter()
             .find(|flag| flag.value && flag.key == name)
     };
-    if let (Some(_), Some(destructive)) = (set("read_only"), set("destructive")) {
-        cx.error_spanned_by(
-            &destructive.key,
-            "a tool cannot be both `read_only` and `destructive`: a read-only tool changes nothing; keep the one that is true",
-        );
-    }
     // The default render shows the value itself, so there is nothing for
     // the value's JSON to follow, and nothing for `render_only` to drop.
     if let Some(render_only) = set("render_only")

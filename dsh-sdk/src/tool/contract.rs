@@ -10,8 +10,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::tool::Exec;
 use crate::value::card::Card;
+use crate::value::content::ContentBlock;
+use crate::tool::Exec;
 
 /// A type that can be a tool's arguments: a JSON object read with serde and
 /// described by its JSON Schema.
@@ -217,6 +218,25 @@ where
     }
 }
 
+// Owned text behind a pointer: `-> Box<str>`, `-> Arc<str>`.
+#[diagnostic::do_not_recommend]
+impl ToolReturn for Box<str> {
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl ToolReturn for std::sync::Arc<str> {
+    type Output = Self;
+    type Error = Infallible;
+    fn into_result(self) -> Result<Self, Infallible> {
+        Ok(self)
+    }
+}
+
 #[diagnostic::do_not_recommend]
 impl ToolReturn for serde_json::Map<String, serde_json::Value> {
     type Output = Self;
@@ -264,6 +284,25 @@ pub trait IntoCard {
 impl<C: Into<Card>> IntoCard for C {
     fn into_card(self) -> Card {
         self.into()
+    }
+}
+
+/// What a `#[render]` fn returns: the content blocks the model sees.
+/// Checked at the render's own return type, so a render returning anything
+/// else is reported there, once.
+#[diagnostic::on_unimplemented(
+    message = "a `#[render]` fn returns `Vec<ContentBlock>`, not `{Self}`",
+    label = "must be `Vec<ContentBlock>`",
+    note = "return the blocks the model sees: `vec![ContentBlock::text(…)]`"
+)]
+pub trait IntoBlocks {
+    /// The blocks.
+    fn into_blocks(self) -> Vec<ContentBlock>;
+}
+
+impl IntoBlocks for Vec<ContentBlock> {
+    fn into_blocks(self) -> Vec<ContentBlock> {
+        self
     }
 }
 

@@ -23,7 +23,7 @@ pub(crate) mod sync;
 pub mod testing;
 
 pub use contract::{
-    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+    IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
 pub use definition::{TaskSupport, Tool, ToolDef, ToolDefBuilder, Validation};
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};
@@ -37,4 +37,4 @@ pub(crate) use error::{hook_panicked, panic_message, with_sources};
 pub(crate) use exec::{CallTokens, Host, StreamSink, Surroundings};
 pub use exec::{Exec, ExecBuilder, MissingState, State};
 pub use icon::{Icon, IconError, IconTheme};
-pub use project::{PresentCallFn, PresentFn, RenderFn};
+pub use project::{MarkedPresent, MarkedRender, PresentCallFn, PresentFn, RenderFn, Unmarked};

@@ -43,3 +43,53 @@ pub trait PresentCallFn<A, R> {
     /// Calls the fn.
     fn call(args: &A) -> R;
 }
+
+/// Implemented by the type `#[render]` adds beside its fn: `#[tool]` checks
+/// `render = name` names one, so a fn that is not marked is told so.
+#[diagnostic::on_unimplemented(
+    message = "`render = …` names a fn that is not marked `#[render]`",
+    label = "not a `#[render]` fn",
+    note = "add `#[render]` above the fn: it checks the fn is pure and lets the tool call it"
+)]
+pub trait MarkedRender {
+    /// Where `#[tool]` checks it, as `<T as MarkedRender>::CHECKED`.
+    const CHECKED: () = ();
+}
+
+/// Implemented by the type `#[present]` adds beside its fn, as [`MarkedRender`].
+#[diagnostic::on_unimplemented(
+    message = "`present = …` names a fn that is not marked `#[present]`",
+    label = "not a `#[present]` fn",
+    note = "add `#[present]` above the fn: it checks the fn is pure and lets the tool call it"
+)]
+pub trait MarkedPresent {
+    /// Where `#[tool]` checks it, as `<T as MarkedPresent>::CHECKED`.
+    const CHECKED: () = ();
+}
+
+/// What `render = name` (or `present = name`) finds when no `#[render]`
+/// type of that name exists, through a glob import `#[tool]` adds, which
+/// the real type shadows: it fits every tool, so the one error is that it
+/// is not marked.
+pub struct Unmarked;
+
+#[diagnostic::do_not_recommend]
+impl<A, O, R> RenderFn<A, O, R> for Unmarked {
+    fn call(_: &A, _: &O) -> R {
+        unreachable!("an unmarked render is refused at compile time")
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<A, O, R> PresentFn<A, O, R> for Unmarked {
+    fn call(_: &A, _: &O) -> R {
+        unreachable!("an unmarked present is refused at compile time")
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<A, R> PresentCallFn<A, R> for Unmarked {
+    fn call(_: &A) -> R {
+        unreachable!("an unmarked present is refused at compile time")
+    }
+}

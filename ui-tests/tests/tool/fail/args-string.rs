@@ -1,9 +1,0 @@
-use dsh_kit::prelude::*;
-
-/// Read a file.
-#[tool]
-async fn read_file(args: String) -> String {
-    args
-}
-
-fn main() {}

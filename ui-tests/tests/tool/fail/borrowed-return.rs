@@ -1,0 +1,10 @@
+use dsh_kit::prelude::*;
+
+/// Say hello.
+#[tool]
+async fn hello(name: String) -> &'static str {
+    let _ = name;
+    "Hello!"
+}
+
+fn main() {}
