@@ -15,11 +15,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::registry::Registry;
-use crate::value::schema::limits::{Exceeded, check};
 use crate::tool::ToolInfo;
 use crate::value::card::Card;
 use crate::value::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
 use crate::value::principal::Principal;
+use crate::value::schema::limits::{Exceeded, check};
 
 use super::resources::{ReadResource, ResourceProvider};
 

@@ -11,13 +11,13 @@ use uuid::Uuid;
 
 use super::Config;
 use super::stop::Stop;
+use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
+use crate::tool::with_sources;
+use crate::tool::{Entry, project};
 use crate::value::card::Card;
 use crate::value::content::ContentBlock;
 use crate::value::event::Event;
-use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
 use crate::value::result::CardSlot;
-use crate::tool::with_sources;
-use crate::tool::{Entry, project};
 
 /// What project and finalize start from: a value that passed the output gate
 /// and every post-execute hook. A live call builds it from the hooks'

@@ -51,16 +51,16 @@ use std::sync::{Arc, OnceLock, Weak};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::value::card::Card;
-use crate::value::event::rawp::Diagnostic;
-use crate::value::event::{self, Event};
 use crate::pool::Pool;
-use crate::value::principal::Principal;
-use crate::value::result::ToolResult;
 use crate::tool::client::Client;
 use crate::tool::{CallTokens, Exec};
 use crate::tool::{Entry, Prepared};
 use crate::tool::{Host, StreamSink, Surroundings};
+use crate::value::card::Card;
+use crate::value::event::rawp::Diagnostic;
+use crate::value::event::{self, Event};
+use crate::value::principal::Principal;
+use crate::value::result::ToolResult;
 use permission::Verdict;
 use resolve::shown_name;
 

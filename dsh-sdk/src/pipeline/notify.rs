@@ -14,12 +14,12 @@ use super::call::{CallName, ToolCall};
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
+use crate::tool::{Entry, running_card};
 use crate::value::card::Card;
 use crate::value::event::{Event, Verdict};
 use crate::value::principal::{Caller, Principal};
 use crate::value::result::ToolResult;
 use crate::value::schema::limits::Exceeded;
-use crate::tool::{Entry, running_card};
 
 /// The request, as subscribers see it: the arguments, or why they are not
 /// recorded.

@@ -10,9 +10,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::tool::Exec;
 use crate::value::card::Card;
 use crate::value::content::ContentBlock;
-use crate::tool::Exec;
 
 /// A type that can be a tool's arguments: a JSON object read with serde and
 /// described by its JSON Schema.

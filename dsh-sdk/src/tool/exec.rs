@@ -10,15 +10,15 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::value::card::Card;
-use crate::value::event::{Progress, StreamChunk, StreamType};
-use crate::value::principal::Principal;
 use crate::tool::ToolError;
 use crate::tool::client::{
     Client, ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, LogMessage, Sample,
     SampleRequest, elicitation_schema, no_client,
 };
 use crate::tool::elicit::Elicitable;
+use crate::value::card::Card;
+use crate::value::event::{Progress, StreamChunk, StreamType};
+use crate::value::principal::Principal;
 
 /// The execution context of one call: its identity, its cancellation token,
 /// the host's shared state, and the channel for progress and output chunks.
