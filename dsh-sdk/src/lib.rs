@@ -178,6 +178,7 @@ pub use pool::{ScopedTool, Subscription, ToolHandle};
 pub use principal::{Caller, Principal};
 pub use registry::{Registry, RegistryBuilder};
 pub use result::{Cause, Failure, Status, ToolResult};
+pub use schema::header::{HeaderProblem, MAX_SAFE_INTEGER};
 pub use schema::{SchemaError, Violation, limits};
 pub use tool::{
     DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MissingState, PresentCallFn,
@@ -194,7 +195,9 @@ pub use tokio_util::sync::CancellationToken;
 // The contract of a tool fn's types, each a trait and, for the args and the
 // output, a derive of the same name.
 pub use dsh_kit_macros::{ToolArgs, ToolFailure, ToolOutput};
-pub use tool::{IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn};
+pub use tool::{
+    HeaderParam, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+};
 
 /// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing
 /// but `dsh-kit` in its Cargo.toml.

@@ -13,7 +13,7 @@ pub use crate::tool::Icon;
 pub use crate::tool::ToolError;
 pub use crate::tool::elicit::ElicitField;
 pub use crate::tool::{
-    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+    HeaderParam, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
 pub use crate::tool::{PresentCallFn, PresentFn, RenderFn};
 pub use crate::tool::{Tool, ToolDef, Validation};

@@ -23,7 +23,7 @@ pub(crate) mod sync;
 pub mod testing;
 
 pub use contract::{
-    IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+    HeaderParam, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
 };
 pub use definition::{TaskSupport, Tool, ToolDef, ToolDefBuilder, Validation};
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};
