@@ -17,6 +17,7 @@ mod derive;
 mod doc;
 mod elicit;
 mod fallback;
+mod header;
 mod naming;
 mod projection;
 mod runtime;

@@ -18,6 +18,8 @@ pub(crate) fn expand(
     item: &DeriveInput,
     runtime: &Runtime,
     default: bool,
+    // The fields with `#[dsh(header = "…")]`, and the name of each.
+    headers: &[(syn::Ident, syn::LitStr)],
 ) -> TokenStream {
     let dsh = runtime.private();
     let ident = &item.ident;
@@ -26,7 +28,7 @@ pub(crate) fn expand(
     let attrs = kept(&item.attrs, derive.describes());
     let generics = &item.generics;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let body = twin_body(item, derive.describes());
+    let body = twin_body(item, derive.describes(), headers);
     let mut derives = Vec::new();
     if derive.serializes() {
         derives.push(quote!(#dsh::serde::Serialize));
@@ -224,31 +226,39 @@ fn twin_default(item: &DeriveInput, twin: &syn::Ident) -> Option<TokenStream> {
 
 /// The twin's fields or variants: the item's own, with the attributes that
 /// shape what serde and schemars make of them.
-fn twin_body(item: &DeriveInput, schema: bool) -> TokenStream {
+fn twin_body(
+    item: &DeriveInput,
+    schema: bool,
+    headers: &[(syn::Ident, syn::LitStr)],
+) -> TokenStream {
     match &item.data {
-        Data::Struct(data) => fields(&data.fields, schema),
+        Data::Struct(data) => fields(&data.fields, schema, headers),
         Data::Enum(data) => {
             let variants = data.variants.iter().map(|variant| {
                 let attrs = kept(&variant.attrs, schema);
                 let ident = &variant.ident;
-                let fields = fields(&variant.fields, schema);
+                let fields = fields(&variant.fields, schema, headers);
                 quote!(#(#attrs)* #ident #fields)
             });
             quote!({ #(#variants,)* })
         }
         Data::Union(data) => {
-            let fields = fields(&Fields::Named(data.fields.clone()), schema);
+            let fields = fields(&Fields::Named(data.fields.clone()), schema, &[]);
             quote!(#fields)
         }
     }
 }
 
-fn fields(fields: &Fields, schema: bool) -> TokenStream {
+fn fields(fields: &Fields, schema: bool, headers: &[(syn::Ident, syn::LitStr)]) -> TokenStream {
     let each = fields.iter().map(|field| {
         let attrs = kept(&field.attrs, schema);
         let ty = &field.ty;
+        let header = (field.ident.as_ref())
+            .and_then(|ident| headers.iter().find(|(named, _)| named == ident))
+            .filter(|_| schema)
+            .map(|(_, name)| crate::header::schema_attr(name));
         match &field.ident {
-            Some(ident) => quote!(#(#attrs)* #ident: #ty),
+            Some(ident) => quote!(#(#attrs)* #header #ident: #ty),
             None => quote!(#(#attrs)* #ty),
         }
     });
