@@ -42,7 +42,9 @@ pub(crate) fn parse(cx: &Ctxt, attrs: &[Attribute]) -> Option<LitStr> {
             if text.is_empty() {
                 cx.error_spanned_by(
                     &name,
-                    format!("the header's name is empty: use {HEADER_NAME_RULE}, like `\"Region\"`"),
+                    format!(
+                        "the header's name is empty: use {HEADER_NAME_RULE}, like `\"Region\"`"
+                    ),
                 );
             } else if !is_header_name(&text) {
                 cx.error_spanned_by(
