@@ -391,8 +391,9 @@ impl Client for McpClient {
     ) -> BoxFuture<'_, Result<Elicitation, ClientError>> {
         Box::pin(async move {
             self.require(URL_ELICITATION)?;
-            // The id goes on 2026-07-28 too, which dropped it, as the key
-            // the tool's later notice names; clients read past it.
+            // 2026-07-28 dropped the id with the completion notice it
+            // named, but rmcp writes the field in every era: the id, then,
+            // rather than an empty one (a retried call asks with a new id).
             let params = json!({
                 "mode": "url",
                 "message": request.message,

@@ -1,6 +1,6 @@
 //! The client a call came from, when it can be reached while the call runs:
-//! log messages for its user, questions for its user (elicitation), and
-//! completions from its model (sampling).
+//! log messages for its user, questions for its user (elicitation: a form
+//! to fill in, or a URL to open), and completions from its model (sampling).
 //!
 //! A tool reaches it through [`Exec`](crate::Exec) —
 //! [`log`](crate::Exec::log), [`elicit`](crate::Exec::elicit),
