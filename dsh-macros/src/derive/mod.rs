@@ -12,9 +12,7 @@ use syn::DeriveInput;
 
 use self::ast::Input;
 use crate::ctxt::Ctxt;
-use crate::header;
 use crate::runtime::Runtime;
-use crate::types::names_generics;
 
 /// Which derive.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,6 +54,11 @@ impl Derive {
         matches!(self, Derive::Args | Derive::Output | Derive::Deserialize)
     }
 
+    /// Writes the schema of a tool's arguments, where `#[dsh(header = "…")]` goes.
+    fn describes_args(self) -> bool {
+        matches!(self, Derive::Args | Derive::JsonSchema)
+    }
+
     /// Implements `JsonSchema`.
     fn describes(self) -> bool {
         matches!(
@@ -75,11 +78,9 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
     let runtime = Runtime::from_attrs(&cx, &item.attrs);
     let input = Input::from_ast(&cx, &item);
     valid::check(&cx, derive, &input);
-    let headers = headers(&cx, derive, &item, &input, &runtime);
     // The impls come out even beside errors, so that a tool using the type
     // adds no error of its own.
-    let mut tokens = expand::expand(derive, &item, &runtime, input.container.default, &headers.0);
-    tokens.extend(headers.1);
+    let mut tokens = expand::expand(derive, &item, &runtime, &input);
     if derive == Derive::Failure {
         tokens.extend(message::impls(&cx, &item));
     }
@@ -87,57 +88,4 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
         tokens.extend(errors.to_compile_error());
     }
     tokens
-}
-
-/// The fields with `#[dsh(header = "…")]`, for the twin's schema, and the
-/// check of each one's type: for the derives that write the arguments'
-/// schema (`ToolArgs`, `JsonSchema`); an error on `ToolOutput` and
-/// `ToolFailure`, whose fields are no arguments; nothing for serde's alone,
-/// which sit beside `JsonSchema`.
-fn headers(
-    cx: &Ctxt,
-    derive: Derive,
-    item: &DeriveInput,
-    input: &Input,
-    runtime: &Runtime,
-) -> (Vec<(syn::Ident, syn::LitStr)>, TokenStream) {
-    let fields = input.headers();
-    match derive {
-        Derive::Args | Derive::JsonSchema => {}
-        Derive::Output | Derive::Failure => {
-            for field in &fields {
-                if let Some((name, _)) = &field.header {
-                    cx.error_spanned_by(
-                        name,
-                        format!(
-                            "`#[dsh(header = …)]` marks an argument of a tool, and `{}` describes what a tool returns: remove it, or derive `ToolArgs`",
-                            derive.name()
-                        ),
-                    );
-                }
-            }
-            return (Vec::new(), TokenStream::new());
-        }
-        Derive::Serialize | Derive::Deserialize => return (Vec::new(), TokenStream::new()),
-    }
-    header::check_unique(
-        cx,
-        fields
-            .iter()
-            .filter_map(|field| field.header.as_ref().map(|(name, _)| name)),
-    );
-    let dsh = runtime.private();
-    // A type naming a type parameter is checked when the tool is registered.
-    let checks: Vec<TokenStream> = fields
-        .iter()
-        .filter_map(|field| field.header.as_ref())
-        .filter(|(_, ty)| !names_generics(ty, &item.generics))
-        .map(|(_, ty)| header::type_check(&dsh, ty))
-        .collect();
-    let named = fields
-        .iter()
-        .filter_map(|field| Some((field.ident.clone(), field.header.as_ref()?.0.clone())))
-        .collect();
-    let checks = (!checks.is_empty()).then(|| quote::quote!(const _: () = { #(#checks)* };));
-    (named, checks.unwrap_or_default())
 }

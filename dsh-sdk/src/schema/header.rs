@@ -255,7 +255,11 @@ const DATA: &[&str] = &[
 /// Visits every schema in `schema` with its path of `properties` names from
 /// the root (`None` once off that chain) and its JSON Pointer; depth-first,
 /// at most [`MAX_DEPTH`] deep, without recursion.
-fn walk(schema: &Value, visit: &mut dyn FnMut(&Map<String, Value>, Option<&[String]>, &str)) {
+/// What [`walk`] calls with each schema, its path of `properties` names
+/// (`None` off that chain) and its JSON Pointer.
+type Visit<'a> = dyn FnMut(&Map<String, Value>, Option<&[String]>, &str) + 'a;
+
+fn walk(schema: &Value, visit: &mut Visit<'_>) {
     let mut stack: Vec<(&Value, Option<Vec<String>>, String, usize)> =
         vec![(schema, Some(Vec::new()), String::new(), 0)];
     while let Some((node, path, pointer, depth)) = stack.pop() {
@@ -276,7 +280,7 @@ fn walk(schema: &Value, visit: &mut dyn FnMut(&Map<String, Value>, Option<&[Stri
                 };
                 for (name, child) in children.iter().rev() {
                     let path = (key == "properties")
-                        .then(|| path.as_ref())
+                        .then_some(path.as_ref())
                         .flatten()
                         .map(|path| [path.as_slice(), std::slice::from_ref(name)].concat());
                     let pointer = format!("{here}/{}", crate::schema::pointer::escape(name));

@@ -332,14 +332,16 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolField for T {
 /// Floats are left out on purpose: MCP refuses `number` for a header, as a
 /// float has no one text form that every client writes alike.
 ///
-/// Implement it for a type of your own whose schema is a string, an integer
-/// or a boolean (a newtype over `String`, a unit-only enum); the schema is
-/// checked again when the tool is registered.
+/// Implement it for a type of your own that describes itself, inline, as a
+/// string, an integer or a boolean (a newtype over `String` with
+/// `#[schemars(inline)]`): clients read the property's own `type`, so the
+/// schema is checked again when the tool is registered, and a `$ref` there
+/// is refused.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be mirrored into an HTTP header",
     label = "not a string, integer or boolean",
     note = "a header argument is a `String`, a `bool`, an integer type, or an `Option` of one; MCP does not permit `number` (a float has no one text form)",
-    note = "for a type of your own whose schema is a string, an integer or a boolean, implement `dsh_kit::HeaderParam` for it"
+    note = "for a type of your own whose inline schema is a string, an integer or a boolean, implement `dsh_kit::HeaderParam` for it"
 )]
 pub trait HeaderParam {
     /// Where `#[tool]` checks a type is one, as `<T as Trait>::CHECKED`: a
