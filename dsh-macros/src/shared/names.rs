@@ -80,7 +80,7 @@ pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
 }
 
 /// The rule an `x-mcp-header` name follows, for messages.
-pub(crate) const HEADER_NAME_RULE: &str = "one or more of `a-z`, `A-Z`, `0-9` and ``!#$%&'*+-.^_`|~`` (an HTTP field-name token, RFC 9110), unique within the tool whatever its case";
+pub(crate) const HEADER_NAME_RULE: &str = "one or more of `a-z`, `A-Z`, `0-9` and ``!#$%&'*+-.^_`|~`` (an HTTP field-name token, RFC 9110)";
 
 /// Whether `name` can follow `Mcp-Param-` in an HTTP header name: an RFC
 /// 9110 (section 5.6.2) token, `1*tchar`.
