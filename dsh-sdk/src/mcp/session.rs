@@ -261,7 +261,10 @@ impl McpClient {
             .capabilities
             .as_ref()
             .is_some_and(|capabilities| match capability {
-                "elicitation" => capabilities.elicitation.is_some(),
+                // An empty `elicitation` is forms alone; `{"url": {}}` is URLs alone.
+                "elicitation" => (capabilities.elicitation.as_ref()).is_some_and(|elicitation| {
+                    elicitation.form.is_some() || elicitation.url.is_none()
+                }),
                 URL_ELICITATION => (capabilities.elicitation.as_ref())
                     .is_some_and(|elicitation| elicitation.url.is_some()),
                 _ => capabilities.sampling.is_some(),
@@ -409,7 +412,9 @@ impl Client for McpClient {
         Box::pin(async move {
             // On 2026-07-28 the server sends nothing outside a reply: the
             // client learns of it when it retries the call.
-            if self.round_trip.is_some() {
+            let modern = (self.protocol.as_ref())
+                .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+            if modern || self.round_trip.is_some() {
                 return Ok(());
             }
             let notification =
