@@ -17,6 +17,7 @@ mod derive;
 mod doc;
 mod elicit;
 mod fallback;
+mod header;
 mod naming;
 mod owned;
 mod projection;
@@ -154,6 +155,39 @@ use crate::projection::Kind;
 ///     #[serde(default = "ten")]
 ///     #[schemars(range(min = 1, max = 100))]
 ///     pub limit: u32,
+/// }
+/// ```
+///
+/// **Header arguments.** `#[dsh(header = "Region")]` on a parameter (or on
+/// a field of an args struct deriving [`ToolArgs`](derive@ToolArgs)) marks
+/// an argument MCP clients also send as an `Mcp-Param-Region` HTTP header
+/// on `tools/call` (MCP 2026-07-28's `x-mcp-header`), so a load balancer or
+/// gateway can route on it without reading the body. The MCP server refuses
+/// a call whose header says something other than the body, naming the
+/// header and both values. Checked at compile time, each at the token to
+/// change: the name is an HTTP token (`Region`, `Tenant-Id`; no spaces, no
+/// `:`), no two arguments of a tool share one whatever its case, and the
+/// argument's type is a string, an integer or a boolean, or an `Option` of
+/// one (`dsh_kit::HeaderParam`, decided by the
+/// type: a float is refused, as MCP permits no `number` header). The schema
+/// carries the annotation for MCP alone; model providers never see it.
+///
+/// ```
+/// use dsh_kit::prelude::*;
+///
+/// /// Look an order up in one region's store.
+/// #[tool(read_only)]
+/// async fn find_order(
+///     /// The region the order was placed in
+///     #[dsh(header = "Region")]
+///     region: String,
+///     /// The tenant, when the caller has several
+///     #[dsh(header = "Tenant-Id")]
+///     tenant: Option<u32>,
+///     /// The order number
+///     order: u64,
+/// ) -> String {
+///     format!("{order} in {region} for {tenant:?}")
 /// }
 /// ```
 ///
@@ -568,6 +602,10 @@ pub fn present(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     limit: Option<u32>,
 /// }
 /// ```
+///
+/// `#[dsh(header = "Region")]` on a field marks an argument MCP clients
+/// also send as an `Mcp-Param-Region` HTTP header, checked as on a `#[tool]`
+/// parameter (see [`tool`](macro@tool), *Header arguments*).
 ///
 /// `#[serde(…)]` and `#[schemars(…)]` attributes work as with serde's and
 /// schemars' derives, which the derive runs on a hidden copy of the type

@@ -179,6 +179,7 @@ pub use value::names::{Category, OutputType};
 pub use value::path::ToolPath;
 pub use value::principal::{Caller, Principal};
 pub use value::result::{Cause, Failure, Status, ToolResult};
+pub use value::schema::header::{HeaderProblem, MAX_SAFE_INTEGER};
 pub use value::schema::{SchemaError, Violation, limits};
 
 pub use dsh_kit_macros::{present, render, tool};
@@ -191,7 +192,8 @@ pub use tokio_util::sync::CancellationToken;
 // output, a derive of the same name.
 pub use dsh_kit_macros::{ToolArgs, ToolFailure, ToolOutput};
 pub use tool::{
-    IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+    HeaderParam, IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput,
+    ToolReturn,
 };
 
 /// `anyhow`, re-exported: a tool may return `anyhow::Result<T>` with nothing

@@ -10,7 +10,8 @@ pub use crate::tool::Icon;
 pub use crate::tool::ToolError;
 pub use crate::tool::elicit::ElicitField;
 pub use crate::tool::{
-    IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+    HeaderParam, IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput,
+    ToolReturn,
 };
 pub use crate::tool::{MarkedPresent, MarkedRender, PresentCallFn, PresentFn, RenderFn, Unmarked};
 pub use crate::tool::{Tool, ToolDef, Validation};

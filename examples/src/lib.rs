@@ -326,6 +326,9 @@ pub fn edit_card(_args: &EditFileArgs, edited: &Edited) -> Card {
 #[tool(read_only, concurrency_safe, timeout_ms = 2000)]
 pub async fn wait(
     /// How long to wait, in milliseconds (at most 60000)
+    // MCP clients send it as an `Mcp-Param-Wait-Ms` header too, so a gateway
+    // can route long waits to a pool of their own without reading the body.
+    #[dsh(header = "Wait-Ms")]
     #[schemars(range(max = 60_000))]
     millis: u64,
     exec: &Exec,

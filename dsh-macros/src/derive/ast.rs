@@ -6,7 +6,7 @@ use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Fields, Ident, LitStr, Token};
+use syn::{Attribute, Data, DeriveInput, Fields, Ident, LitStr, Token, Type};
 
 use crate::ctxt::Ctxt;
 
@@ -60,6 +60,8 @@ pub(crate) struct Member {
 pub(crate) struct Item {
     pub(crate) ident: Ident,
     pub(crate) attrs: Member,
+    /// A field's `#[dsh(header = "…")]`, and its type.
+    pub(crate) header: Option<(LitStr, Type)>,
 }
 
 /// The shape of the type, as serde writes it.
@@ -78,6 +80,21 @@ pub(crate) enum Shape {
 pub(crate) struct Input {
     pub(crate) container: Container,
     pub(crate) shape: Shape,
+}
+
+impl Input {
+    /// The fields with `#[dsh(header = "…")]`, of a struct or of an enum's variants.
+    pub(crate) fn headers(&self) -> Vec<&Item> {
+        let fields: Vec<&Item> = match &self.shape {
+            Shape::Named(fields) => fields.iter().collect(),
+            Shape::Enum(_, variants) => variants.iter().flat_map(|(_, fields)| fields).collect(),
+            Shape::Unnamed(..) | Shape::Union(_) => Vec::new(),
+        };
+        fields
+            .into_iter()
+            .filter(|field| field.header.is_some())
+            .collect()
+    }
 }
 
 impl Input {
@@ -113,6 +130,7 @@ impl Input {
                         let item = Item {
                             ident: variant.ident.clone(),
                             attrs,
+                            header: None,
                         };
                         (item, fields)
                     })
@@ -131,6 +149,7 @@ fn items(cx: &Ctxt, fields: &Fields) -> Vec<Item> {
             Some(Item {
                 ident: field.ident.clone()?,
                 attrs: member(cx, &field.attrs),
+                header: crate::header::parse(cx, &field.attrs).map(|name| (name, field.ty.clone())),
             })
         })
         .collect()

@@ -8,17 +8,29 @@ use quote::{format_ident, quote};
 use syn::{Attribute, Data, DeriveInput, Fields, GenericParam, parse_quote};
 
 use super::Derive;
+use super::ast::{Input, Item};
 use crate::doc;
 use crate::runtime::Runtime;
 
-/// `default`: the type has `#[serde(default)]`, for which serde builds the
-/// twin's default, made here from the type's own.
+/// With `#[serde(default)]` on the type, serde builds the twin's default,
+/// made here from the type's own.
 pub(crate) fn expand(
     derive: Derive,
     item: &DeriveInput,
     runtime: &Runtime,
-    default: bool,
+    input: &Input,
 ) -> TokenStream {
+    let default = input.container.default;
+    let header_fields = if derive.describes_args() {
+        input.headers()
+    } else {
+        Vec::new()
+    };
+    // The fields with `#[dsh(header = "…")]`, and the name of each.
+    let headers: Vec<(syn::Ident, syn::LitStr)> = (header_fields.iter())
+        .filter_map(|field| Some((field.ident.clone(), field.header.as_ref()?.0.clone())))
+        .collect();
+    let headers = headers.as_slice();
     let dsh = runtime.private();
     let ident = &item.ident;
     let twin = format_ident!("__{}Twin", ident, span = Span::mixed_site());
@@ -26,7 +38,7 @@ pub(crate) fn expand(
     let attrs = kept(&item.attrs, derive.describes());
     let generics = &item.generics;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let body = twin_body(item, derive.describes());
+    let body = twin_body(item, derive.describes(), headers);
     let mut derives = Vec::new();
     if derive.serializes() {
         derives.push(quote!(#dsh::serde::Serialize));
@@ -116,7 +128,8 @@ pub(crate) fn expand(
         }
     });
     let twin_default = default.then(|| twin_default(item, &twin)).flatten();
-    let impls = quote!(#serialize #deserialize #schema #tool_return #twin_default);
+    let header_checks = header_checks(&header_fields, item, runtime);
+    let impls = quote!(#serialize #deserialize #schema #tool_return #twin_default #header_checks);
     let _ = impl_generics;
     let serde_path = runtime.private_str("serde");
     let schemars_path = runtime.private_str("schemars");
@@ -224,31 +237,39 @@ fn twin_default(item: &DeriveInput, twin: &syn::Ident) -> Option<TokenStream> {
 
 /// The twin's fields or variants: the item's own, with the attributes that
 /// shape what serde and schemars make of them.
-fn twin_body(item: &DeriveInput, schema: bool) -> TokenStream {
+fn twin_body(
+    item: &DeriveInput,
+    schema: bool,
+    headers: &[(syn::Ident, syn::LitStr)],
+) -> TokenStream {
     match &item.data {
-        Data::Struct(data) => fields(&data.fields, schema),
+        Data::Struct(data) => fields(&data.fields, schema, headers),
         Data::Enum(data) => {
             let variants = data.variants.iter().map(|variant| {
                 let attrs = kept(&variant.attrs, schema);
                 let ident = &variant.ident;
-                let fields = fields(&variant.fields, schema);
+                let fields = fields(&variant.fields, schema, headers);
                 quote!(#(#attrs)* #ident #fields)
             });
             quote!({ #(#variants,)* })
         }
         Data::Union(data) => {
-            let fields = fields(&Fields::Named(data.fields.clone()), schema);
+            let fields = fields(&Fields::Named(data.fields.clone()), schema, &[]);
             quote!(#fields)
         }
     }
 }
 
-fn fields(fields: &Fields, schema: bool) -> TokenStream {
+fn fields(fields: &Fields, schema: bool, headers: &[(syn::Ident, syn::LitStr)]) -> TokenStream {
     let each = fields.iter().map(|field| {
         let attrs = kept(&field.attrs, schema);
         let ty = &field.ty;
+        let header = (field.ident.as_ref())
+            .and_then(|ident| headers.iter().find(|(named, _)| named == ident))
+            .filter(|_| schema)
+            .map(|(_, name)| crate::header::schema_attr(name));
         match &field.ident {
-            Some(ident) => quote!(#(#attrs)* #ident: #ty),
+            Some(ident) => quote!(#(#attrs)* #header #ident: #ty),
             None => quote!(#(#attrs)* #ty),
         }
     });
@@ -270,4 +291,20 @@ fn kept(attrs: &[Attribute], schema: bool) -> Vec<&Attribute> {
                 || (schema && attr.path().is_ident("schemars"))
         })
         .collect()
+}
+
+/// A check of each header field's type against `HeaderParam`, at the type;
+/// a type naming a type parameter is checked when the tool is registered.
+fn header_checks(fields: &[&Item], item: &DeriveInput, runtime: &Runtime) -> TokenStream {
+    let dsh = runtime.private();
+    let checks: Vec<TokenStream> = fields
+        .iter()
+        .filter_map(|field| field.header.as_ref())
+        .filter(|(_, ty)| !crate::types::names_generics(ty, &item.generics))
+        .map(|(_, ty)| crate::header::type_check(&dsh, ty))
+        .collect();
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(const _: () = { #(#checks)* };)
 }

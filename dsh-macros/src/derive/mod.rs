@@ -56,6 +56,11 @@ impl Derive {
         matches!(self, Derive::Args | Derive::Output | Derive::Deserialize)
     }
 
+    /// Writes the schema of a tool's arguments, where `#[dsh(header = "…")]` goes.
+    fn describes_args(self) -> bool {
+        matches!(self, Derive::Args | Derive::JsonSchema)
+    }
+
     /// Implements `JsonSchema`.
     fn describes(self) -> bool {
         matches!(
@@ -89,7 +94,7 @@ pub(crate) fn expand(derive: Derive, input: TokenStream) -> TokenStream {
     let mut tokens = if borrows {
         TokenStream::new()
     } else {
-        expand::expand(derive, &item, &runtime, input.container.default)
+        expand::expand(derive, &item, &runtime, &input)
     };
     if derive == Derive::Failure {
         tokens.extend(message::impls(&cx, &item));

@@ -38,6 +38,7 @@ pub(crate) fn check(cx: &Ctxt, derive: Derive, input: &Input) {
             ),
         );
     }
+    check_headers(cx, derive, input);
     match derive {
         Derive::Args => check_args(cx, input),
         Derive::Output => check_output(cx, input),
@@ -317,6 +318,32 @@ fn pascal(snake: &str) -> String {
             })
         })
         .collect()
+}
+
+/// `#[dsh(header = "…")]`: each name once in the type, ignoring case, on a
+/// derive that writes the arguments' schema; `ToolOutput` and `ToolFailure`
+/// describe no arguments, and serde's derives alone sit beside `JsonSchema`,
+/// which reads it.
+fn check_headers(cx: &Ctxt, derive: Derive, input: &Input) {
+    let names = input
+        .headers()
+        .into_iter()
+        .filter_map(|field| field.header.as_ref().map(|(name, _)| name));
+    match derive {
+        Derive::Args | Derive::JsonSchema => crate::header::check_unique(cx, names),
+        Derive::Output | Derive::Failure => {
+            for name in names {
+                cx.error_spanned_by(
+                    name,
+                    format!(
+                        "`#[dsh(header = …)]` marks an argument of a tool, and `{}` describes what a tool returns: remove it, or derive `ToolArgs`",
+                        derive.name()
+                    ),
+                );
+            }
+        }
+        Derive::Serialize | Derive::Deserialize => {}
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,10 @@ enum Query {
     /// `meta_keys "com.example/a", "dsh/x"`: `[None, Some("…")]`, what is
     /// wrong with each.
     MetaKeys(Vec<LitStr>),
+    /// `header_name_rule`: the rule's text, as messages give it.
+    HeaderNameRule,
+    /// `header_names "Region", "a b"`: `[true, false]`.
+    HeaderNames(Vec<LitStr>),
     /// `closest "limt" in "limit", "lime"`: the suggestions, best first.
     Closest(LitStr, Vec<LitStr>),
 }
@@ -50,6 +54,8 @@ impl Parse for Query {
             "scope_rule" => Ok(Query::ScopeRule),
             "scope_tokens" => Ok(Query::ScopeTokens(strings(input)?)),
             "meta_keys" => Ok(Query::MetaKeys(strings(input)?)),
+            "header_name_rule" => Ok(Query::HeaderNameRule),
+            "header_names" => Ok(Query::HeaderNames(strings(input)?)),
             "closest" => {
                 let name = input.parse()?;
                 input.parse::<Token![in]>()?;
@@ -57,7 +63,7 @@ impl Parse for Query {
             }
             _ => Err(syn::Error::new(
                 query.span(),
-                "expected `categories`, `output_types`, `tool_name_rule`, `valid_tool_names`, `icon_srcs`, `scope_rule`, `scope_tokens`, `meta_keys` or `closest`",
+                "expected `categories`, `output_types`, `tool_name_rule`, `valid_tool_names`, `icon_srcs`, `scope_rule`, `scope_tokens`, `meta_keys`, `header_name_rule`, `header_names` or `closest`",
             )),
         }
     }
@@ -111,6 +117,16 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
                     None => quote!(None::<&str>),
                 });
             quote!([#(#problems),*])
+        }
+        Query::HeaderNameRule => {
+            let rule = names::HEADER_NAME_RULE;
+            quote!(#rule)
+        }
+        Query::HeaderNames(names) => {
+            let valid = names
+                .iter()
+                .map(|name| names::is_header_name(&name.value()));
+            quote!([#(#valid),*])
         }
         Query::Closest(name, candidates) => {
             let candidates: Vec<String> = candidates.iter().map(LitStr::value).collect();

@@ -79,6 +79,35 @@ pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
     None
 }
 
+/// The rule an `x-mcp-header` name follows, for messages.
+pub(crate) const HEADER_NAME_RULE: &str = "one or more of `a-z`, `A-Z`, `0-9` and ``!#$%&'*+-.^_`|~`` (an HTTP field-name token, RFC 9110)";
+
+/// Whether `name` can follow `Mcp-Param-` in an HTTP header name: an RFC
+/// 9110 (section 5.6.2) token, `1*tchar`.
+pub(crate) fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.bytes().all(|byte| {
+            byte.is_ascii_alphanumeric()
+                || matches!(
+                    byte,
+                    b'!' | b'#'
+                        | b'$'
+                        | b'%'
+                        | b'&'
+                        | b'\''
+                        | b'*'
+                        | b'+'
+                        | b'-'
+                        | b'.'
+                        | b'^'
+                        | b'_'
+                        | b'`'
+                        | b'|'
+                        | b'~'
+                )
+        })
+}
+
 /// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
 /// the host, or `data:`, carried inline.
 pub(crate) fn is_icon_src(src: &str) -> bool {

@@ -3,11 +3,14 @@
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::{
-    Attribute, FnArg, Ident, ItemFn, Pat, PatType, Receiver, ReturnType, Type, TypeReference,
+    Attribute, FnArg, Ident, ItemFn, LitStr, Pat, PatType, Receiver, ReturnType, Type,
+    TypeReference,
 };
 
 use super::attr::Attr;
+use crate::ctxt::Ctxt;
 use crate::doc::{self, Docs};
+use crate::header;
 use crate::runtime::Runtime;
 use crate::types::{is_never_object, last_segment, peel, type_args};
 
@@ -42,6 +45,8 @@ pub(crate) struct Param<'a> {
     pub(crate) arg: &'a PatType,
     /// The name, when the pattern is a plain `name` or `mut name`.
     pub(crate) ident: Option<&'a Ident>,
+    /// `#[dsh(header = "Region")]`: the header a client mirrors it into.
+    pub(crate) header: Option<LitStr>,
 }
 
 /// What the fn returns, and so the tool's output.
@@ -63,12 +68,14 @@ pub(crate) enum Output<'a> {
 }
 
 impl<'a> Tool<'a> {
-    pub(crate) fn from_ast(attr: Attr, item: &'a ItemFn) -> Self {
+    pub(crate) fn from_ast(cx: &Ctxt, attr: Attr, item: &'a ItemFn) -> Self {
         Tool {
             attr,
             item,
             docs: Docs::collect(&item.attrs),
-            inputs: item.sig.inputs.iter().map(Input::from_arg).collect(),
+            inputs: (item.sig.inputs.iter())
+                .map(|arg| Input::from_arg(cx, arg))
+                .collect(),
             output: Output::from_ast(&item.sig.output),
         }
     }
@@ -128,12 +135,21 @@ impl<'a> Tool<'a> {
 }
 
 impl<'a> Input<'a> {
-    fn from_arg(arg: &'a FnArg) -> Self {
+    fn from_arg(cx: &Ctxt, arg: &'a FnArg) -> Self {
         let arg = match arg {
             FnArg::Receiver(receiver) => return Input::Receiver(receiver),
             FnArg::Typed(arg) => arg,
         };
+        let not_an_argument = |what: &str| {
+            for attr in arg.attrs.iter().filter(|attr| header::is_dsh(attr)) {
+                cx.error_spanned_by(
+                    attr,
+                    format!("`#[dsh(header = …)]` goes on one argument, and {what}: put it on a parameter taken by value, or on a field of the args struct"),
+                );
+            }
+        };
         if let Type::Reference(reference) = peel(&arg.ty) {
+            not_an_argument("the parameter taken by reference is the call's context");
             return Input::Exec(arg, reference);
         }
         let ident = match &*arg.pat {
@@ -146,9 +162,11 @@ impl<'a> Input<'a> {
         // cannot be the whole arguments: such a parameter is one field.
         let named_args = ident.is_some_and(|ident| ident == "args" || ident == "_args");
         if destructured || named_args && !is_never_object(&arg.ty) {
+            not_an_argument("this parameter is the whole args struct");
             return Input::Args(arg);
         }
-        Input::Param(Param { arg, ident })
+        let header = header::parse(cx, &arg.attrs);
+        Input::Param(Param { arg, ident, header })
     }
 }
 
@@ -163,6 +181,12 @@ impl Param<'_> {
 /// comments (the field's description) and serde/schemars attributes.
 pub(crate) fn is_field_attr(attr: &Attribute) -> bool {
     doc::is_doc(attr) || attr.path().is_ident("serde") || attr.path().is_ident("schemars")
+}
+
+/// Whether a parameter's attribute is the macro's to read and take off the
+/// fn: a field attribute, or `#[dsh(…)]`.
+pub(crate) fn is_macro_attr(attr: &Attribute) -> bool {
+    is_field_attr(attr) || header::is_dsh(attr)
 }
 
 impl<'a> Output<'a> {

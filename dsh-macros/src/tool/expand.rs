@@ -6,8 +6,9 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{Ident, LitStr};
 
-use super::ast::{Input, Output, Tool, is_field_attr};
+use super::ast::{Input, Output, Tool, is_macro_attr};
 use crate::fallback;
+use crate::header;
 use crate::naming::{self, pascal_case};
 use crate::span::{self, around};
 
@@ -103,7 +104,7 @@ impl Types {
 pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let dsh = tool.private();
     let mut item = tool.item.clone();
-    fallback::strip_param_attrs(&mut item.sig, |attr| !is_field_attr(attr));
+    fallback::strip_param_attrs(&mut item.sig, |attr| !is_macro_attr(attr));
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let locals = Locals::new();
@@ -252,7 +253,12 @@ fn checks(tool: &Tool) -> TokenStream {
     let mut calls = Vec::new();
     for input in &tool.inputs {
         match input {
-            Input::Param(param) => calls.push(check("ToolField", &param.arg.ty)),
+            Input::Param(param) => {
+                calls.push(check("ToolField", &param.arg.ty));
+                if param.header.is_some() {
+                    calls.push(header::type_check(&dsh, &param.arg.ty));
+                }
+            }
             Input::Exec(_, reference) => calls.push(check("ToolContext", &reference.elem)),
             Input::Args(arg) => calls.push(check("ToolArgs", &arg.ty)),
             Input::Receiver(_) => {}
@@ -545,12 +551,13 @@ fn args_struct(tool: &Tool, name: &Ident) -> TokenStream {
     let fields = tool.params().filter_map(|param| {
         let ident = param.ident?;
         let attrs = param.field_attrs();
+        let header = param.header.as_ref().map(header::schema_attr);
         let ty = around(
             quote!(<),
             &param.arg.ty,
             quote!(as #dsh::ToolField>::Checked),
         );
-        Some(quote!(#(#attrs)* pub #ident: #ty))
+        Some(quote!(#(#attrs)* #header pub #ident: #ty))
     });
     let where_clause = where_clause(
         tool.params()

@@ -13,7 +13,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Item, ItemFn};
 
-use self::ast::{Input, Tool, is_field_attr};
+use self::ast::{Input, Tool, is_macro_attr};
 use self::attr::Attr;
 use crate::ctxt::Ctxt;
 use crate::fallback;
@@ -35,7 +35,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let cx = Ctxt::new();
     fallback::take_repeated(&cx, &mut item.attrs, "tool");
     let attr = Attr::parse(&cx, args);
-    let tool = Tool::from_ast(attr, &item);
+    let tool = Tool::from_ast(&cx, attr, &item);
     valid::check(&cx, &tool);
     match cx.check() {
         Ok(()) => expand::expand(&tool),
@@ -47,7 +47,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
 /// so that `registry.register::<name>()` elsewhere adds no error of its own.
 fn fallback(tool: &Tool, errors: &syn::Error) -> TokenStream {
     let mut item: ItemFn = tool.item.clone();
-    fallback::strip_param_attrs(&mut item.sig, |attr| !is_field_attr(attr));
+    fallback::strip_param_attrs(&mut item.sig, |attr| !is_macro_attr(attr));
     let in_impl = tool
         .inputs
         .iter()

@@ -7,6 +7,7 @@ use syn::{Pat, PatType, Safety, Type};
 
 use super::ast::{Input, Output, Tool};
 use crate::ctxt::Ctxt;
+use crate::header;
 use crate::shared::names::{
     SCOPE_RULE, TOOL_NAME_RULE, is_icon_src, is_scope_token, is_valid_tool_name,
 };
@@ -26,6 +27,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
     check_icons(cx, tool);
     check_scopes(cx, tool);
     check_description(cx, tool);
+    header::check_unique(cx, tool.params().filter_map(|param| param.header.as_ref()));
 }
 
 fn check_signature(cx: &Ctxt, tool: &Tool) {

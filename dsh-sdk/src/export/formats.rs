@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{lower, model_description, standard_formats};
 use crate::tool::{Icon, TaskSupport, ToolInfo};
+use crate::value::schema::header;
 
 /// An Anthropic Messages tool: `{"name", "description", "input_schema", "strict"?}`.
 #[derive(Serialize)]
@@ -21,7 +22,7 @@ struct AnthropicTool<'a> {
 
 /// [`Format::Anthropic`](super::Format::Anthropic).
 pub(super) fn anthropic(tool: &ToolInfo) -> Value {
-    let input = standard_formats(tool.input_schema());
+    let input = model_input(tool);
     to_json(AnthropicTool {
         name: tool.definition().name(),
         description: model_description(tool),
@@ -33,7 +34,7 @@ pub(super) fn anthropic(tool: &ToolInfo) -> Value {
 /// [`Format::AnthropicStrict`](super::Format::AnthropicStrict): the plain
 /// [`anthropic`] shape when lowering blocks strict mode.
 pub(super) fn anthropic_strict(tool: &ToolInfo) -> Value {
-    let lowered = lower::anthropic_strict(&standard_formats(tool.input_schema()));
+    let lowered = lower::anthropic_strict(&model_input(tool));
     if !lowered.strict_usable() {
         return anthropic(tool);
     }
@@ -69,7 +70,7 @@ pub(super) fn openai(tool: &ToolInfo) -> Value {
         function: OpenAiFunction {
             name: tool.definition().name(),
             description: model_description(tool),
-            parameters: standard_formats(tool.input_schema()),
+            parameters: model_input(tool),
             strict: None,
         },
     })
@@ -78,7 +79,7 @@ pub(super) fn openai(tool: &ToolInfo) -> Value {
 /// [`Format::OpenAiStrict`](super::Format::OpenAiStrict): the parameters as
 /// they are, `"strict": false`, when lowering blocks strict mode.
 pub(super) fn openai_strict(tool: &ToolInfo) -> Value {
-    let input = standard_formats(tool.input_schema());
+    let input = model_input(tool);
     let lowered = lower::openai_strict(&input);
     let (parameters, strict) = if lowered.strict_usable() {
         (lowered.schema, true)
@@ -107,7 +108,7 @@ struct GeminiDeclaration<'a> {
 
 /// [`Format::Gemini`](super::Format::Gemini).
 pub(super) fn gemini(tool: &ToolInfo) -> Value {
-    let input = standard_formats(tool.input_schema());
+    let input = model_input(tool);
     to_json(GeminiDeclaration {
         name: tool.definition().name(),
         description: model_description(tool),
@@ -130,7 +131,7 @@ pub(super) fn gemini_openapi(tool: &ToolInfo) -> Value {
     to_json(GeminiOpenApiDeclaration {
         name: tool.definition().name(),
         description: model_description(tool),
-        parameters: lower::gemini_openapi(tool.input_schema()).schema,
+        parameters: lower::gemini_openapi(&without_headers(tool.input_schema().clone())).schema,
     })
 }
 
@@ -216,7 +217,7 @@ pub(super) fn mcp(tool: &ToolInfo) -> Value {
         title: def.title(),
         description: model_description(tool),
         icons: def.icons(),
-        input_schema: standard_formats(tool.input_schema()),
+        input_schema: mcp_input(tool),
         output_schema,
         annotations: McpAnnotations {
             title: def.title(),
@@ -235,6 +236,26 @@ pub(super) fn mcp(tool: &ToolInfo) -> Value {
             own: def.meta().unwrap_or_default(),
         },
     })
+}
+
+/// The input schema a model provider gets: no `x-mcp-header`, which is
+/// MCP's transport and nothing the model reads.
+fn model_input(tool: &ToolInfo) -> Value {
+    without_headers(standard_formats(tool.input_schema()))
+}
+
+fn without_headers(mut schema: Value) -> Value {
+    header::strip(&mut schema);
+    schema
+}
+
+/// The input schema an MCP client gets: a property mirrored into a header
+/// has one `type` (an `Option` is an optional property, not a nullable one),
+/// as clients drop a tool whose annotated property has a list of types.
+fn mcp_input(tool: &ToolInfo) -> Value {
+    let mut schema = standard_formats(tool.input_schema());
+    header::single_types(&mut schema);
+    schema
 }
 
 /// `shape` as JSON. A shape's keys are all strings and its values plain

@@ -36,7 +36,13 @@
 //!   prompts ([`McpServer::prompt`]); the MCP Apps card views of tools that
 //!   present a card are one resource provider among them.
 //! - A tool reaches the client of its call through [`Exec`](crate::Exec):
-//!   log messages, elicitation, sampling (see [`crate::tool::client`]).
+//!   log messages, elicitation (a form, or a URL the user is sent to),
+//!   sampling (see [`crate::tool::client`]).
+//! - An argument marked `#[dsh(header = "Region")]` is exported with
+//!   `x-mcp-header`: a 2026-07-28 client sends it as an `Mcp-Param-Region`
+//!   header too, and the HTTP server answers a call whose header contradicts
+//!   its body, or lacks it, with a 400 and a JSON-RPC error naming the header
+//!   and both values. A proxied tool keeps its server's annotations.
 //! - Long-running tools run as MCP tasks, kept in a [`TaskStore`] (in memory,
 //!   or a [`FileTaskStore`] that replicas share); [`McpServer::stateless`]
 //!   serves HTTP with no sessions, for replicas behind a load balancer.

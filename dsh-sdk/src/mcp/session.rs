@@ -16,10 +16,10 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    InputRequest, InputRequests, InputResponses, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ResourceUpdatedNotificationParam,
-    ServerRequest,
+    CreateMessageResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, InputRequest, InputRequests, InputResponses, LoggingLevel,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ResourceUpdatedNotificationParam, ServerNotification, ServerRequest,
 };
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleServer};
@@ -33,8 +33,8 @@ use crate::mcp::bus::{BusEvent, BusSlot};
 use crate::pool::Subscription;
 use crate::registry::Registry;
 use crate::tool::client::{
-    Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, LogLevel, LogMessage,
-    Sample, SampleRequest,
+    Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, ElicitationId, LogLevel,
+    LogMessage, Sample, SampleRequest, URL_ELICITATION, UrlElicitRequest,
 };
 use crate::value::event::Event;
 use crate::value::event::stream::StreamType;
@@ -261,7 +261,12 @@ impl McpClient {
             .capabilities
             .as_ref()
             .is_some_and(|capabilities| match capability {
-                "elicitation" => capabilities.elicitation.is_some(),
+                // An empty `elicitation` is forms alone; `{"url": {}}` is URLs alone.
+                "elicitation" => (capabilities.elicitation.as_ref()).is_some_and(|elicitation| {
+                    elicitation.form.is_some() || elicitation.url.is_none()
+                }),
+                URL_ELICITATION => (capabilities.elicitation.as_ref())
+                    .is_some_and(|elicitation| elicitation.url.is_some()),
                 _ => capabilities.sampling.is_some(),
             });
         if declared {
@@ -311,6 +316,37 @@ impl McpClient {
             }
         })
     }
+
+    /// Sends an `elicitation/create` with `params` and reads the answer.
+    async fn elicitation(&self, params: Value) -> Result<Elicitation, ClientError> {
+        let params: ElicitRequestParams = from_json(params, "the elicitation request")?;
+        let answer = self
+            .ask(InputRequest::Elicitation(ElicitRequest::new(params)))
+            .await?;
+        let ClientResult::ElicitResult(answer) = answer else {
+            return Err(ClientError::Failed(
+                "the client answered an elicitation with something else".to_owned(),
+            ));
+        };
+        Ok(match answer.action {
+            ElicitationAction::Accept => match answer.content {
+                Some(Value::Object(content)) => Elicitation::Accept(content),
+                None => Elicitation::Accept(serde_json::Map::new()),
+                Some(other) => {
+                    return Err(ClientError::Failed(format!(
+                        "the client accepted an elicitation with content that is not an object: {other}"
+                    )));
+                }
+            },
+            ElicitationAction::Decline => Elicitation::Decline,
+            ElicitationAction::Cancel => Elicitation::Cancel,
+            other => {
+                return Err(ClientError::Failed(format!(
+                    "the client answered an elicitation with an unknown action: {other:?}"
+                )));
+            }
+        })
+    }
 }
 
 fn failed(error: ServiceError) -> ClientError {
@@ -343,40 +379,50 @@ impl Client for McpClient {
     fn elicit(&self, request: DshElicitRequest) -> BoxFuture<'_, Result<Elicitation, ClientError>> {
         Box::pin(async move {
             self.require("elicitation")?;
-            let params: ElicitRequestParams = from_json(
-                json!({
-                    "mode": "form",
-                    "message": request.message,
-                    "requestedSchema": request.schema,
-                }),
-                "the elicitation form",
-            )?;
-            let answer = self
-                .ask(InputRequest::Elicitation(ElicitRequest::new(params)))
-                .await?;
-            let ClientResult::ElicitResult(answer) = answer else {
-                return Err(ClientError::Failed(
-                    "the client answered an elicitation with something else".to_owned(),
-                ));
-            };
-            Ok(match answer.action {
-                ElicitationAction::Accept => match answer.content {
-                    Some(Value::Object(content)) => Elicitation::Accept(content),
-                    None => Elicitation::Accept(serde_json::Map::new()),
-                    Some(other) => {
-                        return Err(ClientError::Failed(format!(
-                            "the client accepted an elicitation with content that is not an object: {other}"
-                        )));
-                    }
-                },
-                ElicitationAction::Decline => Elicitation::Decline,
-                ElicitationAction::Cancel => Elicitation::Cancel,
-                other => {
-                    return Err(ClientError::Failed(format!(
-                        "the client answered an elicitation with an unknown action: {other:?}"
-                    )));
-                }
-            })
+            let params = json!({
+                "mode": "form",
+                "message": request.message,
+                "requestedSchema": request.schema,
+            });
+            self.elicitation(params).await
+        })
+    }
+
+    fn elicit_url(
+        &self,
+        request: UrlElicitRequest,
+    ) -> BoxFuture<'_, Result<Elicitation, ClientError>> {
+        Box::pin(async move {
+            self.require(URL_ELICITATION)?;
+            // 2026-07-28 dropped the id with the completion notice it
+            // named, but rmcp writes the field in every era: the id, then,
+            // rather than an empty one (a retried call asks with a new id).
+            let params = json!({
+                "mode": "url",
+                "message": request.message,
+                "url": request.url,
+                "elicitationId": request.id.as_str(),
+            });
+            self.elicitation(params).await
+        })
+    }
+
+    fn elicitation_complete(&self, id: &ElicitationId) -> BoxFuture<'_, Result<(), ClientError>> {
+        let params = json!({ "elicitationId": id.as_str() });
+        Box::pin(async move {
+            // On 2026-07-28 the server sends nothing outside a reply: the
+            // client learns of it when it retries the call.
+            let modern = (self.protocol.as_ref())
+                .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+            if modern || self.round_trip.is_some() {
+                return Ok(());
+            }
+            let notification =
+                CustomNotification::new("notifications/elicitation/complete", Some(params));
+            (self.peer)
+                .send_notification(ServerNotification::CustomNotification(notification))
+                .await
+                .map_err(failed)
         })
     }
 

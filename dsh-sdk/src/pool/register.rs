@@ -84,7 +84,14 @@ impl Pool {
         if let Some(found) = schema::root_kind(&input) {
             return Err(RegisterError::ArgsNotObject { tool: name, found });
         }
+        if let Some(problem) = schema::header::problems(&input).into_iter().next() {
+            return Err(RegisterError::InvalidHeader {
+                tool: name,
+                problem,
+            });
+        }
         let mut input = input;
+        schema::header::clamp_integers(&mut input);
         if !def.allow_unknown_args() {
             schema::close_objects(&mut input);
         }

@@ -1,6 +1,6 @@
 //! The client a call came from, when it can be reached while the call runs:
-//! log messages for its user, questions for its user (elicitation), and
-//! completions from its model (sampling).
+//! log messages for its user, questions for its user (elicitation: a form
+//! to fill in, or a URL to open), and completions from its model (sampling).
 //!
 //! A tool reaches it through [`Exec`](crate::Exec) —
 //! [`log`](crate::Exec::log), [`elicit`](crate::Exec::elicit),
@@ -35,7 +35,34 @@ pub trait Client: Send + Sync + 'static {
 
     /// Asks the client's model for a completion.
     fn sample(&self, request: SampleRequest) -> BoxFuture<'_, Result<Sample, ClientError>>;
+
+    /// Asks the user to open `request.url` (URL-mode elicitation); the
+    /// answer is whether they agreed to, not what they did there. A client
+    /// that cannot answers [`ClientError::Unsupported`], the default.
+    fn elicit_url(
+        &self,
+        request: UrlElicitRequest,
+    ) -> BoxFuture<'_, Result<Elicitation, ClientError>> {
+        let _ = request;
+        Box::pin(async {
+            Err(ClientError::Unsupported {
+                capability: URL_ELICITATION,
+            })
+        })
+    }
+
+    /// Tells the client that the interaction at the URL of elicitation `id`
+    /// is over (MCP's `notifications/elicitation/complete`), so it can
+    /// update what it shows. A client that takes no such notice drops it,
+    /// the default.
+    fn elicitation_complete(&self, id: &ElicitationId) -> BoxFuture<'_, Result<(), ClientError>> {
+        let _ = id;
+        Box::pin(async { Ok(()) })
+    }
 }
+
+/// The capability [`Client::elicit_url`] needs, as errors name it.
+pub const URL_ELICITATION: &str = "URL elicitation";
 
 /// Why the client could not do what a tool asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -100,6 +127,157 @@ pub struct ElicitRequest {
     pub schema: Value,
 }
 
+/// A request to send the user to a URL: a third-party sign-in, a payment,
+/// anything the client must not see (URL-mode elicitation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlElicitRequest {
+    /// Why the user is sent there.
+    pub message: String,
+    /// Where, checked by [`elicitation_url`].
+    pub url: String,
+    /// The elicitation's id, for [`Client::elicitation_complete`].
+    pub id: ElicitationId,
+}
+
+/// The id of one URL elicitation, unique to the server: what the client is
+/// told again when the interaction is over
+/// ([`Exec::elicitation_complete`](crate::Exec::elicitation_complete)).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ElicitationId(String);
+
+impl ElicitationId {
+    /// A new id, a random UUID.
+    pub fn new() -> Self {
+        ElicitationId(uuid::Uuid::new_v4().to_string())
+    }
+
+    /// The id as the client sees it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for ElicitationId {
+    fn default() -> Self {
+        ElicitationId::new()
+    }
+}
+
+impl fmt::Display for ElicitationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Why [`Exec::elicit_url`](crate::Exec::elicit_url) did not ask the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UrlElicitError {
+    /// The URL is not one a user may be sent to.
+    #[error("cannot send the user to `{url}`: it {problem}")]
+    Url {
+        /// The URL as given (cut to its first 200 characters).
+        url: String,
+        /// What is wrong with it.
+        problem: UrlProblem,
+    },
+    /// The client could not be asked: there is none, it did not declare
+    /// URL elicitation ([`ClientError::Unsupported`]), or the request failed.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+}
+
+/// What makes a URL one a tool may not send its user to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UrlProblem {
+    /// It is longer than [`MAX_ELICITATION_URL`] bytes.
+    #[error("is longer than {max} bytes", max = MAX_ELICITATION_URL)]
+    TooLong,
+    /// It does not parse as an absolute URL.
+    #[error("is not an absolute URL ({reason})")]
+    NotAbsolute {
+        /// What the parser said.
+        reason: String,
+    },
+    /// Its scheme is neither `https` nor `http`.
+    #[error("has the scheme `{scheme}`: send users to an `https:` URL")]
+    Scheme {
+        /// The scheme.
+        scheme: String,
+    },
+    /// It is `http:` to a host that is not this machine: the user's answer
+    /// would cross the network in the clear.
+    #[error(
+        "is `http:` to `{host}`, which is not a loopback host: use `https:` (plain `http:` is for `localhost`, `127.0.0.1` and `[::1]`, in development)"
+    )]
+    Insecure {
+        /// The host.
+        host: String,
+    },
+    /// It carries a user name or password, which MCP forbids: anyone who
+    /// sees the URL could use them.
+    #[error("carries a user name or password: credentials never go in the URL")]
+    Credentials,
+}
+
+/// The longest URL a tool may send its user to: 4096 bytes.
+pub const MAX_ELICITATION_URL: usize = 4096;
+
+/// `url` checked as a place to send a user (URL-mode elicitation): an
+/// absolute `https:` URL, or `http:` on a loopback host (for development),
+/// without credentials, at most [`MAX_ELICITATION_URL`] bytes; returned in
+/// the form a browser reads it.
+///
+/// ```
+/// use dsh_kit::client::{UrlProblem, elicitation_url};
+///
+/// assert_eq!(
+///     elicitation_url("https://auth.example.com/connect?state=1").unwrap(),
+///     "https://auth.example.com/connect?state=1"
+/// );
+/// assert!(elicitation_url("http://127.0.0.1:8080/callback").is_ok());
+/// assert!(matches!(
+///     elicitation_url("http://auth.example.com/connect"),
+///     Err(UrlProblem::Insecure { .. })
+/// ));
+/// assert!(matches!(elicitation_url("/connect"), Err(UrlProblem::NotAbsolute { .. })));
+/// assert!(matches!(elicitation_url("javascript:alert(1)"), Err(UrlProblem::Scheme { .. })));
+/// ```
+pub fn elicitation_url(url: &str) -> Result<String, UrlProblem> {
+    if url.len() > MAX_ELICITATION_URL {
+        return Err(UrlProblem::TooLong);
+    }
+    let parsed = url::Url::parse(url).map_err(|error| UrlProblem::NotAbsolute {
+        reason: error.to_string(),
+    })?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(UrlProblem::Credentials);
+    }
+    match parsed.scheme() {
+        "https" => {}
+        "http" => {
+            let loopback = match parsed.host() {
+                Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+                Some(url::Host::Ipv4(address)) => address.is_loopback(),
+                Some(url::Host::Ipv6(address)) => address.is_loopback(),
+                None => false,
+            };
+            if !loopback {
+                return Err(UrlProblem::Insecure {
+                    host: parsed.host_str().unwrap_or_default().to_owned(),
+                });
+            }
+        }
+        scheme => {
+            return Err(UrlProblem::Scheme {
+                scheme: scheme.to_owned(),
+            });
+        }
+    }
+    Ok(parsed.into())
+}
+
 /// What the user did with an [`ElicitRequest`], untyped.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Elicitation {
@@ -111,10 +289,13 @@ pub enum Elicitation {
     Cancel,
 }
 
-/// What the user did with a question from [`Exec::elicit`](crate::Exec::elicit).
+/// What the user did with a question from [`Exec::elicit`](crate::Exec::elicit)
+/// (a form, `T` its answer) or [`Exec::elicit_url`](crate::Exec::elicit_url)
+/// (a URL, `T` the [`ElicitationId`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Elicited<T> {
-    /// Filled in the form; its contents, as `T`.
+    /// Filled in the form, its contents as `T`; or agreed to open the URL
+    /// (which says nothing yet of what they did there).
     Accepted(T),
     /// Said no.
     Declined,

@@ -359,3 +359,48 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolField for T {
         field
     }
 }
+
+/// A type an argument mirrored into an HTTP header can have: `String`,
+/// `bool`, an integer type, or an `Option` of one (an optional argument,
+/// sent without a header when absent). MCP clients send such an argument
+/// both in the body and as an `Mcp-Param-{name}` header of `tools/call`,
+/// so a proxy can route on it; `#[dsh(header = "Region")]` on a parameter
+/// or a `ToolArgs` field marks one, and `#[tool]` and `#[derive(ToolArgs)]`
+/// check its type against this trait.
+///
+/// Floats are left out on purpose: MCP refuses `number` for a header, as a
+/// float has no one text form that every client writes alike.
+///
+/// Implement it for a type of your own that describes itself, inline, as a
+/// string, an integer or a boolean (a newtype over `String` with
+/// `#[schemars(inline)]`): clients read the property's own `type`, so the
+/// schema is checked again when the tool is registered, and a `$ref` there
+/// is refused.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored into an HTTP header",
+    label = "not a string, integer or boolean",
+    note = "a header argument is a `String`, a `bool`, an integer type, or an `Option` of one; MCP does not permit `number` (a float has no one text form)",
+    note = "for a type of your own whose inline schema is a string, an integer or a boolean, implement `dsh_kit::HeaderParam` for it"
+)]
+pub trait HeaderParam {
+    /// Where `#[tool]` checks a type is one, as `<T as Trait>::CHECKED`: a
+    /// type that is not is reported at the type, with this trait's message
+    /// and no note on the check itself.
+    #[doc(hidden)]
+    const CHECKED: () = ();
+}
+
+// The primitives a header can carry.
+impl HeaderParam for String {}
+impl HeaderParam for bool {}
+impl HeaderParam for i8 {}
+impl HeaderParam for i16 {}
+impl HeaderParam for i32 {}
+impl HeaderParam for i64 {}
+impl HeaderParam for isize {}
+impl HeaderParam for u8 {}
+impl HeaderParam for u16 {}
+impl HeaderParam for u32 {}
+impl HeaderParam for u64 {}
+impl HeaderParam for usize {}
+impl<T: HeaderParam> HeaderParam for Option<T> {}

@@ -251,6 +251,15 @@ pub enum RegisterError {
         /// What is wrong, naming the key when one is.
         problem: String,
     },
+    /// An `x-mcp-header` annotation of the input schema breaks MCP's rules
+    /// (see [`HeaderProblem`](crate::HeaderProblem)): a client would drop the tool.
+    #[error("cannot register `{tool}`: {problem}")]
+    InvalidHeader {
+        /// The tool.
+        tool: String,
+        /// What is wrong, naming the property.
+        problem: crate::value::schema::header::HeaderProblem,
+    },
     /// The input schema's root is not an object.
     #[error(
         "cannot register `{tool}`: its arguments must be an object with named fields, but their schema is {found}"

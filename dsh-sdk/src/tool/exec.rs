@@ -12,8 +12,9 @@ use uuid::Uuid;
 
 use crate::tool::ToolError;
 use crate::tool::client::{
-    Client, ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, LogMessage, Sample,
-    SampleRequest, elicitation_schema, no_client,
+    Client, ClientError, ElicitRequest, Elicitation, ElicitationId, Elicited, LogLevel, LogMessage,
+    Sample, SampleRequest, UrlElicitError, UrlElicitRequest, elicitation_schema, elicitation_url,
+    no_client,
 };
 use crate::tool::elicit::Elicitable;
 use crate::value::card::Card;
@@ -362,6 +363,76 @@ impl Exec {
                 }),
             Elicitation::Decline => Ok(Elicited::Declined),
             Elicitation::Cancel => Ok(Elicited::Cancelled),
+        }
+    }
+
+    /// Sends the user to `url` through the client (MCP URL-mode
+    /// elicitation), with `message` saying why: a third-party sign-in, a
+    /// payment, an API key the client must not see. The answer is whether
+    /// the user agreed to go, with the elicitation's id; what they do there
+    /// reaches the host by its own way (the page's callback), and
+    /// [`elicitation_complete`](Self::elicitation_complete) tells the client
+    /// when it is over.
+    ///
+    /// `url` must be an absolute `https:` URL, or `http:` on a loopback host
+    /// in development, without credentials ([`elicitation_url`]); a client
+    /// that did not declare URL elicitation is
+    /// [`ClientError::Unsupported`], typed, so a tool can fall back:
+    ///
+    /// ```
+    /// use dsh_kit::client::{ClientError, Elicited, UrlElicitError};
+    /// use dsh_kit::prelude::*;
+    ///
+    /// /// Read the user's calendar, once they signed in to it.
+    /// #[tool(read_only)]
+    /// async fn calendar(exec: &Exec) -> Result<String, ToolError> {
+    ///     let sign_in = "https://calendar.example.com/connect?state=8f2a";
+    ///     match exec.elicit_url(sign_in, "Sign in to Example Calendar").await {
+    ///         Ok(Elicited::Accepted(id)) => {
+    ///             // … wait for the sign-in page's callback, then:
+    ///             exec.elicitation_complete(&id).await;
+    ///             Ok("signed in".to_owned())
+    ///         }
+    ///         Ok(Elicited::Declined | Elicited::Cancelled) => Err(ToolError::new("not signed in")),
+    ///         Err(UrlElicitError::Client(ClientError::Unsupported { .. })) => {
+    ///             Ok(format!("open {sign_in} to sign in, then ask again"))
+    ///         }
+    ///         Err(error) => Err(error.into()),
+    ///     }
+    /// }
+    /// ```
+    pub async fn elicit_url(
+        &self,
+        url: impl AsRef<str>,
+        message: impl Into<String>,
+    ) -> Result<Elicited<ElicitationId>, UrlElicitError> {
+        let given = url.as_ref();
+        let url = elicitation_url(given).map_err(|problem| UrlElicitError::Url {
+            url: given.chars().take(200).collect(),
+            problem,
+        })?;
+        let client = self.client().ok_or_else(|| no_client("elicit from"))?;
+        let id = ElicitationId::new();
+        let request = UrlElicitRequest {
+            message: message.into(),
+            url,
+            id: id.clone(),
+        };
+        Ok(match client.elicit_url(request).await? {
+            Elicitation::Accept(_) => Elicited::Accepted(id),
+            Elicitation::Decline => Elicited::Declined,
+            Elicitation::Cancel => Elicited::Cancelled,
+        })
+    }
+
+    /// Tells the client that the interaction at the URL of
+    /// [`elicit_url`](Self::elicit_url)'s elicitation `id` is over (MCP
+    /// `notifications/elicitation/complete`, on the 2025 protocols). A
+    /// notice that cannot be delivered is no reason to fail the call, so it
+    /// is dropped, as a client with no use for it does.
+    pub async fn elicitation_complete(&self, id: &ElicitationId) {
+        if let Some(client) = self.client() {
+            let _ = client.elicitation_complete(id).await;
         }
     }
 

@@ -23,7 +23,8 @@ pub(crate) mod sync;
 pub mod testing;
 
 pub use contract::{
-    IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput, ToolReturn,
+    HeaderParam, IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput,
+    ToolReturn,
 };
 pub use definition::{TaskSupport, Tool, ToolDef, ToolDefBuilder, Validation};
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};

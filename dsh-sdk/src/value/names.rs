@@ -216,6 +216,35 @@ pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
     None
 }
 
+/// The rule an `x-mcp-header` name follows, for messages.
+pub(crate) const HEADER_NAME_RULE: &str = "one or more of `a-z`, `A-Z`, `0-9` and ``!#$%&'*+-.^_`|~`` (an HTTP field-name token, RFC 9110)";
+
+/// Whether `name` can follow `Mcp-Param-` in an HTTP header name: an RFC
+/// 9110 (section 5.6.2) token, `1*tchar`.
+pub(crate) fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.bytes().all(|byte| {
+            byte.is_ascii_alphanumeric()
+                || matches!(
+                    byte,
+                    b'!' | b'#'
+                        | b'$'
+                        | b'%'
+                        | b'&'
+                        | b'\''
+                        | b'*'
+                        | b'+'
+                        | b'-'
+                        | b'.'
+                        | b'^'
+                        | b'_'
+                        | b'`'
+                        | b'|'
+                        | b'~'
+                )
+        })
+}
+
 /// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
 /// the host, or `data:`, carried inline.
 pub(crate) fn is_icon_src(src: &str) -> bool {
@@ -231,8 +260,8 @@ mod tests {
     use serde_json::Value;
 
     use super::{
-        SCOPE_RULE, TOOL_NAME_RULE, is_icon_src, is_scope_token, is_valid_tool_name,
-        meta_key_problem,
+        HEADER_NAME_RULE, SCOPE_RULE, TOOL_NAME_RULE, is_header_name, is_icon_src, is_scope_token,
+        is_valid_tool_name, meta_key_problem,
     };
     use crate::{Category, OutputType};
     use serde_json::json;
@@ -342,6 +371,30 @@ mod tests {
         assert_eq!(meta_key_problem("com.example/owner"), None);
         assert!(meta_key_problem("io.modelcontextprotocol/ui").is_some());
         assert!(meta_key_problem("dsh/version").is_some());
+    }
+
+    #[test]
+    fn the_macros_accept_the_same_header_names() {
+        agree!(
+            header_names,
+            is_header_name:
+            "Region",
+            "x-tenant_id.2",
+            "!#$%&'*+-.^_`|~",
+            "",
+            "Two Words",
+            "a:b",
+            "tab\t",
+            "line\n",
+            "(paren)",
+            "\"quoted\"",
+            "é",
+        );
+        assert_eq!(
+            dsh_kit_macros::__shared_rules!(header_name_rule),
+            HEADER_NAME_RULE
+        );
+        assert!(is_header_name("Region") && !is_header_name("Two Words"));
     }
 
     #[test]

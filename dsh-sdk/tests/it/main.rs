@@ -10,6 +10,7 @@ mod batch;
 mod call;
 mod catalog;
 mod dynamic;
+mod elicit_url;
 mod events;
 mod failure;
 mod hardening;

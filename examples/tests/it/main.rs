@@ -14,6 +14,7 @@ mod export;
 mod mcp;
 mod mcp_client_features;
 mod mcp_proxy;
+mod mcp_tool_features;
 mod oauth;
 mod purity;
 mod redis;

@@ -82,6 +82,16 @@ use offers::Offers;
 ///   input: the client gets an `InputRequiredResult`, answers, and retries
 ///   with a `requestState` checked to be this call's; the tool runs again
 ///   from the start and finds its answers.
+/// - [`Exec::elicit_url`](crate::Exec::elicit_url) is `elicitation/create`
+///   with `mode: "url"` and an `elicitationId`, for a client that declared
+///   `elicitation.url`; on the 2025 protocols,
+///   [`Exec::elicitation_complete`](crate::Exec::elicitation_complete)
+///   sends `notifications/elicitation/complete` with that id (2026-07-28
+///   has no such notice, and a retried call asks again with a new id).
+/// - Over HTTP on 2026-07-28, a `tools/call` must carry, as `Mcp-Param-*`
+///   headers, the arguments its tool marks `x-mcp-header`, equal to the
+///   body's (SEP-2243); a missing or contradicting one is answered with HTTP
+///   400 and a JSON-RPC error (`-32020`) naming the header and both values.
 /// - A call whose request carries a `progressToken` gets each `progress`
 ///   chunk the tool sends through [`Exec::progress`](crate::Exec::progress)
 ///   as `notifications/progress`, with the chunk as its message.

@@ -1,6 +1,7 @@
 //! JSON Schemas: generated from types, compiled once, and the violations they report.
 
 pub(crate) mod failure;
+pub mod header;
 pub mod limits;
 pub(crate) mod pointer;
 pub(crate) mod suggest;

@@ -390,3 +390,61 @@ async fn an_unreadable_root_certificate_is_a_connect_error() {
         "cannot set up HTTPS for the MCP server `secure`"
     );
 }
+
+/// A remote tool `name` whose `region` argument is mirrored into a header
+/// of type `kind`, answering with the region it got.
+fn routed_tool(name: &'static str, kind: &'static str) -> DynamicTool {
+    DynamicTool::new(
+        ToolDef::builder(name, "Answer with the region.")
+            .read_only(true)
+            .build(),
+        json!({
+            "type": "object",
+            "properties": { "region": { "type": kind, "x-mcp-header": "Region" } },
+            "required": ["region"]
+        }),
+        |args, _exec| async move { Ok(json!(format!("routed to {}", args["region"]))) },
+    )
+}
+
+#[tokio::test]
+async fn a_proxied_tool_keeps_its_header_argument_and_one_a_client_would_drop_is_refused() {
+    let remote = Registry::new();
+    remote
+        .register_dynamic(routed_tool("route", "string"))
+        .unwrap()
+        .keep();
+    // A header on a `number`, which MCP does not permit: a proxy skips
+    // such a remote tool, as registration refuses it.
+    let bad = routed_tool("route_by_ratio", "number");
+    let refused = Registry::new().register_dynamic(bad);
+    assert!(
+        matches!(
+            &refused,
+            Err(dsh_kit::RegisterError::InvalidHeader {
+                problem: dsh_kit::HeaderProblem::NotPrimitive { .. },
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    let server = backend(&remote).await;
+
+    let host = Registry::new();
+    let proxy = tokio::time::timeout(
+        BOUND,
+        McpProxy::builder("routes").http(&host, &server.url()),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(proxy.tools(), ["route"]);
+    let exported = host.export(dsh_kit::export::Format::Mcp);
+    assert_eq!(
+        exported[0]["inputSchema"]["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
+    // The proxy's client mirrors the argument as the remote server wants.
+    let answer = host.call("route", json!({ "region": "eu-west" })).await;
+    assert_eq!(answer.text(), "routed to \"eu-west\"", "{answer:?}");
+}

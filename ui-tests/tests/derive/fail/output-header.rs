@@ -1,0 +1,10 @@
+use dsh_kit::prelude::*;
+
+#[derive(ToolOutput)]
+struct Routed {
+    /// Not an argument
+    #[dsh(header = "Region")]
+    region: String,
+}
+
+fn main() {}
