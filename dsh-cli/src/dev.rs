@@ -16,7 +16,7 @@ use std::time::Duration;
 use clap::Args;
 use dsh_kit::Registry;
 use dsh_kit::export::digest::tool_hash;
-use dsh_kit::mcp::{Backoff, McpProxy, McpServer, ProxyEvent, ToolListDiff};
+use dsh_kit::mcp::{Backoff, ContractPins, McpProxy, McpServer, ProxyEvent};
 use dsh_kit::permission::{Approval, ApprovalRequest, FnApprover};
 use notify::{EventKind, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
@@ -135,6 +135,9 @@ async fn start(server: &Server, registry: &Registry) -> Option<McpProxy> {
         return None;
     };
     let connected = McpProxy::builder(server.name())
+        // The changes are the author's own: served as they come, never
+        // blocked as a contract that changed behind the host's back.
+        .pins(ContractPins::following())
         .heartbeat(None)
         .reconnect(
             Backoff::new(Duration::from_millis(200), Duration::from_secs(2))
@@ -184,7 +187,7 @@ async fn restart(
     proxy.restart("its sources changed");
     let outcome = loop {
         match events.recv().await {
-            Ok(ProxyEvent::Reconnected { diff, .. }) => break Ok(diff),
+            Ok(ProxyEvent::Reconnected { .. }) => break Ok(()),
             Ok(ProxyEvent::GaveUp { error, .. }) => break Err(error),
             Ok(_) => {}
             Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
@@ -195,10 +198,7 @@ async fn restart(
     };
     spinner.finish();
     match outcome {
-        Ok(diff) => {
-            approve(&proxy, &diff);
-            Some(proxy)
-        }
+        Ok(_) => Some(proxy),
         Err(error) => {
             warn(format_args!(
                 "{} did not come back ({error}); its tools stay unavailable: fix it and save to try again",
@@ -207,14 +207,6 @@ async fn restart(
             // Kept: its tools stay listed, unavailable, until the next change.
             Some(proxy)
         }
-    }
-}
-
-/// The changed definitions are the ones under development: they are served
-/// at once instead of blocked as a contract that changed behind the host's back.
-fn approve(proxy: &McpProxy, diff: &ToolListDiff) {
-    for name in &diff.changed {
-        proxy.approve_contract(name);
     }
 }
 

@@ -28,7 +28,11 @@ pub const TOOL_CONTRACT_CHANGED: &str = "MCP_TOOL_CONTRACT_CHANGED";
 /// assert_eq!(ContractPins::from_pins(saved).get("files_read").as_deref(), Some("sha256:…"));
 /// ```
 #[derive(Clone, Debug, Default)]
-pub struct ContractPins(Arc<Mutex<BTreeMap<String, String>>>);
+pub struct ContractPins {
+    pins: Arc<Mutex<BTreeMap<String, String>>>,
+    /// Whether every definition seen is pinned as it comes ([`following`](Self::following)).
+    follow: bool,
+}
 
 impl ContractPins {
     /// No pins yet: every tool is pinned when first seen.
@@ -38,7 +42,35 @@ impl ContractPins {
 
     /// Pins as saved from [`pins`](Self::pins).
     pub fn from_pins(pins: BTreeMap<String, String>) -> Self {
-        ContractPins(Arc::new(Mutex::new(pins)))
+        ContractPins {
+            pins: Arc::new(Mutex::new(pins)),
+            follow: false,
+        }
+    }
+
+    /// Pins that follow every change: each definition a proxy sees is
+    /// pinned as it comes, so no tool is ever blocked. For a server whose
+    /// changes are the host's own, such as one under development (`dsh
+    /// dev`): a change is served at once, with no moment in which the new
+    /// definition is listed but its calls are refused.
+    ///
+    /// ```
+    /// use dsh_kit::mcp::ContractPins;
+    ///
+    /// let pins = ContractPins::following();
+    /// pins.pin("files_read", "sha256:old");
+    /// assert!(pins.is_following());
+    /// ```
+    pub fn following() -> Self {
+        ContractPins {
+            pins: Arc::default(),
+            follow: true,
+        }
+    }
+
+    /// Whether these pins follow every change ([`following`](Self::following)).
+    pub fn is_following(&self) -> bool {
+        self.follow
     }
 
     /// Pins `tool` to `hash`, replacing any earlier pin.
@@ -57,19 +89,19 @@ impl ContractPins {
     }
 
     fn lock(&self) -> MutexGuard<'_, BTreeMap<String, String>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.pins.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Checks `hash` for `tool`: pins it when unpinned; an error naming the
-    /// pin when it differs.
+    /// Checks `hash` for `tool`: pins it when unpinned (or when following);
+    /// an error naming the pin when it differs.
     pub(super) fn check(&self, tool: &str, hash: &str) -> Result<(), ContractChanged> {
         let mut pins = self.lock();
         match pins.get(tool) {
-            Some(pinned) if pinned != hash => Err(ContractChanged {
+            Some(pinned) if pinned != hash && !self.follow => Err(ContractChanged {
                 pinned: pinned.clone(),
             }),
-            Some(_) => Ok(()),
-            None => {
+            Some(pinned) if pinned == hash => Ok(()),
+            Some(_) | None => {
                 pins.insert(tool.to_owned(), hash.to_owned());
                 Ok(())
             }
@@ -82,4 +114,25 @@ impl ContractPins {
 pub(super) struct ContractChanged {
     /// The hash the tool is pinned to.
     pub(super) pinned: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_block_a_change_and_following_pins_take_it() {
+        let pins = ContractPins::new();
+        assert!(pins.check("greet", "sha256:a").is_ok());
+        let changed = pins.check("greet", "sha256:b").unwrap_err();
+        assert_eq!(changed.pinned, "sha256:a");
+        assert_eq!(pins.get("greet").as_deref(), Some("sha256:a"));
+
+        let following = ContractPins::following();
+        assert!(following.check("greet", "sha256:a").is_ok());
+        assert!(following.check("greet", "sha256:b").is_ok());
+        assert_eq!(following.get("greet").as_deref(), Some("sha256:b"));
+        // Clones share the pins and the mode.
+        assert!(following.clone().is_following());
+    }
 }
