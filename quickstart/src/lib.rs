@@ -68,7 +68,7 @@ pub enum WeatherError {
     TooMany(usize, usize),
 }
 
-/// The arguments of [`weather`].
+/// The arguments of the `weather` tool.
 #[derive(ToolArgs)]
 pub struct WeatherArgs {
     /// Where
@@ -77,7 +77,7 @@ pub struct WeatherArgs {
     pub unit: Unit,
 }
 
-/// What [`weather`] gives.
+/// What the `weather` tool gives.
 #[derive(ToolOutput)]
 pub struct Weather {
     /// The readings
