@@ -12,8 +12,9 @@ use tracing_subscriber::registry::LookupSpan;
 
 use crate::otel::semconv;
 
-/// A `tracing` layer that times the `execute_tool` span of every call and
-/// the MCP server's span of every request, and records, on `meter`:
+/// A `tracing` layer that times the `execute_tool` span of every call, the
+/// MCP server's span of every request and a proxy's span of every call it
+/// forwards, and records, on `meter`:
 ///
 /// - [`gen_ai.execute_tool.duration`](semconv::GEN_AI_EXECUTE_TOOL_DURATION),
 ///   seconds, by `gen_ai.operation.name`, `gen_ai.tool.name` and
@@ -22,6 +23,9 @@ use crate::otel::semconv;
 ///   seconds, by `mcp.method.name`, `gen_ai.tool.name`, `error.type`,
 ///   `mcp.protocol.version` and `network.transport`, in the MCP
 ///   conventions' buckets;
+/// - [`mcp.client.operation.duration`](semconv::MCP_CLIENT_OPERATION_DURATION),
+///   seconds, by `mcp.method.name`, `gen_ai.tool.name` (the remote tool's
+///   name) and `error.type`, in the same buckets;
 /// - [`dsh.tool.refusals`](semconv::DSH_TOOL_REFUSALS), the calls refused
 ///   before their tool ran, by `gen_ai.tool.name` and `error.type` (the
 ///   [`Cause`](crate::Cause): `invalid_arguments`, `denied`, …).
@@ -29,6 +33,7 @@ use crate::otel::semconv;
 pub struct MetricsLayer {
     tool_duration: Histogram<f64>,
     mcp_duration: Histogram<f64>,
+    client_duration: Histogram<f64>,
     refusals: Counter<u64>,
 }
 
@@ -48,6 +53,12 @@ impl MetricsLayer {
                 .with_description("MCP request duration as observed on the server.")
                 .with_boundaries(semconv::MCP_DURATION_BUCKETS.to_vec())
                 .build(),
+            client_duration: meter
+                .f64_histogram(semconv::MCP_CLIENT_OPERATION_DURATION)
+                .with_unit("s")
+                .with_description("MCP request duration as observed on the sender.")
+                .with_boundaries(semconv::MCP_DURATION_BUCKETS.to_vec())
+                .build(),
             refusals: meter
                 .u64_counter(semconv::DSH_TOOL_REFUSALS)
                 .with_unit("{call}")
@@ -62,6 +73,8 @@ impl MetricsLayer {
 enum Measured {
     Call,
     McpRequest,
+    /// A request a proxy sends.
+    McpClientRequest,
 }
 
 impl Measured {
@@ -72,6 +85,7 @@ impl Measured {
         match metadata.name() {
             semconv::EXECUTE_TOOL_SPAN => Some(Measured::Call),
             semconv::MCP_SERVER_SPAN => Some(Measured::McpRequest),
+            semconv::MCP_CLIENT_SPAN => Some(Measured::McpClientRequest),
             _ => None,
         }
     }
@@ -90,6 +104,11 @@ impl Measured {
                 semconv::ERROR_TYPE,
                 semconv::MCP_PROTOCOL_VERSION,
                 semconv::NETWORK_TRANSPORT,
+            ],
+            Measured::McpClientRequest => &[
+                semconv::MCP_METHOD_NAME,
+                semconv::GEN_AI_TOOL_NAME,
+                semconv::ERROR_TYPE,
             ],
         }
     }
@@ -198,6 +217,7 @@ where
                 }
             }
             Measured::McpRequest => self.mcp_duration.record(seconds, &attributes),
+            Measured::McpClientRequest => self.client_duration.record(seconds, &attributes),
         }
     }
 }

@@ -67,6 +67,10 @@ pub const NETWORK_TRANSPORT: &str = "network.transport";
 pub const GEN_AI_EXECUTE_TOOL_DURATION: &str = "gen_ai.execute_tool.duration";
 /// The histogram of MCP requests' durations on the server, in seconds.
 pub const MCP_SERVER_OPERATION_DURATION: &str = "mcp.server.operation.duration";
+/// The histogram of MCP requests' durations as their sender saw them (a
+/// proxied tool's call, from the request sent to the answer read), in
+/// seconds.
+pub const MCP_CLIENT_OPERATION_DURATION: &str = "mcp.client.operation.duration";
 /// The counter of calls refused before their tool ran, by `error.type`
 /// (`unknown_tool`, `unavailable`, `invalid_arguments`, `denied`, `rejected`).
 pub const DSH_TOOL_REFUSALS: &str = "dsh.tool.refusals";
@@ -77,7 +81,8 @@ pub const GEN_AI_DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
 ];
 /// The bucket boundaries the MCP conventions advise for
-/// [`MCP_SERVER_OPERATION_DURATION`], in seconds.
+/// [`MCP_SERVER_OPERATION_DURATION`] and [`MCP_CLIENT_OPERATION_DURATION`],
+/// in seconds.
 pub const MCP_DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];

@@ -513,4 +513,27 @@ fn a_call_through_a_proxy_is_one_trace() {
         .map(|span| &span.name)
         .collect();
     assert!(strays.is_empty(), "spans outside the trace: {strays:?}");
+    drop(all);
+
+    // The proxy times the request it sent, by the MCP conventions.
+    let deadline = Instant::now() + ARRIVAL;
+    loop {
+        let sent = receiver.histogram("mcp.client.operation.duration");
+        let forwarded = sent.iter().find(|(attributes, count, _)| {
+            attributes.get("mcp.method.name").map(String::as_str) == Some("tools/call")
+                && attributes.get("gen_ai.tool.name").map(String::as_str) == Some("greet")
+                && *count >= 1
+        });
+        if let Some((attributes, _, buckets)) = forwarded {
+            assert_eq!(attributes.get("error.type"), None, "{attributes:?}");
+            assert_eq!(buckets.first(), Some(&0.01));
+            assert_eq!(buckets.last(), Some(&300.0));
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the proxy's client histogram did not arrive: {sent:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

@@ -36,6 +36,7 @@ impl Forward {
     /// (`tools/call {tool}`, kind client), whose trace context the request
     /// carries in `_meta` to the server.
     pub(super) async fn call(self, args: Value, exec: Exec) -> Result<Value, ToolError> {
+        // Named as `semconv::MCP_CLIENT_SPAN` (the macro takes a literal).
         let span = tracing::info_span!(
             "mcp.client",
             "otel.name" = %format_args!("tools/call {}", self.remote),
