@@ -504,13 +504,26 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `Stdout`, `Stderr`) is refused at the name, decided by the type the name
 /// resolves to: a type of your own called `Command` or `File` is fine.
 ///
-/// What it cannot see, it does not guess at: a bare `fs::read` may be a
-/// module of your own, so only paths that are certainly the standard
-/// library's count; a fn imported at the top of the file
-/// (`use std::fs::read_to_string;`), which no type tells from a fn of your
-/// own of that name, a module imported so (`use std::fs;`), a helper fn the
-/// body calls, a `static` named outside the body, or a field whose type is
-/// a `HashMap` go unseen.
+/// A fn or module imported by name around the fn and named bare in its
+/// body is refused at the name, as what it resolves to: after
+/// `use std::fs::read_to_string;`, `use std::fs;`,
+/// `use std::fs::{self, read}`, `use std::env::var as getenv;`,
+/// `use std::fs::*;` or `use tokio::time::sleep;`, the body's
+/// `read_to_string(…)`, `fs::read(…)`, `getenv(…)` or `sleep(…)` is an
+/// error. To know what a name is bound to, the macro reads the file the fn
+/// is written in and looks at the `use`s of the innermost `mod` holding it
+/// (and of the blocks between): a fn or module of your own of the same
+/// name is fine, as are the fn's own locals, parameters and closures named
+/// so, a pure std import (`use std::fmt::Write;`), and an impure one used
+/// only outside the fn. A glob counts for the fns the impure modules are
+/// known to export.
+///
+/// What it cannot see, it does not guess at: when the file cannot be read
+/// or the fn cannot be found in it (a fn another macro wrote, two fns of
+/// the same name and body in one file), only what the body shows counts; a
+/// helper fn the body calls, an import a glob of your own module re-exports,
+/// a `static` named outside the body, or a field whose type is a `HashMap`
+/// go unseen.
 /// For those, the test helper in `dsh_kit` runs a projection many times
 /// under perturbation and compares the bytes, and replaying a session log
 /// re-runs it on the logged value and reports any difference.

@@ -2,9 +2,9 @@
 //! its tokens of `unsafe`, state kept across calls, I/O, the clock,
 //! randomness, printing, addresses and hash order. It refuses only what is
 //! certain: a path through `std::fs` is I/O, but `fs::read` may be a module
-//! of the crate's own, so it is left alone. It sees only the body: a helper
-//! fn it calls, an import made outside it, the type of a field it iterates,
-//! go unseen. Running the projection again under perturbation (the test
+//! of the crate's own, so it counts only when the `use`s around the fn
+//! (`scope`) say it is `std::fs`. It sees only the body and those `use`s: a
+//! helper fn it calls, the type of a field it iterates, go unseen. Running the projection again under perturbation (the test
 //! helper in `dsh_kit`) and replay, which compares the bytes, are the proof
 //! at run time.
 
@@ -491,7 +491,11 @@ impl Purity<'_> {
         if hidden.contains(&name) {
             return;
         }
-        let Some(found) = self.scope.as_ref().and_then(|scope| scope.resolve(&name, position)) else {
+        let Some(found) = self
+            .scope
+            .as_ref()
+            .and_then(|scope| scope.resolve(&name, position))
+        else {
             return;
         };
         // A type the probe asks about itself is reported there.
@@ -506,11 +510,14 @@ impl Purity<'_> {
         let attr = self.kind.attr();
         let (what, fix) = impurity.describe();
         let path = found.path.join("::");
-        let import = &found.import;
+        let is = match found.import == path {
+            true => format!("the imported `{path}`"),
+            false => format!("`{path}`, imported by `use {}`", found.import),
+        };
         self.cx.error_spanned_by(
             ident,
             format!(
-                "`{name}` here is `{path}`, imported by `use {import}`: {what} in a `#[{attr}]` fn: a {attr} must be pure, since replay re-runs it and must get the same bytes; {fix}"
+                "`{name}` here is {is}: {what} in a `#[{attr}]` fn: a {attr} must be pure, since replay re-runs it and must get the same bytes; {fix}"
             ),
         );
     }

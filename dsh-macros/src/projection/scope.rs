@@ -411,12 +411,10 @@ mod tests {
 
     #[test]
     fn resolves_each_import_form() {
-        let value = |uses: &str, name: &str| {
-            resolve(&format!("{uses}\n{BODY}"), name, Position::Value)
-        };
-        let prefix = |uses: &str, name: &str| {
-            resolve(&format!("{uses}\n{BODY}"), name, Position::Prefix)
-        };
+        let value =
+            |uses: &str, name: &str| resolve(&format!("{uses}\n{BODY}"), name, Position::Value);
+        let prefix =
+            |uses: &str, name: &str| resolve(&format!("{uses}\n{BODY}"), name, Position::Prefix);
         assert_eq!(
             value("use std::fs::read_to_string;", "read_to_string").as_deref(),
             Some("std::fs::read_to_string by std::fs::read_to_string")
@@ -453,14 +451,16 @@ mod tests {
 
     #[test]
     fn the_crates_own_names_are_not_resolved() {
-        let value = |source: &str, name: &str| {
-            resolve(&format!("{source}\n{BODY}"), name, Position::Value)
-        };
+        let value =
+            |source: &str, name: &str| resolve(&format!("{source}\n{BODY}"), name, Position::Value);
         let prefix = |source: &str, name: &str| {
             resolve(&format!("{source}\n{BODY}"), name, Position::Prefix)
         };
         assert_eq!(
-            value("fn read_to_string(s: &str) -> String { s.into() }", "read_to_string"),
+            value(
+                "fn read_to_string(s: &str) -> String { s.into() }",
+                "read_to_string"
+            ),
             None
         );
         assert_eq!(prefix("mod fs { pub fn read() {} }", "fs"), None);
@@ -470,17 +470,16 @@ mod tests {
             None,
             "an item of the module's own comes before a glob"
         );
-        assert_eq!(
-            value("use std::fs;", "fs"),
-            None,
-            "a module is no value"
-        );
+        assert_eq!(value("use std::fs;", "fs"), None, "a module is no value");
         assert_eq!(
             prefix("use std::fs::read;", "read"),
             None,
             "a fn is no prefix"
         );
-        assert_eq!(value("use std::fmt::Write;", "Write").as_deref(), Some("std::fmt::Write by std::fmt::Write"));
+        assert_eq!(
+            value("use std::fmt::Write;", "Write").as_deref(),
+            Some("std::fmt::Write by std::fmt::Write")
+        );
     }
 
     #[test]
@@ -500,7 +499,9 @@ mod tests {
     #[test]
     fn an_unfound_fn_gives_no_scope() {
         let file = syn::parse_file("fn show() {}").expect("valid source");
-        let item: syn::ItemFn = syn::parse_quote!(fn show() {});
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn show() {}
+        );
         assert!(Scope::in_file(&file, "render", &item).is_none());
     }
 }
