@@ -678,6 +678,38 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 /// (`&'a str`, `Cow<'a, str>`) are refused at the borrow, as for
 /// [`ToolArgs`](derive@ToolArgs): an output owns its data.
 ///
+/// A field written through a module, `#[serde(with = "module")]`, says what
+/// it is written as with `#[schemars(with = "T")]` (or
+/// `#[schemars(schema_with = "f")]`) beside it, since its schema cannot see
+/// what the module writes; without one the derive refuses the `with` (as do
+/// [`ToolArgs`](derive@ToolArgs), [`ToolFailure`](derive@ToolFailure) and
+/// [`JsonSchema`](derive@JsonSchema)).
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use dsh_kit::prelude::*;
+///
+/// mod seconds {
+///     use std::time::Duration;
+///
+///     pub fn serialize<S: serde::Serializer>(value: &Duration, to: S) -> Result<S::Ok, S::Error> {
+///         to.serialize_u64(value.as_secs())
+///     }
+///
+///     pub fn deserialize<'de, D: serde::Deserializer<'de>>(from: D) -> Result<Duration, D::Error> {
+///         <u64 as serde::Deserialize>::deserialize(from).map(Duration::from_secs)
+///     }
+/// }
+///
+/// #[derive(ToolOutput)]
+/// struct Timing {
+///     #[serde(with = "seconds")]
+///     #[schemars(with = "u64")]
+///     elapsed: Duration,
+/// }
+/// ```
+///
 /// It also implements `ToolReturn`, so a generic output type of your own
 /// (`Page<Item>`) can be returned as it is. `#[dsh(crate = "tools")]` names
 /// dsh-kit under another name, as for [`ToolArgs`](derive@ToolArgs).
