@@ -234,6 +234,23 @@ impl Names {
                     names.opaque = true;
                     continue;
                 }
+                Item::ForeignMod(block) => {
+                    for item in &block.items {
+                        match item {
+                            syn::ForeignItem::Fn(item) => {
+                                names.items.insert(item.sig.ident.to_string())
+                            }
+                            syn::ForeignItem::Static(item) => {
+                                names.items.insert(item.ident.to_string())
+                            }
+                            syn::ForeignItem::Type(item) => {
+                                names.items.insert(item.ident.to_string())
+                            }
+                            _ => false,
+                        };
+                    }
+                    continue;
+                }
                 Item::Const(item) => &item.ident,
                 Item::Enum(item) => &item.ident,
                 Item::ExternCrate(item) => item.rename.as_ref().map_or(&item.ident, |(_, r)| r),
