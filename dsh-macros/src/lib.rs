@@ -489,8 +489,10 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// of an atomic, lock, cell or lazy type, `thread_local!`, and any atomic
 /// operation (seen by its `Ordering::SeqCst`-style memory ordering or a
 /// `std::sync::atomic` path); paths through `std::fs`, `std::net`,
-/// `std::process`, `std::env` (but not the constants of `std::env::consts`)
-/// or `std::thread`; `std::io::stdout`, `stderr` and `stdin`; any `tokio::`
+/// `std::process`, `std::env` or `std::thread` (but not the constants of
+/// `std::env::consts`, nor the plain values those modules define: the
+/// addresses of `std::net`, `Metadata`, `Permissions`, `ExitCode`,
+/// `ExitStatus`, `Output`, `ThreadId`, `VarError`); `std::io::stdout`, `stderr` and `stdin`; any `tokio::`
 /// path; `SystemTime::now` and `Instant::now`; `rand::…`, `thread_rng` and
 /// `random()`; `println!`, `print!`, `eprintln!`, `eprint!` and `dbg!`; a
 /// `{:p}` (an address) in a format string; iteration over a local or

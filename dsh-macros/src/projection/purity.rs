@@ -173,6 +173,25 @@ pub(crate) fn classify_path<S: AsRef<str>>(segments: &[S]) -> Option<Impurity> {
             "Ordering",
             "Relaxed" | "SeqCst" | "Acquire" | "Release" | "AcqRel",
         ] => Some(Impurity::Atomic),
+        // Plain values the impure modules define, which do nothing when
+        // named: an address, a file's metadata, an exit status, a duration.
+        [
+            "std" | "core",
+            "net",
+            "IpAddr" | "Ipv4Addr" | "Ipv6Addr" | "SocketAddr" | "SocketAddrV4" | "SocketAddrV6"
+            | "AddrParseError" | "Shutdown" | "Ipv6MulticastScope",
+            ..,
+        ]
+        | [
+            "std",
+            "fs",
+            "Metadata" | "Permissions" | "FileType" | "FileTimes",
+            ..,
+        ]
+        | ["std", "process", "ExitStatus" | "ExitCode" | "Output", ..]
+        | ["std", "env", "VarError", ..]
+        | ["std", "thread", "ThreadId", ..]
+        | ["tokio", "time", "Duration", ..] => None,
         ["std" | "core" | "alloc", second, ..] if module(second).is_some() => module(second),
         ["tokio", ..] => Some(Impurity::Tokio),
         ["rand" | "getrandom" | "fastrand", ..] => Some(Impurity::Rand),
@@ -868,6 +887,11 @@ mod tests {
             "std::time::Duration",
             "Instant",
             "my::env",
+            "std::net::IpAddr::V4",
+            "core::net::Ipv4Addr::new",
+            "std::fs::Metadata",
+            "std::process::ExitCode::SUCCESS",
+            "tokio::time::Duration::from_secs",
         ] {
             assert_eq!(path(pure), None, "{pure}");
         }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::fs;
+use std::net::IpAddr;
 
 use dsh_kit::prelude::*;
 
@@ -28,6 +29,28 @@ fn local_text(args: &ReadArgs, value: &String) -> Vec<ContentBlock> {
     let mut text = read_to_string(value);
     let _ = write!(text, " {counts:?}");
     vec![ContentBlock::text(text)]
+}
+
+/// Where a host listens.
+#[derive(ToolOutput)]
+struct Listen {
+    ip: IpAddr,
+}
+
+/// Listen (pretend).
+#[tool(render = listen_text)]
+async fn listen() -> Listen {
+    Listen { ip: IpAddr::from([127, 0, 0, 1]) }
+}
+
+/// A plain value of an impure std module, imported and matched on.
+#[render]
+fn listen_text(_: &ListenArgs, value: &Listen) -> Vec<ContentBlock> {
+    let family = match value.ip {
+        IpAddr::V4(_) => "IPv4",
+        IpAddr::V6(_) => "IPv6",
+    };
+    vec![ContentBlock::text(format!("{} ({family})", value.ip))]
 }
 
 /// A module with a fn and a module of its own named like std's.
