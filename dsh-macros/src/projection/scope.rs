@@ -236,18 +236,13 @@ impl Names {
                 }
                 Item::ForeignMod(block) => {
                     for item in &block.items {
-                        match item {
-                            syn::ForeignItem::Fn(item) => {
-                                names.items.insert(item.sig.ident.to_string())
-                            }
-                            syn::ForeignItem::Static(item) => {
-                                names.items.insert(item.ident.to_string())
-                            }
-                            syn::ForeignItem::Type(item) => {
-                                names.items.insert(item.ident.to_string())
-                            }
-                            _ => false,
+                        let ident = match item {
+                            syn::ForeignItem::Fn(item) => &item.sig.ident,
+                            syn::ForeignItem::Static(item) => &item.ident,
+                            syn::ForeignItem::Type(item) => &item.ident,
+                            _ => continue,
                         };
+                        names.items.insert(ident.to_string());
                     }
                     continue;
                 }
@@ -486,6 +481,11 @@ mod tests {
             value("use std::fs::*; fn read() {}", "read"),
             None,
             "an item of the module's own comes before a glob"
+        );
+        assert_eq!(
+            value("use std::fs::*; extern \"C\" { fn read(); }", "read"),
+            None,
+            "so does a fn an extern block declares"
         );
         assert_eq!(value("use std::fs;", "fs"), None, "a module is no value");
         assert_eq!(
