@@ -489,8 +489,10 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// of an atomic, lock, cell or lazy type, `thread_local!`, and any atomic
 /// operation (seen by its `Ordering::SeqCst`-style memory ordering or a
 /// `std::sync::atomic` path); paths through `std::fs`, `std::net`,
-/// `std::process`, `std::env` (but not the constants of `std::env::consts`)
-/// or `std::thread`; `std::io::stdout`, `stderr` and `stdin`; any `tokio::`
+/// `std::process`, `std::env` or `std::thread` (but not the constants of
+/// `std::env::consts`, nor the plain values those modules define: the
+/// addresses of `std::net`, `Metadata`, `Permissions`, `ExitCode`,
+/// `ExitStatus`, `Output`, `ThreadId`, `VarError`); `std::io::stdout`, `stderr` and `stdin`; any `tokio::`
 /// path; `SystemTime::now` and `Instant::now`; `rand::…`, `thread_rng` and
 /// `random()`; `println!`, `print!`, `eprintln!`, `eprint!` and `dbg!`; a
 /// `{:p}` (an address) in a format string; iteration over a local or
@@ -504,13 +506,26 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `Stdout`, `Stderr`) is refused at the name, decided by the type the name
 /// resolves to: a type of your own called `Command` or `File` is fine.
 ///
-/// What it cannot see, it does not guess at: a bare `fs::read` may be a
-/// module of your own, so only paths that are certainly the standard
-/// library's count; a fn imported at the top of the file
-/// (`use std::fs::read_to_string;`), which no type tells from a fn of your
-/// own of that name, a module imported so (`use std::fs;`), a helper fn the
-/// body calls, a `static` named outside the body, or a field whose type is
-/// a `HashMap` go unseen.
+/// A fn or module imported by name around the fn and named bare in its
+/// body is refused at the name, as what it resolves to: after
+/// `use std::fs::read_to_string;`, `use std::fs;`,
+/// `use std::fs::{self, read}`, `use std::env::var as getenv;`,
+/// `use std::fs::*;` or `use tokio::time::sleep;`, the body's
+/// `read_to_string(…)`, `fs::read(…)`, `getenv(…)` or `sleep(…)` is an
+/// error. To know what a name is bound to, the macro reads the file the fn
+/// is written in and looks at the `use`s of the innermost `mod` holding it
+/// (and of the blocks between): a fn or module of your own of the same
+/// name is fine, as are the fn's own locals, parameters and closures named
+/// so, a pure std import (`use std::fmt::Write;`), and an impure one used
+/// only outside the fn. A glob counts for the fns the impure modules are
+/// known to export.
+///
+/// What it cannot see, it does not guess at: when the file cannot be read
+/// or the fn cannot be found in it (a fn another macro wrote, two fns of
+/// the same name and body in one file), only what the body shows counts; a
+/// helper fn the body calls, an import a glob of your own module re-exports,
+/// a `static` named outside the body, or a field whose type is a `HashMap`
+/// go unseen.
 /// For those, the test helper in `dsh_kit` runs a projection many times
 /// under perturbation and compares the bytes, and replaying a session log
 /// re-runs it on the logged value and reports any difference.
@@ -664,6 +679,38 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 /// as an earlier one (which reads back as that one). Borrowed fields
 /// (`&'a str`, `Cow<'a, str>`) are refused at the borrow, as for
 /// [`ToolArgs`](derive@ToolArgs): an output owns its data.
+///
+/// A field written through a module, `#[serde(with = "module")]`, says what
+/// it is written as with `#[schemars(with = "T")]` (or
+/// `#[schemars(schema_with = "f")]`) beside it, since its schema cannot see
+/// what the module writes; without one the derive refuses the `with` (as do
+/// [`ToolArgs`](derive@ToolArgs), [`ToolFailure`](derive@ToolFailure) and
+/// [`JsonSchema`](derive@JsonSchema)).
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use dsh_kit::prelude::*;
+///
+/// mod seconds {
+///     use std::time::Duration;
+///
+///     pub fn serialize<S: serde::Serializer>(value: &Duration, to: S) -> Result<S::Ok, S::Error> {
+///         to.serialize_u64(value.as_secs())
+///     }
+///
+///     pub fn deserialize<'de, D: serde::Deserializer<'de>>(from: D) -> Result<Duration, D::Error> {
+///         <u64 as serde::Deserialize>::deserialize(from).map(Duration::from_secs)
+///     }
+/// }
+///
+/// #[derive(ToolOutput)]
+/// struct Timing {
+///     #[serde(with = "seconds")]
+///     #[schemars(with = "u64")]
+///     elapsed: Duration,
+/// }
+/// ```
 ///
 /// It also implements `ToolReturn`, so a generic output type of your own
 /// (`Page<Item>`) can be returned as it is. `#[dsh(crate = "tools")]` names

@@ -227,6 +227,13 @@ impl<E> UntypedSchema for Failure<E> {}
 mod call;
 pub use call::{Fallible, Returns, fallible, returns};
 
+/// The schema the derives give a field whose `#[serde(with = …)]` they
+/// refuse, so that schemars adds no error of its own beside theirs: any
+/// value.
+pub fn unseen_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::default()
+}
+
 /// A type, asked whether it is one of the impure std types a `#[render]` or
 /// `#[present]` body may name bare after importing it: `<Probe<T>>::STD` is
 /// the inherent constant below for those, found before [`NotStd`]'s

@@ -80,6 +80,9 @@ pub(crate) enum Shape {
 pub(crate) struct Input {
     pub(crate) container: Container,
     pub(crate) shape: Shape,
+    /// The `with` key of each field, of any shape, whose
+    /// `#[serde(with = "module")]` no `#[schemars(with = "T")]` explains.
+    pub(crate) unseen_with: Vec<Span>,
 }
 
 impl Input {
@@ -138,7 +141,20 @@ impl Input {
             ),
             Data::Union(data) => Shape::Union(data.union_token.span),
         };
-        Input { container, shape }
+        let fields: Vec<&syn::Field> = match &item.data {
+            Data::Struct(data) => data.fields.iter().collect(),
+            Data::Enum(data) => data.variants.iter().flat_map(|v| &v.fields).collect(),
+            Data::Union(data) => data.fields.named.iter().collect(),
+        };
+        let unseen_with = fields
+            .into_iter()
+            .filter_map(|field| unseen_with(&field.attrs))
+            .collect();
+        Input {
+            container,
+            shape,
+            unseen_with,
+        }
     }
 }
 
@@ -163,6 +179,39 @@ pub(crate) fn member(cx: &Ctxt, attrs: &[Attribute]) -> Member {
         }
     }
     member
+}
+
+/// The `with` key of a field's `#[serde(with = "module")]`, unless a
+/// `#[schemars(with = "T")]` or `#[schemars(schema_with = "f")]` beside it
+/// says what the field is written as: schemars reads serde's `with` as a
+/// type, and a module is none.
+pub(crate) fn unseen_with(attrs: &[Attribute]) -> Option<Span> {
+    let mut with = None;
+    for attr in serde_attrs(attrs) {
+        // Malformed attributes are reported by `member`.
+        let _ = attr.parse_nested_meta(|meta| {
+            if key(&meta) == "with" {
+                with = Some(meta.path.span());
+            }
+            skip_value(&meta)
+        });
+    }
+    let explained = attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("schemars"))
+        .any(|attr| {
+            // The keys at the top of `#[schemars(…)]`, by token: its other
+            // keys take forms no one parser reads (`extend("x" = 1)`).
+            let Ok(list) = attr.meta.require_list() else {
+                return false;
+            };
+            let tokens: Vec<proc_macro2::TokenTree> = list.tokens.clone().into_iter().collect();
+            tokens.windows(2).any(|pair| {
+                matches!(&pair[0], proc_macro2::TokenTree::Ident(ident) if ident == "with" || ident == "schema_with")
+                    && matches!(&pair[1], proc_macro2::TokenTree::Punct(punct) if punct.as_char() == '=')
+            })
+        });
+    with.filter(|_| !explained)
 }
 
 fn serde_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
@@ -289,4 +338,43 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
         meta.parse_nested_meta(|inner| skip_value(&inner))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::Field;
+    use syn::parse::Parser;
+
+    use super::unseen_with;
+
+    fn field(tokens: proc_macro2::TokenStream) -> Field {
+        Field::parse_named.parse2(tokens).expect("a named field")
+    }
+
+    #[test]
+    fn a_serde_with_is_unseen_until_schemars_says_what_it_writes() {
+        let unseen = |field: Field| unseen_with(&field.attrs).is_some();
+        assert!(unseen(field(
+            quote::quote!(#[serde(with = "seconds")] a: Duration)
+        )));
+        assert!(unseen(field(quote::quote!(
+            #[serde(default, with = "seconds")]
+            #[schemars(description = "with = no")]
+            a: Duration
+        ))));
+        assert!(!unseen(field(quote::quote!(
+            #[serde(with = "seconds")]
+            #[schemars(extend("x" = 1), with = "u64")]
+            a: Duration
+        ))));
+        assert!(!unseen(field(quote::quote!(
+            #[serde(with = "seconds")]
+            #[schemars(schema_with = "seconds_schema")]
+            a: Duration
+        ))));
+        assert!(!unseen(field(quote::quote!(
+            #[serde(serialize_with = "s", deserialize_with = "d")]
+            a: Duration
+        ))));
+    }
 }

@@ -38,7 +38,7 @@ pub(crate) fn expand(
     let attrs = kept(&item.attrs, derive.describes());
     let generics = &item.generics;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let body = twin_body(item, derive.describes(), headers);
+    let body = twin_body(item, derive.describes(), headers, runtime);
     let mut derives = Vec::new();
     if derive.serializes() {
         derives.push(quote!(#dsh::serde::Serialize));
@@ -241,36 +241,48 @@ fn twin_body(
     item: &DeriveInput,
     schema: bool,
     headers: &[(syn::Ident, syn::LitStr)],
+    runtime: &Runtime,
 ) -> TokenStream {
     match &item.data {
-        Data::Struct(data) => fields(&data.fields, schema, headers),
+        Data::Struct(data) => fields(&data.fields, schema, headers, runtime),
         Data::Enum(data) => {
             let variants = data.variants.iter().map(|variant| {
                 let attrs = kept(&variant.attrs, schema);
                 let ident = &variant.ident;
-                let fields = fields(&variant.fields, schema, headers);
+                let fields = fields(&variant.fields, schema, headers, runtime);
                 quote!(#(#attrs)* #ident #fields)
             });
             quote!({ #(#variants,)* })
         }
         Data::Union(data) => {
-            let fields = fields(&Fields::Named(data.fields.clone()), schema, &[]);
+            let fields = fields(&Fields::Named(data.fields.clone()), schema, &[], runtime);
             quote!(#fields)
         }
     }
 }
 
-fn fields(fields: &Fields, schema: bool, headers: &[(syn::Ident, syn::LitStr)]) -> TokenStream {
+fn fields(
+    fields: &Fields,
+    schema: bool,
+    headers: &[(syn::Ident, syn::LitStr)],
+    runtime: &Runtime,
+) -> TokenStream {
     let each = fields.iter().map(|field| {
         let attrs = kept(&field.attrs, schema);
+        // Refused in `valid`: a schema of its own keeps schemars from
+        // reading the module as a type, and adding an error of its own.
+        let unseen = (schema && super::ast::unseen_with(&field.attrs).is_some()).then(|| {
+            let path = runtime.private_str("unseen_schema");
+            quote!(#[schemars(schema_with = #path)])
+        });
         let ty = &field.ty;
         let header = (field.ident.as_ref())
             .and_then(|ident| headers.iter().find(|(named, _)| named == ident))
             .filter(|_| schema)
             .map(|(_, name)| crate::header::schema_attr(name));
         match &field.ident {
-            Some(ident) => quote!(#(#attrs)* #header #ident: #ty),
-            None => quote!(#(#attrs)* #ty),
+            Some(ident) => quote!(#(#attrs)* #unseen #header #ident: #ty),
+            None => quote!(#(#attrs)* #unseen #ty),
         }
     });
     match fields {

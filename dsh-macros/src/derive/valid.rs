@@ -38,6 +38,14 @@ pub(crate) fn check(cx: &Ctxt, derive: Derive, input: &Input) {
             ),
         );
     }
+    if derive.describes() {
+        for span in &input.unseen_with {
+            cx.error_at(
+                *span,
+                "`#[serde(with = …)]` changes how this field is written, and its schema cannot see how: say what it is written as with `#[schemars(with = \"T\")]` beside it, `T` a type written the same way (`String`, `i64`)",
+            );
+        }
+    }
     check_headers(cx, derive, input);
     match derive {
         Derive::Args => check_args(cx, input),

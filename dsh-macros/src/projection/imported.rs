@@ -8,9 +8,9 @@
 //! name in the body, when it is. A type of the crate's own named `Command`
 //! passes.
 //!
-//! Fns imported by name (`use std::fs::read_to_string;`) have no type that
-//! can be named, so nothing tells them from a fn of the crate's own: they
-//! go unseen, as do modules imported by name (`use std::fs;`).
+//! Fns and modules imported by name (`use std::fs::read_to_string;`,
+//! `use std::fs;`) have no type that can be named: `scope` reads the `use`s
+//! around the fn in its file for them.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
@@ -38,6 +38,15 @@ const TYPES: &[(&str, &str, Impurity)] = &[
     ("Stdout", "std::io::Stdout", Impurity::Stdio),
     ("Stderr", "std::io::Stderr", Impurity::Stdio),
 ];
+
+/// Whether the probe asks about `name` when it is imported as `path`:
+/// `Command` as `std::process::Command`.
+pub(crate) fn probed(name: &str, path: &[String]) -> bool {
+    let path = path.join("::");
+    TYPES
+        .iter()
+        .any(|(known, known_path, _)| *known == name && *known_path == path)
+}
 
 /// A constant per known name the body uses bare and does not define.
 pub(crate) fn probes(kind: Kind, item: &ItemFn, dsh: &TokenStream) -> TokenStream {

@@ -5,6 +5,7 @@ mod ast;
 mod expand;
 mod imported;
 mod purity;
+mod scope;
 mod valid;
 
 use proc_macro2::{Span, TokenStream};

@@ -2,11 +2,13 @@
 //! its tokens of `unsafe`, state kept across calls, I/O, the clock,
 //! randomness, printing, addresses and hash order. It refuses only what is
 //! certain: a path through `std::fs` is I/O, but `fs::read` may be a module
-//! of the crate's own, so it is left alone. It sees only the body: a helper
-//! fn it calls, an import made outside it, the type of a field it iterates,
-//! go unseen. Running the projection again under perturbation (the test
+//! of the crate's own, so it counts only when the `use`s around the fn
+//! (`scope`) say it is `std::fs`. It sees only the body and those `use`s: a
+//! helper fn it calls, the type of a field it iterates, go unseen. Running the projection again under perturbation (the test
 //! helper in `dsh_kit`) and replay, which compares the bytes, are the proof
 //! at run time.
+
+use std::collections::HashSet;
 
 use quote::ToTokens;
 use syn::punctuated::Punctuated;
@@ -17,14 +19,28 @@ use syn::{
 };
 
 use super::Kind;
+use super::imported;
+use super::scope::{Position, Scope};
 use crate::ctxt::Ctxt;
 
 /// Reports every impurity found in the body of `item`.
 pub(crate) fn check(cx: &Ctxt, kind: Kind, item: &ItemFn) {
+    check_in(cx, kind, item, Scope::around(kind.attr(), item));
+}
+
+/// Reports every impurity found in the body of `item`, with the names in
+/// scope around it when they are known.
+pub(crate) fn check_in(cx: &Ctxt, kind: Kind, item: &ItemFn, scope: Option<Scope>) {
+    let mut bound = Bound::default();
+    bound.visit_signature(&item.sig);
+    bound.visit_block(&item.block);
     let mut purity = Purity {
         cx,
         kind,
         hashed: Vec::new(),
+        scope,
+        bound,
+        in_macro_path: false,
     };
     // Parameters whose type, as written, is a hash map or set.
     for input in &item.sig.inputs {
@@ -157,12 +173,186 @@ pub(crate) fn classify_path<S: AsRef<str>>(segments: &[S]) -> Option<Impurity> {
             "Ordering",
             "Relaxed" | "SeqCst" | "Acquire" | "Release" | "AcqRel",
         ] => Some(Impurity::Atomic),
+        // Plain values the impure modules define, which do nothing when
+        // named: an address, a file's metadata, an exit status, a duration.
+        [
+            "std" | "core",
+            "net",
+            "IpAddr" | "Ipv4Addr" | "Ipv6Addr" | "SocketAddr" | "SocketAddrV4" | "SocketAddrV6"
+            | "AddrParseError" | "Shutdown" | "Ipv6MulticastScope",
+            ..,
+        ]
+        | [
+            "std",
+            "fs",
+            "Metadata" | "Permissions" | "FileType" | "FileTimes",
+            ..,
+        ]
+        | ["std", "process", "ExitStatus" | "ExitCode" | "Output", ..]
+        | ["std", "env", "VarError", ..]
+        | ["std", "thread", "ThreadId", ..]
+        | ["tokio", "time", "Duration", ..] => None,
         ["std" | "core" | "alloc", second, ..] if module(second).is_some() => module(second),
         ["tokio", ..] => Some(Impurity::Tokio),
         ["rand" | "getrandom" | "fastrand", ..] => Some(Impurity::Rand),
         [.., "SystemTime" | "Instant" | "Utc" | "Local", "now"] => Some(Impurity::Clock),
         path if path.contains(&"thread_rng") => Some(Impurity::Rand),
         _ => None,
+    }
+}
+
+/// The impure modules, by path, with the fns each exports: what tells a fn
+/// imported by name (`use std::fs::read`) from a module (`use std::fs`), and
+/// what a glob import (`use std::fs::*`) brings into scope. Whether a path
+/// through one is impure is [`classify_path`]'s to say.
+const MODULES: &[(&str, &[&str])] = &[
+    (
+        "std::fs",
+        &[
+            "canonicalize",
+            "copy",
+            "create_dir",
+            "create_dir_all",
+            "exists",
+            "hard_link",
+            "metadata",
+            "read",
+            "read_dir",
+            "read_link",
+            "read_to_string",
+            "remove_dir",
+            "remove_dir_all",
+            "remove_file",
+            "rename",
+            "set_permissions",
+            "soft_link",
+            "symlink_metadata",
+            "write",
+        ],
+    ),
+    (
+        "std::env",
+        &[
+            "args",
+            "args_os",
+            "current_dir",
+            "current_exe",
+            "home_dir",
+            "join_paths",
+            "remove_var",
+            "set_current_dir",
+            "set_var",
+            "split_paths",
+            "temp_dir",
+            "var",
+            "var_os",
+            "vars",
+            "vars_os",
+        ],
+    ),
+    ("std::process", &["abort", "exit", "id"]),
+    (
+        "std::thread",
+        &[
+            "available_parallelism",
+            "current",
+            "park",
+            "park_timeout",
+            "scope",
+            "sleep",
+            "sleep_until",
+            "spawn",
+            "yield_now",
+        ],
+    ),
+    ("std::net", &[]),
+    ("std::io", &["stdin", "stdout", "stderr"]),
+    ("std::time", &[]),
+    ("std::sync::atomic", &["fence", "compiler_fence"]),
+    ("tokio", &["spawn"]),
+    (
+        "tokio::fs",
+        &[
+            "canonicalize",
+            "copy",
+            "create_dir",
+            "create_dir_all",
+            "hard_link",
+            "metadata",
+            "read",
+            "read_dir",
+            "read_link",
+            "read_to_string",
+            "remove_dir",
+            "remove_dir_all",
+            "remove_file",
+            "rename",
+            "set_permissions",
+            "symlink_metadata",
+            "try_exists",
+            "write",
+        ],
+    ),
+    ("tokio::net", &["lookup_host"]),
+    ("tokio::process", &[]),
+    (
+        "tokio::time",
+        &[
+            "interval",
+            "interval_at",
+            "sleep",
+            "sleep_until",
+            "timeout",
+            "timeout_at",
+        ],
+    ),
+    (
+        "tokio::task",
+        &[
+            "block_in_place",
+            "spawn",
+            "spawn_blocking",
+            "spawn_local",
+            "yield_now",
+        ],
+    ),
+    ("tokio::io", &["stdin", "stdout", "stderr"]),
+    ("tokio::signal", &["ctrl_c"]),
+    ("rand", &["random", "random_range", "rng", "thread_rng"]),
+];
+
+/// What a path names, as far as [`MODULES`] tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ModuleKind {
+    /// One of the modules, or a crate: `std::fs`, `tokio`.
+    Module,
+    /// A fn one of them exports: `std::fs::read`.
+    Fn,
+    /// A type, by its capital: `std::fs::File`.
+    Type,
+    /// Anything else, which may be either a module or a fn.
+    Unknown,
+}
+
+/// What `path` names: a module, a fn or a type.
+pub(crate) fn module_kind<S: AsRef<str>>(path: &[S]) -> ModuleKind {
+    let segments: Vec<&str> = path.iter().map(AsRef::as_ref).collect();
+    let Some((last, parent)) = segments.split_last() else {
+        return ModuleKind::Unknown;
+    };
+    let joined = segments.join("::");
+    let parent = parent.join("::");
+    if parent.is_empty() || MODULES.iter().any(|(module, _)| *module == joined) {
+        ModuleKind::Module
+    } else if MODULES
+        .iter()
+        .any(|(module, fns)| *module == parent && fns.contains(last))
+    {
+        ModuleKind::Fn
+    } else if last.starts_with(char::is_uppercase) {
+        ModuleKind::Type
+    } else {
+        ModuleKind::Unknown
     }
 }
 
@@ -184,6 +374,77 @@ struct Purity<'a> {
     kind: Kind,
     /// Locals and parameters whose type is visibly a hash map or set.
     hashed: Vec<String>,
+    /// The names in scope around the fn, when its file could be read.
+    scope: Option<Scope>,
+    /// Names the fn binds itself, which hide those around it.
+    bound: Bound,
+    /// Visiting a macro's path, which names a macro, never an import.
+    in_macro_path: bool,
+}
+
+/// The names a fn binds itself, anywhere in it, by namespace: a local or
+/// parameter hides a fn of that name, an item or `use` hides either.
+#[derive(Default)]
+struct Bound {
+    values: HashSet<String>,
+    types: HashSet<String>,
+}
+
+impl<'ast> Visit<'ast> for Bound {
+    fn visit_pat_ident(&mut self, node: &'ast syn::PatIdent) {
+        self.values.insert(node.ident.to_string());
+        visit::visit_pat_ident(self, node);
+    }
+
+    fn visit_generics(&mut self, node: &'ast syn::Generics) {
+        for param in node.type_params() {
+            self.types.insert(param.ident.to_string());
+        }
+        for param in node.const_params() {
+            self.values.insert(param.ident.to_string());
+        }
+        visit::visit_generics(self, node);
+    }
+
+    fn visit_use_tree(&mut self, tree: &'ast UseTree) {
+        let name = match tree {
+            UseTree::Name(name) => Some(name.ident.to_string()),
+            UseTree::Rename(rename) => Some(rename.rename.to_string()),
+            _ => None,
+        };
+        if let Some(name) = name {
+            self.values.insert(name.clone());
+            self.types.insert(name);
+        }
+        visit::visit_use_tree(self, tree);
+    }
+
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        use syn::Item;
+        let (ident, value, ty) = match item {
+            Item::Fn(item) => (&item.sig.ident, true, false),
+            Item::Const(item) => (&item.ident, true, false),
+            Item::Static(item) => (&item.ident, true, false),
+            // A tuple or unit struct is a value too.
+            Item::Struct(item) => (&item.ident, true, true),
+            Item::Enum(item) => (&item.ident, false, true),
+            Item::Union(item) => (&item.ident, false, true),
+            Item::Trait(item) => (&item.ident, false, true),
+            Item::Type(item) => (&item.ident, false, true),
+            Item::Mod(item) => (&item.ident, false, true),
+            _ => {
+                visit::visit_item(self, item);
+                return;
+            }
+        };
+        if value {
+            self.values.insert(ident.to_string());
+        }
+        if ty {
+            self.types.insert(ident.to_string());
+        }
+        visit::visit_item(self, item);
+    }
 }
 
 /// Whether a format string prints an address: a `{…:p}` placeholder.
@@ -236,6 +497,50 @@ fn builds_hash(expr: &Expr) -> bool {
 }
 
 impl Purity<'_> {
+    /// Reports a bare name the body uses that an import around the fn binds
+    /// to an impure path: `read_to_string(…)` after
+    /// `use std::fs::read_to_string;`, `fs::read(…)` after `use std::fs;`.
+    /// `rest` is the path after the name.
+    fn imported(&self, ident: &syn::Ident, position: Position, rest: &[String]) {
+        let name = ident.to_string();
+        let hidden = match position {
+            Position::Value => &self.bound.values,
+            Position::Prefix => &self.bound.types,
+        };
+        if hidden.contains(&name) {
+            return;
+        }
+        let Some(found) = self
+            .scope
+            .as_ref()
+            .and_then(|scope| scope.resolve(&name, position))
+        else {
+            return;
+        };
+        // A type the probe asks about itself is reported there.
+        if imported::probed(&name, &found.path) {
+            return;
+        }
+        let mut full = found.path.clone();
+        full.extend(rest.iter().cloned());
+        let Some(impurity) = classify_path(&full) else {
+            return;
+        };
+        let attr = self.kind.attr();
+        let (what, fix) = impurity.describe();
+        let path = found.path.join("::");
+        let is = match found.import == path {
+            true => format!("the imported `{path}`"),
+            false => format!("`{path}`, imported by `use {}`", found.import),
+        };
+        self.cx.error_spanned_by(
+            ident,
+            format!(
+                "`{name}` here is {is}: {what} in a `#[{attr}]` fn: a {attr} must be pure, since replay re-runs it and must get the same bytes; {fix}"
+            ),
+        );
+    }
+
     fn report(&self, node: impl ToTokens, impurity: Impurity) {
         let attr = self.kind.attr();
         let (what, fix) = impurity.describe();
@@ -362,16 +667,41 @@ impl<'ast> Visit<'ast> for Purity<'_> {
 
     fn visit_path(&mut self, path: &'ast Path) {
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        match classify_path(&segments) {
-            Some(impurity) => self.report(path, impurity),
-            None => visit::visit_path(self, path),
+        if let Some(impurity) = classify_path(&segments) {
+            self.report(path, impurity);
+            return;
         }
+        if !self.in_macro_path
+            && path.leading_colon.is_none()
+            && let [first, ..] = Vec::from_iter(&path.segments)[..]
+            && path.segments.len() > 1
+        {
+            self.imported(&first.ident, Position::Prefix, &segments[1..]);
+        }
+        visit::visit_path(self, path);
+    }
+
+    fn visit_expr_path(&mut self, node: &'ast syn::ExprPath) {
+        // `read_to_string` in `read_to_string(…)` or `.map(read_to_string)`.
+        if node.qself.is_none()
+            && node.path.leading_colon.is_none()
+            && let [only] = Vec::from_iter(&node.path.segments)[..]
+            && classify_path(&[only.ident.to_string()]).is_none()
+        {
+            self.imported(&only.ident, Position::Value, &[]);
+        }
+        visit::visit_expr_path(self, node);
     }
 
     fn visit_expr_call(&mut self, call: &'ast ExprCall) {
-        // `random()` after `use rand::random`.
+        // `random()` after `use rand::random`, unless the imports around
+        // the fn are known, and then it is reported as what it names.
         if let Expr::Path(func) = &*call.func
             && func.path.is_ident("random")
+            && self
+                .scope
+                .as_ref()
+                .is_none_or(|scope| scope.resolve("random", Position::Value).is_none())
         {
             self.report(&func.path, Impurity::Rand);
         }
@@ -389,6 +719,9 @@ impl<'ast> Visit<'ast> for Purity<'_> {
             let path = &mac.path;
             self.report(quote::quote!(#path #bang), impurity);
         }
+        self.in_macro_path = true;
+        self.visit_path(&mac.path);
+        self.in_macro_path = false;
         // A macro's arguments are tokens to syn; most (`format!`, `vec!`,
         // `write!`) are expressions, which can hide an impurity too.
         if let Ok(args) = mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated) {
@@ -404,7 +737,6 @@ impl<'ast> Visit<'ast> for Purity<'_> {
                 self.visit_expr(arg);
             }
         }
-        visit::visit_macro(self, mac);
     }
 }
 
@@ -422,6 +754,94 @@ fn interior_mutable(ty: &Type) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{Impurity, classify_macro, classify_path, formats_address};
+    use crate::ctxt::Ctxt;
+    use crate::projection::Kind;
+    use crate::projection::scope::Scope;
+
+    /// The names `check_in` reports in the `#[render]` fn `show` of
+    /// `source`, each as the first word of its message.
+    fn reported(source: &str) -> Vec<String> {
+        let file = syn::parse_file(source).expect("valid source");
+        let item = file
+            .items
+            .iter()
+            .find_map(|item| match item {
+                syn::Item::Fn(item) if item.sig.ident == "show" => Some(item.clone()),
+                _ => None,
+            })
+            .expect("a fn `show`");
+        let scope = Scope::in_file(&file, "render", &item);
+        let cx = Ctxt::new();
+        super::check_in(&cx, Kind::Render, &item, scope);
+        match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors
+                .into_iter()
+                .map(|error| {
+                    let message = error.to_string();
+                    message.split(' ').next().unwrap_or_default().to_owned()
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn flags_impure_names_imported_around_the_fn() {
+        let flagged = reported(
+            "use std::fs::{self, read_to_string};
+             use std::env::var as getenv;
+             #[render]
+             fn show(_: &A, _: &B) -> String {
+                 let a = read_to_string(\"a\").unwrap();
+                 let b = fs::read(\"b\").unwrap();
+                 let c = getenv(\"HOME\").unwrap();
+                 format!(\"{a}{b:?}{c}\")
+             }",
+        );
+        assert_eq!(flagged, ["`read_to_string`", "`fs`", "`getenv`"]);
+    }
+
+    #[test]
+    fn passes_names_the_fn_binds_itself() {
+        let flagged = reported(
+            "use std::fs::{self, read_to_string};
+             #[render]
+             fn show(fs: &A, _: &B) -> String {
+                 let read_to_string = |s: &str| s.to_owned();
+                 let fs_len = fs.len();
+                 format!(\"{}{fs_len}\", read_to_string(\"a\"))
+             }",
+        );
+        assert_eq!(flagged, Vec::<String>::new());
+        let flagged = reported(
+            "use std::fs;
+             #[render]
+             fn show(_: &A, _: &B) -> String {
+                 mod fs { pub fn read(_: &str) -> usize { 0 } }
+                 fs::read(\"a\").to_string()
+             }",
+        );
+        assert_eq!(flagged, Vec::<String>::new());
+    }
+
+    #[test]
+    fn reports_each_use_once() {
+        // The written path is reported as it is, the imported type by the
+        // probe, `random()` as what it names.
+        let flagged = reported(
+            "use std::time::SystemTime;
+             use std::process::Command;
+             use rand::random;
+             #[render]
+             fn show(_: &A, _: &B) -> String {
+                 let _ = SystemTime::now();
+                 let _ = Command::new(\"x\");
+                 let n: u8 = random();
+                 rand::random::<u8>().to_string()
+             }",
+        );
+        assert_eq!(flagged, ["the", "`random`", "randomness"]);
+    }
 
     fn path(path: &str) -> Option<Impurity> {
         let segments: Vec<&str> = path.split("::").collect();
@@ -467,6 +887,11 @@ mod tests {
             "std::time::Duration",
             "Instant",
             "my::env",
+            "std::net::IpAddr::V4",
+            "core::net::Ipv4Addr::new",
+            "std::fs::Metadata",
+            "std::process::ExitCode::SUCCESS",
+            "tokio::time::Duration::from_secs",
         ] {
             assert_eq!(path(pure), None, "{pure}");
         }
