@@ -18,7 +18,7 @@ use syn::visit::{self, Visit};
 use syn::{Ident, ItemFn, Path, UseTree};
 
 use super::Kind;
-use super::purity::Impurity;
+use super::impure::Impurity;
 
 /// The std types whose use is impure, by the name they are imported under,
 /// with the path the runtime's probe knows them by.

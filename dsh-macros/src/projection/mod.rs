@@ -4,6 +4,7 @@
 mod ast;
 mod expand;
 mod imported;
+mod impure;
 mod purity;
 mod scope;
 mod valid;

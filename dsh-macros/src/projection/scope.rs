@@ -17,7 +17,7 @@ use quote::ToTokens;
 use syn::visit::{self, Visit};
 use syn::{Attribute, Block, File, ImplItemFn, Item, ItemFn, ItemMod, Stmt, TraitItemFn, UseTree};
 
-use super::purity::{ModuleKind, module_kind};
+use super::impure::{ModuleKind, module_kind};
 
 /// A source file larger than this is not read: no real one comes near.
 const MAX_FILE_BYTES: u64 = 8 << 20;
