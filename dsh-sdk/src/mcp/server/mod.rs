@@ -9,6 +9,7 @@
 //! `http`, a call's client side in `session`, and tasks in `task`.
 
 mod caller;
+mod definitions;
 mod handler;
 mod lifecycle;
 mod offers;
@@ -123,8 +124,11 @@ pub struct McpServer {
     /// `initialize`, then what stops the sender when the session, and so
     /// this handler, ends.
     list_changed: Mutex<ListChanged>,
-    /// Timeouts, caps and allowed origins of [`serve_http`](Self::serve_http).
-    http: HttpSettings,
+    /// Timeouts, caps and allowed origins of [`serve_http`](Self::serve_http),
+    /// shared by every handler cloned from this one.
+    http: Arc<HttpSettings>,
+    /// Each tool's MCP definition, made once per registration.
+    definitions: Arc<definitions::Definitions>,
     /// Resources and prompts, shared by every session.
     offers: Arc<Offers>,
     /// This session's log level and resource subscriptions.
@@ -150,7 +154,8 @@ impl McpServer {
             info: Arc::new(Implementation::new("dsh-kit", env!("CARGO_PKG_VERSION"))),
             instructions: None,
             list_changed: Mutex::default(),
-            http: HttpSettings::default(),
+            http: Arc::default(),
+            definitions: Arc::default(),
             offers: Arc::new(Offers {
                 resources: {
                     let mut resources = Resources::default();
@@ -286,7 +291,8 @@ impl Clone for McpServer {
             info: Arc::clone(&self.info),
             instructions: self.instructions.clone(),
             list_changed: Mutex::default(),
-            http: self.http.clone(),
+            http: Arc::clone(&self.http),
+            definitions: Arc::clone(&self.definitions),
             offers: Arc::clone(&self.offers),
             session: Session::default(),
             tasks: Arc::clone(&self.tasks),

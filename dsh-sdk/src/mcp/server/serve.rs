@@ -14,12 +14,19 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::admission::Sessions;
 use crate::mcp::auth::layer::{self, Protection};
 use crate::mcp::auth::{METADATA_PATH, ResourceServer};
+use crate::mcp::http::HttpSettings;
 use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
 use crate::served::{self, Background};
 
 use super::McpServer;
 
 impl McpServer {
+    /// The HTTP settings, to change: shared by every handler cloned
+    /// from this one until then.
+    fn http_mut(&mut self) -> &mut HttpSettings {
+        Arc::make_mut(&mut self.http)
+    }
+
     /// Serves one client over this process's standard input and output, until
     /// the client closes its end.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
@@ -39,7 +46,7 @@ impl McpServer {
     /// besides the loopback ones [`serve_http`](Self::serve_http) always
     /// allows.
     pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.http
+        self.http_mut()
             .allowed_origins
             .extend(origins.into_iter().map(Into::into));
         self
@@ -49,7 +56,7 @@ impl McpServer {
     /// long an idle kept-alive connection stays open. Defaults to
     /// [`DEFAULT_HEADER_READ_TIMEOUT`](crate::mcp::DEFAULT_HEADER_READ_TIMEOUT), 10 s.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.http.header_read_timeout = timeout;
+        self.http_mut().header_read_timeout = timeout;
         self
     }
 
@@ -57,14 +64,14 @@ impl McpServer {
     /// body gets `408` and the connection is closed. Defaults to
     /// [`DEFAULT_BODY_READ_TIMEOUT`](crate::mcp::DEFAULT_BODY_READ_TIMEOUT), 30 s.
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
-        self.http.body_read_timeout = timeout;
+        self.http_mut().body_read_timeout = timeout;
         self
     }
 
     /// The largest HTTP request body taken; a larger one gets `413`. Defaults
     /// to [`DEFAULT_MAX_BODY_BYTES`](crate::mcp::DEFAULT_MAX_BODY_BYTES), 4 MiB.
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.http.max_body_bytes = bytes;
+        self.http_mut().max_body_bytes = bytes;
         self
     }
 
@@ -74,7 +81,7 @@ impl McpServer {
     /// request in flight, or a stream open). Defaults to
     /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 4,096.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.http.max_sessions = sessions;
+        self.http_mut().max_sessions = sessions;
         self
     }
 
@@ -86,7 +93,7 @@ impl McpServer {
     /// `429` with `Retry-After` when all of them are active. Defaults to
     /// [`DEFAULT_MAX_SESSIONS_PER_CLIENT`](crate::mcp::DEFAULT_MAX_SESSIONS_PER_CLIENT), 1,024.
     pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
-        self.http.max_sessions_per_client = sessions;
+        self.http_mut().max_sessions_per_client = sessions;
         self
     }
 
@@ -94,14 +101,14 @@ impl McpServer {
     /// request after `initialize` but notifications) is kept. Defaults to
     /// [`DEFAULT_UNUSED_SESSION_TIMEOUT`](crate::mcp::DEFAULT_UNUSED_SESSION_TIMEOUT), 10 s.
     pub fn unused_session_timeout(mut self, timeout: Duration) -> Self {
-        self.http.unused_session_timeout = timeout;
+        self.http_mut().unused_session_timeout = timeout;
         self
     }
 
     /// How long an HTTP session with no traffic is kept before it is closed.
     /// Defaults to [`DEFAULT_SESSION_IDLE_TIMEOUT`](crate::mcp::DEFAULT_SESSION_IDLE_TIMEOUT), 2 minutes.
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.http.session_idle_timeout = timeout;
+        self.http_mut().session_idle_timeout = timeout;
         self
     }
 
@@ -110,7 +117,7 @@ impl McpServer {
     /// the public name of a server behind a reverse proxy, or served beyond
     /// loopback. Other `Host`s get `403` (the defence against DNS rebinding).
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.http
+        self.http_mut()
             .allowed_hosts
             .extend(hosts.into_iter().map(Into::into));
         self
@@ -122,7 +129,7 @@ impl McpServer {
     /// ([`Exec::principal`](crate::Exec::principal)). See [`crate::mcp::auth`].
     /// A protected server may be served on any address.
     pub fn resource_server(mut self, server: ResourceServer) -> Self {
-        self.http.resource_server = Some(server);
+        self.http_mut().resource_server = Some(server);
         self
     }
 
@@ -134,7 +141,7 @@ impl McpServer {
     /// loopback. Name the hosts clients reach it by in
     /// [`allowed_hosts`](Self::allowed_hosts).
     pub fn trusted_network_without_auth(mut self) -> Self {
-        self.http.trusted_network = true;
+        self.http_mut().trusted_network = true;
         self
     }
 
@@ -144,7 +151,7 @@ impl McpServer {
     /// not sticky) restores it here rather than getting `404`. See
     /// `mcp::redis::RedisSessionStore` (the `redis` feature).
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
-        self.http.session_store = Some(store);
+        self.http_mut().session_store = Some(store);
         self
     }
 
@@ -153,7 +160,7 @@ impl McpServer {
     /// with `Last-Event-ID` on any replica. See
     /// `mcp::redis::RedisEventStore` (the `redis` feature).
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
-        self.http.event_store = Some(store);
+        self.http_mut().event_store = Some(store);
         self
     }
 
@@ -201,7 +208,7 @@ impl McpServer {
         stop: CancellationToken,
     ) -> (axum::Router, Option<Arc<Sessions>>) {
         self.forward_tool_changes();
-        let settings = self.http.clone();
+        let settings = HttpSettings::clone(&self.http);
         // JSON replies wherever rmcp can give them (no sessions, or the
         // 2026-07-28 protocol): a request whose first message back is its
         // result gets it as `application/json`; a stream only when the

@@ -45,12 +45,15 @@ impl McpServer {
         Ok(crate::mcp::cache::tools_list(tools))
     }
 
-    /// One tool's MCP definition.
+    /// One tool's MCP definition, made once per registration of the tool.
     pub(super) fn tool(&self, name: &str) -> Option<Tool> {
         let tool = self.registry.get(name)?;
-        mcp_tool(export_tool(&tool, Format::Mcp))
-            .ok()
-            .map(|tool| apps::link_card_view(&self.registry, tool))
+        let definition = self.definitions.get_or_make(&tool, || {
+            mcp_tool(export_tool(&tool, Format::Mcp))
+                .ok()
+                .map(|made| apps::link_card_view(&self.registry, made))
+        })?;
+        Some(Tool::clone(&definition))
     }
 
     /// `tools/call`, as the caller: a tool hidden from it is unknown.
