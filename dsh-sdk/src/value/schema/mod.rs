@@ -407,6 +407,32 @@ mod tests {
     }
 
     #[test]
+    fn refuses_a_pattern_that_is_no_regex_as_unbuildable() {
+        let error = Compiled::new(json!({ "type": "string", "pattern": "(" }))
+            .err()
+            .unwrap();
+        assert!(matches!(error, SchemaError::Unbuildable { .. }), "{error:?}");
+    }
+
+    #[test]
+    fn a_subschema_naming_another_dialect_is_still_held_to_2020_12() {
+        // Draft 7 takes an array of schemas for `items`; 2020-12 does not.
+        let error = Compiled::new(json!({
+            "type": "object",
+            "properties": { "x": {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "items": [{ "type": "string" }]
+            } }
+        }))
+        .err()
+        .unwrap();
+        assert!(
+            matches!(&error, SchemaError::NotJsonSchema { pointer, .. } if pointer == "/properties/x/items"),
+            "{error:?}"
+        );
+    }
+
+    #[test]
     fn root_kind_tells_objects_apart() {
         assert_eq!(root_kind(&json!({ "type": "object" })), None);
         assert_eq!(
