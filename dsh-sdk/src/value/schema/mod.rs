@@ -411,7 +411,10 @@ mod tests {
         let error = Compiled::new(json!({ "type": "string", "pattern": "(" }))
             .err()
             .unwrap();
-        assert!(matches!(error, SchemaError::Unbuildable { .. }), "{error:?}");
+        assert!(
+            matches!(error, SchemaError::Unbuildable { .. }),
+            "{error:?}"
+        );
     }
 
     #[test]
