@@ -524,7 +524,7 @@ fn compare() {
     };
     if std::env::var_os("DSH_HTTP_BENCH_PAGES").is_some() {
         let [dsh, rmcp] = &servers;
-        pages::report(dsh.child.id(), rmcp.child.id());
+        pages::report((dsh.child.id(), dsh.name), (rmcp.child.id(), rmcp.name));
     }
     if rounds == 0 {
         // Only the idle figures: no load runs, no sessions.

@@ -79,22 +79,24 @@ fn resident(pid: u32) -> BTreeSet<(u64, String)> {
     pages
 }
 
-/// Prints the binary's resident pages of `first` and `second` per kind of
-/// mapping, and the largest runs of pages only `first` has.
-pub fn report(first: u32, second: u32) {
-    let [a, b] = [resident(first), resident(second)];
+/// Prints the binary's resident pages of processes `first` and `second`
+/// (pid and name) per kind of mapping, and the largest runs of pages only
+/// `first` has.
+pub fn report(first: (u32, &str), second: (u32, &str)) {
+    let [a, b] = [resident(first.0), resident(second.0)];
+    let [one, two] = [first.1, second.1];
     let kib = |pages: usize| pages as u64 * PAGE / 1024;
     for perms in ["r-xp", "r--p", "rw-p"] {
         let count = |set: &BTreeSet<(u64, String)>| set.iter().filter(|p| p.1 == perms).count();
         println!(
-            "binary pages {perms}: first {} KiB, second {} KiB",
+            "binary pages {perms}: {one} {} KiB, {two} {} KiB",
             kib(count(&a)),
             kib(count(&b))
         );
     }
     let only: Vec<u64> = a.difference(&b).map(|(page, _)| *page).collect();
     println!(
-        "pages only the first has: {} KiB; only the second: {} KiB",
+        "pages only {one} has: {} KiB; only {two}: {} KiB",
         kib(only.len()),
         kib(b.difference(&a).count())
     );
