@@ -24,7 +24,10 @@
 //!
 //! Run with `cargo bench -p dsh-kit --features mcp --bench http`.
 //! `DSH_HTTP_BENCH_SECONDS` (default 2) sets each run's length and
-//! `DSH_HTTP_BENCH_ROUNDS` (default 3) the rounds.
+//! `DSH_HTTP_BENCH_ROUNDS` (default 3) the rounds; with 0 rounds only the
+//! idle figures are measured and printed. `DSH_HTTP_BENCH_PAGES` set adds a
+//! report of which of the binary's pages each server has resident (see
+//! `common/pages.rs`).
 
 use std::io;
 use std::net::SocketAddr;
@@ -45,6 +48,9 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+
+#[path = "common/pages.rs"]
+mod pages;
 
 /// Which server a child process runs.
 const ROLE: &str = "DSH_HTTP_BENCH_SERVE";
@@ -504,6 +510,28 @@ fn compare() {
         );
     }
 
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    let idle_line = || {
+        println!(
+            "\nidle RSS: dsh {:.1} MiB, rmcp {:.1} MiB (dsh - rmcp = {:+.1} MiB); of which anonymous: dsh {:.1} MiB, rmcp {:.1} MiB ({:+.1} MiB), the rest the binary's pages each touched",
+            mib(idle[0].0),
+            mib(idle[1].0),
+            mib(idle[0].0) - mib(idle[1].0),
+            mib(idle[0].1),
+            mib(idle[1].1),
+            mib(idle[0].1) - mib(idle[1].1),
+        );
+    };
+    if std::env::var_os("DSH_HTTP_BENCH_PAGES").is_some() {
+        let [dsh, rmcp] = &servers;
+        pages::report((dsh.child.id(), dsh.name), (rmcp.child.id(), rmcp.name));
+    }
+    if rounds == 0 {
+        // Only the idle figures: no load runs, no sessions.
+        idle_line();
+        return;
+    }
+
     let cells: Vec<(usize, bool)> = [1, 16, 64]
         .into_iter()
         .flat_map(|clients| [(clients, false), (clients, true)])
@@ -576,14 +604,5 @@ fn compare() {
         "an idle session of dsh's server costs {:.1} KiB (resident set growth over {sessions} sessions)",
         session_cost(&runtime, sessions)
     );
-    let mib = |kib: u64| kib as f64 / 1024.0;
-    println!(
-        "\nidle RSS: dsh {:.1} MiB, rmcp {:.1} MiB (dsh - rmcp = {:+.1} MiB); of which anonymous: dsh {:.1} MiB, rmcp {:.1} MiB ({:+.1} MiB), the rest the binary's pages each touched",
-        mib(idle[0].0),
-        mib(idle[1].0),
-        mib(idle[0].0) - mib(idle[1].0),
-        mib(idle[0].1),
-        mib(idle[1].1),
-        mib(idle[0].1) - mib(idle[1].1),
-    );
+    idle_line();
 }

@@ -82,27 +82,28 @@ pub(crate) struct Compiled {
 
 impl Compiled {
     /// Checks the schema against the 2020-12 meta-schema, then compiles it.
+    ///
+    /// Building a validator checks its schema against the meta-schema
+    /// already, so that check runs once for a good schema: the meta-schema's
+    /// own error is looked up when the build fails. A schema with a
+    /// subschema naming its own `$schema` (which the builder checks against
+    /// that dialect instead) is checked first, as a whole.
     pub(crate) fn new(schema: Value) -> Result<Self, SchemaError> {
-        if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
-            let pointer = error.instance_path().to_string();
-            let message = error.to_string();
-            // The meta-schema's `anyOf` for `type` says nothing of what it takes.
-            let about_type = pointer.ends_with("/type")
-                && matches!(error.kind(), ValidationErrorKind::AnyOf { .. });
-            return Err(if about_type {
-                SchemaError::UnknownType { pointer, message }
-            } else {
-                SchemaError::NotJsonSchema { pointer, message }
-            });
+        let nested = names_nested_dialect(&schema);
+        if nested {
+            meta_check(&schema)?;
         }
         // Formats (`date`, `email`, `uuid`, …) are asserted: the model learns
         // which field is malformed before serde would say it less precisely.
-        let validator = jsonschema::draft202012::options()
+        let built = jsonschema::draft202012::options()
             .should_validate_formats(true)
-            .build(&schema)
-            .map_err(|error| SchemaError::Unbuildable {
-                message: error.to_string(),
-            })?;
+            .build(&schema);
+        if built.is_err() && !nested {
+            meta_check(&schema)?;
+        }
+        let validator = built.map_err(|error| SchemaError::Unbuildable {
+            message: error.to_string(),
+        })?;
         Ok(Compiled { schema, validator })
     }
 
@@ -119,6 +120,41 @@ impl Compiled {
         violations.sort_by(|a, b| (&a.pointer, &a.message).cmp(&(&b.pointer, &b.message)));
         violations.dedup();
         violations
+    }
+}
+
+/// Checks `schema` against the 2020-12 meta-schema.
+fn meta_check(schema: &Value) -> Result<(), SchemaError> {
+    let Err(error) = jsonschema::draft202012::meta::validate(schema) else {
+        return Ok(());
+    };
+    let pointer = error.instance_path().to_string();
+    let message = error.to_string();
+    // The meta-schema's `anyOf` for `type` says nothing of what it takes.
+    let about_type =
+        pointer.ends_with("/type") && matches!(error.kind(), ValidationErrorKind::AnyOf { .. });
+    Err(if about_type {
+        SchemaError::UnknownType { pointer, message }
+    } else {
+        SchemaError::NotJsonSchema { pointer, message }
+    })
+}
+
+/// Whether a `$schema` key appears anywhere below the root of `schema`.
+fn names_nested_dialect(schema: &Value) -> bool {
+    fn below(value: &Value) -> bool {
+        match value {
+            Value::Object(map) => map
+                .iter()
+                .any(|(key, value)| key == "$schema" || below(value)),
+            Value::Array(items) => items.iter().any(below),
+            _ => false,
+        }
+    }
+    match schema {
+        Value::Object(map) => map.values().any(below),
+        Value::Array(items) => items.iter().any(below),
+        _ => false,
     }
 }
 
@@ -368,6 +404,35 @@ mod tests {
             "{error:?}"
         );
         assert!(error.to_string().starts_with("/type: "), "{error}");
+    }
+
+    #[test]
+    fn refuses_a_pattern_that_is_no_regex_as_unbuildable() {
+        let error = Compiled::new(json!({ "type": "string", "pattern": "(" }))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(error, SchemaError::Unbuildable { .. }),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn a_subschema_naming_another_dialect_is_still_held_to_2020_12() {
+        // Draft 7 takes an array of schemas for `items`; 2020-12 does not.
+        let error = Compiled::new(json!({
+            "type": "object",
+            "properties": { "x": {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "items": [{ "type": "string" }]
+            } }
+        }))
+        .err()
+        .unwrap();
+        assert!(
+            matches!(&error, SchemaError::NotJsonSchema { pointer, .. } if pointer == "/properties/x/items"),
+            "{error:?}"
+        );
     }
 
     #[test]
