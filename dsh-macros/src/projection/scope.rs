@@ -90,6 +90,9 @@ impl Scope {
         if std::fs::metadata(&file).ok()?.len() > MAX_FILE_BYTES {
             return None;
         }
+        // Read and parsed for each render, not kept for the next: tokens
+        // parsed inside a macro are the compiler's, valid only in the
+        // invocation that made them.
         let text = std::fs::read_to_string(&file).ok()?;
         let parsed = syn::parse_file(&text).ok()?;
         Scope::in_file(&parsed, attr, item)

@@ -27,6 +27,8 @@ pub(super) struct Definitions {
 /// One definition, and the registration it describes: a tool registered
 /// again is a new registration, whose definition is made again.
 struct Made {
+    /// Compared by address: a `Weak` keeps its allocation, so no later
+    /// registration can sit at the same address while this is held.
     entry: Weak<Entry>,
     definition: Arc<Tool>,
 }
