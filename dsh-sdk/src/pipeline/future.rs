@@ -84,9 +84,10 @@ impl Future for CallFuture<'_> {
             // Made on the first poll, so its parent is the span the caller
             // polls in (an MCP request's, say).
             let span = trace::call_span(&call.name, call.invocation_id);
-            let started = span.in_scope(|| start(registry, call, span.clone()));
+            let phase = &mut this.phase;
+            let started = span.in_scope(|| start(registry, call, span.clone(), phase));
             match started {
-                Ok(started) => this.phase = started,
+                Ok(()) => {}
                 Err(ended) => {
                     let (pending, result) = *ended;
                     let _entered = span.enter();
@@ -164,12 +165,16 @@ impl Future for CallFuture<'_> {
 /// stopped before its tool ran ends here, with its result.
 ///
 /// `span` is the call's span, entered: a call it records never runs
-/// directly, so that the stages after `start` run inside it too.
-fn start(
-    registry: &Pipeline,
+/// directly, so that the stages after `start` run inside it too. The
+/// phase the call goes on in is written to `phase` where it is kept, not
+/// returned: it is the largest part of the call's future, and moving it
+/// costs every call.
+fn start<'a>(
+    registry: &'a Pipeline,
     mut call: ToolCall,
     span: tracing::Span,
-) -> Result<Phase<'_>, Ended<'_>> {
+    phase: &mut Phase<'a>,
+) -> Result<(), Ended<'a>> {
     let refused = input::over_limits(&registry.config.limits, &call.args);
     notify::request(registry, &call, refused);
     // Until disarmed, dropping the future still records a result.
@@ -211,17 +216,20 @@ fn start(
         Ok(Begin::Direct(launched, prepared))
     }));
     match begun {
-        Ok(Ok(Begin::Direct(launched, prepared))) => Ok(Phase::Direct {
-            running: execute::direct(
-                &registry.config,
-                launched.entry(),
-                prepared,
-                pending.started,
-            ),
-            launched,
-            watch,
-            pending,
-        }),
+        Ok(Ok(Begin::Direct(launched, prepared))) => {
+            *phase = Phase::Direct {
+                running: execute::direct(
+                    &registry.config,
+                    launched.entry(),
+                    prepared,
+                    pending.started,
+                ),
+                launched,
+                watch,
+                pending,
+            };
+            Ok(())
+        }
         Ok(Ok(Begin::Staged(begun))) => {
             let rest = registry.rest(begun);
             let stages: Stages<'_> = match watch {
@@ -232,11 +240,12 @@ fn start(
                     Box::pin(AssertUnwindSafe(watched).catch_unwind())
                 }
             };
-            Ok(Phase::Running {
+            *phase = Phase::Running {
                 stages,
                 pending,
                 span,
-            })
+            };
+            Ok(())
         }
         Ok(Err(result)) => Err(Box::new((pending, *result))),
         Err(panic) => {

@@ -472,7 +472,9 @@ pub(super) struct CallExec {
     /// What it is made from, until it is.
     tokens: CallTokens,
     client: Option<Arc<dyn Client>>,
-    principal: Arc<Principal>,
+    /// Who makes the call, when the call said; else the host, who is not
+    /// shared until a context is made.
+    principal: Option<Arc<Principal>>,
 }
 
 impl CallExec {
@@ -485,10 +487,7 @@ impl CallExec {
                 batch: call.batch_cancel.take(),
             },
             client: call.client.take().map(|client| client.0),
-            principal: call
-                .principal
-                .clone()
-                .unwrap_or_else(|| Principal::shared_host().clone()),
+            principal: call.principal.clone(),
         }
     }
 
@@ -508,7 +507,10 @@ impl CallExec {
                 invocation_id,
                 tokens,
                 client,
-                principal.clone(),
+                principal
+                    .as_ref()
+                    .unwrap_or_else(|| Principal::shared_host())
+                    .clone(),
             )
         })
     }
@@ -523,14 +525,17 @@ impl CallExec {
                 invocation_id,
                 self.tokens,
                 self.client,
-                self.principal,
+                self.principal
+                    .unwrap_or_else(|| Principal::shared_host().clone()),
             ),
         }
     }
 
     /// Who makes the call.
     fn principal(&self) -> &Principal {
-        &self.principal
+        self.principal
+            .as_deref()
+            .unwrap_or_else(|| Principal::shared_host())
     }
 
     /// The context the tool is handed when it is prepared: its own, or,
