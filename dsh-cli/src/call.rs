@@ -153,7 +153,7 @@ fn result_json(result: &ToolResult) -> Value {
         "tool": result.tool_name,
         "status": result.status(),
         "is_error": result.is_error(),
-        "content": result.content,
+        "content": result.content(),
         "value": result.value,
         "card": result.card(),
         "failure": result.failure,

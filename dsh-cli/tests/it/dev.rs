@@ -18,8 +18,8 @@ const NEW: &str = "Greet someone warmly, by name.";
 /// The first text block a call gave: what the server wrote (the host's
 /// MCP server may add the value's JSON after it).
 fn first_text(result: &ToolResult) -> &str {
-    assert!(!result.is_error(), "{:?}", result.content);
-    match result.content.first() {
+    assert!(!result.is_error(), "{:?}", result.content());
+    match result.content().first() {
         Some(ContentBlock::Text { text }) => text,
         other => panic!("not text: {other:?}"),
     }

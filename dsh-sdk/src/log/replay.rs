@@ -186,7 +186,7 @@ fn replay_call(
 /// a log written before such records has only its content to tell.
 fn spill_failed(call: &LoggedCall, logged: &ToolResult) -> bool {
     call.spill_failed.is_some()
-        || (!logged.is_error() && logged.truncated && is_unsaved(&logged.content))
+        || (!logged.is_error() && logged.truncated && is_unsaved(logged.content()))
 }
 
 /// The logged running card against the tool's `present_call` of the same
@@ -252,7 +252,7 @@ impl Projected {
         Projected {
             status: result.status(),
             is_error: result.is_error(),
-            content: result.content.clone(),
+            content: result.content().to_vec(),
             card: result.card().cloned(),
             truncated: result.truncated,
             output_type: result.output_type,

@@ -71,7 +71,7 @@ fn call_tool_result(
     object_output_only: bool,
     render_only: bool,
 ) -> CallToolResult {
-    let mut content: Vec<McpBlock> = result.content.iter().map(to_mcp).collect();
+    let mut content: Vec<McpBlock> = result.content().iter().map(to_mcp).collect();
     let says_nothing = content.iter().all(|block| {
         block
             .as_text()

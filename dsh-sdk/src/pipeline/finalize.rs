@@ -15,7 +15,7 @@ use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
 use crate::tool::with_sources;
 use crate::tool::{Entry, project};
 use crate::value::card::Card;
-use crate::value::content::ContentBlock;
+use crate::value::content::{ContentBlock, render_value, rendering_over};
 use crate::value::event::Event;
 use crate::value::result::CardSlot;
 
@@ -37,7 +37,9 @@ pub(crate) struct Settled<'a> {
 
 /// The content and card of a successful call, after finalize.
 pub(crate) struct Finished {
-    pub(crate) content: Vec<ContentBlock>,
+    /// `None` for the default rendering of the value, within its limit,
+    /// made when the result's content is read.
+    pub(crate) content: Option<Vec<ContentBlock>>,
     pub(crate) card: CardSlot,
     /// Where the whole text goes, when it was over the limit. Boxed: it is
     /// rare, and the finished content is moved on every call.
@@ -74,12 +76,24 @@ pub(crate) fn finish(
         tool: entry.def.name().to_owned(),
         error,
     })?;
-    let mut content = settled.replaced_content.unwrap_or(projected.content);
-
     let limit = entry
         .def
         .max_result_chars()
         .unwrap_or(config.max_result_chars);
+    // The default rendering of the value is made here only when it must
+    // be: to spill it, or to add the hooks' context after it. Otherwise the
+    // result makes it when its content is read.
+    let mut content = match settled.replaced_content.or(projected.content) {
+        Some(content) => content,
+        None if settled.context.is_empty() && !rendering_over(settled.value, limit) => {
+            return Ok(Finished {
+                content: None,
+                card: projected.card,
+                spill: None,
+            });
+        }
+        None => render_value(settled.value),
+    };
     // Counted only past the cheap bound: a text of n bytes has at most n characters.
     let text_bytes: usize = content
         .iter()
@@ -108,7 +122,7 @@ pub(crate) fn finish(
     }
     content.extend(settled.context);
     Ok(Finished {
-        content,
+        content: Some(content),
         card: projected.card,
         spill: spilled_to,
     })
@@ -140,7 +154,10 @@ pub(super) async fn write(
     // Boxed: the rare spill must not grow every call's future.
     let written = Box::pin(write_file(config, invocation_id, overflow)).await;
     // The message is the first block (see `finish`).
-    let message = finished.content.first_mut();
+    let message = finished
+        .content
+        .as_mut()
+        .and_then(|content| content.first_mut());
     match written {
         // Another call with this invocation id took the planned name.
         Ok(path) if path != overflow.spilled.path => {

@@ -19,7 +19,7 @@ use crate::tool::{Entry, ProjectError};
 use crate::value::content::ContentBlock;
 use crate::value::names::OutputType;
 use crate::value::path::slots::PathArgError;
-use crate::value::result::{Cause, Failure, ToolResult};
+use crate::value::result::{Cause, ContentSlot, Failure, ToolResult};
 use crate::value::schema::limits::Exceeded;
 use crate::value::schema::{Violation, describe};
 
@@ -283,7 +283,9 @@ impl Head {
             Duration::ZERO,
         );
         if let Stop::Blocked { context, .. } = stop {
-            result.content.extend(context);
+            let mut content = result.content().to_vec();
+            content.extend(context);
+            result.set_content(content);
         }
         result.parallel_group_id = self.parallel_group_id;
         result.output_type = self.output_type;
@@ -300,7 +302,7 @@ impl Head {
         ToolResult {
             invocation_id: self.invocation_id,
             tool_name: self.tool,
-            content: finished.content,
+            content: ContentSlot::of(finished.content),
             value: Some(value),
             card: finished.card,
             // Measured once the result is whole.

@@ -99,7 +99,7 @@ impl ModelTurn for Turn {
 fn content(result: &ToolResult) -> Vec<ResultContent> {
     let (shown, why) = super::shown_unless_failed(result, &IMAGE_TYPES, NOT_SHOWN);
     result
-        .content
+        .content()
         .iter()
         .filter_map(|block| match super::part(block, shown, why) {
             Part::Image { mime_type, data } => Some(ResultContent::Image {

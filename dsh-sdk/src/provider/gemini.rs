@@ -116,7 +116,7 @@ fn function_response(id: Option<String>, call: &Call, result: &ToolResult) -> Fu
     let (shown, why) = super::shown_unless_failed(result, &IMAGE_TYPES, NOT_SHOWN);
     let mut texts = Vec::new();
     let mut parts = Vec::new();
-    for block in &result.content {
+    for block in result.content() {
         match super::part(block, shown, why) {
             Part::Image { mime_type, data } => parts.push(FunctionResponsePart {
                 inline_data: Blob {

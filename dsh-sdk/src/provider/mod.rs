@@ -713,7 +713,7 @@ fn base64_len(data: &str) -> usize {
 /// error flag on a tool result: the text is how the model learns).
 pub(crate) fn text_only(result: &ToolResult, why_no_images: &str) -> String {
     let text = result
-        .content
+        .content()
         .iter()
         .filter_map(|block| describe_block(block, why_no_images))
         .collect::<Vec<_>>()

@@ -100,7 +100,7 @@ impl ModelTurn for Turn {
 
 fn output(result: &ToolResult) -> Output {
     let parts: Vec<Part> = result
-        .content
+        .content()
         .iter()
         .map(|block| super::part(block, &IMAGE_TYPES, NOT_SHOWN))
         .collect();

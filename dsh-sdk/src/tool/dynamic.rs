@@ -51,7 +51,7 @@ use crate::tool::Exec;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
 use crate::tool::{Handler, PrepareError, Prepared, Projection, ReadError};
-use crate::value::content::{ContentBlock, render_value};
+use crate::value::content::ContentBlock;
 
 /// The code of the warning diagnostic that says a dynamic tool was left out
 /// of the pool because a built-in tool has its name.
@@ -202,12 +202,8 @@ impl Handler for Dynamic {
         value: &Value,
         _present: bool,
     ) -> Result<Projection, ReadError> {
-        let content = match &self.render {
-            Some(render) => render(args, value),
-            None => render_value(value),
-        };
         Ok(Projection {
-            content,
+            content: self.render.as_ref().map(|render| render(args, value)),
             card: None,
         })
     }

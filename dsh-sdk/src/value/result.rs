@@ -10,7 +10,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::value::card::Card;
-use crate::value::content::{ContentBlock, joined_text};
+use crate::value::content::{ContentBlock, joined_text, render_value};
 use crate::value::names::OutputType;
 
 /// How a call ended (RAWP-DPS `tool.invoke.result` `status`).
@@ -34,6 +34,11 @@ pub enum Status {
 /// when someone reads it (a UI, the session log, a serializer), so a host
 /// that never shows cards never pays for one.
 ///
+/// The content is read with [`content`](ToolResult::content): the content
+/// of a tool that renders nothing of its own is the default rendering of
+/// its value, made from [`value`](ToolResult::value) when first read, so a
+/// host that only reads the value never pays for a copy of it as text.
+///
 /// How the call ended is one fact, [`failure`](ToolResult::failure): `None`
 /// on success; [`status`](ToolResult::status) and
 /// [`is_error`](ToolResult::is_error) are read from it.
@@ -44,8 +49,8 @@ pub struct ToolResult {
     /// The tool's name, or the name that was asked for when none matched.
     /// Borrowed for a tool whose name is known at compile time.
     pub tool_name: Cow<'static, str>,
-    /// What the model sees.
-    pub content: Vec<ContentBlock>,
+    /// What the model sees: see [`content`](ToolResult::content).
+    pub(crate) content: ContentSlot,
     /// The canonical output, when the tool succeeded.
     pub value: Option<Value>,
     /// What a UI shows: see [`card`](ToolResult::card).
@@ -218,9 +223,63 @@ impl ToolResult {
         self.failure.is_some()
     }
 
+    /// What the model sees: the tool's rendering of the value, or, for a
+    /// tool that renders nothing of its own, the value's default rendering
+    /// (a string as it is, anything else as JSON), made from
+    /// [`value`](ToolResult::value) when first read; for a failure, the
+    /// message that says what went wrong.
+    ///
+    /// ```
+    /// use dsh_kit::prelude::*;
+    /// use dsh_kit::Registry;
+    ///
+    /// /// Count the words of a text.
+    /// #[tool]
+    /// async fn words(
+    ///     /// The text
+    ///     text: String,
+    /// ) -> usize {
+    ///     text.split_whitespace().count()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let registry = Registry::new();
+    /// registry.register::<words>().unwrap();
+    /// let result = registry.call("words", json!({ "text": "one two three" })).await;
+    /// assert_eq!(result.value, Some(json!(3)));
+    /// assert_eq!(result.content(), [ContentBlock::text("3")]);
+    /// # }
+    /// ```
+    pub fn content(&self) -> &[ContentBlock] {
+        self.content
+            .blocks
+            .get_or_init(|| self.value.as_ref().map(render_value).unwrap_or_default())
+    }
+
+    /// Sets what the model sees, in place of the content the call made.
+    pub fn set_content(&mut self, content: Vec<ContentBlock>) {
+        self.content = ContentSlot::ready(content);
+    }
+
+    /// The content, owned; a string value's default rendering is the
+    /// string itself, not a copy.
+    pub fn into_content(self) -> Vec<ContentBlock> {
+        let ToolResult { content, value, .. } = self;
+        content.blocks.into_inner().unwrap_or_else(|| match value {
+            Some(Value::String(text)) => vec![ContentBlock::text(text)],
+            Some(value) => render_value(&value),
+            None => Vec::new(),
+        })
+    }
+
     /// The text of every text block, joined by newlines.
     pub fn text(&self) -> String {
-        joined_text(&self.content)
+        match (self.content.blocks.get(), &self.value) {
+            // The default rendering of a string is the string.
+            (None, Some(Value::String(text))) => text.clone(),
+            _ => joined_text(self.content()),
+        }
     }
 
     /// What a UI shows for the call: the tool's own card, or the generic
@@ -280,7 +339,7 @@ impl ToolResult {
         ToolResult {
             invocation_id,
             tool_name: tool_name.into(),
-            content: vec![ContentBlock::text(message)],
+            content: ContentSlot::ready(vec![ContentBlock::text(message)]),
             value: None,
             card: CardSlot::default(),
             duration,
@@ -288,6 +347,31 @@ impl ToolResult {
             output_type: OutputType::Text,
             parallel_group_id: None,
             failure: Some(failure),
+        }
+    }
+}
+
+/// A result's content: settled, or the default rendering of the result's
+/// value, made on first read ([`ToolResult::content`]).
+#[derive(Clone, Default)]
+pub(crate) struct ContentSlot {
+    blocks: OnceLock<Vec<ContentBlock>>,
+}
+
+impl ContentSlot {
+    /// Content known already.
+    pub(crate) fn ready(content: Vec<ContentBlock>) -> Self {
+        ContentSlot {
+            blocks: OnceLock::from(content),
+        }
+    }
+
+    /// The content `made` gives: the blocks, or, for `None`, the default
+    /// rendering of the result's value, made when read.
+    pub(crate) fn of(made: Option<Vec<ContentBlock>>) -> Self {
+        match made {
+            Some(content) => ContentSlot::ready(content),
+            None => ContentSlot::default(),
         }
     }
 }
@@ -352,7 +436,7 @@ impl ToolResult {
             invocation_id: self.invocation_id,
             tool_name: &self.tool_name,
             status: self.status(),
-            content: &self.content,
+            content: self.content(),
             value: &self.value,
             card: self.card(),
             is_error: self.is_error(),
@@ -412,7 +496,7 @@ impl<'de> Deserialize<'de> for ToolResult {
         Ok(ToolResult {
             invocation_id: stored.invocation_id,
             tool_name: Cow::Owned(stored.tool_name),
-            content: stored.content,
+            content: ContentSlot::ready(stored.content),
             value: stored.value,
             card: stored.card,
             duration: stored.duration,
@@ -526,6 +610,53 @@ mod tests {
             result[key] = value.clone();
         }
         serde_json::from_value(result).expect("a result")
+    }
+
+    /// A successful result of a tool that renders nothing of its own.
+    fn rendered_later(value: Value) -> ToolResult {
+        ToolResult {
+            invocation_id: Uuid::nil(),
+            tool_name: Cow::Borrowed("count"),
+            content: ContentSlot::of(None),
+            value: Some(value),
+            card: CardSlot::default(),
+            duration: Duration::ZERO,
+            truncated: false,
+            output_type: OutputType::Structured,
+            parallel_group_id: None,
+            failure: None,
+        }
+    }
+
+    #[test]
+    fn content_left_to_the_result_is_the_values_default_rendering() {
+        let counted = rendered_later(json!({ "words": 3, "text": "é" }));
+        assert_eq!(
+            counted.content(),
+            [ContentBlock::text(r#"{"text":"é","words":3}"#)]
+        );
+        assert_eq!(counted.text(), r#"{"text":"é","words":3}"#);
+        // Read again, it is the same content, made once.
+        assert!(std::ptr::eq(counted.content(), counted.content()));
+        // A string is its own rendering, as text and owned.
+        let greeted = rendered_later(json!("Hello, Ada!"));
+        assert_eq!(greeted.text(), "Hello, Ada!");
+        assert_eq!(
+            greeted.clone().into_content(),
+            [ContentBlock::text("Hello, Ada!")]
+        );
+        // It serializes, compares and clones as content made eagerly would.
+        let mut made = greeted.clone();
+        made.set_content(vec![ContentBlock::text("Hello, Ada!")]);
+        assert_eq!(made, greeted);
+        assert_eq!(
+            serde_json::to_value(&greeted).unwrap()["content"],
+            json!([{ "type": "text", "text": "Hello, Ada!" }])
+        );
+        // Content set in its place is what the model sees.
+        made.set_content(vec![ContentBlock::text("hi")]);
+        assert_eq!(made.text(), "hi");
+        assert_eq!(made.into_content(), [ContentBlock::text("hi")]);
     }
 
     #[test]

@@ -40,7 +40,10 @@ async fn a_good_call_returns_content_value_and_a_generic_card() {
         .await;
     assert_eq!(result.status(), Status::Success);
     assert!(!result.is_error());
-    assert_eq!(result.content, [ContentBlock::text("/etc/hosts (Some(3))")]);
+    assert_eq!(
+        result.content(),
+        [ContentBlock::text("/etc/hosts (Some(3))")]
+    );
     assert_eq!(result.value, Some(json!("/etc/hosts (Some(3))")));
     assert_eq!(
         serde_json::to_value(result.card().unwrap()).unwrap(),
@@ -133,7 +136,7 @@ async fn a_call_runs_the_tool_it_was_made_to_even_if_unregistered_before_it_is_p
     let made = registry.call("cat", json!({ "path": "/a" }));
     assert!(handle.unregister());
     let result = made.await;
-    assert_eq!(result.status(), Status::Success, "{:?}", result.content);
+    assert_eq!(result.status(), Status::Success, "{:?}", result.content());
     assert_eq!(result.tool_name, "read_file");
     assert_eq!(calls.0.load(Ordering::SeqCst), 1);
     // A call made once it is gone finds none.

@@ -602,6 +602,55 @@ async fn oversized_content_spills_to_a_file_named_by_the_invocation_id() {
     assert!(!capped.truncated, "a tool's own limit wins");
 }
 
+/// What `repeat_json` returns.
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Repeated {
+    text: String,
+}
+
+/// Repeats a letter, as JSON.
+#[tool(read_only)]
+async fn repeat_json(
+    /// How many times
+    times: usize,
+) -> Repeated {
+    Repeated {
+        text: "é".repeat(times),
+    }
+}
+
+/// The default rendering of a value that is not a string is its JSON: it
+/// spills as that text does, counted in characters, at the limit exactly.
+#[tokio::test]
+async fn a_json_value_over_the_limit_spills_its_rendering() {
+    let dir = tempfile::tempdir().unwrap();
+    let spill_dir = dir.path().join("spill");
+    let registry = Registry::builder()
+        .max_result_chars(100)
+        .spill_dir(&spill_dir)
+        .spill_preview_chars(10)
+        .build();
+    registry.register::<repeat_json>().unwrap();
+    // `{"text":"…"}` is 11 characters around the letters.
+    let at_limit = registry.call("repeat_json", json!({ "times": 89 })).await;
+    assert!(!at_limit.truncated);
+    let json = format!(r#"{{"text":"{}"}}"#, "é".repeat(89));
+    assert_eq!(at_limit.text(), json);
+    assert_eq!(at_limit.content(), [ContentBlock::text(json)]);
+
+    let over = registry.call("repeat_json", json!({ "times": 90 })).await;
+    assert!(over.truncated);
+    let path = spill_dir.join(format!("{}.txt", over.invocation_id));
+    let json = format!(r#"{{"text":"{}"}}"#, "é".repeat(90));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), json);
+    assert!(
+        over.text().starts_with("Output too large (101 characters)"),
+        "{}",
+        over.text()
+    );
+    assert_eq!(over.value, Some(json!({ "text": "é".repeat(90) })));
+}
+
 #[tokio::test]
 async fn a_failed_spill_keeps_the_value_and_the_preview() {
     let dir = tempfile::tempdir().unwrap();

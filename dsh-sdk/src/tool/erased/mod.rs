@@ -109,6 +109,9 @@ pub(crate) trait Handler: Send + Sync + 'static {
 
 /// What render and present made of a value.
 pub(crate) struct Projection {
-    pub(crate) content: Vec<ContentBlock>,
+    /// The tool's own rendering; `None` for the default rendering of the
+    /// value, made only when the result's content is read
+    /// ([`ToolResult::content`](crate::ToolResult::content)).
+    pub(crate) content: Option<Vec<ContentBlock>>,
     pub(crate) card: Option<Card>,
 }

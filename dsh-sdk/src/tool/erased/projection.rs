@@ -33,7 +33,9 @@ pub(crate) enum ProjectError {
 
 /// What render and present made of a value, the card settled.
 pub(crate) struct Projected {
-    pub(crate) content: Vec<ContentBlock>,
+    /// `None` for the default rendering of the value (see
+    /// [`Projection`](super::Projection)).
+    pub(crate) content: Option<Vec<ContentBlock>>,
     pub(crate) card: CardSlot,
 }
 

@@ -64,7 +64,10 @@ impl<T: Tool> Handler for Typed<T> {
         } else {
             None
         };
-        Ok(Projection { content, card })
+        Ok(Projection {
+            content: Some(content),
+            card,
+        })
     }
 
     fn presents(&self) -> bool {
@@ -116,7 +119,7 @@ fn unserializable(error: serde_json::Error) -> ToolError {
 /// The default projection of a canonical value: no card, the default render.
 /// The value must still read as the output type (a logged or replaced value
 /// may not); the text is rendered from the value itself, which is what
-/// serializing the output gives.
+/// serializing the output gives, when the result's content is read.
 fn project_default<O: serde::de::DeserializeOwned + serde::Serialize + 'static>(
     value: &Value,
 ) -> Result<Projection, ReadError> {
@@ -124,7 +127,7 @@ fn project_default<O: serde::de::DeserializeOwned + serde::Serialize + 'static>(
         O::deserialize(value).map_err(ReadError::Output)?;
     }
     Ok(Projection {
-        content: crate::value::content::render_value(value),
+        content: None,
         card: None,
     })
 }
@@ -227,7 +230,8 @@ mod tests {
             .expect("a number is no String");
         assert!(matches!(error, ReadError::Output(_)), "{error:?}");
         let projected = project_default::<String>(&json!("hi")).expect("a string reads");
-        assert_eq!(projected.content.len(), 1);
+        // The default rendering is left to the result, made when read.
+        assert!(projected.content.is_none());
         assert!(project_default::<u32>(&json!(-1)).is_err());
     }
 }
