@@ -35,8 +35,9 @@ pub(super) struct CallFuture<'a> {
 }
 
 enum Phase<'a> {
-    /// Not polled yet.
-    Start(ToolCall),
+    /// Not polled yet. The call is taken out of its place on the first
+    /// poll, not the whole phase moved out.
+    Start(Option<ToolCall>),
     /// Allowed as it is, with no host layer or recorded span around
     /// execute: the tool runs here within its timeout, and the stages after
     /// it run when it returns, with no boxed future for the call (see
@@ -66,7 +67,7 @@ impl<'a> CallFuture<'a> {
     pub(super) fn new(registry: &'a Pipeline, call: ToolCall) -> Self {
         CallFuture {
             registry,
-            phase: Phase::Start(call),
+            phase: Phase::Start(Some(call)),
         }
     }
 }
@@ -77,9 +78,9 @@ impl Future for CallFuture<'_> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
         let this = self.get_mut();
         let registry = this.registry;
-        if let Phase::Start(_) = this.phase {
-            let Phase::Start(call) = std::mem::replace(&mut this.phase, Phase::Done) else {
-                unreachable!("the phase was just matched");
+        if let Phase::Start(call) = &mut this.phase {
+            let Some(call) = call.take() else {
+                panic!("a call's future was polled after it finished");
             };
             // Made on the first poll, so its parent is the span the caller
             // polls in (an MCP request's, say).
@@ -89,6 +90,7 @@ impl Future for CallFuture<'_> {
             match started {
                 Ok(()) => {}
                 Err(ended) => {
+                    this.phase = Phase::Done;
                     let (pending, result) = *ended;
                     let _entered = span.enter();
                     return Poll::Ready(end(pending, result, &span));
@@ -320,7 +322,9 @@ fn end_panicked(
 }
 
 /// The call's result, timed, to subscribers; how it ended, on its `span`.
-#[inline]
+/// Always inlined: the result is large, and a call of its own would copy
+/// it in and out.
+#[inline(always)]
 fn end(mut pending: Pending<'_>, mut result: ToolResult, span: &tracing::Span) -> ToolResult {
     trace::ended(span, &result);
     if pending.registry.config.trace_payloads {

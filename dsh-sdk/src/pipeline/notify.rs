@@ -123,7 +123,7 @@ pub(super) fn executed(
 /// The result, to every subscriber, taken back without a copy unless one
 /// of them kept it. Inlined, so that a result nobody listens for is not
 /// moved on its way out.
-#[inline]
+#[inline(always)]
 pub(super) fn result(registry: &Pipeline, result: ToolResult) -> ToolResult {
     if !registry.pool.listening() {
         return result;
