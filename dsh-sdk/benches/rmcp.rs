@@ -5,7 +5,8 @@
 //!   resolve, input schema validation, serde, `validate_input`, the default
 //!   permission decision, the layer stack (metrics, retry, timeout), the
 //!   output schema gate, render, present, the finalize check; a
-//!   [`ToolResult`](dsh_kit::ToolResult) with content, value and card.
+//!   [`ToolResult`](dsh_kit::ToolResult) with its value, whose content and
+//!   generic card are made when read.
 //! - `rmcp_router`: what rmcp's `#[tool_handler]` runs for a `tools/call`: a
 //!   `RequestContext` and a `ToolCallContext`, then `ToolRouter::call`: the
 //!   name looked up, the arguments deserialized (no schema validation), the
