@@ -85,6 +85,7 @@ impl Record {
                 replaced_content,
                 context,
                 remote_card,
+                remote_content,
             } => Record::Executed(ExecutedRecord {
                 invocation_id: *invocation_id,
                 tool_name: tool_name.to_string(),
@@ -95,6 +96,7 @@ impl Record {
                 replaced_content: replaced_content.clone(),
                 context: context.clone(),
                 remote_card: remote_card.clone(),
+                remote_content: remote_content.clone(),
             }),
             Event::SpillFailed {
                 invocation_id,
@@ -183,6 +185,12 @@ pub struct ExecutedRecord {
     /// again without the server. Absent for every other call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote_card: Option<Arc<Card>>,
+    /// The content a proxied tool's server rendered its structured value
+    /// as, which the model saw in place of the value's default rendering:
+    /// a replay gives it again without the server. Absent for every other
+    /// call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_content: Option<Vec<ContentBlock>>,
 }
 
 /// Content over its tool's limit that could not be saved to its spill file:

@@ -273,8 +273,10 @@ fn settled<'a>(
         top_level: executed.top_level,
         replaced_content: executed.replaced_content.clone(),
         context: executed.context.clone(),
-        // A proxied tool's remote card, as recorded: the server is not asked.
+        // What a proxied tool's server showed, as recorded: the server is
+        // not asked.
         remote_card: executed.remote_card.as_deref(),
+        remote_content: executed.remote_content.clone(),
     }
 }
 

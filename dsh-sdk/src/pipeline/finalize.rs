@@ -33,6 +33,10 @@ pub(crate) struct Settled<'a> {
     /// recorded with the value: present shows it in place of the generic
     /// card (see [`project`]).
     pub(crate) remote_card: Option<&'a Card>,
+    /// The content a proxied tool's server rendered the value as, as
+    /// recorded with the value: the model sees it in place of the value's
+    /// default rendering, unless a post-execute hook replaced the content.
+    pub(crate) remote_content: Option<Vec<ContentBlock>>,
 }
 
 /// The content and card of a successful call, after finalize.
@@ -83,7 +87,10 @@ pub(crate) fn finish(
     // The default rendering of the value is made here only when it must
     // be: to spill it, or to add the hooks' context after it. Otherwise the
     // result makes it when its content is read.
-    let mut content = match settled.replaced_content.or(projected.content) {
+    let made = (settled.replaced_content)
+        .or(settled.remote_content)
+        .or(projected.content);
+    let mut content = match made {
         Some(content) => content,
         None if settled.context.is_empty() && !rendering_over(settled.value, limit) => {
             return Ok(Finished {

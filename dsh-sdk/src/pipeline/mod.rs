@@ -55,8 +55,7 @@ use crate::pool::Pool;
 use crate::tool::client::Client;
 use crate::tool::{CallTokens, Exec};
 use crate::tool::{Entry, Prepared};
-use crate::tool::{Host, StreamSink, Surroundings};
-use crate::value::card::Card;
+use crate::tool::{Host, Remote, StreamSink, Surroundings};
 use crate::value::event::rawp::Diagnostic;
 use crate::value::event::{self, Event};
 use crate::value::principal::Principal;
@@ -376,15 +375,9 @@ impl Pipeline {
             Ok(value) => value,
             Err(stop) => return Landed::Done(head.failed(stop)),
         };
-        let remote_card = carrier.as_ref().and_then(Exec::take_remote_card);
-        let settled = match self.settle(
-            &entry,
-            head.invocation_id,
-            top_level,
-            args,
-            value,
-            remote_card,
-        ) {
+        let remote = carrier.as_ref().map(Exec::take_remote).unwrap_or_default();
+        let settled = match self.settle(&entry, head.invocation_id, top_level, args, value, remote)
+        {
             Ok(settled) => settled,
             Err(stop) => return Landed::Done(head.failed(stop)),
         };
@@ -415,9 +408,9 @@ impl Pipeline {
         head.succeeded(Success::new(&entry, settled.value, settled.finished))
     }
 
-    /// From the value the tool returned, with the card its server presented
-    /// it with if it is a proxied tool's, to the content and card: the
-    /// output gate, the post-execute hooks, then project and finalize.
+    /// From the value the tool returned, with what its server showed it
+    /// with if it is a proxied tool's, to the content and card: the output
+    /// gate, the post-execute hooks, then project and finalize.
     fn settle(
         &self,
         entry: &Entry,
@@ -425,7 +418,7 @@ impl Pipeline {
         top_level: bool,
         args: Arc<Value>,
         value: Value,
-        remote_card: Option<Arc<Card>>,
+        remote: Remote,
     ) -> Result<SettledValue, Stop> {
         let config = &self.config;
         let value =
@@ -435,9 +428,13 @@ impl Pipeline {
                 replaced: false,
             })?;
         let hooked = post_execute::run(config, entry, &args, value)?;
-        // The remote card shows the value execute returned: a value a hook
-        // put in its place gets the generic card.
-        let remote_card = remote_card.filter(|_| hooked.source == event::ValueSource::Execute);
+        // What the server showed shows the value execute returned: a value
+        // a hook put in its place gets the generic card and its own
+        // rendering.
+        let remote = match hooked.source {
+            event::ValueSource::Execute => remote,
+            _ => Remote::default(),
+        };
         let hooked = notify::executed(
             self,
             invocation_id,
@@ -445,7 +442,7 @@ impl Pipeline {
             entry,
             &args,
             hooked,
-            remote_card.as_ref(),
+            &remote,
         );
         let settled = Settled {
             invocation_id,
@@ -454,7 +451,8 @@ impl Pipeline {
             top_level,
             replaced_content: hooked.replaced_content,
             context: hooked.context,
-            remote_card: remote_card.as_deref(),
+            remote_card: remote.card.as_deref(),
+            remote_content: remote.content,
         };
         let finished = finish(config, entry, settled)?;
         Ok(SettledValue {
@@ -573,8 +571,8 @@ pub(super) struct Launched {
     args: Arc<Value>,
     top_level: bool,
     /// The call's context, kept for a dynamic tool: a proxied tool's
-    /// execution keeps there the card its server presented the value with
-    /// ([`Exec::take_remote_card`]).
+    /// execution keeps there what its server showed the value with
+    /// ([`Exec::take_remote`]).
     carrier: Option<Exec>,
 }
 

@@ -14,8 +14,7 @@ use super::call::{CallName, ToolCall};
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
 use super::stop::{Head, Stop};
-use crate::tool::{Entry, running_card};
-use crate::value::card::Card;
+use crate::tool::{Entry, Remote, running_card};
 use crate::value::event::{Event, Verdict};
 use crate::value::principal::{Caller, Principal};
 use crate::value::result::ToolResult;
@@ -99,7 +98,7 @@ pub(super) fn executed(
     entry: &Entry,
     args: &Arc<Value>,
     mut hooked: Hooked,
-    remote_card: Option<&Arc<Card>>,
+    remote: &Remote,
 ) -> Hooked {
     if !registry.pool.listening() {
         return hooked;
@@ -114,7 +113,8 @@ pub(super) fn executed(
         top_level,
         replaced_content: hooked.replaced_content.clone(),
         context: hooked.context.clone(),
-        remote_card: remote_card.cloned(),
+        remote_card: remote.card.clone(),
+        remote_content: remote.content.clone(),
     });
     hooked.value = Arc::unwrap_or_clone(value);
     hooked

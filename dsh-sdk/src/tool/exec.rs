@@ -18,6 +18,7 @@ use crate::tool::client::{
 };
 use crate::tool::elicit::Elicitable;
 use crate::value::card::Card;
+use crate::value::content::ContentBlock;
 use crate::value::event::{Progress, StreamChunk, StreamType};
 use crate::value::principal::Principal;
 
@@ -63,9 +64,21 @@ struct ExecInner {
     client: Option<Arc<dyn Client>>,
     /// Who makes the call.
     principal: Arc<Principal>,
-    /// The card the value was presented with where the tool really ran (a
-    /// proxied dsh server's own), for the pipeline to record with the value.
-    remote_card: Mutex<Option<Arc<Card>>>,
+    /// What the value was shown with where the tool really ran (a proxied
+    /// server's), for the pipeline to record with the value.
+    remote: Mutex<Remote>,
+}
+
+/// What a value was shown with where its tool really ran, a proxied MCP
+/// server: kept in the call's context by the proxied tool, taken back by
+/// the pipeline once the tool returned ([`Exec::take_remote`]).
+#[derive(Default)]
+pub(crate) struct Remote {
+    /// The card a dsh server presented the value with.
+    pub(crate) card: Option<Arc<Card>>,
+    /// The content the server rendered a structured value as, which the
+    /// model sees in place of the value's default rendering.
+    pub(crate) content: Option<Vec<ContentBlock>>,
 }
 
 /// What every call of one registry shares, made once per registry: a
@@ -132,7 +145,7 @@ impl Exec {
                 sequence: AtomicU64::new(0),
                 client,
                 principal,
-                remote_card: Mutex::new(None),
+                remote: Mutex::default(),
             }),
         }
     }
@@ -205,25 +218,34 @@ impl Exec {
     /// Keeps `card` as the card the call's value was presented with where
     /// the tool really ran: a proxied MCP server's own card, read from its
     /// result. The pipeline takes it back once the tool returned
-    /// ([`take_remote_card`](Self::take_remote_card)) and records it with the
-    /// value, so that present stays a function of what was recorded. The
-    /// last card kept wins.
+    /// ([`take_remote`](Self::take_remote)) and records it with the value,
+    /// so that present stays a function of what was recorded. The last
+    /// card kept wins.
     #[cfg(feature = "mcp")]
     pub(crate) fn keep_remote_card(&self, card: Card) {
-        *self
-            .inner
-            .remote_card
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(card));
+        self.remote().card = Some(Arc::new(card));
     }
 
-    /// The card [`keep_remote_card`](Self::keep_remote_card) kept, taken.
-    pub(crate) fn take_remote_card(&self) -> Option<Arc<Card>> {
+    /// Keeps `content` as what the call's structured value was rendered as
+    /// where the tool really ran: a proxied MCP server's text beside its
+    /// `structuredContent`. Taken back and recorded like the card; the model
+    /// sees it in place of the value's default rendering.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn keep_remote_content(&self, content: Vec<ContentBlock>) {
+        self.remote().content = Some(content);
+    }
+
+    /// What [`keep_remote_card`](Self::keep_remote_card) and
+    /// [`keep_remote_content`](Self::keep_remote_content) kept, taken.
+    pub(crate) fn take_remote(&self) -> Remote {
+        std::mem::take(&mut *self.remote())
+    }
+
+    fn remote(&self) -> std::sync::MutexGuard<'_, Remote> {
         self.inner
-            .remote_card
+            .remote
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take()
     }
 
     /// The pipeline the call runs in, as handed in.
@@ -545,7 +567,7 @@ impl ExecBuilder {
                 principal: self
                     .principal
                     .unwrap_or_else(|| Principal::shared_host().clone()),
-                remote_card: Mutex::new(None),
+                remote: Mutex::default(),
             }),
         }
     }

@@ -15,6 +15,7 @@ use rmcp::{Peer, RoleClient};
 use crate::tool::Exec;
 use crate::tool::ToolError;
 use crate::value::content::{ContentBlock, joined_text};
+use crate::value::schema::limits::check;
 
 use super::super::apps::read_card;
 use super::super::content::from_mcp;
@@ -153,19 +154,19 @@ impl Forward {
         let value = if self.structured {
             // A server that declares an output schema must send
             // `structuredContent`; older ones put the JSON in a text block.
-            result
-                .structured_content
-                .or_else(|| {
-                    blocks
-                        .first()
-                        .and_then(ContentBlock::as_text)
-                        .and_then(|text| serde_json::from_str(text).ok())
-                })
-                .ok_or_else(|| {
-                    ToolError::new(format!(
-                        "`{remote}` on the MCP server `{server}` declares an output schema but sent no structured content"
-                    ))
-                })?
+            let structured = result.structured_content.or_else(|| {
+                blocks
+                    .first()
+                    .and_then(ContentBlock::as_text)
+                    .and_then(|text| serde_json::from_str(text).ok())
+            });
+            let Some(value) = structured else {
+                return Err(ToolError::new(format!(
+                    "`{remote}` on the MCP server `{server}` declares an output schema but sent no structured content"
+                )));
+            };
+            self.keep_content(blocks, &value, &exec);
+            value
         } else {
             serde_json::to_value(blocks).map_err(|error| {
                 ToolError::new(format!("the content could not be kept: {error}"))
@@ -173,6 +174,34 @@ impl Forward {
         };
         self.keep_card(result.meta.as_ref(), &exec);
         Ok(value)
+    }
+
+    /// Keeps what the server rendered a structured `value` as, for the model
+    /// to see in place of the value's default rendering: its blocks, unless
+    /// they are only the value's JSON again (which the default rendering
+    /// gives anyway), or over the registry's output limits (then, with a
+    /// warning, the model sees the value's default rendering).
+    fn keep_content(&self, blocks: Vec<ContentBlock>, value: &Value, exec: &Exec) {
+        let only_json = matches!(
+            &blocks[..],
+            [block] if block.as_text().and_then(|text| serde_json::from_str::<Value>(text).ok()).as_ref() == Some(value)
+        );
+        if blocks.is_empty() || only_json {
+            return;
+        }
+        let limits = self.link.registry.pipeline().config.limits;
+        let shown = serde_json::to_value(&blocks).unwrap_or_default();
+        match check(&shown, limits.max_output_depth, limits.max_output_bytes) {
+            Ok(()) => exec.keep_remote_content(blocks),
+            Err(exceeded) => tracing::warn!(
+                server = %self.link.server,
+                tool = %self.remote,
+                "the content the MCP server `{}` sent with a result of `{}` is {}: the value's JSON shows in its place",
+                self.link.server,
+                self.remote,
+                exceeded.describe(),
+            ),
+        }
     }
 
     /// Keeps the card a dsh server presented the value with (its result's

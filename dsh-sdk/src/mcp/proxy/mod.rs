@@ -79,9 +79,14 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 ///   `openWorldHint` → `open_world` as given, an absent one unsaid),
 ///   and its category is `mcp`.
 /// - Its canonical value is the `structuredContent` when it declares an
-///   output schema, validated against it and rendered by the default render;
-///   otherwise the `content` blocks themselves, which render as they are.
-///   `isError: true` is the tool's error.
+///   output schema, validated against it; the model sees the server's own
+///   `content` beside it (what its render said), unless that is only the
+///   value's JSON or over the registry's output limits, when it sees the
+///   value's default rendering. That content is recorded with the value
+///   ([`Event::Executed`](crate::value::event::Event::Executed)'s
+///   `remote_content`), so a replay gives it without the server. A tool
+///   without an output schema has the `content` blocks themselves as its
+///   value, which render as they are. `isError: true` is the tool's error.
 /// - A tool of a dsh server that presents its own card (its definition links
 ///   a dsh card view) presents it here too: each result's card comes in its
 ///   `_meta` ([`CARD_META_KEY`](crate::value::card::web::CARD_META_KEY)), is

@@ -85,6 +85,12 @@ pub enum Event {
         /// `None` for every other call, and when a post-execute hook
         /// replaced the value (the remote card shows the value it replaced).
         remote_card: Option<std::sync::Arc<crate::value::card::Card>>,
+        /// The content a proxied server rendered the structured value as
+        /// (its text beside its `structuredContent`), which the model sees
+        /// in place of the value's default rendering. Recorded, like the
+        /// card, so a replay gives it without the server. `None` for every
+        /// other call, and when a post-execute hook replaced the value.
+        remote_content: Option<Vec<crate::value::content::ContentBlock>>,
     },
     /// A call ended, whatever its status.
     Result(std::sync::Arc<crate::value::result::ToolResult>),

@@ -3,7 +3,8 @@
 //! replay shows it again once the server is gone; a value a post-execute
 //! hook replaced gets the generic card; a server that serves
 //! proxied tools passes the card on; a card that is too large, too deep or
-//! not a card falls back to the generic card, with a warning.
+//! not a card falls back to the generic card, with a warning. A structured
+//! tool's text, as its server rendered it, travels and replays the same way.
 #![cfg(feature = "mcp")]
 // The contract fixes the projections' parameter types: `&Output` is `&String` here.
 #![allow(clippy::ptr_arg)]
@@ -156,6 +157,88 @@ async fn a_dsh_servers_card_travels_through_the_proxy_and_replays_without_the_se
         .collect();
     assert_eq!(fields, [Field::Card]);
     assert!(differences[0].actual.contains("two\\n"), "{differences:?}");
+}
+
+/// A count of words.
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Counted {
+    words: usize,
+}
+
+/// Count the words of a text.
+#[tool(read_only, render = counted_text)]
+async fn count_words(
+    /// The text
+    text: String,
+) -> Counted {
+    Counted {
+        words: text.split_whitespace().count(),
+    }
+}
+
+#[render]
+fn counted_text(_args: &CountWordsArgs, counted: &Counted) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(format!("{} words", counted.words))]
+}
+
+/// Counted the same way, rendered by default: its text is the JSON.
+#[tool(read_only)]
+async fn count_plainly(
+    /// The text
+    text: String,
+) -> Counted {
+    Counted {
+        words: text.split_whitespace().count(),
+    }
+}
+
+/// A structured tool's text as its server rendered it reaches the model
+/// through the proxy, not the value's JSON alone; the value stays the
+/// structured one; the log records the text with the value, and a replay
+/// gives it again once the server is gone. A server whose text is only the
+/// value's JSON gives what the default rendering gives here.
+#[tokio::test]
+async fn a_servers_rendering_of_a_structured_value_travels_through_the_proxy() {
+    let remote = Registry::new();
+    let _count = remote.register::<count_words>().unwrap();
+    let _plain = remote.register::<count_plainly>().unwrap();
+    let host = Registry::new();
+    let (proxy, running) = proxied(&host, "words", McpServer::new(remote.clone())).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.jsonl");
+    let log = SessionLog::open(&path).unwrap();
+    let logging = host.subscribe(log.subscriber());
+    let args = json!({ "text": "one two three" });
+    let counted = host.call("count_words", args.clone()).await;
+    let plain = host.call("count_plainly", args.clone()).await;
+    drop(logging);
+
+    assert!(!counted.is_error(), "{}", counted.text());
+    assert_eq!(counted.value, Some(json!({ "words": 3 })));
+    // What the server's render said comes first, as there; its MCP reply
+    // carries the value's JSON after it, for clients that read only text.
+    assert_eq!(counted.content()[0], ContentBlock::text("3 words"));
+    assert_eq!(counted.text(), "3 words\n{\"words\":3}");
+    assert_eq!(plain.value, Some(json!({ "words": 3 })));
+    assert_eq!(plain.content(), [ContentBlock::text("{\"words\":3}")]);
+
+    let recorded = Log::read(&path).unwrap();
+    let kept: Vec<bool> = recorded
+        .calls()
+        .iter()
+        .map(|call| {
+            let executed = call.executed.as_ref().expect("both calls executed");
+            executed.remote_content.is_some()
+        })
+        .collect();
+    assert_eq!(kept, [true, false]);
+
+    let _ = running.cancel().await;
+    tokio::time::timeout(STEP, proxy.closed()).await.unwrap();
+    let report = replay(&host, &recorded);
+    assert!(!report.has_differences(), "{report:?}");
+    assert_eq!(report.summary().identical, 2);
 }
 
 /// A server that is not dsh, whose `show` tool puts in its result's `_meta`
