@@ -15,9 +15,10 @@ use crate::pipeline::spill::{SpillError, Spilled, plan, spill, spilled_message};
 use crate::tool::with_sources;
 use crate::tool::{Entry, project};
 use crate::value::card::Card;
-use crate::value::content::{ContentBlock, render_value, rendering_over};
+use crate::value::content::{ContentBlock, render_value};
 use crate::value::event::Event;
 use crate::value::result::CardSlot;
+use crate::value::schema::limits;
 
 /// What project and finalize start from: a value that passed the output gate
 /// and every post-execute hook. A live call builds it from the hooks'
@@ -85,14 +86,15 @@ pub(crate) fn finish(
         .max_result_chars()
         .unwrap_or(config.max_result_chars);
     // The default rendering of the value is made here only when it must
-    // be: to spill it, or to add the hooks' context after it. Otherwise the
-    // result makes it when its content is read.
+    // be: when it may be over the limit (made, its characters are counted
+    // below), or to add the hooks' context after it. Otherwise the result
+    // makes it when its content is read.
     let made = (settled.replaced_content)
         .or(settled.remote_content)
         .or(projected.content);
     let mut content = match made {
         Some(content) => content,
-        None if settled.context.is_empty() && !rendering_over(settled.value, limit) => {
+        None if settled.context.is_empty() && !rendering_may_be_over(settled.value, limit) => {
             return Ok(Finished {
                 content: None,
                 card: projected.card,
@@ -133,6 +135,18 @@ pub(crate) fn finish(
         card: projected.card,
         spill: spilled_to,
     })
+}
+
+/// Whether the text [`render_value`] makes of `value` may be over `limit`
+/// characters, told without making it: a text has at most as many
+/// characters as bytes, so a string within the limit in bytes, or any other
+/// value whose JSON is (by the output limits' own count, which reads a value
+/// well within it by its size alone), is within it.
+fn rendering_may_be_over(value: &Value, limit: usize) -> bool {
+    match value {
+        Value::String(text) => text.len() > limit,
+        other => limits::check(other, usize::MAX, limit).is_err(),
+    }
 }
 
 /// Why a planned spill file was not written.
@@ -240,4 +254,35 @@ pub(crate) fn is_unsaved(content: &[ContentBlock]) -> bool {
             text.starts_with("Output too large (")
                 && text.contains("), and the full output could not be saved: ")
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The bound never lets a rendering over the limit pass as within it,
+    /// and lets through, unmade, every rendering within it in bytes.
+    #[test]
+    fn a_rendering_over_its_limit_is_never_taken_for_one_within_it() {
+        let rendered = |value: &Value| match &render_value(value)[..] {
+            [ContentBlock::Text { text }] => text.clone(),
+            other => panic!("one text block, not {other:?}"),
+        };
+        for value in [
+            json!("héllo"),
+            json!("ééééé"),
+            json!({ "text": "日本語\n", "n": [1, 2, 3] }),
+            json!([true, null, 1.5, "x"]),
+            json!(12345),
+        ] {
+            let text = rendered(&value);
+            let chars = text.chars().count();
+            assert!(rendering_may_be_over(&value, chars - 1), "{value}");
+            assert!(!rendering_may_be_over(&value, text.len()), "{value}");
+        }
+        // A large value is told over its limit.
+        assert!(rendering_may_be_over(&json!(vec!["word"; 100_000]), 10));
+    }
 }

@@ -505,10 +505,7 @@ impl CallExec {
                 invocation_id,
                 tokens,
                 client,
-                principal
-                    .as_ref()
-                    .unwrap_or_else(|| Principal::shared_host())
-                    .clone(),
+                Arc::clone(or_host(principal.as_ref())),
             )
         })
     }
@@ -523,17 +520,14 @@ impl CallExec {
                 invocation_id,
                 self.tokens,
                 self.client,
-                self.principal
-                    .unwrap_or_else(|| Principal::shared_host().clone()),
+                Arc::clone(or_host(self.principal.as_ref())),
             ),
         }
     }
 
     /// Who makes the call.
     fn principal(&self) -> &Principal {
-        self.principal
-            .as_deref()
-            .unwrap_or_else(|| Principal::shared_host())
+        or_host(self.principal.as_ref())
     }
 
     /// The context the tool is handed when it is prepared: its own, or,
@@ -541,6 +535,11 @@ impl CallExec {
     fn handed(&self) -> &Exec {
         self.made.as_ref().unwrap_or_else(|| Exec::detached())
     }
+}
+
+/// `principal`, or the host when a call names nobody.
+fn or_host(principal: Option<&Arc<Principal>>) -> &Arc<Principal> {
+    principal.unwrap_or_else(|| Principal::shared_host())
 }
 
 /// A value settled and finished, its spill not yet written.

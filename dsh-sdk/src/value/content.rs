@@ -160,42 +160,6 @@ pub(crate) fn render_value(value: &serde_json::Value) -> Vec<ContentBlock> {
     })]
 }
 
-/// Whether the text [`render_value`] makes of `value` is over `limit`
-/// characters, told without making it: a string's characters are counted
-/// past the cheap bound of its bytes; any other value's JSON is counted as
-/// it is written, and the count stops once over the limit.
-pub(crate) fn rendering_over(value: &serde_json::Value, limit: usize) -> bool {
-    match value {
-        serde_json::Value::String(text) => text.len() > limit && text.chars().count() > limit,
-        other => {
-            let mut counted = Counted { chars: 0, limit };
-            serde_json::to_writer(&mut counted, other).is_err() || counted.chars > limit
-        }
-    }
-}
-
-/// A writer that counts the characters of the UTF-8 written to it, and
-/// refuses more once past `limit`.
-struct Counted {
-    chars: usize,
-    limit: usize,
-}
-
-impl std::io::Write for Counted {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        // Every byte but a continuation byte starts a character.
-        self.chars += bytes.iter().filter(|&&byte| byte & 0xC0 != 0x80).count();
-        if self.chars > self.limit {
-            return Err(std::io::Error::other("over the limit"));
-        }
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The text of every text block, joined by newlines.
 pub fn joined_text(blocks: &[ContentBlock]) -> String {
     blocks
@@ -203,41 +167,4 @@ pub fn joined_text(blocks: &[ContentBlock]) -> String {
         .filter_map(ContentBlock::as_text)
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    /// Whether a value's rendering is over a limit is told in characters,
-    /// as the rendering [`render_value`] makes would count them.
-    #[test]
-    fn a_rendering_is_measured_in_characters_without_making_it() {
-        let chars = |value: &serde_json::Value| match &render_value(value)[..] {
-            [ContentBlock::Text { text }] => text.chars().count(),
-            other => panic!("one text block, not {other:?}"),
-        };
-        for value in [
-            json!("héllo"),
-            json!("ééééé"),
-            json!({ "text": "日本語", "n": [1, 2, 3] }),
-            json!([true, null, 1.5, "x"]),
-            json!(12345),
-        ] {
-            let exact = chars(&value);
-            assert!(!rendering_over(&value, exact), "{value} at {exact}");
-            assert!(
-                rendering_over(&value, exact - 1),
-                "{value} at {}",
-                exact - 1
-            );
-        }
-        // A string of few characters but many bytes is within its limit.
-        assert!(!rendering_over(&json!("éééé"), 4));
-        // A large value is counted only up to its limit.
-        let large = json!(vec!["word"; 100_000]);
-        assert!(rendering_over(&large, 10));
-    }
 }
