@@ -241,6 +241,38 @@ async fn a_servers_rendering_of_a_structured_value_travels_through_the_proxy() {
     assert_eq!(report.summary().identical, 2);
 }
 
+/// Count the words of a text, repeating each in the text it renders.
+#[tool(read_only, render = counted_loudly)]
+async fn count_loudly(
+    /// The text
+    text: String,
+) -> Counted {
+    Counted {
+        words: text.split_whitespace().count(),
+    }
+}
+
+#[render]
+fn counted_loudly(args: &CountLoudlyArgs, _counted: &Counted) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(args.text.repeat(1_000))]
+}
+
+/// A server's text over the proxying registry's output limits is not kept:
+/// the model sees the value's default rendering, and the call succeeds.
+#[tokio::test]
+async fn a_servers_rendering_over_the_output_limits_leaves_the_values_json() {
+    let remote = Registry::builder().max_result_chars(1_000_000).build();
+    let _loud = remote.register::<count_loudly>().unwrap();
+    let host = Registry::builder().max_output_bytes(4 * 1024).build();
+    let (_proxy, _running) = proxied(&host, "words", McpServer::new(remote.clone())).await;
+    let counted = host
+        .call("count_loudly", json!({ "text": "one two " }))
+        .await;
+    assert!(!counted.is_error(), "{}", counted.text());
+    assert_eq!(counted.value, Some(json!({ "words": 2 })));
+    assert_eq!(counted.content(), [ContentBlock::text("{\"words\":2}")]);
+}
+
 /// A server that is not dsh, whose `show` tool puts in its result's `_meta`
 /// whatever card its `kind` argument names.
 #[derive(Clone)]
