@@ -24,6 +24,7 @@ use uuid::Uuid;
 
 use super::Pipeline;
 use super::{CallName, Resolved, Stop, ToolCall};
+use crate::value::id::new_id;
 use crate::value::result::ToolResult;
 
 impl Pipeline {
@@ -34,7 +35,7 @@ impl Pipeline {
         calls: Vec<ToolCall>,
         cancel: CancellationToken,
     ) -> Vec<ToolResult> {
-        let group = Uuid::new_v4();
+        let group = new_id();
         let calls: Vec<ToolCall> = calls
             .into_iter()
             .map(|mut call| {

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::tool::Entry;
 use crate::tool::client::Client;
+use crate::value::id::new_id;
 use crate::value::principal::Principal;
 
 /// One call a model asked for: a tool name and its raw arguments.
@@ -103,7 +104,7 @@ impl ToolCall {
         ToolCall {
             name,
             args: Arc::new(args),
-            invocation_id: Uuid::new_v4(),
+            invocation_id: new_id(),
             cancel: None,
             batch_cancel: None,
             parallel_group_id: None,

@@ -69,11 +69,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use uuid::Uuid;
 
 use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::value::content::{ContentBlock, EmbeddedResource};
+use crate::value::id::new_id;
 use crate::value::principal::Principal;
 use crate::value::result::{Cause, Failure, ToolResult};
 
@@ -541,7 +541,7 @@ pub async fn run_for(
 /// The error result of a call that was not run.
 pub(crate) fn not_run(name: &str, message: &str) -> ToolResult {
     ToolResult::failed(
-        Uuid::new_v4(),
+        new_id(),
         name.to_owned(),
         Failure::new(Cause::InvalidArguments),
         message,

@@ -2,12 +2,14 @@
 //! sees ([`content`]) and a person sees ([`card`]) of a result, the result
 //! itself ([`result`]), the events and their wire form ([`event`]), schemas
 //! and their limits ([`schema`]), the names a definition uses ([`names`]),
-//! who calls ([`principal`]) and the paths a call names ([`path`]). None
-//! of them knows of a tool, a registry or a front end.
+//! who calls ([`principal`]), the ids of calls (`id`) and the paths a call
+//! names ([`path`]). None of them knows of a tool, a registry or a front
+//! end.
 
 pub mod card;
 pub(crate) mod content;
 pub mod event;
+pub(crate) mod id;
 pub(crate) mod names;
 pub mod path;
 pub(crate) mod principal;

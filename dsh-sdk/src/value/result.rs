@@ -44,7 +44,7 @@ pub enum Status {
 /// [`is_error`](ToolResult::is_error) are read from it.
 #[derive(Clone)]
 pub struct ToolResult {
-    /// The call's id (UUID v4).
+    /// The call's id, a UUID v4.
     pub invocation_id: Uuid,
     /// The tool's name, or the name that was asked for when none matched.
     /// Borrowed for a tool whose name is known at compile time.
