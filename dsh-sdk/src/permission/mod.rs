@@ -221,7 +221,7 @@ impl Permissions {
         if !def.scopes().all(|scope| principal.has_scope(scope)) {
             return false;
         }
-        let aliases: Vec<&str> = def.aliases().collect();
+        let aliases = def.aliases.as_strs();
         !(self.rules.rules.iter()).any(|rule| rule.denies_outright(def.name(), &aliases, principal))
     }
 

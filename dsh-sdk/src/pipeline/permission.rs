@@ -144,7 +144,7 @@ fn rejected(tool: &str, reason: String) -> Stop {
 /// guard that panics denies (see
 /// [`Permissions::decide`](crate::permission::Permissions::decide)).
 fn decide(config: &Config, entry: &Entry, args: &Value, principal: &Principal) -> Ruling {
-    let aliases: Vec<&str> = entry.def.aliases().collect();
+    let aliases = entry.def.aliases.as_strs();
     let info = CallInfo {
         tool: entry.def.name(),
         aliases: &aliases,

@@ -1,5 +1,7 @@
 //! Definitions built two ways: fixed in a `const`, or given at run time.
 
+use std::borrow::Cow;
+
 /// Puts `value` in `slot` from a `const fn`, which cannot run the old value's
 /// destructor. The builders that call it are `const` so that definitions can
 /// be `const`; there the old value is `None`, borrowed or static, so
@@ -26,6 +28,15 @@ impl StrList {
         S: Into<String>,
     {
         StrList::Owned(items.into_iter().map(Into::into).collect())
+    }
+
+    /// The strings as a slice: borrowed when they are fixed at compile
+    /// time (nothing is allocated for them), else collected.
+    pub(crate) fn as_strs(&self) -> Cow<'_, [&str]> {
+        match self {
+            StrList::Static(fixed) => Cow::Borrowed(fixed),
+            StrList::Owned(owned) => Cow::Owned(owned.iter().map(String::as_str).collect()),
+        }
     }
 
     /// The strings, in the order given.
