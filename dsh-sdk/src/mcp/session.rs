@@ -66,13 +66,11 @@ impl Calls {
     /// `token` stops it.
     pub(super) fn track(
         self: &Arc<Self>,
-        session: Option<String>,
+        session: String,
         request: String,
         token: CancellationToken,
     ) -> CallGuard {
-        if let Some(session) = session {
-            let _ = self.id.set(session);
-        }
+        let _ = self.id.set(session);
         lock(&self.running).insert(request.clone(), token);
         CallGuard {
             calls: Arc::clone(self),
@@ -532,5 +530,34 @@ impl ProgressForward {
     pub(super) async fn finish(self) {
         drop(self.subscription);
         let _ = tokio::time::timeout(PROGRESS_DRAIN, self.task).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancel_stops_a_call_of_its_session_while_it_is_tracked() {
+        let calls = Arc::new(Calls::default());
+        let token = CancellationToken::new();
+        let guard = calls.track("session-a".into(), "7".into(), token.clone());
+        calls.cancel("session-b", "7");
+        calls.cancel("session-a", "8");
+        assert!(
+            !token.is_cancelled(),
+            "another session's or request's cancel"
+        );
+        calls.cancel("session-a", "7");
+        assert!(token.is_cancelled());
+
+        let later = CancellationToken::new();
+        drop(guard);
+        let _guard = calls.track("session-a".into(), "9".into(), later.clone());
+        calls.cancel("session-a", "7");
+        assert!(
+            !later.is_cancelled(),
+            "a call that ended is no longer found"
+        );
     }
 }

@@ -52,11 +52,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let _running = self.session.calls.track(
-            super::caller::session_id(&context.extensions),
-            context.id.to_string(),
-            context.ct.clone(),
-        );
+        // A cancel that reached another replica finds the call by its
+        // session: a call on none (a stateless request) is never found
+        // that way, and is not tracked.
+        let _running = super::caller::session_id(&context.extensions).map(|session| {
+            (self.session.calls).track(session, context.id.to_string(), context.ct.clone())
+        });
         let span = trace::call_span(&request.name, &context);
         trace::traced_call(span, self.answer_call(request, &context)).await
     }
