@@ -559,15 +559,21 @@ async fn repeat_capped(
     "é".repeat(times)
 }
 
+/// A registry whose results over 100 characters spill to `spill_dir`,
+/// previewing 10.
+fn spilling_over_100_chars(spill_dir: &std::path::Path) -> Registry {
+    Registry::builder()
+        .max_result_chars(100)
+        .spill_dir(spill_dir)
+        .spill_preview_chars(10)
+        .build()
+}
+
 #[tokio::test]
 async fn oversized_content_spills_to_a_file_named_by_the_invocation_id() {
     let dir = tempfile::tempdir().unwrap();
     let spill_dir = dir.path().join("spill");
-    let registry = Registry::builder()
-        .max_result_chars(100)
-        .spill_dir(&spill_dir)
-        .spill_preview_chars(10)
-        .build();
+    let registry = spilling_over_100_chars(&spill_dir);
     registry.register::<repeat>().unwrap();
     registry.register::<repeat_capped>().unwrap();
 
@@ -625,11 +631,7 @@ async fn repeat_json(
 async fn a_json_value_over_the_limit_spills_its_rendering() {
     let dir = tempfile::tempdir().unwrap();
     let spill_dir = dir.path().join("spill");
-    let registry = Registry::builder()
-        .max_result_chars(100)
-        .spill_dir(&spill_dir)
-        .spill_preview_chars(10)
-        .build();
+    let registry = spilling_over_100_chars(&spill_dir);
     registry.register::<repeat_json>().unwrap();
     // `{"text":"…"}` is 11 characters around the letters.
     let at_limit = registry.call("repeat_json", json!({ "times": 89 })).await;

@@ -165,15 +165,22 @@ struct Counted {
     words: usize,
 }
 
+impl Counted {
+    /// The words of `text`, counted.
+    fn of(text: &str) -> Self {
+        Counted {
+            words: text.split_whitespace().count(),
+        }
+    }
+}
+
 /// Count the words of a text.
 #[tool(read_only, render = counted_text)]
 async fn count_words(
     /// The text
     text: String,
 ) -> Counted {
-    Counted {
-        words: text.split_whitespace().count(),
-    }
+    Counted::of(&text)
 }
 
 #[render]
@@ -187,9 +194,7 @@ async fn count_plainly(
     /// The text
     text: String,
 ) -> Counted {
-    Counted {
-        words: text.split_whitespace().count(),
-    }
+    Counted::of(&text)
 }
 
 /// A structured tool's text as its server rendered it reaches the model
@@ -247,9 +252,7 @@ async fn count_loudly(
     /// The text
     text: String,
 ) -> Counted {
-    Counted {
-        words: text.split_whitespace().count(),
-    }
+    Counted::of(&text)
 }
 
 #[render]
