@@ -147,8 +147,7 @@ fn replay_call(
         output_type: entry.def.resolve_output_type(None),
     };
     // The very result a live call builds from the same settled value.
-    let args = Arc::clone(&executed.args);
-    let (replayed, spill) = match finish(config, &entry, settled(call, executed, &args)) {
+    let (replayed, spill) = match finish(config, &entry, settled(call, executed)) {
         Ok(mut finished) => {
             let spill = finished.spill.as_mut().map(|overflow| {
                 (
@@ -261,14 +260,10 @@ impl Projected {
     }
 }
 
-fn settled<'a>(
-    call: &LoggedCall,
-    executed: &'a ExecutedRecord,
-    args: &'a Arc<serde_json::Value>,
-) -> Settled<'a> {
+fn settled<'a>(call: &LoggedCall, executed: &'a ExecutedRecord) -> Settled<'a> {
     Settled {
         invocation_id: call.invocation_id,
-        args,
+        args: Arc::clone(&executed.args),
         value: &executed.value,
         top_level: executed.top_level,
         replaced_content: executed.replaced_content.clone(),

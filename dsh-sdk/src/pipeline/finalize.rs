@@ -25,7 +25,9 @@ use crate::value::schema::limits;
 /// decisions; a replay reads it from the session log's `executed` record.
 pub(crate) struct Settled<'a> {
     pub(crate) invocation_id: Uuid,
-    pub(crate) args: &'a Arc<Value>,
+    /// The call's arguments, handed on to the generic card, which keeps
+    /// them until it is read.
+    pub(crate) args: Arc<Value>,
     pub(crate) value: &'a Value,
     pub(crate) top_level: bool,
     pub(crate) replaced_content: Option<Vec<ContentBlock>>,

@@ -446,7 +446,7 @@ impl Pipeline {
         );
         let settled = Settled {
             invocation_id,
-            args: &args,
+            args,
             value: &hooked.value,
             top_level,
             replaced_content: hooked.replaced_content,

@@ -52,13 +52,13 @@ pub(crate) struct Projected {
 /// tool that presents its own card keeps it.
 pub(crate) fn project(
     entry: &Entry,
-    args: &Arc<Value>,
+    args: Arc<Value>,
     value: &Value,
     top_level: bool,
     remote: Option<&Card>,
 ) -> Result<Projected, ProjectError> {
     let projected = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        entry.handler.project(args, value, top_level)
+        entry.handler.project(&args, value, top_level)
     }));
     match projected {
         Ok(Ok(projection)) => {
@@ -67,7 +67,7 @@ pub(crate) fn project(
                 .or_else(|| remote.filter(|_| top_level).cloned())
             {
                 Some(card) if top_level => CardSlot::ready(Some(card)),
-                None if top_level => CardSlot::generic(Arc::clone(args)),
+                None if top_level => CardSlot::generic(args),
                 _ => CardSlot::default(),
             };
             Ok(Projected {
