@@ -17,6 +17,12 @@
 //!
 //! Run with `cargo bench -p dsh-kit --bench pipeline -- --warm-up-time 1
 //! --measurement-time 2`.
+//!
+//! For a profile, `DSH_PIPELINE_BENCH_PROBE` set to `floor`, `validated`,
+//! `bare` or `hooked` makes 20,000 calls of that kind and nothing else, and
+//! `none` makes none, which measures what the start-up costs, to take off:
+//! run the bench binary under `valgrind --tool=callgrind` (or `cachegrind`)
+//! with each, and divide the difference by 20,000.
 
 #[path = "common/timing.rs"]
 mod timing;
@@ -25,6 +31,12 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use timing::{BATCH, BATCHES, median, per_call, time_batch};
+
+/// Names the kind of call a profiling run makes, instead of the benchmark.
+const PROBE: &str = "DSH_PIPELINE_BENCH_PROBE";
+
+/// How many calls a profiling run makes.
+const PROBE_CALLS: usize = 20_000;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -142,6 +154,26 @@ fn bench(c: &mut Criterion) {
             "Hello, Ada!"
         );
     });
+
+    if let Ok(kind) = std::env::var(PROBE) {
+        let kinds = ["floor", "validated", "bare", "hooked", "none"];
+        assert!(
+            kinds.contains(&kind.as_str()),
+            "{PROBE}={kind}: expected one of {kinds:?}"
+        );
+        runtime.block_on(async {
+            for _ in 0..PROBE_CALLS {
+                match kind.as_str() {
+                    "floor" => floor_call().await,
+                    "validated" => validated_call().await,
+                    "bare" => bare_call().await,
+                    "hooked" => hooked_call().await,
+                    _ => {}
+                }
+            }
+        });
+        return;
+    }
 
     let mut group = c.benchmark_group("greet");
     group.bench_function("floor", |b| b.to_async(&runtime).iter(floor_call));
