@@ -154,18 +154,26 @@ impl Forward {
         let value = if self.structured {
             // A server that declares an output schema must send
             // `structuredContent`; older ones put the JSON in a text block.
-            let structured = result.structured_content.or_else(|| {
-                blocks
-                    .first()
-                    .and_then(ContentBlock::as_text)
-                    .and_then(|text| serde_json::from_str(text).ok())
-            });
-            let Some(value) = structured else {
+            // A value read from the one text block there is has no other
+            // rendering to keep: that block is its JSON.
+            let (value, read_from_text) = match result.structured_content {
+                Some(value) => (Some(value), false),
+                None => (
+                    blocks
+                        .first()
+                        .and_then(ContentBlock::as_text)
+                        .and_then(|text| serde_json::from_str(text).ok()),
+                    true,
+                ),
+            };
+            let Some(value) = value else {
                 return Err(ToolError::new(format!(
                     "`{remote}` on the MCP server `{server}` declares an output schema but sent no structured content"
                 )));
             };
-            self.keep_content(blocks, &value, &exec);
+            if !(read_from_text && blocks.len() == 1) {
+                self.keep_content(blocks, &value, &exec);
+            }
             value
         } else {
             serde_json::to_value(blocks).map_err(|error| {

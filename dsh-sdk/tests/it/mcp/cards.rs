@@ -457,3 +457,98 @@ async fn a_value_a_hook_replaced_gets_the_generic_card_not_the_servers() {
     assert_eq!(card["card"], "generic");
     assert_eq!(card["output"], "(redacted)\n");
 }
+
+/// A server of the older protocols: its tool declares an output schema but
+/// its results carry no `structuredContent`, only the value's JSON as the
+/// first text block, and, for `with_note`, a second block after it.
+struct Older;
+
+impl ServerHandler for Older {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let object = |schema: Value| match schema {
+            Value::Object(schema) => Arc::new(schema),
+            _ => unreachable!("an object literal"),
+        };
+        let input = object(json!({
+            "type": "object",
+            "properties": { "with_note": { "type": "boolean" } },
+            "required": ["with_note"]
+        }));
+        let output = object(json!({
+            "type": "object",
+            "properties": { "words": { "type": "integer" } },
+            "required": ["words"]
+        }));
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("count", "Count words.", input).with_raw_output_schema(output),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let with_note = request
+            .arguments
+            .as_ref()
+            .and_then(|args| args.get("with_note"))
+            .and_then(Value::as_bool)
+            .unwrap_or_default();
+        let mut blocks = vec![McpBlock::text(r#"{"words":3}"#)];
+        if with_note {
+            blocks.push(McpBlock::text("counted by whitespace"));
+        }
+        Ok(CallToolResult::success(blocks).into())
+    }
+}
+
+/// A value an older server sent only as JSON text is read from that text:
+/// one block, which is the value's JSON, leaves the default rendering, and
+/// nothing is recorded beside the value; more blocks are the server's
+/// rendering, which the model sees and the log records.
+#[tokio::test]
+async fn a_value_an_older_server_sent_as_text_keeps_only_the_rendering_it_adds() {
+    let host = Registry::new();
+    let (_proxy, _running) = proxied(&host, "older", Older).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.jsonl");
+    let log = SessionLog::open(&path).unwrap();
+    let logging = host.subscribe(log.subscriber());
+    let plain = host.call("count", json!({ "with_note": false })).await;
+    let noted = host.call("count", json!({ "with_note": true })).await;
+    drop(logging);
+
+    assert!(!plain.is_error(), "{}", plain.text());
+    assert_eq!(plain.value, Some(json!({ "words": 3 })));
+    assert_eq!(plain.content(), [ContentBlock::text(r#"{"words":3}"#)]);
+    assert!(!noted.is_error(), "{}", noted.text());
+    assert_eq!(noted.value, Some(json!({ "words": 3 })));
+    assert_eq!(
+        noted.content(),
+        [
+            ContentBlock::text(r#"{"words":3}"#),
+            ContentBlock::text("counted by whitespace")
+        ]
+    );
+
+    let recorded = Log::read(&path).unwrap();
+    let kept: Vec<bool> = recorded
+        .calls()
+        .iter()
+        .map(|call| {
+            let executed = call.executed.as_ref().expect("both calls executed");
+            executed.remote_content.is_some()
+        })
+        .collect();
+    assert_eq!(kept, [false, true]);
+}
