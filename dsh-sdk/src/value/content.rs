@@ -1,5 +1,7 @@
 //! [`ContentBlock`]: what the model sees of a result.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 /// One block of content for the model, shaped as MCP's content blocks.
@@ -154,10 +156,16 @@ pub fn render_default<T: Serialize + ?Sized>(value: &T) -> Vec<ContentBlock> {
 /// [`render_default`] of the value `value` serializes to, from that value:
 /// no copy of it is made first.
 pub(crate) fn render_value(value: &serde_json::Value) -> Vec<ContentBlock> {
-    vec![ContentBlock::text(match value {
-        serde_json::Value::String(text) => text.clone(),
-        other => other.to_string(),
-    })]
+    vec![ContentBlock::text(rendered_text(value).into_owned())]
+}
+
+/// The one text block of [`render_value`]: a string as it is, anything
+/// else as JSON.
+pub(crate) fn rendered_text(value: &serde_json::Value) -> Cow<'_, str> {
+    match value {
+        serde_json::Value::String(text) => Cow::Borrowed(text),
+        other => Cow::Owned(other.to_string()),
+    }
 }
 
 /// The text of every text block, joined by newlines.

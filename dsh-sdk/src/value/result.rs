@@ -10,7 +10,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::value::card::Card;
-use crate::value::content::{ContentBlock, joined_text, render_value};
+use crate::value::content::{ContentBlock, joined_text, render_value, rendered_text};
 use crate::value::names::OutputType;
 
 /// How a call ended (RAWP-DPS `tool.invoke.result` `status`).
@@ -276,9 +276,11 @@ impl ToolResult {
     /// The text of every text block, joined by newlines.
     pub fn text(&self) -> String {
         match (self.content.blocks.get(), &self.value) {
-            // The default rendering of a string is the string.
-            (None, Some(Value::String(text))) => text.clone(),
-            _ => joined_text(self.content()),
+            (Some(blocks), _) => joined_text(blocks),
+            // Not made yet: the default rendering's one text block, read
+            // without making the content.
+            (None, Some(value)) => rendered_text(value).into_owned(),
+            (None, None) => String::new(),
         }
     }
 
