@@ -1,6 +1,6 @@
 //! The examples' tests, in one test binary so the suite links once: the
 //! example tools, their cards and contracts, the MCP server driven by real
-//! clients, a protected server against a real authorization server,
+//! clients, what the model of each real MCP host is handed (`hosts`), a protected server against a real authorization server,
 //! replicas behind nginx (sharing a directory, or Redis), and the browser (`browser/`), with the
 //! helpers they share (`common/`).
 
@@ -11,6 +11,7 @@ mod browser;
 mod cards;
 mod contracts;
 mod export;
+mod hosts;
 mod mcp;
 mod mcp_client_features;
 mod mcp_proxy;

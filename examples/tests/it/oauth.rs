@@ -28,7 +28,7 @@ use dsh_kit::{DynamicTool, Registry};
 use serde_json::Value;
 
 use crate::common::nginx::{Nginx, nginx};
-use crate::common::{fnv1a, free_port, python, run};
+use crate::common::{free_port, npm_ci, python, run};
 
 /// The longest any one step may take.
 const STEP: Duration = Duration::from_secs(60);
@@ -41,54 +41,12 @@ fn installed() -> Option<&'static Path> {
 }
 
 fn install() -> Option<PathBuf> {
-    let found = ["node", "npm"].iter().all(|tool| {
-        Command::new(tool)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
-    });
-    if !found {
-        let message = "Node.js and npm are not installed (Debian: apt-get install nodejs npm): the tests against a real authorization server DID NOT RUN";
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-        eprintln!("\n!!! {message} !!!\n");
-        return None;
-    }
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oidc");
-    let lock = std::fs::read(source.join("package-lock.json")).expect("the lock file is readable");
-    let dir =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("oidc-provider-{:016x}", fnv1a(&lock)));
-    if !dir.join("ready").exists() {
-        // Made aside and renamed into place, as the virtualenv is.
-        let staging = dir.with_extension(format!("partial-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&staging);
-        std::fs::create_dir_all(&staging).unwrap();
-        for file in ["package.json", "package-lock.json"] {
-            std::fs::copy(source.join(file), staging.join(file)).unwrap();
-        }
-        let mut npm = Command::new("npm");
-        npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-            .current_dir(&staging);
-        let installed = run(npm, Duration::from_secs(300));
-        assert!(
-            installed.success,
-            "npm ci of oidc-provider failed:\n{}",
-            installed.text
-        );
-        std::fs::write(staging.join("ready"), "").unwrap();
-        if std::fs::rename(&staging, &dir).is_err() {
-            let _ = std::fs::remove_dir_all(&staging);
-            assert!(
-                dir.join("ready").exists(),
-                "cannot put oidc-provider at {}",
-                dir.display()
-            );
-        }
-    }
-    // The script is copied each time, so an edit of it is run.
-    std::fs::copy(source.join("server.mjs"), dir.join("server.mjs")).unwrap();
-    Some(dir)
+    npm_ci(
+        "tests/oidc",
+        "oidc-provider",
+        &["server.mjs"],
+        "the tests against a real authorization server",
+    )
 }
 
 /// oidc-provider on a free loopback port, issuing tokens for `resource`;

@@ -36,15 +36,19 @@ pub fn run_python(args: &[String], events: &Path) {
 /// made under `target/` on first use and kept for later runs.
 pub fn python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(make_virtualenv)
+    PYTHON.get_or_init(|| virtualenv("tests/mcp_requirements.txt", "mcp-venv"))
 }
 
-fn make_virtualenv() -> PathBuf {
-    let requirements = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_requirements.txt");
-    let pinned = std::fs::read(&requirements).expect("tests/mcp_requirements.txt is readable");
+/// The interpreter of a virtualenv with the packages `requirements` (a path
+/// in this crate) pins, made under `target/` as `PREFIX-HASH` on first use
+/// and kept for later runs; a change of the file makes a new one.
+pub fn virtualenv(requirements: &str, prefix: &str) -> PathBuf {
+    let requirements = Path::new(env!("CARGO_MANIFEST_DIR")).join(requirements);
+    let pinned = std::fs::read(&requirements)
+        .unwrap_or_else(|error| panic!("{} is unreadable: {error}", requirements.display()));
     // A new pin makes a new virtualenv.
     let dir =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mcp-venv-{:016x}", fnv1a(&pinned)));
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{prefix}-{:016x}", fnv1a(&pinned)));
     let python = dir.join("bin/python");
     if dir.join("ready").exists() {
         return python;
@@ -75,7 +79,8 @@ fn make_virtualenv() -> PathBuf {
     let installed = run(pip, Duration::from_secs(300));
     assert!(
         installed.success,
-        "installing the MCP Python SDK from PyPI failed:\n{}",
+        "installing {} from PyPI failed:\n{}",
+        requirements.display(),
         installed.text
     );
     std::fs::write(staging.join("ready"), "").expect("the virtualenv is writable");
@@ -93,6 +98,68 @@ fn make_virtualenv() -> PathBuf {
         );
     }
     python
+}
+
+/// The directory where the npm packages pinned in `source` (a directory of
+/// this crate with `package.json` and `package-lock.json`) are installed
+/// with `npm ci`, under `target/` as `PREFIX-HASH` on first use, with
+/// `scripts` (files of `source`) copied in each time so an edit of them
+/// runs. `None` after saying loudly that `what` did not run when Node.js
+/// or npm is missing, unless `CI=true`, where that fails.
+pub fn npm_ci(source: &str, prefix: &str, scripts: &[&str], what: &str) -> Option<PathBuf> {
+    let found = ["node", "npm"].iter().all(|tool| {
+        Command::new(tool)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    });
+    if !found {
+        let message = format!(
+            "Node.js and npm are not installed (Debian: apt-get install nodejs npm): {what} DID NOT RUN"
+        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
+        eprintln!("\n!!! {message} !!!\n");
+        return None;
+    }
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(source);
+    let lock = std::fs::read(source.join("package-lock.json")).expect("the lock file is readable");
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{prefix}-{:016x}", fnv1a(&lock)));
+    if !dir.join("ready").exists() {
+        // Made aside and renamed into place, as the virtualenv is.
+        let staging = dir.with_extension(format!("partial-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir_all(&staging).unwrap();
+        for file in ["package.json", "package-lock.json"] {
+            std::fs::copy(source.join(file), staging.join(file)).unwrap();
+        }
+        let mut npm = Command::new("npm");
+        npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+            .current_dir(&staging);
+        let installed = run(npm, Duration::from_secs(300));
+        assert!(
+            installed.success,
+            "npm ci in {} failed:\n{}",
+            source.display(),
+            installed.text
+        );
+        std::fs::write(staging.join("ready"), "").unwrap();
+        if std::fs::rename(&staging, &dir).is_err() {
+            let _ = std::fs::remove_dir_all(&staging);
+            assert!(
+                dir.join("ready").exists(),
+                "cannot put the npm packages of {} at {}",
+                source.display(),
+                dir.display()
+            );
+        }
+    }
+    for script in scripts {
+        std::fs::copy(source.join(script), dir.join(script)).unwrap();
+    }
+    Some(dir)
 }
 
 /// FNV-1a: a hash that stays the same from one Rust release to the next.
