@@ -16,8 +16,12 @@ asks for the call and records the tool message it is handed next.
 - `openai-agents`: an `Agent` with `MCPServerStdio` and a `Model` of our own;
   `MCPUtil.invoke_mcp_tool` converts the result and the runner makes the
   `function_call_output` item of the model's next input.
+- `langchain`: langchain-mcp-adapters' tools (`load_mcp_tools`), called with
+  a tool call as an agent's tool node calls them; the `ToolMessage` they
+  return is what the model is handed. It needs `mcp` 1, so it runs from a
+  virtualenv of its own (`langchain-requirements.txt`).
 
-Usage: python hosts.py SERVER CASES.json OUT.jsonl
+Usage: python hosts.py SERVER CASES.json OUT.jsonl HOST...
 """
 
 import asyncio
@@ -25,6 +29,7 @@ import json
 import sys
 
 SERVER, CASES, OUT = sys.argv[1:4]
+HOSTS = sys.argv[4:]
 SERVER_ARGS = ["--allow", "edit_file"]
 with open(CASES, encoding="utf-8") as file:
     cases = json.load(file)
@@ -146,10 +151,38 @@ async def openai_agents():
             record("openai-agents", case["case"], model.handed)
 
 
+async def langchain():
+    from langchain_mcp_adapters.tools import load_mcp_tools
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=SERVER, args=SERVER_ARGS)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {tool.name: tool for tool in await load_mcp_tools(session)}
+        for case in cases:
+            call = {"type": "tool_call", "id": "call-1", "name": case["tool"], "args": case["args"]}
+            message = await tools[case["tool"]].ainvoke(call)
+            content = message.content
+            if not isinstance(content, str):
+                content = "\n".join(
+                    part["text"] if isinstance(part, dict) and part.get("type") == "text" else json.dumps(part)
+                    for part in content
+                )
+            record("langchain", case["case"], content)
+
+
+DRIVERS = {
+    "python-sdk": python_sdk,
+    "pydantic-ai": pydantic_ai,
+    "openai-agents": openai_agents,
+    "langchain": langchain,
+}
+
+
 async def main():
-    await python_sdk()
-    await pydantic_ai()
-    await openai_agents()
+    for host in HOSTS:
+        await DRIVERS[host]()
 
 
 asyncio.run(main())

@@ -2,7 +2,8 @@
 //! `mcp_server` example: the host matrix. Every host runs its own code, from
 //! the registries and pinned (`tests/hosts/`): the official MCP Python SDK,
 //! pydantic-ai with its MCP toolset, openai-agents (`hosts.py`, in a
-//! virtualenv made under `target/`), the official TypeScript SDK and the
+//! virtualenv made under `target/`), langchain-mcp-adapters (the same
+//! script, in a virtualenv of its own: it needs `mcp` 1), the official TypeScript SDK and the
 //! Vercel AI SDK with `@ai-sdk/mcp` (`hosts.mjs`, installed with `npm ci`
 //! under `target/`). The frameworks that build the model's message do so
 //! with a fake model of their own kind, which records the tool message it is
@@ -38,14 +39,21 @@ const MOST: f64 = 1.2;
 /// The longest one driver may take, its hosts' start-up included.
 const DRIVER: Duration = Duration::from_secs(180);
 
-/// The Python hosts and the Node.js hosts.
+/// The Python hosts (with `mcp` 2, and with `mcp` 1) and the Node.js hosts.
 const PYTHON_HOSTS: [&str; 3] = ["python-sdk", "pydantic-ai", "openai-agents"];
+const LANGCHAIN: &str = "langchain";
 const NODE_HOSTS: [&str; 2] = ["ts-sdk", "vercel-ai"];
 
-/// The interpreter of the hosts' virtualenv.
+/// The interpreter of the Python hosts' virtualenv.
 fn python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| virtualenv("tests/hosts/requirements.txt", "hosts-venv"))
+}
+
+/// The interpreter of langchain-mcp-adapters' virtualenv.
+fn langchain_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| virtualenv("tests/hosts/langchain-requirements.txt", "langchain-venv"))
 }
 
 /// The directory of the Node.js hosts, or `None` (said loudly) without Node.js.
@@ -107,9 +115,23 @@ async fn every_host_hands_its_model_the_render_once_and_the_failure_s_kind() {
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hosts/hosts.py");
     let mut command = Command::new(python());
-    command.arg(&script).arg(SERVER).arg(&cases_file).arg(&out);
+    command
+        .arg(&script)
+        .arg(SERVER)
+        .arg(&cases_file)
+        .arg(&out)
+        .args(PYTHON_HOSTS);
     drive("hosts.py", command);
+    let mut command = Command::new(langchain_python());
+    command
+        .arg(&script)
+        .arg(SERVER)
+        .arg(&cases_file)
+        .arg(&out)
+        .arg(LANGCHAIN);
+    drive("hosts.py langchain", command);
     let mut hosts: Vec<&str> = PYTHON_HOSTS.to_vec();
+    hosts.push(LANGCHAIN);
     if let Some(dir) = node_hosts() {
         let mut command = Command::new("node");
         command
