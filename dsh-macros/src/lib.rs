@@ -316,11 +316,12 @@ use crate::projection::Kind;
 /// | `defer` | left out of the exported list until searched for | `.defer(true)` |
 /// | `always_load` | kept in the exported list even when deferred | `.always_load(true)` |
 /// | `allow_unknown_args` | argument names the schema does not know are accepted, not reported | `.allow_unknown_args(true)` |
-/// | `render_only` | over MCP, `content` is the render's blocks alone: the value's JSON never follows a render that does not carry it (it still goes as `structuredContent`) | `.render_only(true)` |
+/// | `render_only` | over MCP, `content` is the render's blocks alone and the value goes as `structuredContent` under the tool's `outputSchema`, whatever the server's shape (`ResultShape::Structured`) | `.render_only(true)` |
 /// | `task` | over MCP, a client that takes tasks gets a task to poll, fetch or cancel (`execution.taskSupport: "optional"`) | `.task(true)` |
 /// | `task_required` | over MCP, every call must run as a task (`execution.taskSupport: "required"`) | `.task_required(true)` |
 /// | `scopes = ["files:read", "files:write"]` | the OAuth scopes a caller needs, every one, to see and call it (exported in MCP `_meta`); each an RFC 6749 scope-token | `.scopes(&["files:read", "files:write"])` |
 /// | `meta(owner = "search-team", "com.example/tier" = 2)` | the tool's own MCP `_meta` entries: keys as names or strings, following MCP's rule (an optional `com.example/` prefix, then a name; not the prefixes MCP keeps, nor `dsh/`), values literal strings, numbers or bools | `.meta_json(r#"{"owner":"search-team","com.example/tier":2}"#)` |
+/// | `example(path = "src/lib.rs", limit = 10)` | one example call (give `example` once per call), its arguments by name as literal strings, numbers or bools; registration checks each against the input schema, exports them (Anthropic `input_examples`, MCP `_meta["dsh/inputExamples"]`) and `dsh_kit::testing::run_examples` runs them | `.examples_json(&[r#"{"path":"src/lib.rs","limit":10}"#])` |
 /// | `category = "filesystem"` | `filesystem`, `shell`, `search`, `web`, `notebook`, `task_management`, `agent`, `planning`, `mcp` or `custom` | `.category(Category::Filesystem)` |
 /// | `output_type = "file_content"` | `text`, `structured`, `file_content`, `file_list`, `diff`, `web_content`, `empty`, `binary_ref` or `agent_result` | `.output_type(OutputType::FileContent)` |
 /// | `max_result_chars = 30000` | content past this spills to a file | `.max_result_chars(30000)` |
@@ -468,13 +469,14 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # What an MCP client sees
 ///
-/// Over MCP the render's blocks are the result's `content`, and the value
-/// is its `structuredContent`. For clients that read `content` alone, a
-/// render whose text does not carry the value (its JSON, or the string
-/// itself) is followed by one more text block with the value's JSON, as MCP
-/// recommends. A tool whose render is all the model should see says so with
-/// `#[tool(render_only, render = …)]`, and its `content` is the render's
-/// blocks and nothing else.
+/// Over MCP the render's blocks are the result's `content`. By default
+/// (`ResultShape::Render`) they are all the result carries: the tool lists
+/// no `outputSchema` and sends no `structuredContent`, so every host hands
+/// its model the render, once (a host that finds `structuredContent` beside
+/// text blocks may show its model the value instead). A tool whose typed
+/// value clients should get as well says `#[tool(render_only, render = …)]`:
+/// its `content` is the render's blocks, and its value goes as
+/// `structuredContent` under its `outputSchema`.
 ///
 /// # Purity
 ///

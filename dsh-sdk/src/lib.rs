@@ -157,6 +157,8 @@ pub mod playground;
 pub mod provider;
 #[cfg(any(feature = "mcp", feature = "playground"))]
 mod served;
+// Helpers for tests of tools: purity, and every example call run.
+pub mod testing;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -170,9 +172,9 @@ pub use pool::{ScopedTool, Subscription, ToolHandle};
 pub use registry::{Registry, RegistryBuilder};
 pub use tool::{
     DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MarkedPresent, MarkedRender,
-    MissingState, PresentCallFn, PresentFn, RegisterError, RenderFn, SchemaRole, State,
-    TaskSupport, Tool, ToolDef, ToolDefBuilder, ToolError, ToolInfo, Unmarked, Validation, client,
-    elicit, testing,
+    MissingState, PresentCallFn, PresentFn, RegisterError, RenderFn, ResultShape, SchemaRole,
+    State, TaskSupport, Tool, ToolDef, ToolDefBuilder, ToolError, ToolInfo, Unmarked, Validation,
+    client, elicit,
 };
 pub use value::content::{ContentBlock, EmbeddedResource, joined_text, render_default};
 pub use value::names::{Category, OutputType};

@@ -54,7 +54,13 @@ pub fn register_all(registry: &Registry) -> Result<(), dsh_kit::RegisterError> {
 }
 
 /// Greet someone by name.
-#[tool(read_only, concurrency_safe, idempotent, open_world = false)]
+#[tool(
+    read_only,
+    concurrency_safe,
+    idempotent,
+    open_world = false,
+    example(name = "Ada")
+)]
 pub async fn greet(
     /// The name to greet
     name: String,
@@ -95,6 +101,8 @@ pub struct FileSlice {
     concurrency_safe,
     aliases = ["cat"],
     category = "filesystem",
+    example(path = "Cargo.toml", limit = 3),
+    example(path = "Cargo.toml", offset = 2, limit = 1),
     render = read_numbered,
     present = read_card
 )]
@@ -162,7 +170,13 @@ pub struct Shifted {
 }
 
 /// Add a number of days to a calendar date (negative days go back).
-#[tool(read_only, concurrency_safe, idempotent)]
+#[tool(
+    read_only,
+    concurrency_safe,
+    idempotent,
+    example(date = "2024-02-28", days = 1),
+    example(date = "2024-03-01", days = -1)
+)]
 pub async fn add_days(
     /// The starting date, `YYYY-MM-DD`
     date: NaiveDate,
@@ -323,13 +337,13 @@ pub fn edit_card(_args: &EditFileArgs, edited: &Edited) -> Card {
 }
 
 /// Wait a number of milliseconds, reporting progress every 100 ms.
-#[tool(read_only, concurrency_safe, timeout_ms = 2000)]
+#[tool(read_only, concurrency_safe, timeout_ms = 2000, example(millis = 10))]
 pub async fn wait(
-    /// How long to wait, in milliseconds (at most 60000)
+    /// How long to wait, in milliseconds (at most 1800: a call stops at 2 s)
     // MCP clients send it as an `Mcp-Param-Wait-Ms` header too, so a gateway
     // can route long waits to a pool of their own without reading the body.
     #[dsh(header = "Wait-Ms")]
-    #[schemars(range(max = 60_000))]
+    #[schemars(range(max = 1_800))]
     millis: u64,
     exec: &Exec,
 ) -> String {
@@ -349,7 +363,7 @@ pub async fn wait(
 }
 
 /// Generate placeholder text: a number of numbered paragraphs.
-#[tool(read_only, concurrency_safe, idempotent)]
+#[tool(read_only, concurrency_safe, idempotent, example(paragraphs = 2))]
 pub async fn lorem(
     /// How many paragraphs, 1 to 1000
     #[schemars(range(min = 1, max = 1000))]

@@ -42,6 +42,7 @@ const NAMING_KEYS: &[&str] = &[
 const OTHER_KEYS: &[&str] = &[
     "scopes",
     "meta",
+    "example",
     "category",
     "output_type",
     "max_result_chars",
@@ -72,6 +73,8 @@ pub(crate) struct Attr {
     pub(crate) scopes: Vec<LitStr>,
     /// The tool's own `_meta`, as JSON text, spanned at the list.
     pub(crate) meta: Option<LitStr>,
+    /// Example calls, each the JSON text of its arguments, spanned at its list.
+    pub(crate) examples: Vec<LitStr>,
     pub(crate) category: Option<Choice>,
     pub(crate) output_type: Option<Choice>,
     pub(crate) max_result_chars: Option<Count>,
@@ -167,7 +170,8 @@ impl Attr {
             cx.error_spanned_by(key, message);
             return;
         }
-        if seen.contains(&name) {
+        // `example` is the one key given once per example.
+        if seen.contains(&name) && name != "example" {
             cx.error_spanned_by(key, format!("`{name}` is given twice: keep one"));
             return;
         }
@@ -199,6 +203,8 @@ impl Attr {
             "scopes" => self.scopes = key.strings(value),
             // #[tool(meta(owner = "search-team", "com.example/tier" = 2))]
             "meta" => self.meta = key.meta(value),
+            // #[tool(example(path = "src/lib.rs", limit = 10))], once per example
+            "example" => self.examples.extend(key.example(value)),
             // #[tool(category = "filesystem")]
             "category" => self.category = key.choice(value, "a category", CATEGORIES),
             // #[tool(output_type = "file_content")]
@@ -367,6 +373,55 @@ impl Key<'_> {
             );
             return None;
         }
+        good.then(|| LitStr::new(&json, group.span()))
+    }
+
+    /// `example(path = "src/lib.rs", limit = 10)`: one example call, its
+    /// arguments by name, each a literal string, number or bool, written out
+    /// as the JSON text of an object; `example()` for a call with none.
+    /// Every bad entry is reported.
+    fn example(&self, value: Value) -> Option<LitStr> {
+        let Value::List(TokenTree::Group(group)) = &value else {
+            return self.expected(&value, "a list of `argument = value` entries");
+        };
+        let entries =
+            match Punctuated::<MetaEntry, Token![,]>::parse_terminated.parse2(group.stream()) {
+                Ok(entries) => entries,
+                Err(error) => {
+                    self.cx.push(error);
+                    return None;
+                }
+            };
+        let mut json = String::from("{");
+        let mut keys: Vec<String> = Vec::new();
+        let mut good = true;
+        for entry in &entries {
+            let key = entry.key_text();
+            if keys.contains(&key) {
+                self.cx
+                    .error_spanned_by(&entry.key, format!("`{key}` is given twice: keep one"));
+                good = false;
+                continue;
+            }
+            let Some(value) = meta_value(&entry.value) else {
+                self.cx.error_spanned_by(
+                    &entry.value,
+                    format!(
+                        "`{key}` takes a literal string, number or bool here: `{key} = \"…\"`; give an example with other values at run time with `ToolDefBuilder::with_examples`"
+                    ),
+                );
+                good = false;
+                continue;
+            };
+            if !keys.is_empty() {
+                json.push(',');
+            }
+            json_string(&mut json, &key);
+            json.push(':');
+            json.push_str(&value);
+            keys.push(key);
+        }
+        json.push('}');
         good.then(|| LitStr::new(&json, group.span()))
     }
 
@@ -563,6 +618,7 @@ fn example(key: &str) -> String {
         "icons" => "[\"https://example.com/read.svg\"]",
         "scopes" => "[\"files:read\", \"files:write\"]",
         "meta" => return "meta(owner = \"search-team\", \"com.example/tier\" = 2)".to_owned(),
+        "example" => return "example(path = \"src/lib.rs\", limit = 10)".to_owned(),
         "category" => "\"filesystem\"",
         "output_type" => "\"file_content\"",
         "max_result_chars" => "30000",

@@ -154,6 +154,11 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             const PRESENTS: bool = true;
         )
     });
+    let renders = render.is_some().then(|| {
+        quote!(
+            const RENDERS: bool = true;
+        )
+    });
     let names = names(tool);
     let checks = checks(tool);
     let output_type_check = super::consistency::output_type(tool);
@@ -213,6 +218,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             #default_projections
             #reads_no_exec
             #presents
+            #renders
         }
     }
 }
@@ -641,10 +647,12 @@ fn definition(tool: &Tool) -> TokenStream {
         .iter()
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     let meta = attr.meta.iter().map(|json| quote!(.meta_json(#json)));
+    let examples = &attr.examples;
+    let examples = (!examples.is_empty()).then(|| quote!(.examples_json(&[#(#examples),*])));
     quote! {
         #dsh::ToolDef::builder(#name, #description)
             #(#title)* #(#version)* #aliases #icons #(#flags)* #scopes #(#meta)* #(#category)* #(#output_type)*
-            #(#max_result_chars)* #(#timeout)*
+            #(#max_result_chars)* #(#timeout)* #examples
             .build()
     }
 }

@@ -9,12 +9,16 @@ use super::{lower, model_description, standard_formats};
 use crate::tool::{Icon, TaskSupport, ToolInfo};
 use crate::value::schema::header;
 
-/// An Anthropic Messages tool: `{"name", "description", "input_schema", "strict"?}`.
+/// An Anthropic Messages tool: `{"name", "description", "input_schema",
+/// "input_examples"?, "strict"?}`.
 #[derive(Serialize)]
 struct AnthropicTool<'a> {
     name: &'a str,
     description: String,
     input_schema: Value,
+    /// The tool's example calls, each an arguments object.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    input_examples: Vec<Value>,
     /// Strict tool use; written only when on.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     strict: bool,
@@ -27,6 +31,7 @@ pub(super) fn anthropic(tool: &ToolInfo) -> Value {
         name: tool.definition().name(),
         description: model_description(tool),
         input_schema: lower::anthropic(&input).schema,
+        input_examples: tool.definition().example_values(),
         strict: false,
     })
 }
@@ -42,6 +47,7 @@ pub(super) fn anthropic_strict(tool: &ToolInfo) -> Value {
         name: tool.definition().name(),
         description: model_description(tool),
         input_schema: lowered.schema,
+        input_examples: tool.definition().example_values(),
         strict: true,
     })
 }
@@ -177,8 +183,9 @@ struct McpExecution {
 }
 
 /// A tool's `_meta`: the keys are [`META_VERSION`](super::META_VERSION),
-/// [`META_SCOPES`](super::META_SCOPES) and
-/// [`META_FAILURE_SCHEMA`](super::META_FAILURE_SCHEMA), as a test holds.
+/// [`META_SCOPES`](super::META_SCOPES),
+/// [`META_FAILURE_SCHEMA`](super::META_FAILURE_SCHEMA) and
+/// [`META_INPUT_EXAMPLES`](super::META_INPUT_EXAMPLES), as a test holds.
 #[derive(Serialize)]
 struct McpMeta<'a> {
     #[serde(rename = "dsh/version", skip_serializing_if = "Option::is_none")]
@@ -187,9 +194,18 @@ struct McpMeta<'a> {
     scopes: Vec<&'a str>,
     #[serde(rename = "dsh/failureSchema", skip_serializing_if = "Option::is_none")]
     failure_schema: Option<Value>,
+    /// `[{"input": {…}}…]`, the shape of the Vercel AI SDK's `inputExamples`.
+    #[serde(rename = "dsh/inputExamples", skip_serializing_if = "Vec::is_empty")]
+    input_examples: Vec<InputExample>,
     /// The tool's own entries, whose keys never start `dsh/`.
     #[serde(flatten)]
     own: serde_json::Map<String, Value>,
+}
+
+/// One example call: `{"input": {…}}`.
+#[derive(Serialize)]
+struct InputExample {
+    input: Value,
 }
 
 impl McpMeta<'_> {
@@ -198,6 +214,7 @@ impl McpMeta<'_> {
         self.version.is_none()
             && self.scopes.is_empty()
             && self.failure_schema.is_none()
+            && self.input_examples.is_empty()
             && self.own.is_empty()
     }
 }
@@ -233,6 +250,12 @@ pub(super) fn mcp(tool: &ToolInfo) -> Value {
             version: def.version(),
             scopes: def.scopes().collect(),
             failure_schema: tool.failure_schema().map(standard_formats),
+            input_examples: tool
+                .definition()
+                .example_values()
+                .into_iter()
+                .map(|input| InputExample { input })
+                .collect(),
             own: def.meta().unwrap_or_default(),
         },
     })
@@ -266,7 +289,7 @@ fn to_json(shape: impl Serialize) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{META_FAILURE_SCHEMA, META_SCOPES, META_VERSION};
+    use super::super::{META_FAILURE_SCHEMA, META_INPUT_EXAMPLES, META_SCOPES, META_VERSION};
     use super::*;
 
     #[test]
@@ -275,6 +298,9 @@ mod tests {
             version: Some("1.0.0"),
             scopes: vec!["files:write"],
             failure_schema: Some(Value::Bool(true)),
+            input_examples: vec![InputExample {
+                input: serde_json::json!({}),
+            }],
             own: serde_json::Map::new(),
         });
         let keys: Vec<&str> = meta
@@ -282,7 +308,12 @@ mod tests {
             .into_iter()
             .flat_map(|object| object.keys().map(String::as_str))
             .collect();
-        let mut expected = [META_VERSION, META_SCOPES, META_FAILURE_SCHEMA];
+        let mut expected = [
+            META_VERSION,
+            META_SCOPES,
+            META_FAILURE_SCHEMA,
+            META_INPUT_EXAMPLES,
+        ];
         expected.sort_unstable();
         assert_eq!(keys, expected);
     }

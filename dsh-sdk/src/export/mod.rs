@@ -149,31 +149,64 @@ pub const META_SCOPES: &str = "dsh/scopes";
 /// The MCP `_meta` key of a tool's failure schema.
 pub const META_FAILURE_SCHEMA: &str = "dsh/failureSchema";
 
+/// The MCP `_meta` key of a tool's example calls: `[{"input": {…}}…]`, the
+/// shape of the Vercel AI SDK's `inputExamples`.
+pub const META_INPUT_EXAMPLES: &str = "dsh/inputExamples";
+
 /// The MCP `_meta` key of a failed call's [`Failure`](crate::Failure) in a
 /// `CallToolResult`: `{"cause": …, "kind": …, "data": …}`.
 pub const META_FAILURE: &str = "dsh/failure";
 
-/// The description the model reads: the tool's own, then, for a tool with
-/// declared failure shapes, a sentence naming them.
+/// The description the model reads: the tool's own, then a sentence for
+/// each limit the tool declares that the pipeline enforces
+/// ([`limits_sentence`]), then, for a tool with declared failure shapes, a
+/// sentence naming them. A proxied dsh tool's description says them
+/// already, and does not get them twice.
 fn model_description(tool: &ToolInfo) -> String {
-    let description = tool.definition().description();
+    let mut description = tool.definition().description().trim_end().to_owned();
+    let limits = limits_sentence(tool.definition());
     let variants = tool
         .failure_schema()
         .map(failure_variants)
         .unwrap_or_default();
-    if variants.is_empty() {
-        return description.to_owned();
+    let failures = (!variants.is_empty()).then(|| {
+        let names: Vec<String> = variants.iter().map(|name| format!("`{name}`")).collect();
+        format!(
+            "When it fails, the failure is one of: {}.",
+            names.join(", ")
+        )
+    });
+    for sentence in [limits, failures].into_iter().flatten() {
+        if !description.contains(&sentence) {
+            description.push_str("\n\n");
+            description.push_str(&sentence);
+        }
     }
-    let names: Vec<String> = variants.iter().map(|name| format!("`{name}`")).collect();
-    let sentence = format!(
-        "When it fails, the failure is one of: {}.",
-        names.join(", ")
-    );
-    // A proxied dsh tool's description says it already.
-    if description.ends_with(&sentence) {
-        return description.to_owned();
+    description
+}
+
+/// The limits a tool declares that the pipeline enforces, as the sentence
+/// the model reads, so a call the schema allows is not a surprise refusal:
+/// `Limits: a call times out after 2 s; a result over 30000 characters is
+/// cut to a preview, the rest saved to a file.` `None` for a tool that
+/// declares none.
+pub(crate) fn limits_sentence(def: &crate::ToolDef) -> Option<String> {
+    let mut limits = Vec::new();
+    if let Some(timeout) = def.timeout() {
+        let millis = timeout.as_millis();
+        let said = if millis % 1000 == 0 {
+            format!("{} s", millis / 1000)
+        } else {
+            format!("{millis} ms")
+        };
+        limits.push(format!("a call times out after {said}"));
     }
-    format!("{}\n\n{sentence}", description.trim_end())
+    if let Some(chars) = def.max_result_chars() {
+        limits.push(format!(
+            "a result over {chars} characters is cut to a preview, the rest saved to a file"
+        ));
+    }
+    (!limits.is_empty()).then(|| format!("Limits: {}.", limits.join("; ")))
 }
 
 /// The variant names a failure schema declares: the values of a string

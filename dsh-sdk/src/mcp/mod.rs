@@ -107,7 +107,7 @@ pub use task::{
 pub use task_store::{
     FileTaskStore, TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
 };
-pub use wire::{CONTRACT_META_KEY, TASK_SUPPORT_META_KEY};
+pub use wire::{CONTRACT_META_KEY, MCP_APPS_EXTENSION, TASK_SUPPORT_META_KEY};
 
 /// The rmcp crate this module is built on, for its transports and types.
 pub use rmcp;

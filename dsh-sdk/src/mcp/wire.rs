@@ -1,6 +1,14 @@
 //! What goes on the wire for a tool and a call: the MCP definition of a
 //! listed tool, the result of a finished call, and the `requestState` of a
 //! call that needs input.
+//!
+//! A result's shape is the tool's [`ResultShape`] (else the server's), which
+//! says where the render and the value go and why: hosts hand their models
+//! `content` or `structuredContent`, never `_meta`, and MCP requires
+//! `structuredContent` only under a declared `outputSchema`. So a tool
+//! whose results carry no `structuredContent` lists no `outputSchema`, a
+//! typed failure's kind and data follow its message in `content`, and the
+//! card goes in `_meta` only to a client that draws it.
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock as McpBlock, MetaObject, Tool};
@@ -8,6 +16,7 @@ use serde_json::Value;
 
 use crate::export::META_FAILURE;
 use crate::registry::Registry;
+use crate::tool::{ResultShape, ToolInfo};
 use crate::value::result::ToolResult;
 
 use super::apps;
@@ -21,6 +30,10 @@ pub const CONTRACT_META_KEY: &str = "dsh-sdk/contract";
 /// tool whose calls never run as tasks.
 pub const TASK_SUPPORT_META_KEY: &str = "dsh-sdk/taskSupport";
 
+/// The extension a client declares to show MCP Apps views
+/// (`capabilities.extensions`), and so the cards a result carries for them.
+pub const MCP_APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
 /// The dialect of every schema dsh makes.
 const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -29,8 +42,14 @@ const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema"
 /// draft-07, and the `$defs` and `$ref`s of a dsh schema are 2020-12's.
 ///
 /// Its `_meta` carries the definition's contract hash under
-/// [`CONTRACT_META_KEY`], for a client to pin.
-pub(super) fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
+/// [`CONTRACT_META_KEY`], for a client to pin. `structured`: whether the
+/// tool's results carry `structuredContent` ([`structures`]); a tool whose
+/// results do not declares no `outputSchema`, as MCP asks that results
+/// conform to a declared one.
+pub(super) fn mcp_tool(mut exported: Value, structured: bool) -> Result<Tool, ErrorData> {
+    if !structured && let Value::Object(tool) = &mut exported {
+        tool.remove("outputSchema");
+    }
     let hash = crate::export::digest::contract_hash(&exported);
     if let Value::Object(tool) = &mut exported {
         // rmcp's `Tool` follows the tasks extension, which has no
@@ -61,15 +80,29 @@ pub(super) fn mcp_tool(mut exported: Value) -> Result<Tool, ErrorData> {
     })
 }
 
+/// Whether the results of `tool` carry `structuredContent` under a declared
+/// `outputSchema`, with `shape` the server's [`ResultShape`]: a tool that
+/// shows the model its value always does; a rendering tool as its own shape,
+/// or else the server's, says.
+pub(super) fn structures(tool: &ToolInfo, shape: ResultShape) -> bool {
+    !tool.renders() || effective_shape(tool, shape).structures_renders()
+}
+
+/// The shape of `tool`'s results: its own, or else the server's.
+fn effective_shape(tool: &ToolInfo, shape: ResultShape) -> ResultShape {
+    tool.definition().result_shape().unwrap_or(shape)
+}
+
 /// What the client gets for a call's result.
 ///
 /// `object_output_only`: the client's protocol predates 2026-07-28, where
-/// `structuredContent` must be an object. `render_only`: the tool's
-/// [`ToolDef::render_only`](crate::ToolDef::render_only).
+/// `structuredContent` must be an object. `shape`: the tool's
+/// [`ResultShape`]; `renders`: whether the tool renders its own content.
 fn call_tool_result(
     result: ToolResult,
     object_output_only: bool,
-    render_only: bool,
+    shape: ResultShape,
+    renders: bool,
 ) -> CallToolResult {
     let mut content: Vec<McpBlock> = result.content().iter().map(to_mcp).collect();
     let says_nothing = content.iter().all(|block| {
@@ -84,6 +117,15 @@ fn call_tool_result(
         ))];
     }
     if result.is_error() {
+        // The model reads `content` alone: the failure's kind and data go
+        // there too, beside the message.
+        if let Some(line) = result
+            .failure
+            .as_ref()
+            .and_then(|failure| failure.summary())
+        {
+            content.push(McpBlock::text(line));
+        }
         let mut call = CallToolResult::error(content);
         // Typed, for clients that switch on why the call failed.
         if let Some(failure) = &result.failure
@@ -95,17 +137,21 @@ fn call_tool_result(
         }
         return call;
     }
-    let structured = result
+    let mut structured = result
         .value
         .filter(|value| !object_output_only || value.is_object());
-    // Clients that read only `content` still get the value: when a custom
-    // render's text does not already carry it, its JSON follows the render's
-    // blocks, as MCP recommends, unless the tool says its render is all.
     if let Some(value) = &structured
-        && !render_only
         && !carries(&content, value)
     {
-        content.push(McpBlock::text(value.to_string()));
+        match shape {
+            // A rendering tool declares no `outputSchema` in this shape,
+            // so the render is all, and every host's model reads it.
+            ResultShape::Render if renders => structured = None,
+            ResultShape::Render | ResultShape::Structured => {}
+            // Clients that read only `content` still get the value, as
+            // MCP's backwards-compatible shape has it.
+            ResultShape::RenderAndJson => content.push(McpBlock::text(value.to_string())),
+        }
     }
     let mut call = CallToolResult::success(content);
     call.structured_content = structured;
@@ -128,22 +174,41 @@ pub(super) fn request_state(tool: &str, args: &Value) -> String {
     format!("dsh1:{hex}")
 }
 
+/// What a client is, for the shape of a call's result.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reader {
+    /// The client's protocol predates 2026-07-28, where `structuredContent`
+    /// must be an object.
+    pub(super) object_output_only: bool,
+    /// The client declared MCP Apps (the `io.modelcontextprotocol/ui`
+    /// extension), so a card view may draw the result's card.
+    pub(super) draws_cards: bool,
+    /// The server's [`ResultShape`], for tools that chose none.
+    pub(super) shape: ResultShape,
+}
+
 /// What the client gets for a call's result, with the card a presenting
-/// tool's MCP Apps view draws.
+/// tool's MCP Apps view draws when the client draws cards: a client that
+/// does not gets no card, which would show a host that hands `_meta` to its
+/// model the value a further time.
 pub(super) fn complete(
     registry: &Registry,
     tool: &str,
     result: ToolResult,
-    object_output_only: bool,
+    reader: Reader,
 ) -> CallToolResult {
     let info = registry.get(tool);
     // The card view of a tool that presents one draws the card from `_meta`.
     let card = match result.card() {
-        Some(card) if info.as_ref().is_some_and(|tool| tool.presents()) => Some(card.clone()),
+        Some(card) if reader.draws_cards && info.as_ref().is_some_and(|tool| tool.presents()) => {
+            Some(card.clone())
+        }
         _ => None,
     };
-    let render_only = info.is_some_and(|tool| tool.definition().render_only());
-    let mut call = call_tool_result(result, object_output_only, render_only);
+    let (shape, renders) = info.map_or((reader.shape, false), |tool| {
+        (effective_shape(&tool, reader.shape), tool.renders())
+    });
+    let mut call = call_tool_result(result, reader.object_output_only, shape, renders);
     if let Some(card) = card {
         apps::attach_card(&mut call, &card);
     }

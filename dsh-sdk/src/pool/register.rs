@@ -104,6 +104,33 @@ impl Pool {
         };
         let input = compile(SchemaRole::Input, input)?;
         let output = compile(SchemaRole::Output, output)?;
+        for (index, text) in def.examples().enumerate() {
+            let invalid = |problem| RegisterError::InvalidExample {
+                tool: name.clone(),
+                index,
+                problem,
+            };
+            let example: serde_json::Value = serde_json::from_str(text)
+                .map_err(|error| invalid(format!("is not JSON: {error}")))?;
+            let violations = input.violations(&example);
+            if !violations.is_empty() {
+                let said: Vec<String> = violations
+                    .iter()
+                    .map(|violation| {
+                        let at = if violation.pointer.is_empty() {
+                            "the root"
+                        } else {
+                            violation.pointer.as_str()
+                        };
+                        format!("at `{at}`: {}", violation.message)
+                    })
+                    .collect();
+                return Err(invalid(format!(
+                    "breaks the input schema: {}",
+                    said.join("; ")
+                )));
+            }
+        }
         let paths = PathSlots::of(&input.schema);
 
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);

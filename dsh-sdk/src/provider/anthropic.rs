@@ -112,6 +112,7 @@ fn content(result: &ToolResult) -> Vec<ResultContent> {
             Part::Text(text) if text.is_empty() => None,
             Part::Text(text) => Some(ResultContent::Text { text }),
         })
+        .chain(super::failure_summary(result).map(|text| ResultContent::Text { text }))
         .collect()
 }
 

@@ -127,6 +127,7 @@ fn function_response(id: Option<String>, call: &Call, result: &ToolResult) -> Fu
             Part::Text(text) => texts.push(text),
         }
     }
+    texts.extend(super::failure_summary(result));
     let text = texts.join("\n");
     FunctionResponse {
         id,

@@ -683,6 +683,13 @@ pub(crate) fn shown_unless_failed<'a>(
     }
 }
 
+/// The [summary](crate::Failure::summary) of a failed result's kind and
+/// data, the text each provider's tool result ends with: the model reads
+/// why, not only that, the call failed.
+pub(crate) fn failure_summary(result: &ToolResult) -> Option<String> {
+    result.failure.as_ref().and_then(crate::Failure::summary)
+}
+
 /// Why audio and embedded resources reach a provider as text.
 pub(crate) const TEXT_ONLY: &str = "tool results carry text and images only";
 
@@ -716,6 +723,7 @@ pub(crate) fn text_only(result: &ToolResult, why_no_images: &str) -> String {
         .content()
         .iter()
         .filter_map(|block| describe_block(block, why_no_images))
+        .chain(failure_summary(result))
         .collect::<Vec<_>>()
         .join("\n");
     if result.is_error() {

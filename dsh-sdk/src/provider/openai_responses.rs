@@ -117,7 +117,8 @@ fn output(result: &ToolResult) -> Output {
         },
         Part::Text(text) => InputContent::InputText { text },
     });
-    Output::Content(error.into_iter().chain(parts).collect())
+    let summary = super::failure_summary(result).map(|text| InputContent::InputText { text });
+    Output::Content(error.into_iter().chain(parts).chain(summary).collect())
 }
 
 /// A function's result: `{"type": "function_call_output", "call_id", "output"}`.

@@ -85,6 +85,11 @@ pub trait Tool: Send + Sync + 'static {
     /// `present` sets it too.
     const PRESENTS: bool = false;
 
+    /// Whether the tool renders its own content ([`render`](Tool::render)),
+    /// rather than showing the model its value. `#[tool(render = …)]` sets
+    /// it; a hand-written impl that overrides `render` sets it too.
+    const RENDERS: bool = false;
+
     /// The tool's body.
     fn execute(
         args: Self::Args,
@@ -184,6 +189,9 @@ pub struct ToolDef {
     pub(crate) aliases: StrList,
     /// The OAuth scopes a caller needs, every one of them, to see and call the tool.
     pub(crate) scopes: StrList,
+    /// Example calls, each the JSON text of its arguments; checked against
+    /// the input schema when the tool is registered.
+    pub(crate) examples: StrList,
     pub(crate) icons: Cow<'static, [Icon]>,
     pub(crate) read_only: bool,
     pub(crate) concurrency_safe: bool,
@@ -201,9 +209,8 @@ pub struct ToolDef {
     pub(crate) timeout: Option<Duration>,
     pub(crate) version: Option<Cow<'static, str>>,
     pub(crate) allow_unknown_args: bool,
-    /// Over MCP, `content` is the render's blocks alone, never followed by
-    /// the value's JSON.
-    pub(crate) render_only: bool,
+    /// How a result crosses MCP; `None` leaves it to the server.
+    pub(crate) result_shape: Option<ResultShape>,
     pub(crate) task_support: TaskSupport,
     /// The tool's own MCP `_meta`, as the JSON text of an object; checked
     /// when the tool is registered.
@@ -220,6 +227,7 @@ impl ToolDef {
                 title: None,
                 aliases: StrList::EMPTY,
                 scopes: StrList::EMPTY,
+                examples: StrList::EMPTY,
                 icons: Cow::Borrowed(&[]),
                 read_only: false,
                 concurrency_safe: false,
@@ -235,7 +243,7 @@ impl ToolDef {
                 timeout: None,
                 version: None,
                 allow_unknown_args: false,
-                render_only: false,
+                result_shape: None,
                 task_support: TaskSupport::Forbidden,
                 meta: None,
             }),
@@ -278,6 +286,20 @@ impl ToolDef {
     /// The other names the tool answers to, in the order given.
     pub fn aliases(&self) -> impl Iterator<Item = &str> {
         self.aliases.iter()
+    }
+
+    /// The tool's example calls, each the JSON text of its arguments (see
+    /// [`ToolDefBuilder::examples_json`]).
+    pub fn examples(&self) -> impl Iterator<Item = &str> {
+        self.examples.iter()
+    }
+
+    /// The tool's example calls, as JSON: the ones that parse, in order
+    /// (registration refuses a tool with one that does not).
+    pub fn example_values(&self) -> Vec<serde_json::Value> {
+        self.examples()
+            .filter_map(|text| serde_json::from_str(text).ok())
+            .collect()
     }
 
     /// The OAuth scopes a caller needs, every one of them, to see and call
@@ -389,13 +411,11 @@ impl ToolDef {
         self.allow_unknown_args
     }
 
-    /// Whether, over MCP, a call's `content` is the render's blocks alone.
-    /// By default a render whose text does not carry the value is followed
-    /// by the value's JSON, as MCP recommends for clients that read
-    /// `content` only; a tool whose render says all the model should see
-    /// turns that off.
-    pub fn render_only(&self) -> bool {
-        self.render_only
+    /// How this tool's results cross MCP, when the tool chose
+    /// ([`ToolDefBuilder::result_shape`]); `None` leaves it to the server
+    /// (`McpServer::result_shape`, [`ResultShape::Render`] unless set).
+    pub fn result_shape(&self) -> Option<ResultShape> {
+        self.result_shape
     }
 
     /// Whether calls may, or must, run as MCP tasks.
@@ -449,6 +469,25 @@ impl ToolDefBuilder {
     /// Other names, given at run time.
     pub fn with_aliases(mut self, aliases: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.def.aliases = StrList::owned(aliases);
+        self
+    }
+
+    /// Example calls, each the JSON text of an arguments object
+    /// (`#[tool(example(path = "src/lib.rs", limit = 10))]` writes one per
+    /// `example`). Registration checks each against the input schema
+    /// ([`RegisterError::InvalidExample`](crate::RegisterError::InvalidExample));
+    /// they are exported as Anthropic's `input_examples` and in MCP `_meta`
+    /// under [`META_INPUT_EXAMPLES`](crate::export::META_INPUT_EXAMPLES), and
+    /// [`testing::run_examples`](crate::testing::run_examples) runs them.
+    pub const fn examples_json(self, examples: &'static [&'static str]) -> Self {
+        let mut def = self.into_def();
+        fixed::set(&mut def.examples, StrList::Static(examples));
+        ToolDefBuilder::of(def)
+    }
+
+    /// [`examples_json`](Self::examples_json), given at run time.
+    pub fn with_examples(mut self, examples: impl IntoIterator<Item = serde_json::Value>) -> Self {
+        self.def.examples = StrList::owned(examples.into_iter().map(|example| example.to_string()));
         self
     }
 
@@ -576,12 +615,23 @@ impl ToolDefBuilder {
         ToolDefBuilder::of(def)
     }
 
-    /// Over MCP, send the render's blocks alone as `content`, without the
-    /// value's JSON after them (see [`ToolDef::render_only`]). The value
-    /// still goes as `structuredContent`.
+    /// Over MCP, send the render's blocks alone as `content` and the value
+    /// as `structuredContent`, under a declared `outputSchema`:
+    /// [`ResultShape::Structured`]. `false` leaves the shape to the server.
     pub const fn render_only(self, yes: bool) -> Self {
         let mut def = self.into_def();
-        def.render_only = yes;
+        def.result_shape = if yes {
+            Some(ResultShape::Structured)
+        } else {
+            None
+        };
+        ToolDefBuilder::of(def)
+    }
+
+    /// How this tool's results cross MCP, whatever the server's default.
+    pub const fn result_shape(self, shape: ResultShape) -> Self {
+        let mut def = self.into_def();
+        def.result_shape = Some(shape);
         ToolDefBuilder::of(def)
     }
 
@@ -733,5 +783,62 @@ impl ToolDef {
                     .and_then(|category| category.default_output_type(self.read_only, value))
             })
             .unwrap_or(OutputType::Text)
+    }
+}
+
+/// How a call's result crosses MCP: where the render goes, and whether the
+/// value travels beside it as `structuredContent`.
+///
+/// Hosts turn a `CallToolResult` into the model's message in different
+/// ways, and a shape that gives one host the render once gives another the
+/// same thing twice, or no render at all:
+///
+/// - pydantic-ai hands its model `structuredContent` alone whenever it is
+///   present and every block of `content` is text;
+/// - the Vercel AI SDK (`@ai-sdk/mcp`), openai-agents (by default) and
+///   langchain-mcp-adapters hand it every block of `content`, and never
+///   `structuredContent`;
+/// - every one of them drops `_meta`.
+///
+/// MCP (2025-06-18, 2025-11-25 and 2026-07-28 alike) says: "If an output
+/// schema is provided: Servers MUST provide structured results that conform
+/// to this schema", and "for backwards compatibility, a tool that returns
+/// structured content SHOULD also return the serialized JSON in a
+/// TextContent block". The JSON text block is a SHOULD, the structured
+/// result a MUST only where an output schema is declared.
+///
+/// So for a tool with its own render, the one shape that puts the render,
+/// once, in front of every one of those models is the render alone in
+/// `content`, with no `structuredContent` and so no `outputSchema`:
+/// [`Render`](Self::Render), the default in every protocol version. A tool
+/// whose content is its value already (no render of its own, or a render
+/// whose text is the value's JSON or the string itself) keeps its
+/// `outputSchema` and `structuredContent` in every shape: each host then
+/// hands its model one copy, whichever field it reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ResultShape {
+    /// `content` is the render; the value goes as `structuredContent`, under
+    /// a declared `outputSchema`, only where the content is the value
+    /// already. Every host's model reads the render once; a client that
+    /// wants the typed value of a rendering tool does not get it.
+    #[default]
+    Render,
+    /// `content` is the render, `structuredContent` the value, under a
+    /// declared `outputSchema`. Hosts that read `content` get the render
+    /// once; pydantic-ai's model gets the value instead of the render.
+    Structured,
+    /// `content` is the render followed by the value's JSON when the
+    /// render's text does not carry it, and `structuredContent` the value
+    /// (MCP's backwards-compatible shape). Hosts that read `content` give
+    /// their model both.
+    RenderAndJson,
+}
+
+impl ResultShape {
+    /// Whether a rendering tool's results carry `structuredContent`, and so
+    /// its definition an `outputSchema`.
+    pub fn structures_renders(self) -> bool {
+        !matches!(self, ResultShape::Render)
     }
 }

@@ -251,6 +251,17 @@ pub enum RegisterError {
         /// What is wrong, naming the key when one is.
         problem: String,
     },
+    /// An example call ([`ToolDefBuilder::examples_json`](crate::ToolDefBuilder::examples_json))
+    /// is not JSON, or breaks the input schema.
+    #[error("cannot register `{tool}`: its example {index} {problem}")]
+    InvalidExample {
+        /// The tool.
+        tool: String,
+        /// The example's place among the tool's, from 0.
+        index: usize,
+        /// What is wrong: the JSON error, or each violation at its JSON pointer.
+        problem: String,
+    },
     /// An `x-mcp-header` annotation of the input schema breaks MCP's rules
     /// (see [`HeaderProblem`](crate::HeaderProblem)): a client would drop the tool.
     #[error("cannot register `{tool}`: {problem}")]

@@ -26,7 +26,7 @@ pub use contract::{
     HeaderParam, IntoBlocks, IntoCard, ToolArgs, ToolContext, ToolFailure, ToolField, ToolOutput,
     ToolReturn,
 };
-pub use definition::{TaskSupport, Tool, ToolDef, ToolDefBuilder, Validation};
+pub use definition::{ResultShape, TaskSupport, Tool, ToolDef, ToolDefBuilder, Validation};
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};
 pub use erased::ToolInfo;
 pub(crate) use erased::{

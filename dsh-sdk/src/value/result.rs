@@ -124,7 +124,59 @@ impl Failure {
             data,
         }
     }
+
+    /// The failure's kind and data as one compact line for the model, put
+    /// after the message in every format a model reads (MCP `content`, each
+    /// provider's tool result), since hosts hand their models no `_meta`:
+    /// `failure: NoMatchesFound {"path":"src/lib.rs"}`. The data of an
+    /// externally tagged variant is written without the tag the kind
+    /// already says, and cut at [`MAX_SUMMARY_DATA`] characters. `None` for
+    /// a failure with neither kind nor data: the pipeline's own failures,
+    /// whose message says all.
+    ///
+    /// ```
+    /// use dsh_kit::Failure;
+    /// use serde_json::json;
+    ///
+    /// let failure = Failure::tool(
+    ///     Some("NoMatchesFound".into()),
+    ///     Some(json!({ "NoMatchesFound": { "path": "src/lib.rs" } })),
+    /// );
+    /// assert_eq!(failure.summary().unwrap(), r#"failure: NoMatchesFound {"path":"src/lib.rs"}"#);
+    /// let unit = Failure::tool(Some("Busy".into()), Some(json!("Busy")));
+    /// assert_eq!(unit.summary().unwrap(), "failure: Busy");
+    /// ```
+    pub fn summary(&self) -> Option<String> {
+        let data = match (&self.kind, &self.data) {
+            (_, None) => None,
+            (Some(kind), Some(Value::String(text))) if text == kind => None,
+            (Some(kind), Some(Value::Object(tagged))) if tagged.len() == 1 => {
+                match tagged.get(kind.as_str()) {
+                    Some(inner) => Some(inner),
+                    None => self.data.as_ref(),
+                }
+            }
+            (_, Some(data)) => Some(data),
+        };
+        let data = data.map(|data| {
+            let json = data.to_string();
+            match json.char_indices().nth(MAX_SUMMARY_DATA) {
+                Some((end, _)) => format!("{}…", &json[..end]),
+                None => json,
+            }
+        });
+        match (&self.kind, data) {
+            (None, None) => None,
+            (Some(kind), None) => Some(format!("failure: {kind}")),
+            (None, Some(data)) => Some(format!("failure: {data}")),
+            (Some(kind), Some(data)) => Some(format!("failure: {kind} {data}")),
+        }
+    }
 }
+
+/// The most characters of a failure's data its [summary](Failure::summary)
+/// carries: the model gets the gist; the whole value is in the result.
+pub const MAX_SUMMARY_DATA: usize = 1_000;
 
 impl Cause {
     /// Its name in snake case, as it serializes (`invalid_arguments`): the
@@ -573,6 +625,26 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_failure_summary_is_compact_bounded_and_only_for_typed_failures() {
+        assert_eq!(Failure::new(Cause::Timeout).summary(), None);
+        let untagged = Failure::tool(None, Some(json!({ "code": 7 })));
+        assert_eq!(untagged.summary().unwrap(), r#"failure: {"code":7}"#);
+        let kind_only = Failure::tool(Some("Busy".into()), None);
+        assert_eq!(kind_only.summary().unwrap(), "failure: Busy");
+        // A tag other than the kind is data like any other.
+        let other = Failure::tool(Some("A".into()), Some(json!({ "B": 1 })));
+        assert_eq!(other.summary().unwrap(), r#"failure: A {"B":1}"#);
+        // Cut on a character, however wide, with the cut said.
+        let long = Failure::tool(Some("Big".into()), Some(json!("é".repeat(5_000))));
+        let summary = long.summary().unwrap();
+        assert!(summary.ends_with('…'));
+        assert_eq!(
+            summary.chars().count(),
+            "failure: Big ".chars().count() + MAX_SUMMARY_DATA + 1
+        );
+    }
 
     /// A cause's name is the text it serializes as: the `error.type` of a
     /// span and the `cause` of a serialized failure never disagree.

@@ -10,6 +10,7 @@ mod agent;
 mod browser;
 mod cards;
 mod contracts;
+mod examples;
 mod export;
 mod hosts;
 mod mcp;

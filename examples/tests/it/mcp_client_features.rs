@@ -457,11 +457,11 @@ async fn approval_is_asked_by_elicitation_and_recorded() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_custom_render_s_text_is_followed_by_the_value_s_json() {
+async fn a_custom_render_is_all_the_result_carries() {
     let setup = setup().await;
     let result = call(&setup, "count_words", json!({ "text": "one two three" })).await;
-    assert_eq!(text(&result), "3 words\n{\"words\":3}");
-    assert_eq!(result.structured_content, Some(json!({ "words": 3 })));
+    assert_eq!(text(&result), "3 words");
+    assert_eq!(result.structured_content, None);
     // A default render is the JSON already: nothing is added.
     let plain = call(&setup, "three_steps", json!({ "label": "x" })).await;
     assert_eq!(plain.content.len(), 1);

@@ -2,6 +2,7 @@
 
 use std::sync::{Arc, PoisonError};
 
+use crate::mcp::wire::MCP_APPS_EXTENSION;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam};
 use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient};
@@ -18,8 +19,16 @@ pub(super) struct ProxyClient {
 
 impl ClientHandler for ProxyClient {
     fn get_info(&self) -> ClientConfig {
+        // The proxy shows the cards a dsh server presents (MCP Apps): it
+        // says so, and gets them in `_meta`.
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.extensions = Some(
+            [(MCP_APPS_EXTENSION.to_owned(), serde_json::Map::new())]
+                .into_iter()
+                .collect(),
+        );
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("dsh-kit", env!("CARGO_PKG_VERSION")),
         )
     }

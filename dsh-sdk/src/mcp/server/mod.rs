@@ -24,6 +24,7 @@ use std::time::Duration;
 use rmcp::model::Implementation;
 
 use crate::registry::Registry;
+use crate::tool::ResultShape;
 
 use super::apps;
 use super::bus::{BusSlot, EventBus};
@@ -52,14 +53,20 @@ use offers::Offers;
 ///   they cannot read.
 /// - `tools/call` runs [`Registry::call_with`], the full pipeline. `content`
 ///   is what the tool's render made (a call that rendered nothing says so, so
-///   the text is never empty; a custom render's text that does not carry the
-///   value is followed by the value's JSON, for clients that read `content`
-///   alone, unless the tool is [`render_only`](crate::ToolDef::render_only)) and `structuredContent` the canonical value: any
+///   the text is never empty). Its shape is the tool's
+///   [`ResultShape`], or else the server's ([`result_shape`](Self::result_shape)):
+///   by default ([`ResultShape::Render`]) a tool with a render of its own
+///   sends the render alone, and lists no `outputSchema`, so every host's
+///   model reads the render once; a tool whose content is its value sends
+///   the value as `structuredContent` too, under its `outputSchema`: any
 ///   JSON value from 2026-07-28 on, an object only before (a string or an
 ///   array is then left to `content`). Every failure the pipeline reports —
 ///   invalid arguments with every violation, a refusal, the tool's own error,
 ///   a timeout — is a result with `isError: true` and its message, for the
-///   model to act on; only an unknown tool is a protocol error (`-32602`), as
+///   model to act on; a typed failure's kind and data follow the message as
+///   one more text block ([`Failure::summary`](crate::Failure::summary)),
+///   since hosts hand their models no `_meta`. Only an unknown tool is a
+///   protocol error (`-32602`), as
 ///   the MCP spec asks, and its message names the closest tools.
 /// - Each tool's `_meta` carries its [contract hash](crate::export::digest) under
 ///   [`CONTRACT_META_KEY`](super::CONTRACT_META_KEY): SHA-256 of its canonical definition, for a client
@@ -69,8 +76,11 @@ use offers::Offers;
 ///   resource (`resources/list`, `resources/read`, MIME type
 ///   `text/html;profile=mcp-app`) that draws the card of each of its results
 ///   ([`card_app_html`](crate::value::card::web::card_app_html)); its results carry the
-///   card in `_meta["dsh-sdk/card"]`. Hosts without MCP Apps still get
-///   `content` and `structuredContent`.
+///   card in `_meta["dsh-sdk/card"]` for a client that declared MCP Apps
+///   (the [`MCP_APPS_EXTENSION`](super::MCP_APPS_EXTENSION) extension) and
+///   for no other, since a host that hands `_meta` to its model would show
+///   it the value once more. Hosts without MCP Apps get `content` (and
+///   `structuredContent` where the shape has it).
 /// - `notifications/cancelled` from the client cancels the call.
 /// - Tasks: a tool flagged `task` (or `task_required`) answers a client that
 ///   declared the tasks extension with a task at once and runs the call in
@@ -137,6 +147,8 @@ pub struct McpServer {
     tasks: Arc<Tasks>,
     /// Serve HTTP with no session: any replica answers any request.
     stateless: bool,
+    /// How results cross, for tools that chose no shape of their own.
+    result_shape: ResultShape,
     /// Where `list_changed`, resource updates and task changes go, to the
     /// sessions of every replica.
     bus: BusSlot,
@@ -170,6 +182,7 @@ impl McpServer {
                 bus.clone(),
             )),
             stateless: false,
+            result_shape: ResultShape::default(),
             bus,
             forwarding: Arc::new(std::sync::Once::new()),
         }
@@ -277,6 +290,16 @@ impl McpServer {
         self
     }
 
+    /// How the results of tools that chose no [`ResultShape`] of their own
+    /// cross: [`ResultShape::Render`] unless set, which puts a rendering
+    /// tool's render, once, in front of every host's model (see
+    /// [`ResultShape`] for what each host reads and the spec's rules).
+    /// Set it before serving: `tools/list` and every result follow it.
+    pub fn result_shape(mut self, shape: ResultShape) -> Self {
+        self.result_shape = shape;
+        self
+    }
+
     /// The registry served.
     pub fn registry(&self) -> &Registry {
         &self.registry
@@ -297,6 +320,7 @@ impl Clone for McpServer {
             session: Session::default(),
             tasks: Arc::clone(&self.tasks),
             stateless: self.stateless,
+            result_shape: self.result_shape,
             bus: self.bus.clone(),
             forwarding: Arc::clone(&self.forwarding),
         }

@@ -15,7 +15,7 @@ use crate::mcp::apps;
 use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
 use crate::mcp::task_store::TaskOwner;
-use crate::mcp::wire::{complete, mcp_tool, request_state};
+use crate::mcp::wire::{MCP_APPS_EXTENSION, Reader, complete, mcp_tool, request_state, structures};
 use crate::pipeline::ToolCall;
 use crate::tool::TaskSupport;
 use crate::value::principal::Principal;
@@ -29,7 +29,15 @@ impl McpServer {
         match self.registry.export_for(Format::Mcp, principal) {
             Value::Array(tools) => tools
                 .into_iter()
-                .map(|tool| mcp_tool(tool).map(|tool| apps::link_card_view(&self.registry, tool)))
+                .map(|tool| {
+                    let structured = tool
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .and_then(|name| self.registry.get(name))
+                        .is_none_or(|info| structures(&info, self.result_shape));
+                    mcp_tool(tool, structured)
+                        .map(|tool| apps::link_card_view(&self.registry, tool))
+                })
                 .collect(),
             _ => Ok(Vec::new()),
         }
@@ -49,9 +57,12 @@ impl McpServer {
     pub(super) fn tool(&self, name: &str) -> Option<Tool> {
         let tool = self.registry.get(name)?;
         let definition = self.definitions.get_or_make(&tool, || {
-            mcp_tool(export_tool(&tool, Format::Mcp))
-                .ok()
-                .map(|made| apps::link_card_view(&self.registry, made))
+            mcp_tool(
+                export_tool(&tool, Format::Mcp),
+                structures(&tool, self.result_shape),
+            )
+            .ok()
+            .map(|made| apps::link_card_view(&self.registry, made))
         })?;
         Some(Tool::clone(&definition))
     }
@@ -66,6 +77,16 @@ impl McpServer {
         let object_output_only = context
             .protocol_version()
             .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
+        let reader = Reader {
+            object_output_only,
+            draws_cards: context.client_capabilities().is_some_and(|capabilities| {
+                capabilities
+                    .extensions
+                    .as_ref()
+                    .is_some_and(|extensions| extensions.contains_key(MCP_APPS_EXTENSION))
+            }),
+            shape: self.result_shape,
+        };
         let args = Value::Object(request.arguments.unwrap_or_default());
         let tasks = self
             .registry
@@ -79,7 +100,7 @@ impl McpServer {
                 .is_some_and(|capabilities| capabilities.supports_tasks());
             if takes_tasks {
                 return self
-                    .start_task(&request.name, args, principal, object_output_only)
+                    .start_task(&request.name, args, principal, reader)
                     .await;
             }
             if tasks == TaskSupport::Required {
@@ -151,7 +172,7 @@ impl McpServer {
             &self.registry,
             &request.name,
             result,
-            object_output_only,
+            reader,
         )))
     }
 
@@ -163,14 +184,14 @@ impl McpServer {
         name: &str,
         args: Value,
         principal: Arc<Principal>,
-        object_output_only: bool,
+        reader: Reader,
     ) -> Result<CallToolResponse, ErrorData> {
         let owner = TaskOwner::of(&principal);
         let call = ToolCall::new(name, args).principal(principal);
         let registry = self.registry.clone();
         let owned = name.to_owned();
         let finish: Finish = Box::new(move |result| {
-            let call = complete(&registry, &owned, result, object_output_only);
+            let call = complete(&registry, &owned, result, reader);
             serde_json::to_value(call).unwrap_or_default()
         });
         let task = (self.tasks)

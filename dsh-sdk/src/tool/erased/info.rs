@@ -49,6 +49,12 @@ impl ToolInfo {
         self.entry.handler.presents()
     }
 
+    /// Whether the tool renders its own content (`#[tool(render = …)]`)
+    /// rather than showing the model its value.
+    pub fn renders(&self) -> bool {
+        self.entry.handler.renders()
+    }
+
     /// Every way `args` break the input schema, sorted by JSON pointer: the
     /// check the pipeline's input stage makes first, with the same compiled
     /// schema, for a form that shows each violation at its field.

@@ -101,6 +101,10 @@ pub(crate) trait Handler: Send + Sync + 'static {
     fn presents(&self) -> bool {
         false
     }
+    /// Whether the tool renders its own content.
+    fn renders(&self) -> bool {
+        false
+    }
     /// The JSON Schema of the tool's declared failure shapes, if it has one.
     fn failure_schema(&self) -> Option<Value> {
         None

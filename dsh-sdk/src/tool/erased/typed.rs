@@ -74,6 +74,10 @@ impl<T: Tool> Handler for Typed<T> {
         T::PRESENTS
     }
 
+    fn renders(&self) -> bool {
+        T::RENDERS
+    }
+
     fn failure_schema(&self) -> Option<Value> {
         T::failure_schema()
     }

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dsh_kit::Registry;
+use dsh_kit::ResultShape;
 use dsh_kit::card::ReadCard;
 use dsh_kit::card::web::CARD_META_KEY;
 use dsh_kit::log::replay::{Field, Outcome, replay};
@@ -208,7 +209,13 @@ async fn a_servers_rendering_of_a_structured_value_travels_through_the_proxy() {
     let _count = remote.register::<count_words>().unwrap();
     let _plain = remote.register::<count_plainly>().unwrap();
     let host = Registry::new();
-    let (proxy, running) = proxied(&host, "words", McpServer::new(remote.clone())).await;
+    let (proxy, running) = proxied(
+        &host,
+        "words",
+        // A dsh server proxied for its typed values sends them.
+        McpServer::new(remote.clone()).result_shape(ResultShape::Structured),
+    )
+    .await;
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("session.jsonl");
@@ -221,10 +228,9 @@ async fn a_servers_rendering_of_a_structured_value_travels_through_the_proxy() {
 
     assert!(!counted.is_error(), "{}", counted.text());
     assert_eq!(counted.value, Some(json!({ "words": 3 })));
-    // What the server's render said comes first, as there; its MCP reply
-    // carries the value's JSON after it, for clients that read only text.
-    assert_eq!(counted.content()[0], ContentBlock::text("3 words"));
-    assert_eq!(counted.text(), "3 words\n{\"words\":3}");
+    // What the server's render said, as there, and only that: the value
+    // came as `structuredContent`, not again as text.
+    assert_eq!(counted.content(), [ContentBlock::text("3 words")]);
     assert_eq!(plain.value, Some(json!({ "words": 3 })));
     assert_eq!(plain.content(), [ContentBlock::text("{\"words\":3}")]);
 
@@ -267,7 +273,13 @@ async fn a_servers_rendering_over_the_output_limits_leaves_the_values_json() {
     let remote = Registry::builder().max_result_chars(1_000_000).build();
     let _loud = remote.register::<count_loudly>().unwrap();
     let host = Registry::builder().max_output_bytes(4 * 1024).build();
-    let (_proxy, _running) = proxied(&host, "words", McpServer::new(remote.clone())).await;
+    let (_proxy, _running) = proxied(
+        &host,
+        "words",
+        // A dsh server proxied for its typed values sends them.
+        McpServer::new(remote.clone()).result_shape(ResultShape::Structured),
+    )
+    .await;
     let counted = host
         .call("count_loudly", json!({ "text": "one two " }))
         .await;

@@ -11,4 +11,5 @@ mod proxy;
 mod redis;
 mod server;
 mod sessions;
+mod shape;
 mod tasks;

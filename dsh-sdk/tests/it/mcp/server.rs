@@ -287,11 +287,11 @@ async fn forecast_said(_args: ForecastArgs) -> Forecast {
     }
 }
 
-/// A render that does not carry the value is followed by its JSON for
-/// clients that read `content` alone, unless the tool is `render_only`;
-/// `structuredContent` has the value either way.
+/// A render that does not carry the value is all the result carries, so
+/// every host's model reads it once; a `render_only` tool sends the value
+/// as `structuredContent` beside it, and never its JSON as text.
 #[tokio::test]
-async fn the_value_follows_a_render_unless_the_tool_is_render_only() {
+async fn the_value_goes_beside_a_render_only_when_the_tool_is_render_only() {
     let registry = Registry::new();
     let _forecast = registry.register::<forecast>().unwrap();
     let _said = registry.register::<forecast_said>().unwrap();
@@ -305,12 +305,9 @@ async fn the_value_follows_a_render_unless_the_tool_is_render_only() {
     };
     let value = json!({ "celsius": 21.5, "wind": 3.0 });
 
-    let mirrored = client.call_tool(call("forecast", json!({}))).await.unwrap();
-    assert_eq!(
-        texts(&mirrored),
-        ["21.5 degrees, wind 3 m/s".to_owned(), value.to_string()]
-    );
-    assert_eq!(mirrored.structured_content, Some(value.clone()));
+    let rendered = client.call_tool(call("forecast", json!({}))).await.unwrap();
+    assert_eq!(texts(&rendered), ["21.5 degrees, wind 3 m/s"]);
+    assert_eq!(rendered.structured_content, None);
 
     let said = client
         .call_tool(call("forecast_said", json!({})))
@@ -671,16 +668,14 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
         assert!(error.to_string().contains(missing), "{error}");
     }
 
-    // The result carries the card for the view, and the value for everyone else.
+    // A client that did not declare MCP Apps gets the render, and no card
+    // (one that did gets it: `mcp::shape`).
     let result = client
         .call_tool(call("show", serde_json::json!({ "text": "hi" })))
         .await
         .unwrap();
     let result = serde_json::to_value(&result).unwrap();
-    assert_eq!(
-        result["_meta"]["dsh-sdk/card"],
-        serde_json::json!({ "card": "read", "path": "shown.txt", "content": "hi" })
-    );
+    assert_eq!(result.get("_meta"), None, "{result}");
     assert_eq!(result["content"][0]["text"], "hi");
     let plain = client
         .call_tool(call("greet", serde_json::json!({ "name": "Ada" })))

@@ -2,6 +2,7 @@
 //! request's messages out, checked against reviewed snapshots.
 
 mod anthropic;
+mod failure;
 mod gemini;
 mod openai_chat;
 mod openai_responses;

@@ -13,12 +13,13 @@ use std::time::Duration;
 
 use dsh_kit::event::rawp::{Diagnostic, Severity, ToolStatus};
 use dsh_kit::log::{Log, SessionLog};
-use dsh_kit::mcp::McpServer;
 use dsh_kit::mcp::rmcp::ServiceExt;
 use dsh_kit::mcp::rmcp::model::{
-    CallToolRequestParams, ReadResourceRequestParams, ResourceContents,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation,
+    ReadResourceRequestParams, ResourceContents,
 };
 use dsh_kit::mcp::rmcp::transport::StreamableHttpClientTransport;
+use dsh_kit::mcp::{MCP_APPS_EXTENSION, McpServer};
 use dsh_kit::playground::{PageApprover, Playground};
 use dsh_kit::{DynamicTool, Registry, ToolDef};
 use dsh_kit_examples::register_all;
@@ -679,10 +680,17 @@ fn an_mcp_apps_host_shows_the_card_of_a_real_call() {
             .serve_http("127.0.0.1:0".parse().expect("an address"))
             .await
             .expect("the MCP server serves");
-        let client =
-            ().serve(StreamableHttpClientTransport::from_uri(server.url()))
-                .await
-                .expect("the client connects");
+        // An MCP Apps host says so, and gets the card with each result.
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.extensions = Some(
+            [(MCP_APPS_EXTENSION.to_owned(), serde_json::Map::new())]
+                .into_iter()
+                .collect(),
+        );
+        let client = ClientConfig::new(capabilities, Implementation::new("apps-host", "1.0.0"))
+            .serve(StreamableHttpClientTransport::from_uri(server.url()))
+            .await
+            .expect("the client connects");
         let tools = client.list_all_tools().await.expect("tools/list");
         let read_file = tools
             .iter()
@@ -746,8 +754,8 @@ fn an_mcp_apps_host_shows_the_card_of_a_real_call() {
         .find(|resource| resource["uri"] == "ui://dsh-sdk/cards/read_file")
         .expect("the view of read_file is listed");
     assert_eq!(listed["mimeType"], "text/html;profile=mcp-app");
-    // Hosts without MCP Apps still get the content and the structured value.
-    assert_eq!(result["structuredContent"]["start_line"], 2);
+    // The render is all the model gets; the card is for the view.
+    assert_eq!(result.get("structuredContent"), None);
     assert!(
         result["content"][0]["text"]
             .as_str()
