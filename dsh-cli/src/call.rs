@@ -54,7 +54,7 @@ pub async fn run(args: CallArgs) -> Done {
         .build();
     let _proxy = server.connect(&registry).await?;
     if registry.get(&args.tool).is_none() {
-        let suggestion = match registry.closest(&args.tool).first() {
+        let suggestion = match registry.host().closest(&args.tool).first() {
             Some(name) => format!("; did you mean `{name}`? (`dsh inspect` lists them all)"),
             None => "; `dsh inspect` lists its tools".to_owned(),
         };

@@ -169,7 +169,7 @@ pub use value::{card, event, path};
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};
 pub use pool::{ScopedTool, Subscription, ToolHandle};
-pub use registry::{Registry, RegistryBuilder};
+pub use registry::{CallerView, Registry, RegistryBuilder};
 pub use tool::{
     DynamicTool, Exec, ExecBuilder, Icon, IconError, IconTheme, MarkedPresent, MarkedRender,
     MissingState, PresentCallFn, PresentFn, RegisterError, RenderFn, ResultShape, SchemaRole,

@@ -272,7 +272,7 @@ impl Pool {
                 self.register(own)?;
             }
             let started = Instant::now();
-            let found = self.registry.search_deferred(&query.text, LIMIT);
+            let found = self.registry.host().search_deferred(&query.text, LIMIT);
             times.push(started.elapsed());
             ranked.push(found.iter().map(|tool| tool.name().to_owned()).collect());
             if own.is_some() {

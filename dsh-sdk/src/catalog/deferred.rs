@@ -4,8 +4,6 @@
 //! a tool search of its own gets the deferred tools marked for it instead
 //! ([`Deferred::Native`]).
 
-use std::sync::PoisonError;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -14,12 +12,12 @@ use crate::export::{
     export_tools, formats_for,
 };
 use crate::pipeline::Pipeline;
-use crate::pool::Pool;
+use crate::pool::{Loaded, Pool};
 use crate::tool::{Exec, ToolError, ToolInfo};
 
 use super::Reader;
 
-/// What [`Registry::visible_tools_for`](crate::Registry::visible_tools_for) does.
+/// What [`CallerView::visible_tools`](crate::CallerView::visible_tools) does.
 pub(crate) fn visible_tools(reader: Reader<'_>) -> Vec<ToolInfo> {
     let pool = reader.pool();
     let mut visible: Vec<ToolInfo> = pool
@@ -30,45 +28,48 @@ pub(crate) fn visible_tools(reader: Reader<'_>) -> Vec<ToolInfo> {
             !def.defer() || def.always_load()
         })
         .collect();
-    let loaded = pool
-        .inner
-        .loaded
-        .read()
-        .unwrap_or_else(PoisonError::into_inner);
-    visible.extend(loaded.iter().filter_map(|name| pool.get(name)));
+    let loaded = reader.loaded().names();
+    visible.extend(
+        loaded
+            .iter()
+            .filter_map(|name| pool.get(name))
+            .filter(|tool| {
+                let def = tool.definition();
+                def.defer() && !def.always_load()
+            }),
+    );
     visible.retain(|tool| reader.sees(tool));
     visible
 }
 
-/// What [`Registry::load_deferred`](crate::Registry::load_deferred) does, on the pool.
-pub(crate) fn load_deferred<'a>(pool: &Pool, names: impl IntoIterator<Item = &'a str>) {
-    let mut loaded = pool
-        .inner
-        .loaded
-        .write()
-        .unwrap_or_else(PoisonError::into_inner);
+/// What [`CallerView::load_deferred`](crate::CallerView::load_deferred)
+/// does: `names` loaded into `loaded`, one caller's set. Names that are not
+/// deferred or not registered are skipped.
+pub(crate) fn load_deferred<'a>(
+    pool: &Pool,
+    loaded: &Loaded,
+    names: impl IntoIterator<Item = &'a str>,
+) {
     for name in names {
         let Some(tool) = pool.get(name) else { continue };
         let def = tool.definition();
-        let hidden = def.defer() && !def.always_load();
-        if hidden && !loaded.iter().any(|loaded| loaded == tool.name()) {
-            loaded.push(tool.name().to_owned());
-            pool.inner.changed.send_replace(());
+        if def.defer() && !def.always_load() {
+            loaded.add(tool.name());
         }
     }
 }
 
-/// What [`Registry::search_deferred_for`](crate::Registry::search_deferred_for) does.
+/// What [`CallerView::search_deferred`](crate::CallerView::search_deferred) does.
 pub(crate) fn search_deferred(reader: Reader<'_>, query: &str, limit: usize) -> Vec<ToolInfo> {
     (reader.pool().inner.search).search(query, limit, &|tool| reader.sees(tool))
 }
 
-/// What [`Registry::export_for`](crate::Registry::export_for) does.
+/// What [`CallerView::export`](crate::CallerView::export) does.
 pub(crate) fn export(reader: Reader<'_>, format: Format) -> Value {
     export_tools(&visible_tools(reader), format)
 }
 
-/// What [`Registry::export_with_for`](crate::Registry::export_with_for) does.
+/// What [`CallerView::export_with`](crate::CallerView::export_with) does.
 pub(crate) fn export_with(reader: Reader<'_>, format: Format, deferred: Deferred) -> Value {
     let native = matches!(format, Format::Anthropic | Format::AnthropicStrict);
     if deferred == Deferred::BuiltIn || !native {
@@ -139,7 +140,9 @@ pub struct Found {
 /// declared); they can be called right away. If none fits, search again with
 /// other words.
 ///
-/// It finds only the tools its caller ([`Exec::principal`]) may see.
+/// It finds only the tools its caller ([`Exec::principal`]) may see, and
+/// loads them for that caller alone: into the session the call came
+/// through, else the principal's own set.
 #[dsh_kit::tool(read_only, concurrency_safe, idempotent, always_load)]
 pub async fn tool_search(
     /// A few words describing the capability needed, e.g. "convert currency"
@@ -152,9 +155,10 @@ pub async fn tool_search(
     let pipeline = Pipeline::of(exec)
         .ok_or_else(|| ToolError::new("tool search needs the registry it was called through"))?;
     let limit = limit.unwrap_or(5).clamp(1, 20) as usize;
-    let reader = Reader::new(&pipeline, exec.principal());
+    let loaded = pipeline.loaded_of(exec);
+    let reader = Reader::new(&pipeline, exec.principal(), &loaded);
     let found = search_deferred(reader, &query, limit);
-    load_deferred(&pipeline.pool, found.iter().map(ToolInfo::name));
+    load_deferred(&pipeline.pool, &loaded, found.iter().map(ToolInfo::name));
     Ok(Found {
         tools: found.iter().map(definition).collect(),
     })

@@ -56,7 +56,7 @@
 mod deferred;
 
 use crate::pipeline::Pipeline;
-use crate::pool::Pool;
+use crate::pool::{Loaded, Pool};
 use crate::tool::ToolInfo;
 use crate::value::event::Event;
 use crate::value::event::rawp::{CatalogPublish, CatalogTool, Diagnostic, ToolStatus};
@@ -85,30 +85,38 @@ pub enum CatalogError {
 
 /// Who reads a list of tools, and what decides which it sees: every list
 /// of tools a caller reads is filtered here, by
-/// [`Permissions::shows`](crate::permission::Permissions::shows).
+/// [`Permissions::shows`](crate::permission::Permissions::shows), and the
+/// deferred tools it lists are those its own tool search loaded.
 #[derive(Clone, Copy)]
 pub(crate) struct Reader<'a> {
     pipeline: &'a Pipeline,
     principal: &'a Principal,
+    loaded: &'a Loaded,
 }
 
 impl<'a> Reader<'a> {
-    /// `principal`, reading the tools of `pipeline`.
-    pub(crate) fn new(pipeline: &'a Pipeline, principal: &'a Principal) -> Self {
+    /// `principal`, reading the tools of `pipeline`, with the deferred
+    /// tools `loaded` holds.
+    pub(crate) fn new(
+        pipeline: &'a Pipeline,
+        principal: &'a Principal,
+        loaded: &'a Loaded,
+    ) -> Self {
         Reader {
             pipeline,
             principal,
+            loaded,
         }
-    }
-
-    /// The host, which sees every tool.
-    pub(crate) fn host(pipeline: &'a Pipeline) -> Self {
-        Reader::new(pipeline, Principal::shared_host())
     }
 
     /// The pool read.
     pub(crate) fn pool(&self) -> &'a Pool {
         &self.pipeline.pool
+    }
+
+    /// The deferred tools this reader's tool search loaded.
+    pub(crate) fn loaded(&self) -> &'a Loaded {
+        self.loaded
     }
 
     /// Whether the reader may see `tool`.
@@ -117,19 +125,19 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// What [`Registry::tools_for`](crate::Registry::tools_for) does.
+/// What [`CallerView::tools`](crate::CallerView::tools) does.
 pub(crate) fn tools(reader: Reader<'_>) -> Vec<ToolInfo> {
     let mut tools = reader.pool().tools();
     tools.retain(|tool| reader.sees(tool));
     tools
 }
 
-/// What [`Registry::get_for`](crate::Registry::get_for) does.
+/// What [`CallerView::get`](crate::CallerView::get) does.
 pub(crate) fn get(reader: Reader<'_>, name: &str) -> Option<ToolInfo> {
     reader.pool().get(name).filter(|tool| reader.sees(tool))
 }
 
-/// What [`Registry::catalog_for`](crate::Registry::catalog_for) does.
+/// What [`CallerView::catalog`](crate::CallerView::catalog) does.
 pub(crate) fn snapshot(reader: Reader<'_>) -> CatalogPublish {
     snapshot_of(reader.pool(), tools(reader))
 }

@@ -124,11 +124,11 @@ pub enum Deferred {
     BuiltIn,
     /// Listed with the provider's own `"defer_loading": true`, next to the
     /// provider's own tool search tool, where the provider has one: Anthropic
-    /// ([`Registry::export_with`](crate::Registry::export_with)) and OpenAI Responses
+    /// ([`CallerView::export_with`](crate::CallerView::export_with)) and OpenAI Responses
     /// ([`openai_responses::tools`](crate::provider::openai_responses::tools)).
     /// Other formats fall back to [`Deferred::BuiltIn`].
     ///
-    /// [`Registry::export_with`]: crate::Registry::export_with
+    /// [`CallerView::export_with`]: crate::CallerView::export_with
     Native,
 }
 

@@ -61,7 +61,7 @@
 //!
 //! Each call is replayed as the caller its request recorded
 //! ([`CallReplay::caller`], the host when none): a tool hidden from that
-//! caller in the replaying registry ([`Registry::tools_for`]) is an unknown
+//! caller in the replaying registry (its [`CallerView`](crate::CallerView)) is an unknown
 //! tool to it, as it would be to a live call.
 //!
 //! # Spilled results

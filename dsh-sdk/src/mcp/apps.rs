@@ -14,11 +14,10 @@ use rmcp::model::{CallToolResult, MetaObject, Resource, ResourceContents, Tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::registry::Registry;
+use crate::registry::{CallerView, Registry};
 use crate::tool::ToolInfo;
 use crate::value::card::Card;
 use crate::value::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
-use crate::value::principal::Principal;
 use crate::value::schema::limits::{Exceeded, check};
 
 use super::resources::{ReadResource, ResourceProvider};
@@ -31,12 +30,12 @@ pub(super) fn card_uri(tool: &str) -> String {
     format!("{URI_PREFIX}{tool}")
 }
 
-/// Whether `uri` is the card view of a tool hidden from `principal`: such a
+/// Whether `uri` is the card view of a tool hidden from `caller`: such a
 /// view is neither listed to it nor read for it, as its address names the
 /// tool.
-pub(super) fn hides_card(registry: &Registry, uri: &str, principal: &Principal) -> bool {
+pub(super) fn hides_card(caller: &CallerView, uri: &str) -> bool {
     uri.strip_prefix(URI_PREFIX)
-        .is_some_and(|name| registry.get_for(name, principal).is_none())
+        .is_some_and(|name| caller.get(name).is_none())
 }
 
 /// The error of a card view address no tool presents at.
@@ -123,6 +122,7 @@ pub(super) struct CardViews(pub(super) Registry);
 impl ResourceProvider for CardViews {
     fn resources(&self) -> Vec<Resource> {
         self.0
+            .host()
             .visible_tools()
             .iter()
             .filter(|tool| tool.presents())

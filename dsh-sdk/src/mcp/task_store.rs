@@ -81,6 +81,34 @@ impl TaskOwner {
         TaskOwner(Some(key))
     }
 
+    /// The owner of the tasks `principal` starts through the MCP session
+    /// `session`: an authenticated principal owns its tasks in every
+    /// session; the host's tasks (a server with no authenticator) belong
+    /// to the session they were started in, so that one client never
+    /// lists, reads or cancels another's. With no session (stdio, whose one
+    /// client is the session; stateless HTTP, which has none to bind to)
+    /// the host's tasks are [`of`](Self::of) the host.
+    ///
+    /// ```
+    /// use dsh_kit::Principal;
+    /// use dsh_kit::mcp::TaskOwner;
+    ///
+    /// let host = Principal::host();
+    /// let one = TaskOwner::of_session(&host, Some("session-one"));
+    /// assert_ne!(one, TaskOwner::of_session(&host, Some("session-two")));
+    /// assert_eq!(TaskOwner::of_session(&host, None), TaskOwner::of(&host));
+    /// let ada = Principal::new("ada");
+    /// assert_eq!(TaskOwner::of_session(&ada, Some("session-one")), TaskOwner::of(&ada));
+    /// ```
+    pub fn of_session(principal: &crate::Principal, session: Option<&str>) -> Self {
+        match session {
+            Some(session) if principal.is_host() => {
+                TaskOwner(Some(serde_json::json!({ "session": session }).to_string()))
+            }
+            _ => TaskOwner::of(principal),
+        }
+    }
+
     /// The key a [`TaskRecord`] keeps as its `owner`.
     pub fn key(&self) -> Option<&str> {
         self.0.as_deref()

@@ -81,7 +81,7 @@
 //! // Without the scope, or denied outright, the tool is not there at all.
 //! let mallory = Principal::new("mallory").with_scopes(["notes:write"]);
 //! for caller in [Principal::new("bob"), mallory] {
-//!     assert!(registry.tools_for(&caller).is_empty());
+//!     assert!(registry.as_caller(caller.clone()).tools().is_empty());
 //!     let call = ToolCall::new("add_note", json!({ "line": "hi" })).principal(caller);
 //!     let result = registry.call_with(call).await;
 //!     assert_eq!(result.failure.unwrap().cause, Cause::UnknownTool);

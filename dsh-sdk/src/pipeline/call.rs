@@ -6,6 +6,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::pool::Loaded;
 use crate::tool::Entry;
 use crate::tool::client::Client;
 use crate::value::id::new_id;
@@ -40,6 +41,9 @@ pub struct ToolCall {
     pub(super) client: Option<CallClient>,
     /// Who makes the call; the host when nobody said.
     pub(super) principal: Option<Arc<Principal>>,
+    /// The session the call comes through, when its caller has one: where
+    /// its tool search loads tools. `None`: the principal's own set.
+    pub(super) session: Option<Arc<Loaded>>,
     /// The tool, when whoever made the call already looked it up.
     pub(super) resolved: Option<Resolved>,
 }
@@ -111,6 +115,7 @@ impl ToolCall {
             top_level: true,
             client: None,
             principal: None,
+            session: None,
             resolved,
         }
     }
@@ -148,10 +153,16 @@ impl ToolCall {
         self
     }
 
-    /// The call, made by `principal` unless it names a principal already.
-    pub(crate) fn principal_or(mut self, principal: &Arc<Principal>) -> Self {
+    /// The call, made by `principal` through `session` unless it names a
+    /// principal already (then through that principal's own set).
+    pub(crate) fn made_by(
+        mut self,
+        principal: &Arc<Principal>,
+        session: Option<&Arc<Loaded>>,
+    ) -> Self {
         if self.principal.is_none() {
             self.principal = Some(Arc::clone(principal));
+            self.session = session.cloned();
         }
         self
     }

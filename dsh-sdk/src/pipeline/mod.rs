@@ -51,11 +51,11 @@ use std::sync::{Arc, OnceLock, Weak};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::pool::Pool;
+use crate::pool::{Loaded, Pool};
 use crate::tool::client::Client;
 use crate::tool::{CallTokens, Exec};
 use crate::tool::{Entry, Prepared};
-use crate::tool::{Host, Remote, StreamSink, Surroundings};
+use crate::tool::{Host, Remote, Session, StreamSink, Surroundings};
 use crate::value::event::rawp::Diagnostic;
 use crate::value::event::{self, Event};
 use crate::value::principal::Principal;
@@ -85,6 +85,7 @@ pub use call::ToolCall;
 use call::{CallName, Resolved};
 pub(crate) use config::Config;
 pub(crate) use finalize::{Settled, finish, is_unsaved};
+pub(crate) use resolve::closest;
 pub(crate) use stop::{Head, Stop, Success};
 
 /// What a call runs against: the pool and the settings every stage reads.
@@ -120,6 +121,20 @@ impl Pipeline {
     /// The pipeline `host` stands for, while it lives.
     pub(crate) fn from_host(host: &Host) -> Option<Arc<Pipeline>> {
         host.upgrade()?.downcast::<Pipeline>().ok()
+    }
+
+    /// The deferred tools the caller of `exec` loaded: its session's, else
+    /// its principal's own.
+    pub(crate) fn loaded_of(&self, exec: &Exec) -> Arc<Loaded> {
+        exec.session()
+            .and_then(|session| Arc::clone(session).downcast::<Loaded>().ok())
+            .unwrap_or_else(|| self.pool.loaded_by(exec.principal()))
+    }
+
+    /// The session `exec`'s call came through, if any.
+    pub(crate) fn session_of(exec: &Exec) -> Option<Arc<Loaded>> {
+        exec.session()
+            .and_then(|session| Arc::clone(session).downcast::<Loaded>().ok())
     }
 
     /// The pipeline as a call's context holds it: not kept alive.
@@ -162,12 +177,13 @@ impl Pipeline {
     /// replaced before the future is first polled. Everything else (the
     /// catalog's verdict on the tool, the checks, the tool itself) happens
     /// when the future is polled. The call is made by `principal` when one
-    /// is given, else by the host.
+    /// is given, else by the host, through `session` when one is given.
     pub fn call_as<'a>(
         &'a self,
         name: &str,
         args: Value,
         principal: Option<&Arc<Principal>>,
+        session: Option<&Arc<Loaded>>,
     ) -> impl Future<Output = ToolResult> + Send + use<'a> {
         // Looked up once, here: the name borrowed when it is the tool's own
         // and known at compile time, the tool kept for the pipeline.
@@ -178,7 +194,7 @@ impl Pipeline {
         };
         let call = ToolCall::resolved(name, args, entry.map(Resolved));
         self.call_with(match principal {
-            Some(principal) => call.principal_or(principal),
+            Some(principal) => call.made_by(principal, session),
             None => call,
         })
     }
@@ -473,6 +489,8 @@ pub(super) struct CallExec {
     /// Who makes the call, when the call said; else the host, who is not
     /// shared until a context is made.
     principal: Option<Arc<Principal>>,
+    /// The session the call comes through, if any.
+    session: Option<Arc<Loaded>>,
 }
 
 impl CallExec {
@@ -486,6 +504,7 @@ impl CallExec {
             },
             client: call.client.take().map(|client| client.0),
             principal: call.principal.clone(),
+            session: call.session.take(),
         }
     }
 
@@ -496,6 +515,7 @@ impl CallExec {
             tokens,
             client,
             principal,
+            session,
         } = self;
         made.get_or_insert_with(|| {
             let (tokens, client) = (std::mem::take(tokens), client.take());
@@ -506,6 +526,7 @@ impl CallExec {
                 tokens,
                 client,
                 Arc::clone(or_host(principal.as_ref())),
+                session.take(),
             )
         })
     }
@@ -521,6 +542,7 @@ impl CallExec {
                 self.tokens,
                 self.client,
                 Arc::clone(or_host(self.principal.as_ref())),
+                self.session,
             ),
         }
     }
@@ -609,6 +631,7 @@ fn exec_for(
     tokens: CallTokens,
     client: Option<Arc<dyn Client>>,
     principal: Arc<Principal>,
+    session: Option<Arc<Loaded>>,
 ) -> Exec {
     let shared = registry.surroundings();
     Exec::for_call(
@@ -618,6 +641,7 @@ fn exec_for(
         shared,
         client,
         principal,
+        session.map(|session| session as Session),
     )
 }
 
@@ -650,7 +674,7 @@ mod tests {
             |args, _| async move { Ok(args) },
         );
         facade.register_dynamic(echo).expect("echo registers");
-        let call = registry.call_as("echo", json!({}), None);
+        let call = registry.call_as("echo", json!({}), None, None);
         let size = std::mem::size_of_val(&call);
         println!("call future: {size} bytes");
         assert!(size <= 256, "the call future is {size} bytes");

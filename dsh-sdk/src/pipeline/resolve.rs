@@ -45,12 +45,17 @@ pub(super) fn shown(
 
 /// No tool `principal` may see is called `name`: the closest it may see.
 fn unknown(registry: &Pipeline, name: &str, principal: &Principal) -> Stop {
-    let permissions = &registry.config.permissions;
     Stop::UnknownTool {
         name: shown_name(name).into_owned(),
-        closest: (registry.pool)
-            .closest_where(name, |entry| permissions.shows(&entry.def, principal)),
+        closest: closest(registry, name, principal),
     }
+}
+
+/// The names of the tools `principal` may see closest to `name`, best
+/// first.
+pub(crate) fn closest(registry: &Pipeline, name: &str, principal: &Principal) -> Vec<String> {
+    let permissions = &registry.config.permissions;
+    (registry.pool).closest_where(name, |entry| permissions.shows(&entry.def, principal))
 }
 
 /// The catalog's severity rules: `unavailable` or a `fatal` diagnostic

@@ -18,12 +18,14 @@ use crate::tool::{Entry, State, ToolInfo};
 
 mod catalog;
 mod handle;
+mod loaded;
 mod register;
 mod subscribe;
 
 pub use catalog::TOOL_DEGRADED;
 pub(crate) use catalog::{Catalog, Refusal};
 pub use handle::{ScopedTool, ToolHandle};
+pub(crate) use loaded::Loaded;
 use subscribe::Subscriber;
 pub use subscribe::Subscription;
 
@@ -49,8 +51,9 @@ pub(crate) struct Inner {
     pub(super) listened: AtomicUsize,
     /// Each tool's status and the diagnostics (`catalog.rs`).
     pub(crate) catalog: Catalog,
-    /// Deferred tools loaded by tool search, in the order they were loaded.
-    pub(crate) loaded: RwLock<Vec<String>>,
+    /// Deferred tools loaded by tool search, per principal, for the callers
+    /// that have no session of their own (`loaded.rs`).
+    pub(crate) loaded: loaded::ByPrincipal,
     /// Marked changed whenever a tool comes or goes, for those who wait on it
     /// ([`Registry::watch_tools`]).
     pub(crate) changed: tokio::sync::watch::Sender<()>,
@@ -107,7 +110,7 @@ impl Pool {
     }
 
     /// A receiver marked changed each time a tool is registered or
-    /// unregistered, or a deferred tool is loaded: what an MCP server sends
+    /// unregistered: what an MCP server sends
     /// `notifications/tools/list_changed` from.
     ///
     /// ```

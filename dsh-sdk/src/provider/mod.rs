@@ -7,7 +7,7 @@
 //!    it: the text the model wrote, its tool calls as [`Call`]s, and the
 //!    message (or items) to append to the conversation as the model's own turn.
 //! 2. [`ModelTurn::run`] runs the calls as one batch
-//!    ([`Registry::call_batch`]: concurrency-safe tools in parallel, the rest
+//!    ([`Registry::call_batch`](crate::Registry::call_batch): concurrency-safe tools in parallel, the rest
 //!    in order, results in request order).
 //! 3. The step's `reply` is the results, built the provider's way from the
 //!    content the model is meant to see, errors flagged as the provider
@@ -65,16 +65,14 @@
 //! a provider SDK's: the OpenAI type crates build on `derive_builder` (and so
 //! a second major of `syn`), and none covers all four formats.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::pipeline::ToolCall;
-use crate::registry::Registry;
+use crate::registry::CallerView;
 use crate::value::content::{ContentBlock, EmbeddedResource};
 use crate::value::id::new_id;
-use crate::value::principal::Principal;
 use crate::value::result::{Cause, Failure, ToolResult};
 
 pub mod anthropic;
@@ -117,8 +115,12 @@ pub trait ModelTurn: Sized + Sync {
     /// Runs the calls as one batch ([`run`]) and builds the reply, inside
     /// a `tracing` span of the turn (`tool_calls {format}`, with
     /// `gen_ai.provider.name` and the number of calls), the parent of the
-    /// calls' `execute_tool` spans.
-    fn run(&self, registry: &Registry) -> impl Future<Output = Step<Self::Reply>> + Send {
+    /// calls' `execute_tool` spans. The calls are made by the caller of
+    /// `caller`: a [`CallerView`], or a [`Registry`](crate::Registry) for the host.
+    fn run(
+        &self,
+        caller: &(impl AsRef<CallerView> + Sync),
+    ) -> impl Future<Output = Step<Self::Reply>> + Send {
         let span = tracing::info_span!(
             "tool_calls",
             "otel.name" = %format_args!("tool_calls {}", Self::FORMAT),
@@ -127,7 +129,7 @@ pub trait ModelTurn: Sized + Sync {
             "dsh.tool_calls" = self.calls().len(),
         );
         let turn = async move {
-            let results = run(registry, self.calls()).await;
+            let results = run(caller.as_ref(), self.calls()).await;
             let reply = self.reply(&results);
             Step { results, reply }
         };
@@ -501,32 +503,21 @@ pub(crate) fn parse_body(format: WireFormat, body: &str) -> Result<Value, Respon
     })
 }
 
-/// Runs `calls` as one batch: the runnable ones through
-/// [`Registry::call_batch`] (an unknown tool comes back as the pipeline's
-/// error result naming the closest tools), the others as error results
-/// carrying their [`CallError`]. One result per call, in order.
-pub async fn run(registry: &Registry, calls: &[Call]) -> Vec<ToolResult> {
-    run_for(registry, calls, Arc::clone(Principal::shared_host())).await
-}
-
-/// [`run`], each call made by `principal`: the model loop of a host acting
-/// for someone, who was shown
-/// [`Registry::export_for`](crate::Registry::export_for) and whose calls
-/// of tools hidden from it fail as calls of unknown tools.
-pub async fn run_for(
-    registry: &Registry,
-    calls: &[Call],
-    principal: Arc<Principal>,
-) -> Vec<ToolResult> {
+/// Runs `calls` as one batch, as the caller of `caller` (a [`CallerView`];
+/// [`Registry::host`](crate::Registry::host) for the host's own model loop): the runnable ones
+/// through [`CallerView::call_batch`] (an unknown tool, or one hidden from
+/// the caller, comes back as the pipeline's error result naming the
+/// closest tools it may see), the others as error results carrying their
+/// [`CallError`]. One result per call, in order.
+pub async fn run(caller: &CallerView, calls: &[Call]) -> Vec<ToolResult> {
     let batch: Vec<ToolCall> = calls
         .iter()
         .filter_map(|call| {
             let args = call.args.as_ref().ok()?;
-            let call = ToolCall::new(call.name.clone(), args.clone());
-            Some(call.principal(Arc::clone(&principal)))
+            Some(ToolCall::new(call.name.clone(), args.clone()))
         })
         .collect();
-    let mut ran = registry.call_batch(batch).await.into_iter();
+    let mut ran = caller.call_batch(batch).await.into_iter();
     calls
         .iter()
         .map(|call| match &call.args {

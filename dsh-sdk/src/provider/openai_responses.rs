@@ -23,8 +23,7 @@ use serde_json::Value;
 
 use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
 use crate::export::{Deferred, Format, export_tool};
-use crate::registry::Registry;
-use crate::value::principal::Principal;
+use crate::registry::CallerView;
 use crate::value::result::ToolResult;
 
 /// Why an image of another type is described instead.
@@ -198,8 +197,9 @@ pub struct FunctionTool {
     pub defer_loading: bool,
 }
 
-/// The registry's tools for a Responses request, in the order of
-/// [`Registry::export`] (a stable prefix), `strict` off.
+/// The tools `caller` may see, for a Responses request, in the order of
+/// [`CallerView::export`] (a stable prefix), `strict` off. `caller` is a
+/// [`CallerView`], or a [`Registry`](crate::Registry) for the host.
 ///
 /// With [`Deferred::Native`], deferred tools are listed too, after the
 /// others, sorted by name, each with `"defer_loading": true`, then
@@ -230,19 +230,11 @@ pub struct FunctionTool {
 ///     ])
 /// );
 /// ```
-pub fn tools(registry: &Registry, deferred: Deferred) -> Vec<Tool> {
-    tools_for(registry, deferred, Principal::shared_host())
-}
-
-/// [`tools`] of those `principal` may see
-/// ([`Registry::tools_for`](crate::Registry::tools_for)).
-pub fn tools_for(registry: &Registry, deferred: Deferred, principal: &Principal) -> Vec<Tool> {
+pub fn tools(caller: impl AsRef<CallerView>, deferred: Deferred) -> Vec<Tool> {
+    let caller = caller.as_ref();
     let (listed, deferred_tools) = match deferred {
-        Deferred::BuiltIn => (registry.visible_tools_for(principal), Vec::new()),
-        Deferred::Native => crate::catalog::split_deferred(crate::catalog::Reader::new(
-            registry.pipeline(),
-            principal,
-        )),
+        Deferred::BuiltIn => (caller.visible_tools(), Vec::new()),
+        Deferred::Native => caller.split_deferred(),
     };
     let mut tools: Vec<Tool> = listed
         .iter()

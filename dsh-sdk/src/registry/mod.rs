@@ -5,16 +5,17 @@
 //! does it: the pool (`pool/`: registering, looking up, subscribing), the
 //! pipeline (`pipeline/`: calls and batches), the export formats
 //! (`export/`), and the catalog and deferred tools (`catalog/`). None of
-//! those modules knows this type.
+//! those modules knows this type. What depends on who asks (listing,
+//! exports, tool search, the catalog, calls) is read through a
+//! [`CallerView`] (`view.rs`), the host's own among them.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
-use crate::catalog::{self, CatalogError, Reader};
-use crate::export::{self, Compatibility, Deferred, Format};
+use crate::catalog::{self, CatalogError};
+use crate::export::{self, Compatibility, Format};
 use crate::pipeline::{Pipeline, ToolCall};
 use crate::pool::{Pool, Subscription, ToolHandle};
 use crate::tool::{DynamicTool, Exec, RegisterError, State, Tool, ToolInfo};
@@ -24,8 +25,10 @@ use crate::value::principal::Principal;
 use crate::value::result::ToolResult;
 
 mod builder;
+mod view;
 
 pub use builder::RegistryBuilder;
+pub use view::CallerView;
 
 /// The tools a model can call, cheap to clone and shared across tasks.
 ///
@@ -54,11 +57,8 @@ pub use builder::RegistryBuilder;
 /// ```
 #[derive(Clone)]
 pub struct Registry {
-    inner: Arc<Pipeline>,
-    /// Who the calls made through this handle are made by when they name
-    /// nobody: the caller of the call it was taken from
-    /// ([`Registry::of`]), else the host.
-    acting_for: Option<Arc<Principal>>,
+    /// The host's view of the pipeline, which the host's reads go through.
+    host: CallerView,
 }
 
 impl Default for Registry {
@@ -112,6 +112,27 @@ impl Registry {
         self.pool().get(name)
     }
 
+    /// The registry as `principal` sees it: what it may list, export,
+    /// search and call, and the deferred tools its tool search loaded
+    /// (see [`CallerView`]). A host acting for someone reads and calls
+    /// through it; [`CallerView::in_new_session`] gives one conversation a
+    /// set of loaded tools of its own.
+    pub fn as_caller(&self, principal: impl Into<Arc<Principal>>) -> CallerView {
+        CallerView::new(
+            Arc::clone(self.host.pipeline_shared()),
+            principal.into(),
+            None,
+        )
+    }
+
+    /// The host's own view: every tool, and the deferred tools the host's
+    /// tool search loaded. [`get`](Self::get), [`tools`](Self::tools),
+    /// [`export`](Self::export), [`catalog`](Self::catalog) and the calls
+    /// here are its shorthands.
+    pub fn host(&self) -> &CallerView {
+        &self.host
+    }
+
     /// Every registered tool, in pool order: the built-in (typed)
     /// tools sorted by name as one block, then the dynamic tools sorted by
     /// name. Names are unique, and the order depends on nothing but the
@@ -122,62 +143,13 @@ impl Registry {
         self.pool().tools()
     }
 
-    /// The registered tools `principal` may see, and so call, in pool
-    /// order: those whose scopes it holds and that no rule for it denies
-    /// whatever the arguments ([`Permissions::shows`]). Every tool, for
-    /// [`Principal::host`].
-    ///
-    /// ```
-    /// use dsh_kit::prelude::*;
-    /// use dsh_kit::{Principal, Registry};
-    ///
-    /// /// Write a file.
-    /// #[tool(scopes = ["files:write"])]
-    /// async fn write_file(path: String) -> String { path }
-    ///
-    /// /// Read a file.
-    /// #[tool(read_only)]
-    /// async fn read_file(path: String) -> String { path }
-    ///
-    /// let registry = Registry::new();
-    /// registry.register::<write_file>().unwrap().keep();
-    /// registry.register::<read_file>().unwrap().keep();
-    /// let names = |principal: &Principal| -> Vec<String> {
-    ///     registry.tools_for(principal).iter().map(|tool| tool.name().to_owned()).collect()
-    /// };
-    /// assert_eq!(names(&Principal::new("ada")), ["read_file"]);
-    /// let writer = Principal::new("ada").with_scopes(["files:write"]);
-    /// assert_eq!(names(&writer), ["read_file", "write_file"]);
-    /// assert_eq!(names(&Principal::host()), ["read_file", "write_file"]);
-    /// ```
-    ///
-    /// [`Permissions::shows`]: crate::permission::Permissions::shows
-    pub fn tools_for(&self, principal: &Principal) -> Vec<ToolInfo> {
-        catalog::tools(Reader::new(&self.inner, principal))
-    }
-
-    /// The tool registered under `name` or one of its aliases, if
-    /// `principal` may see it ([`tools_for`](Self::tools_for)).
-    pub fn get_for(&self, name: &str, principal: &Principal) -> Option<ToolInfo> {
-        catalog::get(Reader::new(&self.inner, principal), name)
-    }
-
-    /// The names of the registered tools closest to `name`, best first.
-    ///
-    /// A name longer than 128 characters, far beyond any
-    /// valid tool name, is close to none: the comparison costs time in
-    /// proportion to the name's length.
-    pub fn closest(&self, name: &str) -> Vec<String> {
-        self.pool().closest(name)
-    }
-
     /// The state shared with every tool.
     pub fn state(&self) -> &State {
         self.pool().state()
     }
 
     /// A receiver marked changed each time a tool is registered or
-    /// unregistered, or a deferred tool is loaded: what an MCP server sends
+    /// unregistered, or its status changes: what an MCP server sends
     /// `notifications/tools/list_changed` from.
     ///
     /// ```
@@ -239,7 +211,7 @@ impl Registry {
         name: &str,
         args: Value,
     ) -> impl Future<Output = ToolResult> + Send + use<'a> {
-        self.inner.call_as(name, args, self.acting_for.as_ref())
+        self.pipeline().call_as(name, args, None, None)
     }
 
     /// Calls with every option of [`ToolCall`].
@@ -247,7 +219,7 @@ impl Registry {
     /// Nothing happens until the future is polled; a future dropped before
     /// it finished still gives subscribers the call's (cancelled) result.
     pub fn call_with(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
-        self.inner.call_with(self.acting(call))
+        self.pipeline().call_with(call)
     }
 
     /// Calls the tools of one model turn. Runs of consecutive
@@ -255,20 +227,10 @@ impl Registry {
     /// in request order. Results come back in request order, sharing one
     /// `parallel_group_id`. Each call's tool is looked up once, when the
     /// calls before it have run: a run of concurrency-safe calls has its
-    /// tools looked up before any of the run starts.
+    /// tools looked up before any of the run starts. To cancel the calls
+    /// still running, [`CallerView::call_batch_with`] on [`host`](Self::host).
     pub async fn call_batch(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
-        self.call_batch_with(calls, CancellationToken::new()).await
-    }
-
-    /// [`call_batch`](Self::call_batch), cancelling every call still running
-    /// when `cancel` is cancelled.
-    pub async fn call_batch_with(
-        &self,
-        calls: Vec<ToolCall>,
-        cancel: CancellationToken,
-    ) -> Vec<ToolResult> {
-        let calls = calls.into_iter().map(|call| self.acting(call)).collect();
-        self.inner.call_batch(calls, cancel).await
+        self.host.call_batch(calls).await
     }
 
     /// The tool list in `format`, as a JSON array.
@@ -304,68 +266,12 @@ impl Registry {
     /// );
     /// ```
     pub fn export(&self, format: Format) -> Value {
-        catalog::export(Reader::host(&self.inner), format)
+        self.host.export(format)
     }
 
-    /// [`export`](Self::export) of the tools `principal` may see
-    /// ([`tools_for`](Self::tools_for)): what a caller that is not the host
-    /// is shown.
-    pub fn export_for(&self, format: Format, principal: &Principal) -> Value {
-        catalog::export(Reader::new(&self.inner, principal), format)
-    }
-
-    /// The tool list in `format`, as pretty-printed JSON.
+    /// [`export`](Self::export) as pretty-printed JSON.
     pub fn export_json(&self, format: Format) -> String {
-        // Serializing a `Value` cannot fail: its keys are strings.
-        serde_json::to_string_pretty(&self.export(format)).unwrap_or_default()
-    }
-
-    /// The tool list in `format`, deferred tools listed as `deferred` says.
-    ///
-    /// With [`Deferred::Native`] and an Anthropic format, the list is the
-    /// tools that are not deferred, in pool order (the same stable prefix as
-    /// [`Registry::export`]), then Anthropic's tool search tool
-    /// ([`ANTHROPIC_TOOL_SEARCH_TYPE`](crate::export::ANTHROPIC_TOOL_SEARCH_TYPE)), then every deferred tool sorted by
-    /// name with `"defer_loading": true`. The built-in `tool_search` tool is
-    /// left out: Anthropic's replaces it. Tool search is in beta at Anthropic:
-    /// send the `anthropic-beta: advanced-tool-use-2025-11-20` header with it.
-    ///
-    /// ```
-    /// use dsh_kit::export::{Deferred, Format};
-    /// use dsh_kit::prelude::*;
-    /// use dsh_kit::Registry;
-    ///
-    /// /// Greet someone by name.
-    /// #[tool]
-    /// async fn greet(name: String) -> String { format!("Hello, {name}!") }
-    ///
-    /// /// Convert an amount between currencies.
-    /// #[tool(defer)]
-    /// async fn convert(amount: f64) -> f64 { amount }
-    ///
-    /// let registry = Registry::new();
-    /// registry.register::<greet>().unwrap().keep();
-    /// registry.register::<convert>().unwrap().keep();
-    /// let tools = registry.export_with(Format::Anthropic, Deferred::Native);
-    /// let names: Vec<&str> = tools.as_array().unwrap().iter()
-    ///     .map(|tool| tool["name"].as_str().unwrap()).collect();
-    /// assert_eq!(names, ["greet", "tool_search_tool_bm25", "convert"]);
-    /// assert_eq!(tools[2]["defer_loading"], true);
-    /// ```
-    ///
-    /// [`ANTHROPIC_TOOL_SEARCH_TYPE`]: crate::export::ANTHROPIC_TOOL_SEARCH_TYPE
-    pub fn export_with(&self, format: Format, deferred: Deferred) -> Value {
-        catalog::export_with(Reader::host(&self.inner), format, deferred)
-    }
-
-    /// [`export_with`](Self::export_with) of the tools `principal` may see.
-    pub fn export_with_for(
-        &self,
-        format: Format,
-        deferred: Deferred,
-        principal: &Principal,
-    ) -> Value {
-        catalog::export_with(Reader::new(&self.inner, principal), format, deferred)
+        self.host.export_json(format)
     }
 
     /// What each registered tool (deferred ones too) loses in `format`, tool
@@ -405,41 +311,6 @@ impl Registry {
         export::compatibility(&self.tools(), format)
     }
 
-    /// The tools the model sees, in the order it sees them: every tool that
-    /// is not deferred (or is marked `always_load`), in pool order, then the
-    /// deferred tools tool search has loaded, in the order they were loaded.
-    pub fn visible_tools(&self) -> Vec<ToolInfo> {
-        catalog::visible_tools(Reader::host(&self.inner))
-    }
-
-    /// [`visible_tools`](Self::visible_tools), of those `principal` may see.
-    pub fn visible_tools_for(&self, principal: &Principal) -> Vec<ToolInfo> {
-        catalog::visible_tools(Reader::new(&self.inner, principal))
-    }
-
-    /// Loads deferred tools into the exported list, after everything already
-    /// there. Names that are not deferred, not registered, or already loaded
-    /// are skipped.
-    pub fn load_deferred<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
-        catalog::load_deferred(self.pool(), names)
-    }
-
-    /// The deferred tools that best match `query`, best first, at most `limit`.
-    pub fn search_deferred(&self, query: &str, limit: usize) -> Vec<ToolInfo> {
-        catalog::search_deferred(Reader::host(&self.inner), query, limit)
-    }
-
-    /// [`search_deferred`](Self::search_deferred) among the tools
-    /// `principal` may see: up to `limit` of those, best first.
-    pub fn search_deferred_for(
-        &self,
-        query: &str,
-        limit: usize,
-        principal: &Principal,
-    ) -> Vec<ToolInfo> {
-        catalog::search_deferred(Reader::new(&self.inner, principal), query, limit)
-    }
-
     /// The `tool.catalog.publish` payload: every tool, sorted by name, with
     /// its description, input schema, declared `output_type`, whether it asks
     /// for approval, category and status; then the diagnostics.
@@ -450,13 +321,7 @@ impl Registry {
     /// the `output_type` rule falls through to the category default where the tool declared
     /// none.
     pub fn catalog(&self) -> CatalogPublish {
-        catalog::snapshot(Reader::host(&self.inner))
-    }
-
-    /// [`catalog`](Self::catalog) of the tools `principal` may see; the
-    /// diagnostics as they are.
-    pub fn catalog_for(&self, principal: &Principal) -> CatalogPublish {
-        catalog::snapshot(Reader::new(&self.inner, principal))
+        self.host.catalog()
     }
 
     /// Sends the catalog to every subscriber as [`Event::Catalog`]: at session
@@ -512,20 +377,23 @@ impl Registry {
         catalog::warnings(self.pool(), name)
     }
 
-    /// The registry a call runs in, for tools that call other tools or look
-    /// at the pool. `None` for a context made outside a registry
-    /// ([`Exec::new`]).
+    /// The registry a call runs in, as the caller of that call sees it, for
+    /// tools that call other tools or look at the pool. `None` for a
+    /// context made outside a registry ([`Exec::new`]).
     ///
-    /// The calls made through it are made by the same principal as the call
-    /// `exec` belongs to (unless a [`ToolCall`] names another), so a tool
-    /// cannot lend its caller rights the caller does not have: rules,
-    /// gates, scopes and visibility decide each nested call for the caller.
+    /// Everything read and every call made through it is the caller's:
+    /// the tools listed, got, exported and searched are those the caller
+    /// may see, and the calls are made by the caller (unless a
+    /// [`ToolCall`] names another) through the session its call came
+    /// through, so a tool cannot lend its caller rights or show it tools
+    /// the caller does not have: rules, gates, scopes and visibility decide
+    /// each nested call for the caller.
     ///
     /// ```
     /// use dsh_kit::prelude::*;
     /// use dsh_kit::Registry;
     ///
-    /// /// Count the registered tools.
+    /// /// Count the tools the caller may see.
     /// #[tool]
     /// async fn count(exec: &Exec) -> usize {
     ///     Registry::of(exec).map_or(0, |registry| registry.tools().len())
@@ -538,27 +406,14 @@ impl Registry {
     /// assert_eq!(registry.call("count", json!({})).await.value, Some(json!(1)));
     /// # }
     /// ```
-    pub fn of(exec: &Exec) -> Option<Registry> {
-        Pipeline::of(exec).map(|inner| Registry {
-            inner,
-            acting_for: Some(Arc::clone(exec.principal_shared())),
-        })
+    pub fn of(exec: &Exec) -> Option<CallerView> {
+        CallerView::of(exec)
     }
 
     /// The registry running `pipeline`, for the host.
     fn from_pipeline(pipeline: Arc<Pipeline>) -> Registry {
         Registry {
-            inner: pipeline,
-            acting_for: None,
-        }
-    }
-
-    /// `call`, made by the principal this handle acts for unless it names
-    /// one.
-    fn acting(&self, call: ToolCall) -> ToolCall {
-        match &self.acting_for {
-            Some(principal) => call.principal_or(principal),
-            None => call,
+            host: CallerView::new(pipeline, Arc::clone(Principal::shared_host()), None),
         }
     }
 
@@ -573,12 +428,19 @@ impl Registry {
     /// The pipeline calls run through, for the front ends that read its
     /// settings (replay).
     pub(crate) fn pipeline(&self) -> &Pipeline {
-        &self.inner
+        self.host.pipeline_shared()
     }
 
     /// The pool of tools.
     pub(crate) fn pool(&self) -> &Pool {
-        &self.inner.pool
+        &self.pipeline().pool
+    }
+}
+
+impl AsRef<CallerView> for Registry {
+    /// The host's view ([`Registry::host`]).
+    fn as_ref(&self) -> &CallerView {
+        &self.host
     }
 }
 

@@ -64,6 +64,10 @@ struct ExecInner {
     client: Option<Arc<dyn Client>>,
     /// Who makes the call.
     principal: Arc<Principal>,
+    /// The session the call came through, opaque here: `pipeline/` reads
+    /// it back (the deferred tools its tool search loaded). `None`: the
+    /// principal's own.
+    session: Option<Session>,
     /// What the value was shown with where the tool really ran (a proxied
     /// server's), for the pipeline to record with the value.
     remote: Mutex<Remote>,
@@ -96,6 +100,9 @@ pub(crate) struct Surroundings {
 
 /// The pipeline a call runs in, not kept alive, as `pipeline/` hands it in.
 pub(crate) type Host = std::sync::Weak<dyn Any + Send + Sync>;
+
+/// A caller's session, as `pipeline/` hands it in.
+pub(crate) type Session = Arc<dyn Any + Send + Sync>;
 
 /// Receives the stream chunks a tool sends through [`Exec`].
 pub(crate) type StreamSink = Arc<dyn Fn(StreamChunk) + Send + Sync>;
@@ -134,6 +141,7 @@ impl Exec {
         shared: Arc<Surroundings>,
         client: Option<Arc<dyn Client>>,
         principal: Arc<Principal>,
+        session: Option<Session>,
     ) -> Exec {
         Exec {
             inner: Arc::new(ExecInner {
@@ -145,6 +153,7 @@ impl Exec {
                 sequence: AtomicU64::new(0),
                 client,
                 principal,
+                session,
                 remote: Mutex::default(),
             }),
         }
@@ -306,6 +315,11 @@ impl Exec {
     /// [`principal`](Self::principal), shared, for the calls this one makes.
     pub(crate) fn principal_shared(&self) -> &Arc<Principal> {
         &self.inner.principal
+    }
+
+    /// The session the call came through, as handed in.
+    pub(crate) fn session(&self) -> Option<&Session> {
+        self.inner.session.as_ref()
     }
 
     /// The client the call came from, when it can be reached (an MCP client).
@@ -567,6 +581,7 @@ impl ExecBuilder {
                 principal: self
                     .principal
                     .unwrap_or_else(|| Principal::shared_host().clone()),
+                session: None,
                 remote: Mutex::default(),
             }),
         }

@@ -35,7 +35,7 @@ pub(crate) use erased::{
 };
 pub use error::{RegisterError, SchemaRole, ToolError};
 pub(crate) use error::{hook_panicked, panic_message, with_sources};
-pub(crate) use exec::{CallTokens, Host, Remote, StreamSink, Surroundings};
+pub(crate) use exec::{CallTokens, Host, Remote, Session, StreamSink, Surroundings};
 pub use exec::{Exec, ExecBuilder, MissingState, State};
 pub use icon::{Icon, IconError, IconTheme};
 pub use project::{MarkedPresent, MarkedRender, PresentCallFn, PresentFn, RenderFn, Unmarked};

@@ -571,7 +571,7 @@ async fn a_huge_unknown_name_is_cut_short() {
     let text = result.text();
     assert!(text.len() < 300, "{} bytes", text.len());
     assert_eq!(text, format!("no tool named `{}…`", &name[..128]));
-    assert!(registry.closest(&name).is_empty());
+    assert!(registry.host().closest(&name).is_empty());
     // A near miss still gets its suggestion.
     assert_eq!(
         registry.call("write_fil", json!({})).await.text(),

@@ -379,6 +379,7 @@ async fn cancelling_a_call_drops_a_tool_that_ignores_its_token() {
         cancel.cancel();
     });
     let results = registry
+        .host()
         .call_batch_with(
             vec![
                 ToolCall::new("forever", json!({})),
@@ -428,7 +429,7 @@ async fn cancelling_a_batch_cancels_the_token_each_tool_holds() {
     ];
     let results = tokio::time::timeout(
         Duration::from_secs(10),
-        registry.call_batch_with(calls, batch),
+        registry.host().call_batch_with(calls, batch),
     )
     .await
     .expect("the batch was never cancelled: the tools did not record their tokens");

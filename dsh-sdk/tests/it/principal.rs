@@ -135,10 +135,10 @@ async fn a_principal_sees_and_calls_only_the_tools_whose_scopes_it_holds() {
         "write_notes",
     ];
     assert_eq!(names(&registry.tools()), all);
-    assert_eq!(names(&registry.tools_for(&Principal::host())), all);
-    assert_eq!(names(&registry.tools_for(&root())), all);
+    assert_eq!(names(&registry.as_caller(Principal::host()).tools()), all);
+    assert_eq!(names(&registry.as_caller(root()).tools()), all);
     assert_eq!(
-        names(&registry.tools_for(&ada())),
+        names(&registry.as_caller(ada()).tools()),
         [
             "list_archive",
             "read_notes",
@@ -148,11 +148,11 @@ async fn a_principal_sees_and_calls_only_the_tools_whose_scopes_it_holds() {
         ]
     );
     assert_eq!(
-        names(&registry.tools_for(&bob())),
+        names(&registry.as_caller(bob()).tools()),
         ["list_archive", "read_notes", "run_command", "tool_search"]
     );
-    assert!(registry.get_for("write_notes", &bob()).is_none());
-    assert!(registry.get_for("write_notes", &ada()).is_some());
+    assert!(registry.as_caller(bob()).get("write_notes").is_none());
+    assert!(registry.as_caller(ada()).get("write_notes").is_some());
 
     let written = call_as(&registry, ada(), "write_notes", json!({ "line": "hi" })).await;
     assert_eq!(written.text(), "ada wrote hi");
@@ -194,38 +194,41 @@ fn every_export_and_the_catalog_list_only_what_the_principal_may_see() {
     let without = registry_for_bob();
     for format in FORMATS {
         assert_eq!(
-            registry.export_for(format, &bob()),
+            registry.as_caller(bob()).export(format),
             without.export(format),
             "{format:?}"
         );
         assert_eq!(
-            registry.export_for(format, &Principal::host()),
+            registry.as_caller(Principal::host()).export(format),
             registry.export(format),
             "{format:?}"
         );
         for deferred in [Deferred::BuiltIn, Deferred::Native] {
             assert_eq!(
-                registry.export_with_for(format, deferred, &bob()),
-                without.export_with(format, deferred),
+                registry.as_caller(bob()).export_with(format, deferred),
+                without.host().export_with(format, deferred),
                 "{format:?} {deferred:?}"
             );
         }
     }
     let responses =
-        dsh_kit::provider::openai_responses::tools_for(&registry, Deferred::Native, &bob());
+        dsh_kit::provider::openai_responses::tools(registry.as_caller(bob()), Deferred::Native);
     let expected = dsh_kit::provider::openai_responses::tools(&without, Deferred::Native);
     assert_eq!(
         serde_json::to_value(responses).unwrap(),
         serde_json::to_value(expected).unwrap()
     );
-    let catalog: Vec<String> = (registry.catalog_for(&bob()).tools.into_iter())
+    let catalog: Vec<String> = (registry.as_caller(bob()).catalog().tools.into_iter())
         .map(|tool| tool.name)
         .collect();
     assert_eq!(
         catalog,
         ["list_archive", "read_notes", "run_command", "tool_search"]
     );
-    assert_eq!(registry.catalog_for(&Principal::host()), registry.catalog());
+    assert_eq!(
+        registry.as_caller(Principal::host()).catalog(),
+        registry.catalog()
+    );
 }
 
 #[tokio::test]
@@ -248,12 +251,18 @@ async fn tool_search_finds_only_what_its_caller_may_see() {
     by_root.sort();
     assert_eq!(by_root, ["list_archive", "purge_archive"]);
     assert_eq!(
-        names(&registry.search_deferred_for("purge archive", 5, &bob())),
+        names(
+            &registry
+                .as_caller(bob())
+                .search_deferred("purge archive", 5)
+        ),
         ["list_archive"]
     );
-    // Loaded by root's search, the hidden tool still is not bob's to see.
-    assert!(!names(&registry.visible_tools_for(&bob())).contains(&"purge_archive"));
-    assert!(names(&registry.visible_tools()).contains(&"purge_archive"));
+    // Loaded by root's search, for root alone: neither bob, who may not
+    // see it, nor the host, who may, has it listed.
+    assert!(names(&registry.as_caller(root()).visible_tools()).contains(&"purge_archive"));
+    assert!(!names(&registry.as_caller(bob()).visible_tools()).contains(&"purge_archive"));
+    assert!(!names(&registry.host().visible_tools()).contains(&"purge_archive"));
 }
 
 #[tokio::test]
@@ -280,7 +289,7 @@ async fn rules_decide_by_scope_and_by_subject() {
     );
     // mallory is denied it whatever the arguments, so never even sees it.
     let mallory = Principal::new("mallory").with_scopes(["admin"]);
-    assert!(!names(&registry.tools_for(&mallory)).contains(&"run_command"));
+    assert!(!names(&registry.as_caller(mallory.clone()).tools()).contains(&"run_command"));
     let denied = call_as(
         &registry,
         mallory,
@@ -293,7 +302,7 @@ async fn rules_decide_by_scope_and_by_subject() {
         Some(Cause::UnknownTool)
     );
     // A deny on some arguments hides nothing, and denies those.
-    assert!(names(&registry.tools_for(&ada())).contains(&"write_notes"));
+    assert!(names(&registry.as_caller(ada()).tools()).contains(&"write_notes"));
     let denied = call_as(&registry, ada(), "write_notes", json!({ "line": "rm -rf" })).await;
     assert_eq!(
         denied.text(),
@@ -443,11 +452,11 @@ async fn a_model_turn_run_for_a_principal_runs_each_call_as_it() {
         args: Ok(json!({ "line": "hi" })),
     };
     let calls = [turn("write_notes"), turn("reset_all")];
-    let results = dsh_kit::provider::run_for(&registry, &calls, Arc::new(ada())).await;
+    let results = dsh_kit::provider::run(&registry.as_caller(ada()), &calls).await;
     assert_eq!(results[0].text(), "ada wrote hi");
     let cause = results[1].failure.as_ref().map(|failure| failure.cause);
     assert_eq!(cause, Some(Cause::UnknownTool));
-    let results = dsh_kit::provider::run(&registry, &calls[..1]).await;
+    let results = dsh_kit::provider::run(registry.host(), &calls[..1]).await;
     assert_eq!(results[0].text(), "host wrote hi");
 }
 
@@ -486,6 +495,153 @@ async fn a_tool_that_calls_another_calls_it_as_its_own_caller() {
     // The host's own call relays as the host.
     let relayed = registry.call("relay", relay_to("write_notes")).await;
     assert_eq!(relayed.text(), "host wrote hi | host wrote hi");
+}
+
+/// What the caller of this call sees, through the registry it runs in:
+/// the tools it may see, the ones listed to its model, and whether it may
+/// see `tool`; with `search`, it searches first, as a nested call.
+#[tool]
+async fn peek(
+    /// A tool to look for
+    tool: String,
+    /// A query to search the deferred tools with first
+    search: Option<String>,
+    exec: &Exec,
+) -> Result<Value, ToolError> {
+    let registry = Registry::of(exec).ok_or_else(|| ToolError::new("no registry"))?;
+    if let Some(query) = search {
+        registry
+            .call("tool_search", json!({ "query": query }))
+            .await;
+    }
+    let names = |tools: Vec<dsh_kit::ToolInfo>| -> Vec<String> {
+        tools.iter().map(|tool| tool.name().to_owned()).collect()
+    };
+    Ok(json!({
+        "tools": names(registry.tools()),
+        "visible": names(registry.visible_tools()),
+        "sees": registry.get(&tool).is_some(),
+        "export": registry.export(Format::Mcp),
+    }))
+}
+
+/// Every entry point's list for `view`: the tools the model is shown in
+/// each format, each provider's list, and the catalog.
+fn shown(view: &dsh_kit::CallerView) -> Value {
+    let mut lists = Vec::new();
+    for format in FORMATS {
+        lists.push(view.export(format));
+        for deferred in [Deferred::BuiltIn, Deferred::Native] {
+            lists.push(view.export_with(format, deferred));
+        }
+    }
+    for deferred in [Deferred::BuiltIn, Deferred::Native] {
+        let responses = dsh_kit::provider::openai_responses::tools(view, deferred);
+        lists.push(serde_json::to_value(responses).unwrap());
+    }
+    lists.push(serde_json::to_value(view.catalog()).unwrap());
+    lists.push(json!(names(&view.visible_tools())));
+    Value::Array(lists)
+}
+
+#[tokio::test]
+async fn two_principals_and_two_sessions_never_see_each_others_tools_or_searches() {
+    let registry = registry_with_all(Registry::builder());
+    registry.register::<peek>().unwrap().keep();
+    let (as_ada, as_bob) = (registry.as_caller(ada()), registry.as_caller(bob()));
+    let (first, second) = (
+        as_ada.clone().in_new_session(),
+        as_ada.clone().in_new_session(),
+    );
+    let before: Vec<Value> = [&as_ada, &as_bob, &first, &second, registry.host()]
+        .into_iter()
+        .map(shown)
+        .collect();
+
+    // Ada's first session searches: the archive is listed in that session.
+    let search = json!({ "query": "list the archived notes", "limit": 1 });
+    let found = first.call("tool_search", search.clone()).await;
+    assert!(found.text().contains("list_archive"), "{}", found.text());
+    assert!(names(&first.visible_tools()).contains(&"list_archive"));
+    assert!(
+        first
+            .export(Format::Mcp)
+            .to_string()
+            .contains("list_archive")
+    );
+    // Nobody else's list changed in any format: not ada's other session,
+    // nor ada outside a session, nor bob, nor the host.
+    let others = [&as_ada, &as_bob, &second, registry.host()];
+    for (view, before) in others
+        .into_iter()
+        .zip([&before[0], &before[1], &before[3], &before[4]])
+    {
+        assert_eq!(&shown(view), before, "{view:?}");
+    }
+
+    // Bob searches outside any session: his own list, no one else's.
+    let found = as_bob.call("tool_search", search).await;
+    assert!(found.text().contains("list_archive"));
+    assert!(names(&as_bob.visible_tools()).contains(&"list_archive"));
+    assert_eq!(shown(&as_ada), before[0]);
+    assert_eq!(shown(&second), before[3]);
+    assert_eq!(shown(registry.host()), before[4]);
+    // A later view of bob is bob's: his searches are his across views.
+    assert_eq!(shown(&registry.as_caller(bob())), shown(&as_bob));
+
+    // Nested: a tool sees its caller's tools and its caller's session.
+    let peeked = |view: &dsh_kit::CallerView, search: Option<&str>| {
+        let view = view.clone();
+        let args = json!({ "tool": "write_notes", "search": search });
+        async move { view.call("peek", args).await.value.expect("peek answers") }
+    };
+    let in_first = peeked(&first, None).await;
+    assert_eq!(in_first["sees"], true);
+    assert!(
+        in_first["visible"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("list_archive"))
+    );
+    assert_eq!(in_first["export"], first.export(Format::Mcp));
+    let in_second = peeked(&second, None).await;
+    assert!(
+        !in_second["visible"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("list_archive"))
+    );
+    assert_eq!(in_second["export"], second.export(Format::Mcp));
+    let by_bob = peeked(&as_bob, None).await;
+    assert_eq!(by_bob["sees"], false, "write_notes is hidden from bob");
+    assert!(
+        !by_bob["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("write_notes"))
+    );
+    assert_eq!(
+        by_bob["tools"],
+        json!(names(&as_bob.tools())),
+        "a nested list is the caller's, not the host's"
+    );
+    // A nested search loads into the session of the call it is part of.
+    let nested = peeked(&second, Some("purge archived notes for good list")).await;
+    assert!(
+        nested["visible"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("list_archive"))
+    );
+    assert!(names(&second.visible_tools()).contains(&"list_archive"));
+    assert_eq!(
+        shown(&as_ada),
+        before[0],
+        "ada outside the sessions is unchanged"
+    );
+    assert_eq!(shown(registry.host()), before[4], "the host is unchanged");
+    // Ada may not see the admin's tool, even by a nested search.
+    assert!(!names(&second.visible_tools()).contains(&"purge_archive"));
 }
 
 #[test]
@@ -611,6 +767,47 @@ mod mcp {
             "{found}"
         );
         for running in [as_ada, as_bob, as_host, without] {
+            running.cancel().await.unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn over_mcp_one_sessions_search_changes_no_other_sessions_list() {
+        let registry = registry_with_all(Registry::builder());
+        let host = serve_as(&registry, None).await;
+        let (first, second) = (client(host).await, client(host).await);
+        let ada_at = serve_as(&registry, Some(ada())).await;
+        let (as_ada, as_bob) = (
+            client(ada_at).await,
+            client(serve_as(&registry, Some(bob())).await).await,
+        );
+        let ada_again = client(ada_at).await;
+        let before = [
+            listed(&second).await,
+            listed(&as_ada).await,
+            listed(&as_bob).await,
+            listed(&ada_again).await,
+        ];
+        for list in &before {
+            assert!(!list.contains(&"list_archive".to_owned()), "{list:?}");
+        }
+
+        let search = json!({ "query": "list the archived notes", "limit": 1 });
+        first
+            .call_tool(call("tool_search", search.clone()))
+            .await
+            .unwrap();
+        assert!(listed(&first).await.contains(&"list_archive".to_owned()));
+        as_ada.call_tool(call("tool_search", search)).await.unwrap();
+        assert!(listed(&as_ada).await.contains(&"list_archive".to_owned()));
+        // Neither the other session of the host, nor bob, nor ada's other
+        // session, nor the host in process, sees a search it did not make.
+        assert_eq!(listed(&second).await, before[0]);
+        assert_eq!(listed(&as_bob).await, before[2]);
+        assert_eq!(listed(&ada_again).await, before[3]);
+        assert!(!names(&registry.host().visible_tools()).contains(&"list_archive"));
+        assert!(!names(&registry.as_caller(ada()).visible_tools()).contains(&"list_archive"));
+        for running in [first, second, as_ada, as_bob, ada_again] {
             running.cancel().await.unwrap();
         }
     }

@@ -88,6 +88,7 @@ fn bm25_ranks_by_name_description_and_parameters() {
     let registry = registry();
     let best = |query: &str| -> Vec<String> {
         registry
+            .host()
             .search_deferred(query, 3)
             .iter()
             .map(|tool| tool.name().to_owned())
@@ -166,11 +167,11 @@ async fn tool_search_returns_full_definitions_and_appends_them_after_the_stable_
 async fn the_index_follows_the_pool() {
     let registry = Registry::new();
     registry.register::<tool_search>().unwrap();
-    assert!(registry.search_deferred("weather", 5).is_empty());
+    assert!(registry.host().search_deferred("weather", 5).is_empty());
     let handle = registry.register::<weather_forecast>().unwrap();
-    assert_eq!(registry.search_deferred("weather", 5).len(), 1);
+    assert_eq!(registry.host().search_deferred("weather", 5).len(), 1);
     handle.unregister();
-    assert!(registry.search_deferred("weather", 5).is_empty());
+    assert!(registry.host().search_deferred("weather", 5).is_empty());
     let result = registry
         .call("tool_search", json!({ "query": "weather" }))
         .await;
@@ -268,6 +269,7 @@ fn catalog() -> Registry {
 
 fn ranked(registry: &Registry, query: &str) -> Vec<String> {
     registry
+        .host()
         .search_deferred(query, 3)
         .iter()
         .map(|tool| tool.name().to_owned())

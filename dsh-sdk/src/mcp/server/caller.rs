@@ -13,6 +13,7 @@ use axum::http::request::Parts;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
+use crate::mcp::task_store::TaskOwner;
 use crate::value::principal::Principal;
 
 /// The principal making the request `context` belongs to.
@@ -28,6 +29,13 @@ pub(super) fn principal_of(extensions: &rmcp::model::Extensions) -> Arc<Principa
         .and_then(|parts| parts.extensions.get::<Arc<Principal>>())
         .unwrap_or_else(|| Principal::shared_host())
         .clone()
+}
+
+/// Who owns the tasks the request or notification whose extensions are
+/// `extensions` starts or reads: its principal, or, for the host, its
+/// session ([`TaskOwner::of_session`]).
+pub(super) fn task_owner(extensions: &rmcp::model::Extensions) -> TaskOwner {
+    TaskOwner::of_session(&principal_of(extensions), session_id(extensions).as_deref())
 }
 
 /// The longest session id read from a request.

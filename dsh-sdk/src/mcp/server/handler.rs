@@ -13,7 +13,6 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::{McpServer, caller, trace};
-use crate::mcp::task_store::TaskOwner;
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -75,7 +74,7 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let owner = TaskOwner::of(&caller::principal(&context));
+        let owner = caller::task_owner(&context.extensions);
         let getting = async {
             Ok(GetTaskResult::new(
                 self.tasks.get(&request.task_id, &owner).await?,
@@ -89,7 +88,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let owner = TaskOwner::of(&caller::principal(&context));
+        let owner = caller::task_owner(&context.extensions);
         let cancelling = async { self.tasks.cancel(&request.task_id, &owner).await.map(drop) };
         trace::traced("tasks/cancel", None, &context, cancelling).await
     }
@@ -101,7 +100,7 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let owner = TaskOwner::of(&caller::principal(&context));
+        let owner = caller::task_owner(&context.extensions);
         self.tasks.record(&request.task_id, &owner).await.map(drop)
     }
 
@@ -228,7 +227,7 @@ impl ServerHandler for McpServer {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        let owner = TaskOwner::of(&caller::principal(&context));
+        let owner = caller::task_owner(&context.extensions);
         self.unread_request(request, &owner).await
     }
 

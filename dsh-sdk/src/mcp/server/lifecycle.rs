@@ -88,18 +88,22 @@ impl McpServer {
         // from `notifications/initialized`: behind a load balancer that is
         // not sticky, that notification may go to another replica, and
         // this one must still hear the cancels of the calls it runs.
-        let owner = TaskOwner::of(&caller::principal(context));
+        let owner = caller::task_owner(&context.extensions);
         self.hear_bus(context.peer.clone(), self.bus.subscribe(), owner);
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
 
     /// `notifications/initialized`: sends `list_changed` from now on, if
-    /// `initialize` did not start it already.
+    /// `initialize` did not start it already. The host's tasks belong to
+    /// the session, whose id `initialize` did not carry yet: the session
+    /// hears its own tasks' status from here on.
     pub(super) fn start_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.forward_tool_changes();
-        if matches!(*self.list_changed(), ListChanged::Idle) {
-            let owner = TaskOwner::of(&caller::principal_of(&context.extensions));
+        let hears_session = caller::session_id(&context.extensions).is_some()
+            && caller::principal_of(&context.extensions).is_host();
+        if hears_session || matches!(*self.list_changed(), ListChanged::Idle) {
+            let owner = caller::task_owner(&context.extensions);
             self.hear_bus(context.peer, self.bus.subscribe(), owner);
         }
     }
@@ -118,10 +122,19 @@ impl McpServer {
         let stop = CancellationToken::new();
         let stopped = stop.clone();
         let calls = Arc::clone(&self.session.calls);
+        let mut loaded = self.searches.watch();
+        loaded.mark_unchanged();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     () = stopped.cancelled() => break,
+                    // This session's tool search loaded a tool: news to
+                    // this session alone.
+                    Ok(()) = loaded.changed() => {
+                        if peer.notify_tool_list_changed().await.is_err() {
+                            break;
+                        }
+                    }
                     heard = session_event(&mut changes, &calls, &owner) => {
                         let sent = match heard {
                             Heard::ToolsChanged => peer.notify_tool_list_changed().await,
@@ -220,9 +233,16 @@ impl McpServer {
         }
         self.forward_tool_changes();
         let mut changes = self.bus.subscribe();
+        let mut loaded = self.searches.watch();
+        loaded.mark_unchanged();
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
+                Ok(()) = loaded.changed() => {
+                    if context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
                 changed = tools_changed(&mut changes) => {
                     if !changed || context.sink().notify_tool_list_changed().await.is_err() {
                         return Ok(());

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use rmcp::model::Implementation;
 
+use crate::pool::Loaded;
 use crate::registry::Registry;
 use crate::tool::ResultShape;
 
@@ -106,11 +107,17 @@ use offers::Offers;
 /// - A call whose request carries a `progressToken` gets each `progress`
 ///   chunk the tool sends through [`Exec::progress`](crate::Exec::progress)
 ///   as `notifications/progress`, with the chunk as its message.
-/// - Registering or dropping a tool, or loading a deferred one, sends
+/// - Registering or dropping a tool sends
 ///   `notifications/tools/list_changed` to every session that began with
 ///   `initialize`, and, from 2026-07-28 on, on every `subscriptions/listen`
 ///   stream that asked for it: the sessions of this process, and of every
 ///   replica sharing its [event bus](Self::event_bus).
+/// - Each session has its own set of deferred tools loaded by tool search:
+///   a `tool_search` call loads into the list of the session it came
+///   through alone, which alone is sent `list_changed`. The set lives in
+///   the memory of the replica that holds the session (a stateless request
+///   starts with none); a deferred tool can be called whether or not it
+///   was loaded.
 /// - Every request is answered as its caller, a
 ///   [`Principal`](crate::Principal): the one an authenticating layer in
 ///   front of the HTTP server put, as an `Arc<Principal>`, into the
@@ -119,7 +126,7 @@ use offers::Offers;
 ///   [`Principal::host`](crate::Principal::host) (stdio, or HTTP with no
 ///   authenticator). `tools/list` lists, `tool_search` finds and
 ///   `resources/list` shows the card views of only the tools the caller may
-///   see ([`Registry::tools_for`]); `tools/call` runs with
+///   see (its [`CallerView`](crate::CallerView)); `tools/call` runs with
 ///   [`ToolCall::principal`](crate::ToolCall::principal) set, and a tool
 ///   hidden from the caller is an unknown tool, word for word.
 ///
@@ -143,6 +150,9 @@ pub struct McpServer {
     offers: Arc<Offers>,
     /// This session's log level and resource subscriptions.
     session: Session,
+    /// The deferred tools this session's tool search loaded: its own, so
+    /// that one session's search changes no other session's list.
+    searches: Arc<Loaded>,
     /// Tasks: their store, and the calls this process runs.
     tasks: Arc<Tasks>,
     /// Serve HTTP with no session: any replica answers any request.
@@ -177,6 +187,7 @@ impl McpServer {
                 prompts: Prompts::default(),
             }),
             session: Session::default(),
+            searches: Arc::default(),
             tasks: Arc::new(Tasks::new(
                 Arc::new(MemoryTaskStore::default()),
                 bus.clone(),
@@ -318,6 +329,7 @@ impl Clone for McpServer {
             definitions: Arc::clone(&self.definitions),
             offers: Arc::clone(&self.offers),
             session: Session::default(),
+            searches: Arc::default(),
             tasks: Arc::clone(&self.tasks),
             stateless: self.stateless,
             result_shape: self.result_shape,

@@ -68,10 +68,10 @@ impl McpServer {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> ListResourcesResult {
-        let principal = caller::principal(context);
+        let view = self.caller(caller::principal(context));
         let mut list = self.offers.resources.list();
         list.resources
-            .retain(|resource| !apps::hides_card(&self.registry, &resource.uri, &principal));
+            .retain(|resource| !apps::hides_card(&view, &resource.uri));
         list
     }
 
@@ -82,7 +82,7 @@ impl McpServer {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, ErrorData> {
-        if apps::hides_card(&self.registry, uri, &caller::principal(context)) {
+        if apps::hides_card(&self.caller(caller::principal(context)), uri) {
             return Err(apps::no_card(uri));
         }
         self.offers.resources.read(uri).await

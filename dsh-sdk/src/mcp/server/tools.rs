@@ -14,9 +14,9 @@ use crate::export::{Format, export_tool};
 use crate::mcp::apps;
 use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
-use crate::mcp::task_store::TaskOwner;
 use crate::mcp::wire::{MCP_APPS_EXTENSION, Reader, complete, mcp_tool, request_state, structures};
 use crate::pipeline::ToolCall;
+use crate::registry::CallerView;
 use crate::tool::TaskSupport;
 use crate::value::principal::Principal;
 use crate::value::result::Cause;
@@ -24,9 +24,17 @@ use crate::value::result::Cause;
 use super::{McpServer, caller};
 
 impl McpServer {
-    /// The MCP definitions of the registry's tools `principal` may see.
-    fn mcp_tools(&self, principal: &Principal) -> Result<Vec<Tool>, ErrorData> {
-        match self.registry.export_for(Format::Mcp, principal) {
+    /// The registry as `principal` sees it through this session: the tools
+    /// it may see, and the deferred tools this session's tool search loaded.
+    pub(super) fn caller(&self, principal: Arc<Principal>) -> CallerView {
+        self.registry
+            .as_caller(principal)
+            .in_session(&self.searches)
+    }
+
+    /// The MCP definitions of the tools `caller` may see.
+    fn mcp_tools(&self, caller: &CallerView) -> Result<Vec<Tool>, ErrorData> {
+        match caller.export(Format::Mcp) {
             Value::Array(tools) => tools
                 .into_iter()
                 .map(|tool| {
@@ -48,8 +56,8 @@ impl McpServer {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let principal = caller::principal(context);
-        let tools = crate::mcp::status::marked(&self.registry, self.mcp_tools(&principal)?);
+        let view = self.caller(caller::principal(context));
+        let tools = crate::mcp::status::marked(&self.registry, self.mcp_tools(&view)?);
         Ok(crate::mcp::cache::tools_list(tools))
     }
 
@@ -74,6 +82,7 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let principal = caller::principal(context);
+        let view = self.caller(Arc::clone(&principal));
         let object_output_only = context
             .protocol_version()
             .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
@@ -88,9 +97,8 @@ impl McpServer {
             shape: self.result_shape,
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let tasks = self
-            .registry
-            .get_for(&request.name, &principal)
+        let tasks = view
+            .get(&request.name)
             .map_or(TaskSupport::Forbidden, |tool| {
                 tool.definition().task_support()
             });
@@ -100,7 +108,7 @@ impl McpServer {
                 .is_some_and(|capabilities| capabilities.supports_tasks());
             if takes_tasks {
                 return self
-                    .start_task(&request.name, args, principal, reader)
+                    .start_task(&request.name, args, principal, context, reader)
                     .await;
             }
             if tasks == TaskSupport::Required {
@@ -131,7 +139,6 @@ impl McpServer {
             ));
         }
         let call = ToolCall::new(request.name.as_ref(), args)
-            .principal(principal)
             .cancel_on(context.ct.clone())
             .client(self.session.client(
                 &context.peer,
@@ -144,9 +151,9 @@ impl McpServer {
             .get_progress_token()
             .map(|token| ProgressForward::start(&self.registry, call.id(), token, &context.peer));
         let result = match &round_trip {
-            None => self.registry.call_with(call).await,
+            None => view.call_with(call).await,
             Some(round_trip) => tokio::select! {
-                result = self.registry.call_with(call) => result,
+                result = view.call_with(call) => result,
                 // The call is dropped, and runs again with the answer.
                 needed = round_trip.needed() => {
                     if let Some(progress) = progress {
@@ -184,10 +191,13 @@ impl McpServer {
         name: &str,
         args: Value,
         principal: Arc<Principal>,
+        context: &RequestContext<RoleServer>,
         reader: Reader,
     ) -> Result<CallToolResponse, ErrorData> {
-        let owner = TaskOwner::of(&principal);
-        let call = ToolCall::new(name, args).principal(principal);
+        let owner = caller::task_owner(&context.extensions);
+        // The task's call goes through this session: a tool search it
+        // makes loads into this session's list.
+        let call = ToolCall::new(name, args).made_by(&principal, Some(&self.searches));
         let registry = self.registry.clone();
         let owned = name.to_owned();
         let finish: Finish = Box::new(move |result| {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use dsh_kit::DynamicTool;
 use dsh_kit::Registry;
+use dsh_kit::catalog::tool_search;
 use dsh_kit::event::rawp::ToolStatus;
 use dsh_kit::mcp::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
@@ -187,29 +188,71 @@ async fn lookup(
     topic
 }
 
+/// Look something up in a small reference, listed up front.
+#[tool(name = "look_up", read_only)]
+async fn listed_lookup(
+    /// What to look up
+    topic: String,
+) -> String {
+    topic
+}
+
+fn tool_names(tools: Vec<dsh_kit::mcp::rmcp::model::Tool>) -> Vec<String> {
+    tools
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect()
+}
+
 #[tokio::test]
-async fn tools_list_is_what_the_model_sees_and_loading_a_deferred_tool_changes_it() {
+async fn tools_list_is_what_the_model_sees_and_a_sessions_search_changes_its_list_alone() {
     let registry = Registry::new();
     let _greet = registry.register::<greet>().unwrap();
     let _lookup = registry.register::<lookup>().unwrap();
+    let _search = registry.register::<tool_search>().unwrap();
     let (client, _serving) = connect(&registry, legacy()).await;
+    let (other, _other_serving) = connect(&registry, legacy()).await;
     let changes = Arc::clone(&client.service().list_changed);
-    let names = |tools: Vec<dsh_kit::mcp::rmcp::model::Tool>| -> Vec<String> {
-        tools
-            .into_iter()
-            .map(|tool| tool.name.into_owned())
-            .collect()
-    };
-    assert_eq!(names(client.list_all_tools().await.unwrap()), ["greet"]);
+    let other_changes = Arc::clone(&other.service().list_changed);
+    assert_eq!(
+        tool_names(client.list_all_tools().await.unwrap()),
+        ["greet", "tool_search"]
+    );
 
-    registry.load_deferred(["lookup"]);
+    let search = json!({ "query": "look something up in a reference" });
+    let found = client.call_tool(call("tool_search", search)).await.unwrap();
+    assert!(serde_json::to_string(&found).unwrap().contains("lookup"));
     eventually("a list_changed for the loaded tool", || {
         changes.load(Ordering::SeqCst) >= 1
     })
     .await;
     assert_eq!(
-        names(client.list_all_tools().await.unwrap()),
-        ["greet", "lookup"]
+        tool_names(client.list_all_tools().await.unwrap()),
+        ["greet", "tool_search", "lookup"]
+    );
+    // The other session searched nothing: its list, and the host's, stay.
+    assert_eq!(
+        tool_names(other.list_all_tools().await.unwrap()),
+        ["greet", "tool_search"]
+    );
+    assert!(
+        registry
+            .host()
+            .visible_tools()
+            .iter()
+            .all(|tool| tool.name() != "lookup")
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        other_changes.load(Ordering::SeqCst),
+        0,
+        "no list_changed for a search of another session"
+    );
+    // A host's load is the host's: no session's list changes.
+    registry.host().load_deferred(["lookup"]);
+    assert_eq!(
+        tool_names(other.list_all_tools().await.unwrap()),
+        ["greet", "tool_search"]
     );
 }
 
@@ -469,8 +512,7 @@ async fn the_exported_list_is_the_same_whatever_the_order_servers_connect_in() {
     let _greet = first.register::<greet>().unwrap();
     let second = Registry::new();
     let _silent = second.register::<silent>().unwrap();
-    let _lookup = second.register::<lookup>().unwrap();
-    second.load_deferred(["lookup"]);
+    let _lookup = second.register::<listed_lookup>().unwrap();
 
     let forward = Registry::new();
     let _a = proxy(&forward, "first", &first).await;
@@ -491,7 +533,7 @@ async fn the_exported_list_is_the_same_whatever_the_order_servers_connect_in() {
         .iter()
         .map(|tool| tool.name().to_owned())
         .collect();
-    assert_eq!(names, ["greet", "lookup", "silent"]);
+    assert_eq!(names, ["greet", "look_up", "silent"]);
 }
 
 #[tokio::test]
@@ -821,8 +863,7 @@ async fn tools_list_is_sorted_with_cache_hints_and_a_version_the_same_tools_shar
         "same tools, any protocol: one version"
     );
 
-    let _lookup = one.register::<lookup>().unwrap();
-    one.load_deferred(["lookup"]);
+    let _lookup = one.register::<listed_lookup>().unwrap();
     let (client, _serving) = connect(&one, modern()).await;
     let listed = client.peer().list_tools(None).await.unwrap();
     let version = listed

@@ -244,6 +244,42 @@ async fn a_task_is_started_polled_and_its_result_fetched_on_both_protocol_eras()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_authenticator_a_task_is_its_sessions_alone() {
+    let server = serve(McpServer::new(registry())).await;
+    let mine = connect(&server, true, ClientLifecycleMode::Initialize).await;
+    let theirs = connect(&server, true, ClientLifecycleMode::Initialize).await;
+    let id = start(&mine, 300).await;
+
+    let listed = custom(&theirs, "tasks/list", json!({})).await.unwrap();
+    assert_eq!(listed["tasks"], json!([]), "{listed}");
+    assert!(theirs.get_task(GetTaskParams::new(&id)).await.is_err());
+    assert!(
+        custom(&theirs, "tasks/result", json!({ "taskId": id }))
+            .await
+            .is_err()
+    );
+    assert!(
+        theirs
+            .cancel_task(CancelTaskParams::new(&id))
+            .await
+            .is_err()
+    );
+
+    let done = until_done(&mine, &id).await;
+    assert_eq!(
+        done.status(),
+        TaskStatus::Completed,
+        "the other session's cancel did nothing"
+    );
+    let listed = custom(&mine, "tasks/list", json!({})).await.unwrap();
+    assert_eq!(
+        listed["tasks"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_result_waits_for_the_end() {
     let server = serve(McpServer::new(registry())).await;
     let client = connect(&server, true, ClientLifecycleMode::Initialize).await;

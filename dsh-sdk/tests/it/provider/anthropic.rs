@@ -102,7 +102,9 @@ fn deferred_tools_go_to_anthropic_tool_search_after_a_stable_prefix() {
         .register::<dsh_kit::catalog::tool_search>()
         .unwrap()
         .keep();
-    let native = registry.export_with(Format::Anthropic, Deferred::Native);
+    let native = registry
+        .host()
+        .export_with(Format::Anthropic, Deferred::Native);
     let names: Vec<&str> = native
         .as_array()
         .unwrap()
@@ -128,7 +130,9 @@ fn deferred_tools_go_to_anthropic_tool_search_after_a_stable_prefix() {
     assert!(native[5]["input_schema"].is_object());
 
     // The fallback keeps the built-in search tool; the prefix is the same bytes.
-    let built_in = registry.export_with(Format::Anthropic, Deferred::BuiltIn);
+    let built_in = registry
+        .host()
+        .export_with(Format::Anthropic, Deferred::BuiltIn);
     assert_eq!(built_in, registry.export(Format::Anthropic));
     assert_eq!(
         native.as_array().unwrap()[..4],
@@ -136,13 +140,16 @@ fn deferred_tools_go_to_anthropic_tool_search_after_a_stable_prefix() {
     );
     // Formats without a tool search of their own fall back.
     assert_eq!(
-        registry.export_with(Format::Gemini, Deferred::Native),
+        registry
+            .host()
+            .export_with(Format::Gemini, Deferred::Native),
         registry.export(Format::Gemini)
     );
     // Deterministic: the same bytes every time.
     assert_eq!(
         native.to_string(),
         registry
+            .host()
             .export_with(Format::Anthropic, Deferred::Native)
             .to_string()
     );

@@ -21,7 +21,7 @@ async fn main() {
     let ada = Principal::new("ada").with_scopes(["files:write"]);
     let call = dsh_kit::ToolCall::new("write_file", json!({ "path": "a.txt" })).principal(ada);
     assert_eq!(registry.call_with(call).await.text(), "ada wrote a.txt");
-    let names: Vec<String> = (registry.tools_for(&Principal::new("bob")).iter())
+    let names: Vec<String> = (registry.as_caller(Principal::new("bob")).tools().iter())
         .map(|tool| tool.name().to_owned())
         .collect();
     assert_eq!(names, ["read_file"]);
