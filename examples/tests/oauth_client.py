@@ -1,13 +1,16 @@
 """The official MCP Python SDK as the client of a protected dsh server.
 
-    python oauth_client.py URL ISSUER CLIENT_ID CLIENT_SECRET SCOPE
+    python oauth_client.py URL ISSUER CLIENT_ID CLIENT_SECRET SCOPE [ROUNDS]
 
 Connects to the MCP server at URL with no token; the SDK's client
 credentials provider follows the server's 401 to its protected resource
 metadata (RFC 9728), then to the authorization server's metadata, gets a
 token for the server's resource URI, and retries. Then it lists the tools,
 calls `whoami` (which answers with the caller the server authenticated) and
-`write_note`, and prints what it saw. Exits non-zero on anything unexpected.
+`write_note`, and prints what it saw. With ROUNDS, does all of it that
+many times in a row, each with a new HTTP client and no token, and fails
+on the first round that goes wrong (a transport error included). Exits
+non-zero on anything unexpected.
 """
 
 from __future__ import annotations
@@ -47,7 +50,17 @@ def check(condition: bool, message: str) -> None:
         sys.exit(1)
 
 
-async def run(url: str, issuer: str, client_id: str, secret: str, scope: str) -> None:
+async def run(url: str, issuer: str, client_id: str, secret: str, scope: str, rounds: str = "1") -> None:
+    for round_ in range(int(rounds)):
+        try:
+            seen = await flow(url, issuer, client_id, secret, scope)
+        except Exception as error:  # noqa: BLE001 - any failure of a round is reported
+            check(False, f"round {round_ + 1} of {rounds}: {type(error).__name__}: {error!r}")
+    seen["rounds"] = int(rounds)
+    print(json.dumps(seen))
+
+
+async def flow(url: str, issuer: str, client_id: str, secret: str, scope: str) -> dict:
     storage = Memory()
     auth = ClientCredentialsOAuthProvider(
         server_url=url,
@@ -72,11 +85,11 @@ async def run(url: str, issuer: str, client_id: str, secret: str, scope: str) ->
                     written = await session.call_tool("write_note", {"text": "from Python"})
                     check(not written.is_error, f"write_note failed: {written}")
     check(storage.tokens is not None, "no token was stored")
-    print(json.dumps({"tools": tools, "caller": caller, "scope": storage.tokens.scope}))
+    return {"tools": tools, "caller": caller, "scope": storage.tokens.scope}
 
 
 def main() -> int:
-    if len(sys.argv) != 6:
+    if len(sys.argv) not in (6, 7):
         print(__doc__, file=sys.stderr)
         return 2
     anyio.run(run, *sys.argv[1:])

@@ -4,6 +4,7 @@
 //! front of rmcp's streamable-HTTP service. Each request carries its peer's
 //! address in its extensions as axum's [`ConnectInfo`].
 
+use std::convert::Infallible;
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -18,19 +19,25 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use super::admission::{ClientKey, Limits, Refusal, Sessions};
+use super::connection::{self, Activity, Expired, Watched};
 use super::reply;
 use crate::served::{Background, BindError, Stopped};
 
-/// How long a client may take to send a request's headers, and how long an
-/// idle kept-alive connection stays open: 10 seconds.
+/// How long a client may take to send a request's headers once their first
+/// byte arrived: 10 seconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a kept-alive connection with no request stays open: 75 seconds
+/// (nginx's default), longer than common clients keep an idle connection
+/// (httpx 5 s, Node 4-5 s, browsers and Go about 60-90 s), so it is the
+/// client that closes it, never the server just as a request is sent.
+pub const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(75);
 
 /// How long a client may take to send a request's body once its headers
 /// arrived: 30 seconds.
@@ -65,6 +72,7 @@ pub const DEFAULT_UNUSED_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub(crate) struct HttpSettings {
     pub(crate) header_read_timeout: Duration,
+    pub(crate) keep_alive_timeout: Duration,
     pub(crate) body_read_timeout: Duration,
     pub(crate) max_body_bytes: usize,
     pub(crate) max_sessions: usize,
@@ -90,6 +98,7 @@ impl Default for HttpSettings {
     fn default() -> Self {
         HttpSettings {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_sessions: DEFAULT_MAX_SESSIONS,
@@ -315,13 +324,21 @@ fn closing(status: StatusCode, message: String) -> Response {
         .into_response()
 }
 
+/// How long a connection waits: for a request's headers once they start,
+/// and for a next request at all.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Timeouts {
+    pub(crate) header_read: Duration,
+    pub(crate) keep_alive: Duration,
+}
+
 /// Serves `router` on `listener` until `stop`: HTTP/1 only, each connection
-/// closed when a request's headers take longer than `header_read_timeout`
-/// (an idle kept-alive connection included).
+/// closed when a request's headers take longer than `timeouts.header_read`
+/// once they start, or no request comes within `timeouts.keep_alive`.
 pub(crate) async fn serve(
     listener: TcpListener,
     router: axum::Router,
-    header_read_timeout: Duration,
+    timeouts: Timeouts,
     stop: CancellationToken,
 ) -> std::io::Result<()> {
     let mut connections = JoinSet::new();
@@ -346,7 +363,7 @@ pub(crate) async fn serve(
                         continue;
                     }
                 };
-                connections.spawn(connection(stream, peer, router.clone(), header_read_timeout, stop.clone()));
+                connections.spawn(connection(stream, peer, router.clone(), timeouts, stop.clone()));
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
@@ -362,20 +379,28 @@ async fn connection(
     stream: tokio::net::TcpStream,
     peer: SocketAddr,
     router: axum::Router,
-    header_read_timeout: Duration,
+    timeouts: Timeouts,
     stop: CancellationToken,
 ) {
+    let activity = Activity::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(header_read_timeout);
-    let service = TowerToHyperService::new(router.map_request(
+    // hyper's own header timer also runs while a kept-alive connection
+    // waits; `Activity` times the two apart.
+    builder.timer(TokioTimer::new()).header_read_timeout(None);
+    let answering = Arc::clone(&activity);
+    let service = hyper::service::service_fn(
         move |mut request: axum::http::Request<hyper::body::Incoming>| {
+            let answering = answering.begin();
             request.extensions_mut().insert(ConnectInfo(peer));
-            request
+            let response = router.clone().oneshot(request.map(Body::new));
+            async move {
+                let Ok(response) = response.await;
+                Ok::<_, Infallible>(connection::answering(response, answering))
+            }
         },
-    ));
-    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    );
+    let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
+    let connection = builder.serve_connection(io, service);
     tokio::pin!(connection);
     let served = tokio::select! {
         served = connection.as_mut() => served,
@@ -383,6 +408,16 @@ async fn connection(
             connection.as_mut().graceful_shutdown();
             connection.await
         }
+        expired = activity.expired(timeouts.keep_alive, timeouts.header_read) => match expired {
+            Expired::Idle => {
+                connection.as_mut().graceful_shutdown();
+                connection.await
+            }
+            Expired::Head => {
+                tracing::debug!(%peer, "closed an MCP connection: a request's headers did not arrive within the header read timeout");
+                return;
+            }
+        },
     };
     if let Err(error) = served {
         connection_failed(peer, &error);
@@ -401,8 +436,6 @@ fn connection_failed(peer: SocketAddr, error: &hyper::Error) {
         );
     } else if error.is_parse() {
         tracing::warn!(%peer, "refused an MCP request: it is not valid HTTP/1 ({error})");
-    } else if error.is_timeout() {
-        tracing::debug!(%peer, "closed an MCP connection: no request headers within the header read timeout");
     } else {
         tracing::debug!(%peer, "an MCP connection ended: {error}");
     }

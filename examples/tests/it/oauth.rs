@@ -230,6 +230,62 @@ async fn the_python_sdk_discovers_the_authorization_server_gets_a_token_and_call
     server.shutdown().await.unwrap();
 }
 
+/// Fifty OAuth flows of the official Python SDK in a row, each a new
+/// client starting with no token (so each starts with a `401` answered
+/// before its body is read), while a CPU-bound loop keeps a core busy: not
+/// one transport error (httpx reuses each kept-alive connection).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_python_sdk_oauth_flows_beside_a_busy_loop_have_no_transport_error() {
+    let Some(dir) = installed() else { return };
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let authorization = AuthorizationServer::start(dir, &resource);
+    let writes = Arc::new(AtomicUsize::new(0));
+    let server = McpServer::new(registry(Arc::clone(&writes)))
+        .resource_server(
+            ResourceServer::jwt(&resource, &authorization.issuer).scopes_supported(["notes:read"]),
+        )
+        .serve_http(SocketAddr::from(([127, 0, 0, 1], port)))
+        .await
+        .unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let busy = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut spins = 0_u64;
+            while !stop.load(Ordering::Relaxed) {
+                spins = std::hint::black_box(spins.wrapping_add(1));
+            }
+        })
+    };
+    const ROUNDS: usize = 50;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oauth_client.py");
+    let mut command = Command::new(python());
+    command.arg(&script).args([
+        resource.as_str(),
+        authorization.issuer.as_str(),
+        "agent",
+        "agent-secret",
+        "notes:read notes:write",
+        &ROUNDS.to_string(),
+    ]);
+    let started = std::time::Instant::now();
+    let ran = tokio::task::spawn_blocking(move || run(command, Duration::from_secs(300)))
+        .await
+        .unwrap();
+    stop.store(true, Ordering::Relaxed);
+    busy.join().unwrap();
+    assert!(ran.success, "oauth_client.py failed:\n{}", ran.text);
+    let seen: Value = serde_json::from_str(ran.text.lines().last().unwrap()).unwrap();
+    assert_eq!(seen["rounds"], ROUNDS, "{seen}");
+    assert_eq!(writes.load(Ordering::SeqCst), ROUNDS);
+    eprintln!(
+        "{ROUNDS} OAuth flows of the Python SDK in {:?}, no transport error",
+        started.elapsed()
+    );
+    server.shutdown().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signing_key_the_authorization_server_rotates_in_is_taken_without_a_restart() {
     let Some(dir) = installed() else { return };

@@ -341,6 +341,8 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
                 ("gen_ai.tool.name", Some(tool)),
                 ("gen_ai.operation.name", Some("execute_tool")),
                 ("network.transport", Some("tcp")),
+                ("network.protocol.name", Some("http")),
+                ("network.protocol.version", Some("1.1")),
                 ("mcp.protocol.version", Some(protocol.as_str())),
                 ("error.type", mcp_error),
             ] {

@@ -48,6 +48,16 @@ const MAX_HEADER_BYTES: usize = 4096;
 /// at most once per [refresh interval](Self::jwks_refresh), so keys the
 /// authorization server rotates in are picked up without a restart.
 ///
+/// The token must say it is an access token, as RFC 9068 asks: its header's
+/// `typ` is `at+jwt` or `application/at+jwt` (in any case). A token typed
+/// `JWT` or not typed is refused, unless the issuer is one that does not
+/// type its access tokens and the host says so
+/// ([`untyped_access_tokens`](Self::untyped_access_tokens)). An OpenID
+/// Connect ID token is never taken for an access token, typed or not: a
+/// token with a claim only ID tokens carry (`nonce`, `at_hash`, `c_hash`),
+/// or whose audience is the very client it was issued to (`aud` naming its
+/// `azp` or `client_id`), is refused.
+///
 /// ```
 /// use dsh_kit::mcp::auth::JwtAuthenticator;
 ///
@@ -62,6 +72,7 @@ pub struct JwtAuthenticator {
     source: JwksSource,
     http: reqwest::Client,
     refresh: Duration,
+    untyped: bool,
 }
 
 impl JwtAuthenticator {
@@ -81,7 +92,17 @@ impl JwtAuthenticator {
             source,
             http,
             refresh: DEFAULT_JWKS_REFRESH,
+            untyped: false,
         }
+    }
+
+    /// Also accepts access tokens typed `JWT` or not typed at all, for an
+    /// authorization server that does not set RFC 9068's `at+jwt` (many
+    /// predate it). ID tokens are still refused by their claims (see
+    /// [`JwtAuthenticator`]); a token of another `typ` still is too.
+    pub fn untyped_access_tokens(mut self) -> Self {
+        self.untyped = true;
+        self
     }
 
     /// Reads the keys from `uri` rather than the `jwks_uri` of the issuer's metadata.
@@ -131,7 +152,7 @@ impl JwtAuthenticator {
     }
 
     async fn check(&self, token: &str) -> Result<Map<String, Value>, TokenError> {
-        let (algorithm, kid) = self.header(token)?;
+        let (algorithm, kid, typ) = self.header(token)?;
         let key = self.jwks.key(kid.as_deref(), algorithm).await?;
         let mut validation = Validation::new(algorithm);
         validation.algorithms = vec![algorithm];
@@ -142,12 +163,35 @@ impl JwtAuthenticator {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
             .map_err(|error| refusal(error.kind()))?;
+        self.token_type(typ)?;
+        not_an_id_token(&data.claims)?;
         Ok(data.claims)
+    }
+
+    /// RFC 9068's `typ`: `at+jwt`, or `application/at+jwt` (media types are
+    /// case-insensitive, RFC 7515 §4.1.9); `JWT` or none only when the
+    /// issuer was said not to type its tokens.
+    fn token_type(&self, typ: Option<String>) -> Result<(), TokenError> {
+        let typed = |typ: &str| {
+            typ.eq_ignore_ascii_case("at+jwt") || typ.eq_ignore_ascii_case("application/at+jwt")
+        };
+        match typ {
+            Some(typ) if typed(&typ) => Ok(()),
+            None if self.untyped => Ok(()),
+            Some(typ) if self.untyped && typ.eq_ignore_ascii_case("jwt") => Ok(()),
+            typ => Err(TokenError::NotAnAccessToken(match typ {
+                Some(typ) => format!("its `typ` is {typ:?}, not `at+jwt` (RFC 9068)"),
+                None => "it has no `typ`; an access token is typed `at+jwt` (RFC 9068)".into(),
+            })),
+        }
     }
 
     /// The token's algorithm, checked against the allow-list before anything
     /// else is done with it, and its key id.
-    fn header(&self, token: &str) -> Result<(Algorithm, Option<String>), TokenError> {
+    fn header(
+        &self,
+        token: &str,
+    ) -> Result<(Algorithm, Option<String>, Option<String>), TokenError> {
         let mut parts = token.split('.');
         let (Some(header), Some(_), Some(_), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
@@ -180,7 +224,39 @@ impl JwtAuthenticator {
             Some(Value::String(kid)) => Some(kid.chars().take(128).collect()),
             Some(_) => return Err(TokenError::Malformed("its `kid` is not a string".into())),
         };
-        Ok((algorithm, kid))
+        let typ = match header.get("typ") {
+            None => None,
+            Some(Value::String(typ)) => Some(typ.chars().take(64).collect()),
+            Some(_) => return Err(TokenError::Malformed("its `typ` is not a string".into())),
+        };
+        Ok((algorithm, kid, typ))
+    }
+}
+
+/// Refuses an OpenID Connect ID token: one with a claim only ID tokens
+/// carry, or whose audience is the client it was issued to.
+fn not_an_id_token(claims: &Map<String, Value>) -> Result<(), TokenError> {
+    if let Some(claim) = ["nonce", "at_hash", "c_hash"]
+        .into_iter()
+        .find(|claim| claims.contains_key(*claim))
+    {
+        return Err(TokenError::NotAnAccessToken(format!(
+            "it carries `{claim}`, a claim of OpenID Connect ID tokens"
+        )));
+    }
+    let client = ["azp", "client_id"]
+        .into_iter()
+        .filter_map(|claim| claims.get(claim).and_then(Value::as_str))
+        .find(|client| match claims.get("aud") {
+            Some(Value::String(aud)) => aud == client,
+            Some(Value::Array(auds)) => auds.iter().any(|aud| aud.as_str() == Some(client)),
+            _ => false,
+        });
+    match client {
+        Some(client) => Err(TokenError::NotAnAccessToken(format!(
+            "its audience is its own client {client:?}, as an ID token's is"
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -128,6 +128,10 @@ pub enum TokenError {
     /// The token is not valid yet (`nbf`).
     #[error("the token is not valid yet")]
     NotYetValid,
+    /// The token is not an access token: not typed `at+jwt` (RFC 9068), or
+    /// an OpenID Connect ID token.
+    #[error("the token is not an access token: {0}")]
+    NotAnAccessToken(String),
     /// A claim that is required is missing or has the wrong type.
     #[error("the token's claim `{0}` is missing or not of the right type")]
     Claim(String),

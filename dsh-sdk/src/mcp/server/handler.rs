@@ -66,7 +66,8 @@ impl ServerHandler for McpServer {
         notification: rmcp::model::CancelledNotificationParam,
         context: NotificationContext<RoleServer>,
     ) {
-        self.cancel_elsewhere(notification, &context);
+        trace::notification_span("notifications/cancelled", &context)
+            .in_scope(|| self.cancel_elsewhere(notification, &context));
     }
 
     async fn get_task(
@@ -232,7 +233,8 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.start_list_changed(context);
+        let span = trace::notification_span("notifications/initialized", &context);
+        span.in_scope(|| self.start_list_changed(context));
     }
 
     fn accepted_subscription_filter(

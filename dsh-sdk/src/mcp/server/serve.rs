@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::admission::Sessions;
 use crate::mcp::auth::layer::{self, Protection};
 use crate::mcp::auth::{METADATA_PATH, ResourceServer};
+use crate::mcp::connection;
 use crate::mcp::http::HttpSettings;
 use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
 use crate::served::{self, Background};
@@ -52,11 +53,21 @@ impl McpServer {
         self
     }
 
-    /// How long an HTTP client may take to send a request's headers; also how
-    /// long an idle kept-alive connection stays open. Defaults to
+    /// How long an HTTP client may take to send a request's headers once
+    /// their first byte arrived. Defaults to
     /// [`DEFAULT_HEADER_READ_TIMEOUT`](crate::mcp::DEFAULT_HEADER_READ_TIMEOUT), 10 s.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.http_mut().header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a kept-alive HTTP connection with no request in progress
+    /// stays open before the server closes it. Keep it longer than your
+    /// clients keep idle connections, so they close first and never send a
+    /// request on a connection the server is closing. Defaults to
+    /// [`DEFAULT_KEEP_ALIVE_TIMEOUT`](crate::mcp::DEFAULT_KEEP_ALIVE_TIMEOUT), 75 s.
+    pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
+        self.http_mut().keep_alive_timeout = timeout;
         self
     }
 
@@ -246,8 +257,16 @@ impl McpServer {
             sessions: sessions.clone(),
         });
         let mcp = axum::Router::new().route_service(path, service);
+        // Outermost: whatever answers early, the rest of the body is read
+        // or the connection is closed with `Connection: close`.
+        let whole = axum::middleware::from_fn_with_state(
+            guard.settings.max_body_bytes,
+            connection::whole_request,
+        );
         let Some(protection) = protection else {
-            let router = mcp.layer(axum::middleware::from_fn_with_state(guard, http::guard));
+            let router = mcp
+                .layer(axum::middleware::from_fn_with_state(guard, http::guard))
+                .layer(whole);
             return (router, sessions);
         };
         let metadata = Arc::clone(&protection);
@@ -272,7 +291,7 @@ impl McpServer {
         if let Some(root) = root_route {
             router = router.route(root, axum::routing::get(answer));
         }
-        (router, sessions)
+        (router.layer(whole), sessions)
     }
 
     /// Serves streamable HTTP on `addr` (`127.0.0.1:0` picks a free port), at
@@ -311,9 +330,12 @@ impl McpServer {
         let remote = self.http.resource_server.is_some() || self.http.trusted_network;
         let (listener, local_addr) = served::bind(addr, remote).await?;
         let stop = CancellationToken::new();
-        let header_read_timeout = self.http.header_read_timeout;
+        let timeouts = http::Timeouts {
+            header_read: self.http.header_read_timeout,
+            keep_alive: self.http.keep_alive_timeout,
+        };
         let (router, sessions) = self.build_router(HTTP_PATH, stop.child_token());
-        let serve = http::serve(listener, router, header_read_timeout, stop.clone());
+        let serve = http::serve(listener, router, timeouts, stop.clone());
         let sweep = sessions
             .clone()
             .map(|sessions| sessions.sweep(stop.clone()));

@@ -7,9 +7,10 @@ use std::fmt;
 use std::future::Future;
 
 use axum::http::request::Parts;
-use rmcp::model::CallToolResponse;
-use rmcp::service::RequestContext;
+use rmcp::model::{CallToolResponse, Extensions, ProtocolVersion};
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer};
+use serde_json::{Map, Value};
 use tracing::Instrument;
 use tracing::field::Empty;
 
@@ -74,7 +75,42 @@ fn request_span(
     target: Option<&str>,
     context: &RequestContext<RoleServer>,
 ) -> tracing::Span {
-    let span = tracing::info_span!(
+    let span = new_span(method, target);
+    if span.is_disabled() {
+        return span;
+    }
+    span.record("jsonrpc.request.id", tracing::field::display(&context.id));
+    describe(
+        &span,
+        method,
+        context.protocol_version(),
+        &context.extensions,
+        &context.meta,
+    );
+    span
+}
+
+/// The span of the server's handling of the notification `method` that
+/// `context` belongs to: `{method}`, kind server, a child of the trace
+/// context its `_meta` carries.
+pub(super) fn notification_span(
+    method: &'static str,
+    context: &NotificationContext<RoleServer>,
+) -> tracing::Span {
+    let span = new_span(method, None);
+    if !span.is_disabled() {
+        let protocol = context
+            .peer
+            .peer_info()
+            .map(|info| info.protocol_version.clone());
+        describe(&span, method, protocol, &context.extensions, &context.meta);
+    }
+    span
+}
+
+/// A span of the server's, its attributes declared and left empty.
+fn new_span(method: &'static str, target: Option<&str>) -> tracing::Span {
+    tracing::info_span!(
         "mcp.server",
         "otel.name" = %SpanName(method, target),
         "otel.kind" = "server",
@@ -82,24 +118,40 @@ fn request_span(
         "mcp.method.name" = method,
         "mcp.protocol.version" = Empty,
         "mcp.session.id" = Empty,
-        "jsonrpc.request.id" = %context.id,
+        "jsonrpc.request.id" = Empty,
         "network.transport" = Empty,
+        "network.protocol.name" = Empty,
+        "network.protocol.version" = Empty,
         "gen_ai.operation.name" = Empty,
         "gen_ai.tool.name" = target,
         "error.type" = Empty,
         "rpc.response.status_code" = Empty,
-    );
-    if span.is_disabled() {
-        return span;
-    }
-    if let Some(version) = context.protocol_version() {
+    )
+}
+
+/// Records what the message of `method` says of its session, transport and
+/// trace on `span`.
+fn describe(
+    span: &tracing::Span,
+    method: &str,
+    protocol: Option<ProtocolVersion>,
+    extensions: &Extensions,
+    meta: &Map<String, Value>,
+) {
+    if let Some(version) = protocol {
         span.record("mcp.protocol.version", version.as_str());
     }
-    let parts = context.extensions.get::<Parts>();
+    let parts = extensions.get::<Parts>();
     span.record(
         "network.transport",
         if parts.is_some() { "tcp" } else { "pipe" },
     );
+    if let Some(parts) = parts {
+        span.record("network.protocol.name", "http");
+        if let Some(version) = http_version(parts.version) {
+            span.record("network.protocol.version", version);
+        }
+    }
     let session = parts
         .and_then(|parts| parts.headers.get("mcp-session-id"))
         .and_then(|id| id.to_str().ok());
@@ -110,12 +162,24 @@ fn request_span(
         span.record("gen_ai.operation.name", semconv::EXECUTE_TOOL);
     }
     #[cfg(feature = "otel")]
-    if context.meta.get_traceparent().is_some() {
+    if meta.contains_key("traceparent") {
         use tracing_opentelemetry::OpenTelemetrySpanExt as _;
         // A subscriber without the OpenTelemetry bridge has no parent to set.
-        let _ = span.set_parent(crate::otel::extract(&context.meta));
+        let _ = span.set_parent(crate::otel::extract(meta));
     }
-    span
+    #[cfg(not(feature = "otel"))]
+    let _ = meta;
+}
+
+/// The HTTP version as OpenTelemetry writes it (`network.protocol.version`).
+fn http_version(version: axum::http::Version) -> Option<&'static str> {
+    match version {
+        axum::http::Version::HTTP_10 => Some("1.0"),
+        axum::http::Version::HTTP_11 => Some("1.1"),
+        axum::http::Version::HTTP_2 => Some("2"),
+        axum::http::Version::HTTP_3 => Some("3"),
+        _ => None,
+    }
 }
 
 /// `{method} {target}`, or the method alone.

@@ -17,7 +17,8 @@ use axum::http::{HeaderMap, StatusCode};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use dsh_kit::mcp::auth::{
-    ClientCredentials, IntrospectionAuthenticator, PrincipalLimits, ResourceServer,
+    ClientCredentials, IntrospectionAuthenticator, JwtAuthenticator, PrincipalLimits,
+    ResourceServer,
 };
 use dsh_kit::mcp::rmcp::ServiceExt;
 use dsh_kit::mcp::rmcp::model::CallToolRequestParams;
@@ -234,8 +235,18 @@ impl Issuer {
     }
 
     fn sign_with_kid(&self, claims: &Value, kid: &str) -> String {
+        self.sign_full(claims, kid, Some("at+jwt"))
+    }
+
+    /// `claims` signed with the header's `typ` set to `typ`, or absent.
+    fn sign_typed(&self, claims: &Value, typ: Option<&str>) -> String {
+        self.sign_full(claims, &self.kid, typ)
+    }
+
+    fn sign_full(&self, claims: &Value, kid: &str, typ: Option<&str>) -> String {
         let mut header = Header::new(Algorithm::ES256);
         header.kid = Some(kid.to_owned());
+        header.typ = typ.map(str::to_owned);
         jsonwebtoken::encode(&header, claims, &self.key).unwrap()
     }
 }
@@ -456,6 +467,30 @@ async fn every_hostile_token_is_refused_with_a_clear_answer_and_a_log_line_and_n
             "more than the 8192 allowed",
         ),
         ("no exp", Some(issuer.sign(&without_exp)), 401, "`exp`"),
+        (
+            "typed JWT",
+            Some(issuer.sign_typed(&valid, Some("JWT"))),
+            401,
+            "not `at+jwt` (RFC 9068)",
+        ),
+        (
+            "not typed",
+            Some(issuer.sign_typed(&valid, None)),
+            401,
+            "it has no `typ`",
+        ),
+        (
+            "an ID token typed as an access token",
+            Some(issuer.sign(&with(json!({ "nonce": "n-0S6_WzA2Mj" })))),
+            401,
+            "a claim of OpenID Connect ID tokens",
+        ),
+        (
+            "an audience that is its own client",
+            Some(issuer.sign(&with(json!({ "aud": [resource, CLIENT_ID] })))),
+            401,
+            "its audience is its own client",
+        ),
     ];
     for (what, token, status, words) in &cases {
         let authorization = token.as_ref().map(|token| format!("Bearer {token}"));
@@ -1066,4 +1101,125 @@ async fn an_unreachable_authorization_server_is_a_503_not_a_bad_token() {
     assert_eq!(answer.status, 503, "{}", answer.body);
     assert!(answer.headers.contains_key("retry-after"));
     assert!(answer.body.contains("cannot be reached"), "{}", answer.body);
+}
+
+/// An issuer that does not type its access tokens is served when the host
+/// says so, for that issuer alone; an ID token is still refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn untyped_access_tokens_are_taken_only_from_an_issuer_said_to_send_them() {
+    let issuer = Issuer::start().await;
+    let server = protected(&issuer, |server| {
+        let resource = server.resource().to_owned();
+        ResourceServer::new(
+            resource.clone(),
+            JwtAuthenticator::new(&issuer.url, resource).untyped_access_tokens(),
+        )
+    })
+    .await;
+    let url = server.server.url();
+    let valid = issuer.claims(&server.resource, "notes:write");
+    for typ in [Some("JWT"), None, Some("Application/AT+JWT")] {
+        let token = issuer.sign_typed(&valid, typ);
+        let answer = post(&url, Some(&format!("Bearer {token}")), &initialize()).await;
+        assert_eq!(answer.status, 200, "typ {typ:?}: {}", answer.body);
+    }
+    let mut id_token = valid.clone();
+    id_token["at_hash"] = json!("77QmUPtjPfzWtF2AnpK9RQ");
+    let token = issuer.sign_typed(&id_token, Some("JWT"));
+    let answer = post(&url, Some(&format!("Bearer {token}")), &initialize()).await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    assert!(
+        answer
+            .challenge
+            .contains("`at_hash`, a claim of OpenID Connect ID tokens"),
+        "{}",
+        answer.challenge
+    );
+    // Another type than a JWT's is never taken.
+    let token = issuer.sign_typed(&valid, Some("secevent+jwt"));
+    let answer = post(&url, Some(&format!("Bearer {token}")), &initialize()).await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+}
+
+/// Reads one response's head and its
+/// `Content-Length` body, giving them as text.
+async fn one_response(stream: &mut tokio::net::TcpStream) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut read = Vec::new();
+    let mut buf = [0; 4096];
+    tokio::time::timeout(STEP, async {
+        loop {
+            let n = stream.read(&mut buf).await.unwrap_or(0);
+            assert!(
+                n > 0,
+                "the server closed the connection mid-response: {read:?}"
+            );
+            read.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&read).to_lowercase();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length = text[..end]
+                    .lines()
+                    .find_map(|line| line.strip_prefix("content-length:"))
+                    .map_or(0, |n| n.trim().parse::<usize>().unwrap());
+                if read.len() >= end + 4 + length {
+                    break;
+                }
+            }
+        }
+    })
+    .await
+    .expect("the server answered");
+    String::from_utf8_lossy(&read).into_owned()
+}
+
+/// A `401` sent before the request's body arrived: the server reads the
+/// rest of the body, so the kept-alive connection serves the next request
+/// (httpx, under the official Python SDK, sends its next request on it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_early_refusal_leaves_the_connection_ready_for_the_next_request() {
+    use tokio::io::AsyncWriteExt;
+    let issuer = Issuer::start().await;
+    let protected = protected(&issuer, |server| server).await;
+    let addr = protected.server.local_addr();
+    let body = call_write_note().to_string();
+    let head = |length: usize, token: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nAuthorization: Bearer {token}\r\nContent-Length: {length}\r\n\r\n"
+        )
+    };
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // The headers first; the body only once the server had time to answer.
+    stream
+        .write_all(head(body.len(), "not-a-jwt").as_bytes())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let first = one_response(&mut stream).await;
+    assert!(first.starts_with("HTTP/1.1 401"), "{first}");
+    assert!(
+        !first.to_lowercase().contains("connection: close"),
+        "the body arrived promptly, so the connection stays open: {first}"
+    );
+    let metadata =
+        format!("GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    stream.write_all(metadata.as_bytes()).await.unwrap();
+    let second = one_response(&mut stream).await;
+    assert!(second.starts_with("HTTP/1.1 200"), "{second}");
+    assert!(second.contains(&protected.resource), "{second}");
+
+    // A body that never comes is not waited for long: the refusal says the
+    // connection closes, so no client sends another request on it.
+    let mut stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stalled
+        .write_all(head(body.len(), "not-a-jwt").as_bytes())
+        .await
+        .unwrap();
+    let refused = one_response(&mut stalled).await;
+    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
+    assert!(
+        refused.to_lowercase().contains("connection: close"),
+        "{refused}"
+    );
+    assert_eq!(protected.writes.load(Ordering::SeqCst), 0);
 }

@@ -116,7 +116,12 @@ async fn a_foreign_origin_is_refused_and_loopback_or_no_origin_is_served() {
 
 #[tokio::test]
 async fn a_connection_stalled_mid_headers_is_closed() {
-    let server = server(|server| server.header_read_timeout(Duration::from_millis(300))).await;
+    let server = server(|server| {
+        server
+            .header_read_timeout(Duration::from_millis(300))
+            .keep_alive_timeout(Duration::from_millis(600))
+    })
+    .await;
     let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-",
@@ -125,9 +130,40 @@ async fn a_connection_stalled_mid_headers_is_closed() {
     stream.write_all(head.as_bytes()).await.unwrap();
     closed_by_server(&mut stream).await;
 
-    // An idle connection, never sending a byte, is closed too.
+    // An idle connection, never sending a byte, is closed too, after the
+    // keep-alive timeout.
     let mut idle = TcpStream::connect(server.local_addr()).await.unwrap();
     closed_by_server(&mut idle).await;
+}
+
+/// A kept-alive connection waiting for its next request is timed by the
+/// keep-alive timeout, not the (shorter) header read timeout: a client that
+/// keeps its connections a few seconds never sends on one the server closed.
+#[tokio::test]
+async fn an_idle_kept_alive_connection_outlives_the_header_read_timeout() {
+    let server = server(|server| {
+        server
+            .header_read_timeout(Duration::from_millis(200))
+            .keep_alive_timeout(Duration::from_secs(30))
+    })
+    .await;
+    let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
+    let get = format!(
+        "GET /elsewhere HTTP/1.1\r\nHost: {}\r\n\r\n",
+        server.local_addr()
+    );
+    for _ in 0..2 {
+        stream.write_all(get.as_bytes()).await.unwrap();
+        let mut buf = [0; 4096];
+        let n = tokio::time::timeout(BOUND, stream.read(&mut buf))
+            .await
+            .expect("an answer")
+            .unwrap();
+        let response = String::from_utf8_lossy(&buf[..n]).into_owned();
+        assert_eq!(status(&response), "404", "{response}");
+        // Idle for three header read timeouts.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
 }
 
 #[tokio::test]
