@@ -15,6 +15,7 @@ mod mcp;
 mod mcp_client_features;
 mod mcp_proxy;
 mod mcp_tool_features;
+mod newcomer;
 mod oauth;
 mod purity;
 mod redis;

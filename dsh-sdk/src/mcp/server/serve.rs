@@ -12,7 +12,9 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::admission::Sessions;
+#[cfg(feature = "oauth")]
 use crate::mcp::auth::layer::{self, Protection};
+#[cfg(feature = "oauth")]
 use crate::mcp::auth::{METADATA_PATH, ResourceServer};
 use crate::mcp::http::HttpSettings;
 use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
@@ -128,6 +130,9 @@ impl McpServer {
     /// takes, and the principal it names reaches each call
     /// ([`Exec::principal`](crate::Exec::principal)). See [`crate::mcp::auth`].
     /// A protected server may be served on any address.
+    ///
+    /// Needs the `oauth` cargo feature.
+    #[cfg(feature = "oauth")]
     pub fn resource_server(mut self, server: ResourceServer) -> Self {
         self.http_mut().resource_server = Some(server);
         self
@@ -229,6 +234,7 @@ impl McpServer {
         let manager = Arc::new(manager);
         let sessions = (!self.stateless)
             .then(|| Arc::new(Sessions::new(settings.limits(), Arc::clone(&manager))));
+        #[cfg(feature = "oauth")]
         let protection = settings.resource_server.clone().map(|server| {
             Arc::new(Protection::new(
                 server,
@@ -246,32 +252,11 @@ impl McpServer {
             sessions: sessions.clone(),
         });
         let mcp = axum::Router::new().route_service(path, service);
-        let Some(protection) = protection else {
-            let router = mcp.layer(axum::middleware::from_fn_with_state(guard, http::guard));
-            return (router, sessions);
-        };
-        let metadata = Arc::clone(&protection);
-        let route = protection.server().metadata_route();
-        let root_route = (route != METADATA_PATH).then_some(METADATA_PATH);
-        let mut router = mcp
-            .layer(axum::middleware::from_fn_with_state(
-                Arc::clone(&protection),
-                layer::scopes,
-            ))
-            .layer(axum::middleware::from_fn_with_state(guard, http::guard))
-            .layer(axum::middleware::from_fn_with_state(
-                protection,
-                layer::authenticate,
-            ));
-        let answer = move || {
-            let metadata = Arc::clone(&metadata);
-            async move { metadata.metadata() }
-        };
-        router = router.route(&route, axum::routing::get(answer.clone()));
-        // Clients that try the root form first (`/.well-known/oauth-protected-resource`).
-        if let Some(root) = root_route {
-            router = router.route(root, axum::routing::get(answer));
+        #[cfg(feature = "oauth")]
+        if let Some(protection) = protection {
+            return (protected(mcp, guard, protection), sessions);
         }
+        let router = mcp.layer(axum::middleware::from_fn_with_state(guard, http::guard));
         (router, sessions)
     }
 
@@ -308,7 +293,7 @@ impl McpServer {
     ///
     /// This is [`router`](Self::router) on a socket of its own.
     pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
-        let remote = self.http.resource_server.is_some() || self.http.trusted_network;
+        let remote = self.http.may_serve_remote();
         let (listener, local_addr) = served::bind(addr, remote).await?;
         let stop = CancellationToken::new();
         let header_read_timeout = self.http.header_read_timeout;
@@ -357,4 +342,34 @@ where
             Ok(response.map(axum::body::Body::new))
         }
     })
+}
+
+/// The MCP route behind the resource server: the caller authenticated
+/// first, then the guard every server has, then the scopes of the tool
+/// called; and the protected resource metadata beside it.
+#[cfg(feature = "oauth")]
+fn protected(mcp: axum::Router, guard: Arc<Guard>, protection: Arc<Protection>) -> axum::Router {
+    let metadata = Arc::clone(&protection);
+    let route = protection.server().metadata_route();
+    let root_route = (route != METADATA_PATH).then_some(METADATA_PATH);
+    let mut router = mcp
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&protection),
+            layer::scopes,
+        ))
+        .layer(axum::middleware::from_fn_with_state(guard, http::guard))
+        .layer(axum::middleware::from_fn_with_state(
+            protection,
+            layer::authenticate,
+        ));
+    let answer = move || {
+        let metadata = Arc::clone(&metadata);
+        async move { metadata.metadata() }
+    };
+    router = router.route(&route, axum::routing::get(answer.clone()));
+    // Clients that try the root form first (`/.well-known/oauth-protected-resource`).
+    if let Some(root) = root_route {
+        router = router.route(root, axum::routing::get(answer));
+    }
+    router
 }
