@@ -617,6 +617,7 @@ fn options(args: &[String]) -> Result<Options, String> {
 /// Serves the conformance tools over streamable HTTP until killed.
 #[tokio::main]
 pub async fn main() -> ExitCode {
+    dsh_kit_examples::logging::log_to_stderr();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let options = match options(&args) {
         Ok(options) => options,

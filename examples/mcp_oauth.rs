@@ -102,6 +102,7 @@ fn host_and_path(url: &str) -> (&str, &str) {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    dsh_kit_examples::logging::log_to_stderr();
     let options = match parse(std::env::args().skip(1)) {
         Ok(options) => options,
         Err(message) => {

@@ -30,7 +30,9 @@
 //!   names (`http://localhost:4318` without it).
 //!
 //! Logs and errors go to standard error; with stdio, standard output carries
-//! the protocol alone.
+//! the protocol alone. The log lines (every refused or failed call, with its
+//! reason; warnings such as a Redis command retried) are filtered by
+//! `RUST_LOG` (`warn,dsh_kit::pipeline::stop=info` when unset; `off` for none).
 
 use std::fs::File;
 use std::io::{LineWriter, Write};
@@ -100,6 +102,8 @@ async fn run(options: Options) -> Result<(), String> {
         true => Some(dsh_kit::otel::init().map_err(|error| error.to_string())?),
         false => None,
     };
+    // Refusals and warnings on standard error (stdout is MCP's, over stdio).
+    dsh_kit_examples::logging::log_to_stderr();
     let mut builder = Registry::builder();
     for tool in &options.allow {
         builder = builder.rule(Rule::allow(tool));

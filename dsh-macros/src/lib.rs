@@ -537,7 +537,7 @@ pub fn render(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Marks a fn as a tool's present: the projection of its output into the
-/// [`Card`](https://docs.rs/dsh-sdk/latest/dsh_kit/card/enum.Card.html) a UI shows.
+/// [`Card`](https://docs.rs/dsh-kit/latest/dsh_kit/card/enum.Card.html) a UI shows.
 ///
 /// The fn takes the tool's args and output by reference and returns `Card`,
 /// or one of its kinds (`ReadCard`, `SearchCard`, …: anything `Into<Card>`);

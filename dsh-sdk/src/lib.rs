@@ -164,6 +164,21 @@ pub mod testing;
 #[path = "private.rs"]
 pub mod __private;
 
+// README.md's snippets, compiled (and run, unless `no_run`) as doctests of
+// this crate, so the README cannot drift from the API. Only under `doctest`:
+// the README lies outside the package, and a packaged build never reads it.
+#[cfg(all(
+    doctest,
+    feature = "mcp",
+    feature = "proxy",
+    feature = "oauth",
+    feature = "redis",
+    feature = "otel",
+    feature = "playground"
+))]
+#[doc = include_str!("../../README.md")]
+mod readme {}
+
 pub use value::{card, event, path};
 
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;

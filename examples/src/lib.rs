@@ -31,6 +31,7 @@ use dsh_kit::{Registry, ToolPath};
 pub mod agent;
 pub mod demo;
 pub mod diff;
+pub mod logging;
 pub mod search;
 pub mod shell;
 pub mod web;

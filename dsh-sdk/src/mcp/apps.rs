@@ -11,6 +11,7 @@
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, MetaObject, Resource, ResourceContents, Tool};
+#[cfg(feature = "proxy")]
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -18,6 +19,7 @@ use crate::registry::{CallerView, Registry};
 use crate::tool::ToolInfo;
 use crate::value::card::Card;
 use crate::value::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
+#[cfg(feature = "proxy")]
 use crate::value::schema::limits::{Exceeded, check};
 
 use super::resources::{ReadResource, ResourceProvider};
@@ -63,6 +65,7 @@ pub(super) fn link_card_view(registry: &Registry, mut tool: Tool) -> Tool {
     tool
 }
 
+#[cfg(feature = "proxy")]
 /// Whether a tool's `_meta`, as a server listed it, links a dsh card view
 /// ([`link_card_view`]): the tool presents its own card there, and its
 /// results carry it.
@@ -85,6 +88,7 @@ pub(super) fn attach_card(result: &mut CallToolResult, card: &Card) {
         .insert(CARD_META_KEY.to_owned(), card);
 }
 
+#[cfg(feature = "proxy")]
 /// Why a card a server sent with a call result is not shown.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum CardRefused {
@@ -96,6 +100,7 @@ pub(super) enum CardRefused {
     Malformed(serde_json::Error),
 }
 
+#[cfg(feature = "proxy")]
 /// The card a server put in a call result's `_meta` under
 /// [`CARD_META_KEY`] (as [`attach_card`] does), checked: at most
 /// `max_depth` levels deep and `max_bytes` as compact JSON, measured before

@@ -4,7 +4,9 @@
 //! across through serde; what dsh has no block for comes back as text that
 //! says what it was.
 
-use rmcp::model::{ContentBlock as McpBlock, ResourceContents};
+use rmcp::model::ContentBlock as McpBlock;
+#[cfg(feature = "proxy")]
+use rmcp::model::ResourceContents;
 
 use crate::value::content::ContentBlock;
 
@@ -19,6 +21,7 @@ pub(crate) fn to_mcp(block: &ContentBlock) -> McpBlock {
         })
 }
 
+#[cfg(feature = "proxy")]
 /// An MCP block as a dsh block.
 pub(crate) fn from_mcp(block: &McpBlock) -> ContentBlock {
     if let Ok(block) = serde_json::to_value(block).and_then(serde_json::from_value) {
@@ -46,6 +49,7 @@ pub(crate) fn from_mcp(block: &McpBlock) -> ContentBlock {
     }
 }
 
+#[cfg(feature = "proxy")]
 /// Content of a kind dsh does not know, as its JSON.
 fn unreadable(content: &impl serde::Serialize) -> ContentBlock {
     ContentBlock::text(

@@ -84,6 +84,7 @@ pub(crate) struct HttpSettings {
     /// `Host` names allowed besides the loopback ones.
     pub(crate) allowed_hosts: Vec<String>,
     /// The OAuth resource server every request goes through, if any.
+    #[cfg(feature = "oauth")]
     pub(crate) resource_server: Option<crate::mcp::auth::ResourceServer>,
     /// Serving a non-loopback address with no resource server was chosen.
     pub(crate) trusted_network: bool,
@@ -92,6 +93,18 @@ pub(crate) struct HttpSettings {
     /// Where the events of session streams are kept for a client to resume
     /// (`Last-Event-ID`) on any replica, if anywhere.
     pub(crate) event_store: Option<Arc<dyn EventStore>>,
+}
+
+impl HttpSettings {
+    /// Whether an address beyond loopback may be served: callers are
+    /// authenticated, or the network was declared trusted.
+    pub(crate) fn may_serve_remote(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if self.resource_server.is_some() {
+            return true;
+        }
+        self.trusted_network
+    }
 }
 
 impl Default for HttpSettings {
@@ -107,6 +120,7 @@ impl Default for HttpSettings {
             unused_session_timeout: DEFAULT_UNUSED_SESSION_TIMEOUT,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
+            #[cfg(feature = "oauth")]
             resource_server: None,
             trusted_network: false,
             session_store: None,
@@ -442,7 +456,22 @@ fn connection_failed(peer: SocketAddr, error: &hyper::Error) {
 }
 
 /// A running streamable-HTTP MCP server; dropping it shuts the server down.
-#[must_use = "dropping the handle shuts the server down at once"]
+///
+/// Hold it for as long as the server should serve: `.wait().await` serves
+/// until the server stops (a `main` that only serves ends with it), and
+/// [`shutdown`](Self::shutdown) stops it gracefully. Dropping it stops the
+/// server at once, so that a server started by a test, or beside other
+/// work, never outlives the code that started it.
+///
+/// ```no_run
+/// # async fn serve(server: dsh_kit::mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+/// let server = server.serve_http("127.0.0.1:8931".parse()?).await?;
+/// println!("serving {}", server.url());
+/// server.wait().await?;
+/// # Ok(())
+/// # }
+/// ```
+#[must_use = "the server stops when this handle is dropped: call `.wait().await` on it to serve until it stops, or keep it in a variable for as long as it should serve"]
 pub struct McpHttpServer {
     pub(super) background: Background,
     /// The open sessions; `None` when serving with no sessions.

@@ -62,6 +62,7 @@
 
 mod admission;
 mod apps;
+#[cfg(feature = "oauth")]
 pub mod auth;
 mod bus;
 mod cache;
@@ -70,6 +71,7 @@ mod content;
 mod http;
 mod pins;
 mod prompts;
+#[cfg(feature = "proxy")]
 mod proxy;
 #[cfg(feature = "redis")]
 pub mod redis;
@@ -92,6 +94,7 @@ pub use http::{
 pub use http::{McpHttpServer, ServeError};
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 pub use prompts::Prompt;
+#[cfg(feature = "proxy")]
 pub use proxy::{
     Backoff, ConnectError, DEFAULT_HEARTBEAT, McpProxy, McpProxyBuilder, ProxyEvent, TOOL_SKIPPED,
     TlsError, ToolListDiff,

@@ -92,6 +92,7 @@ impl ContractPins {
         self.pins.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    #[cfg(feature = "proxy")]
     /// Checks `hash` for `tool`: pins it when unpinned (or when following);
     /// an error naming the pin when it differs.
     pub(super) fn check(&self, tool: &str, hash: &str) -> Result<(), ContractChanged> {
@@ -109,6 +110,7 @@ impl ContractPins {
     }
 }
 
+#[cfg(feature = "proxy")]
 /// A tool's definition hashes to something other than its pin.
 #[derive(Debug)]
 pub(super) struct ContractChanged {
@@ -116,7 +118,7 @@ pub(super) struct ContractChanged {
     pub(super) pinned: String,
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "proxy"))]
 mod tests {
     use super::*;
 

@@ -351,14 +351,20 @@ fn unknown_tool(name: &str, closest: &[String]) -> String {
 
 /// The refusal of a call that asked for approval where no approver is set
 /// up: a statement of what happened, not the question the approver would
-/// have been asked.
+/// have been asked, and the two ways a host allows such calls, for whoever
+/// reads it in a log.
 fn unapproved(tool: &str, reason: Option<&str>) -> String {
+    let fix = format!(
+        "to let it run, give the registry an approver (`Registry::builder().approver(…)`), or allow it with a rule (`Rule::allow(\"{tool}\")`) where no rule asks for it"
+    );
     match reason {
         Some(reason) => {
-            format!("`{tool}` was denied: {reason}, and no approver is set up to allow it")
+            format!("`{tool}` was denied: {reason}, and no approver is set up to allow it; {fix}")
         }
         None => {
-            format!("`{tool}` was denied: it needs approval, and no approver is set up to give it")
+            format!(
+                "`{tool}` was denied: it needs approval, and no approver is set up to give it; {fix}"
+            )
         }
     }
 }

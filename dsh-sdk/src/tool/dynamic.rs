@@ -136,7 +136,7 @@ impl DynamicTool {
     /// Marks the tool as presenting its own card, though not here: its
     /// handler keeps the card each value was presented with where it ran
     /// (`Exec::keep_remote_card`), as a proxied dsh server's tool does.
-    #[cfg(feature = "mcp")]
+    #[cfg(feature = "proxy")]
     pub(crate) fn presents_remotely(mut self) -> Self {
         self.presents_remotely = true;
         self

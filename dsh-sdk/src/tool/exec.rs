@@ -230,7 +230,7 @@ impl Exec {
     /// ([`take_remote`](Self::take_remote)) and records it with the value,
     /// so that present stays a function of what was recorded. The last
     /// card kept wins.
-    #[cfg(feature = "mcp")]
+    #[cfg(feature = "proxy")]
     pub(crate) fn keep_remote_card(&self, card: Card) {
         self.remote().card = Some(Arc::new(card));
     }
@@ -239,7 +239,7 @@ impl Exec {
     /// where the tool really ran: a proxied MCP server's text beside its
     /// `structuredContent`. Taken back and recorded like the card; the model
     /// sees it in place of the value's default rendering.
-    #[cfg(feature = "mcp")]
+    #[cfg(feature = "proxy")]
     pub(crate) fn keep_remote_content(&self, content: Vec<ContentBlock>) {
         self.remote().content = Some(content);
     }

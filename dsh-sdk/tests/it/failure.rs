@@ -153,7 +153,7 @@ async fn every_failure_of_the_pipeline_says_its_cause() {
     // A statement of what happened, not the question an approver is asked.
     assert_eq!(
         result.text(),
-        "`wipe` was denied: `wipe` may destroy data, and no approver is set up to allow it"
+        "`wipe` was denied: `wipe` may destroy data, and no approver is set up to allow it; to let it run, give the registry an approver (`Registry::builder().approver(…)`), or allow it with a rule (`Rule::allow(\"wipe\")`) where no rule asks for it"
     );
 
     let result = registry.call("plain", json!({})).await;

@@ -498,7 +498,7 @@ async fn path_globs_are_relative_to_the_root_and_cover_what_a_directory_holds() 
     let result = call(&registry, "delete_file", "tmp/../notes.txt").await;
     assert_eq!(
         result.text(),
-        "`delete_file` was denied: `delete_file` may destroy data, and no approver is set up to allow it"
+        "`delete_file` was denied: `delete_file` may destroy data, and no approver is set up to allow it; to let it run, give the registry an approver (`Registry::builder().approver(…)`), or allow it with a rule (`Rule::allow(\"delete_file\")`) where no rule asks for it"
     );
     assert!(sandbox.root.join("notes.txt").exists());
     assert_eq!(

@@ -86,7 +86,7 @@ async fn permission_matrix() {
             vec![],
             "bash",
             ls.clone(),
-            "`bash` was denied: `bash` may destroy data, and no approver is set up to allow it",
+            "`bash` was denied: `bash` may destroy data, and no approver is set up to allow it; to let it run, give the registry an approver (`Registry::builder().approver(…)`), or allow it with a rule (`Rule::allow(\"bash\")`) where no rule asks for it",
         ),
         (vec![], "read_file", json!({ "path": "/a" }), "read /a"),
         // an allow rule waives the default ask, by name or through an alias
@@ -126,7 +126,7 @@ async fn permission_matrix() {
             vec![Rule::allow("read_file"), Rule::ask("read_file")],
             "cat",
             json!({ "path": "/a" }),
-            "`read_file` was denied: `read_file` needs approval by rule `ask read_file`, and no approver is set up to allow it",
+            "`read_file` was denied: `read_file` needs approval by rule `ask read_file`, and no approver is set up to allow it; to let it run, give the registry an approver (`Registry::builder().approver(…)`), or allow it with a rule (`Rule::allow(\"read_file\")`) where no rule asks for it",
         ),
         (
             vec![Rule::allow("cat"), Rule::ask("cat"), Rule::deny("cat")],

@@ -285,7 +285,7 @@ async fn rules_decide_by_scope_and_by_subject() {
     let asked = call_as(&registry, bob(), "run_command", json!({ "command": "ls" })).await;
     assert_eq!(
         asked.text(),
-        "`run_command` was denied: `run_command` may destroy data, and no approver is set up to allow it"
+        "`run_command` was denied: `run_command` may destroy data, and no approver is set up to allow it; to let it run, give the registry an approver (`Registry::builder().approver(…)`), or allow it with a rule (`Rule::allow(\"run_command\")`) where no rule asks for it"
     );
     // mallory is denied it whatever the arguments, so never even sees it.
     let mallory = Principal::new("mallory").with_scopes(["admin"]);

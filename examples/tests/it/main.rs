@@ -17,6 +17,7 @@ mod mcp;
 mod mcp_client_features;
 mod mcp_proxy;
 mod mcp_tool_features;
+mod newcomer;
 mod oauth;
 mod purity;
 mod redis;

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use super::fetch::{self, FetchError, MAX_DOCUMENT_BYTES};
+use super::fetch::{self, FetchError, MAX_DOCUMENT_BYTES, form_encoded};
 
 /// A client's own credentials at an authorization server, for the client
 /// credentials grant ([`McpProxyBuilder::client_credentials`]).
@@ -173,25 +173,10 @@ pub(crate) async fn client_credentials_token(
     answer.access_token.ok_or(ClientFlowError::NoToken)
 }
 
-/// `text` form-urlencoded, as `client_secret_basic` wants the client id and
-/// secret before they are joined (RFC 6749 section 2.3.1).
-pub(super) fn form_encoded(text: &str) -> String {
-    let mut encoded = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
-                encoded.push(char::from(byte));
-            }
-            b' ' => encoded.push('+'),
-            _ => encoded.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    encoded
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{form_encoded, resource_metadata};
+    use super::resource_metadata;
+    use crate::mcp::auth::fetch::form_encoded;
 
     #[test]
     fn client_credentials_are_form_encoded_before_basic_auth() {

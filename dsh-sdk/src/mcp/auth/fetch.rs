@@ -124,6 +124,8 @@ pub(crate) struct ServerMetadata {
     pub(crate) issuer: String,
     #[serde(default)]
     pub(crate) jwks_uri: Option<String>,
+    /// Read by the client credentials grant of a proxy.
+    #[cfg(feature = "proxy")]
     #[serde(default)]
     pub(crate) token_endpoint: Option<String>,
 }
@@ -180,6 +182,22 @@ pub(crate) fn split_origin(url: &str) -> (&str, &str) {
         Some(at) => url.split_at(after_scheme + at),
         None => (url, ""),
     }
+}
+
+/// `text` form-urlencoded, as `client_secret_basic` wants the client id and
+/// secret before they are joined (RFC 6749 section 2.3.1).
+pub(super) fn form_encoded(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
+                encoded.push(char::from(byte));
+            }
+            b' ' => encoded.push('+'),
+            _ => encoded.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    encoded
 }
 
 #[cfg(test)]

@@ -5,8 +5,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::client::form_encoded;
-use super::fetch::{self, MAX_DOCUMENT_BYTES};
+use super::fetch::{self, MAX_DOCUMENT_BYTES, form_encoded};
 use super::{Authenticating, Authenticator, TokenError, principal_from_claims};
 
 /// Checks opaque access tokens by asking the authorization server's

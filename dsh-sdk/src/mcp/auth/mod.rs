@@ -1,5 +1,7 @@
 //! The MCP HTTP server as an OAuth 2.1 resource server (MCP Authorization,
-//! RFC 9728, RFC 8707), and the client half a proxy needs.
+//! RFC 9728, RFC 8707), and the client half a proxy needs (with `proxy`).
+//!
+//! Needs the `oauth` cargo feature.
 //!
 //! A [`ResourceServer`] given to [`McpServer::resource_server`] makes every
 //! request to the MCP endpoint present `Authorization: Bearer <token>`. The
@@ -31,6 +33,7 @@
 //! [`McpServer::resource_server`]: crate::mcp::McpServer::resource_server
 //! [`Principal`]: crate::Principal
 
+#[cfg(feature = "proxy")]
 mod client;
 mod fetch;
 mod introspect;
@@ -39,6 +42,7 @@ mod jwt;
 pub(crate) mod layer;
 mod resource;
 
+#[cfg(feature = "proxy")]
 pub use client::{ClientCredentials, ClientFlowError};
 pub use fetch::FetchError;
 pub use introspect::IntrospectionAuthenticator;
@@ -48,6 +52,7 @@ pub use resource::{
     DEFAULT_RATE_PER_SECOND, PrincipalLimits, ResourceServer,
 };
 
+#[cfg(feature = "proxy")]
 pub(crate) use client::client_credentials_token;
 pub(crate) use resource::METADATA_PATH;
 

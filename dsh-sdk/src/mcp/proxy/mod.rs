@@ -30,6 +30,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::registry::Registry;
 use crate::value::event::rawp::{Diagnostic, ToolStatus};
 
+#[cfg(feature = "oauth")]
 use super::auth::{ClientCredentials, ClientFlowError, client_credentials_token};
 use super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 use client::ProxyClient;
@@ -144,6 +145,7 @@ enum Credentials {
     /// A bearer token got elsewhere.
     Bearer(String),
     /// The client credentials grant, run after discovery from the server's `401`.
+    #[cfg(feature = "oauth")]
     Client(ClientCredentials),
 }
 
@@ -152,6 +154,7 @@ impl fmt::Debug for Credentials {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Credentials::Bearer(_) => f.write_str("Bearer(..)"),
+            #[cfg(feature = "oauth")]
             Credentials::Client(credentials) => credentials.fmt(f),
         }
     }
@@ -160,6 +163,7 @@ impl fmt::Debug for Credentials {
 impl Credentials {
     /// The token to present to the server at `url`: a fresh one for each
     /// connection, under the client credentials grant.
+    #[cfg_attr(not(feature = "oauth"), allow(unused_variables))]
     async fn token(
         &self,
         http: &reqwest::Client,
@@ -168,6 +172,7 @@ impl Credentials {
     ) -> Result<String, ConnectError> {
         match self {
             Credentials::Bearer(token) => Ok(token.clone()),
+            #[cfg(feature = "oauth")]
             Credentials::Client(credentials) => client_credentials_token(http, url, credentials)
                 .await
                 .map_err(|source| ConnectError::Authorization {
@@ -388,6 +393,9 @@ impl McpProxyBuilder {
     /// server's `401` names its protected resource metadata, which names its
     /// authorization server, whose token endpoint gives a token for the
     /// server's resource URI under the client credentials grant.
+    ///
+    /// Needs the `oauth` cargo feature.
+    #[cfg(feature = "oauth")]
     pub fn client_credentials(mut self, credentials: ClientCredentials) -> Self {
         self.credentials = Some(Credentials::Client(credentials));
         self
@@ -623,6 +631,7 @@ pub enum ConnectError {
         source: TlsError,
     },
     /// No token could be got for a protected server.
+    #[cfg(feature = "oauth")]
     #[error("cannot get an access token for the MCP server `{server}`")]
     Authorization {
         /// The server's name.

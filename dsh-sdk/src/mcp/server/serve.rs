@@ -12,7 +12,9 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::admission::Sessions;
+#[cfg(feature = "oauth")]
 use crate::mcp::auth::layer::{self, Protection};
+#[cfg(feature = "oauth")]
 use crate::mcp::auth::{METADATA_PATH, ResourceServer};
 use crate::mcp::connection;
 use crate::mcp::http::HttpSettings;
@@ -139,6 +141,9 @@ impl McpServer {
     /// takes, and the principal it names reaches each call
     /// ([`Exec::principal`](crate::Exec::principal)). See [`crate::mcp::auth`].
     /// A protected server may be served on any address.
+    ///
+    /// Needs the `oauth` cargo feature.
+    #[cfg(feature = "oauth")]
     pub fn resource_server(mut self, server: ResourceServer) -> Self {
         self.http_mut().resource_server = Some(server);
         self
@@ -240,6 +245,7 @@ impl McpServer {
         let manager = Arc::new(manager);
         let sessions = (!self.stateless)
             .then(|| Arc::new(Sessions::new(settings.limits(), Arc::clone(&manager))));
+        #[cfg(feature = "oauth")]
         let protection = settings.resource_server.clone().map(|server| {
             Arc::new(Protection::new(
                 server,
@@ -263,35 +269,14 @@ impl McpServer {
             guard.settings.max_body_bytes,
             connection::whole_request,
         );
-        let Some(protection) = protection else {
-            let router = mcp
-                .layer(axum::middleware::from_fn_with_state(guard, http::guard))
-                .layer(whole);
-            return (router, sessions);
-        };
-        let metadata = Arc::clone(&protection);
-        let route = protection.server().metadata_route();
-        let root_route = (route != METADATA_PATH).then_some(METADATA_PATH);
-        let mut router = mcp
-            .layer(axum::middleware::from_fn_with_state(
-                Arc::clone(&protection),
-                layer::scopes,
-            ))
-            .layer(axum::middleware::from_fn_with_state(guard, http::guard))
-            .layer(axum::middleware::from_fn_with_state(
-                protection,
-                layer::authenticate,
-            ));
-        let answer = move || {
-            let metadata = Arc::clone(&metadata);
-            async move { metadata.metadata() }
-        };
-        router = router.route(&route, axum::routing::get(answer.clone()));
-        // Clients that try the root form first (`/.well-known/oauth-protected-resource`).
-        if let Some(root) = root_route {
-            router = router.route(root, axum::routing::get(answer));
+        #[cfg(feature = "oauth")]
+        if let Some(protection) = protection {
+            return (protected(mcp, guard, protection).layer(whole), sessions);
         }
-        (router.layer(whole), sessions)
+        let router = mcp
+            .layer(axum::middleware::from_fn_with_state(guard, http::guard))
+            .layer(whole);
+        (router, sessions)
     }
 
     /// Serves streamable HTTP on `addr` (`127.0.0.1:0` picks a free port), at
@@ -327,7 +312,7 @@ impl McpServer {
     ///
     /// This is [`router`](Self::router) on a socket of its own.
     pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, ServeError> {
-        let remote = self.http.resource_server.is_some() || self.http.trusted_network;
+        let remote = self.http.may_serve_remote();
         let (listener, local_addr) = served::bind(addr, remote).await?;
         let stop = CancellationToken::new();
         let timeouts = http::Timeouts {
@@ -379,4 +364,34 @@ where
             Ok(response.map(axum::body::Body::new))
         }
     })
+}
+
+/// The MCP route behind the resource server: the caller authenticated
+/// first, then the guard every server has, then the scopes of the tool
+/// called; and the protected resource metadata beside it.
+#[cfg(feature = "oauth")]
+fn protected(mcp: axum::Router, guard: Arc<Guard>, protection: Arc<Protection>) -> axum::Router {
+    let metadata = Arc::clone(&protection);
+    let route = protection.server().metadata_route();
+    let root_route = (route != METADATA_PATH).then_some(METADATA_PATH);
+    let mut router = mcp
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&protection),
+            layer::scopes,
+        ))
+        .layer(axum::middleware::from_fn_with_state(guard, http::guard))
+        .layer(axum::middleware::from_fn_with_state(
+            protection,
+            layer::authenticate,
+        ));
+    let answer = move || {
+        let metadata = Arc::clone(&metadata);
+        async move { metadata.metadata() }
+    };
+    router = router.route(&route, axum::routing::get(answer.clone()));
+    // Clients that try the root form first (`/.well-known/oauth-protected-resource`).
+    if let Some(root) = root_route {
+        router = router.route(root, axum::routing::get(answer));
+    }
+    router
 }
