@@ -162,7 +162,7 @@ mod served;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use value::{card, event, path};
+pub use value::{card, event, path, wire_keys};
 
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};

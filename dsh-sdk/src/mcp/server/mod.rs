@@ -65,11 +65,12 @@ use offers::Offers;
 ///   [`CONTRACT_META_KEY`](super::CONTRACT_META_KEY): SHA-256 of its canonical definition, for a client
 ///   to pin. [`McpProxy`](super::McpProxy) checks it.
 /// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
-///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
+///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh/cards/TOOL`
 ///   resource (`resources/list`, `resources/read`, MIME type
 ///   `text/html;profile=mcp-app`) that draws the card of each of its results
 ///   ([`card_app_html`](crate::value::card::web::card_app_html)); its results carry the
-///   card in `_meta["dsh-sdk/card"]`. Hosts without MCP Apps still get
+///   card in `_meta["dsh/card"]`. Every key is in
+///   [`wire_keys`](crate::wire_keys). Hosts without MCP Apps still get
 ///   `content` and `structuredContent`.
 /// - `notifications/cancelled` from the client cancels the call.
 /// - Tasks: a tool flagged `task` (or `task_required`) answers a client that
