@@ -243,7 +243,7 @@ fn mcp_formats(schema: &Value) -> Value {
 }
 
 /// `schema` keeping only the standard's `format` values and `also`.
-fn restrict_formats(schema: &Value, also: &[&str]) -> Value {
+fn restrict_formats(schema: &Value, also: &[&'static str]) -> Value {
     let mut restricted = schemars::transform::RestrictFormats::default();
     // The exported schemas carry no `$schema`: name the standard's formats.
     restricted.infer_from_meta_schema = false;
