@@ -2,7 +2,7 @@
 //! and `--check` to fail a CI job when a definition drifts from it.
 //!
 //! The file is JSON: a format version and, per tool, its contract hash and
-//! the contract itself (the MCP definition's contract keys), so a check can
+//! the contract itself ([`contract`] of the MCP definition), so a check can
 //! say what changed, not only that something did:
 //!
 //! ```json
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use dsh_kit::Registry;
-use dsh_kit::export::digest::tool_hash;
+use dsh_kit::export::digest::{contract, contract_hash};
 use dsh_kit::export::{Format, export_tool};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -35,12 +35,15 @@ const MAX_LOCK_BYTES: u64 = 16 * 1024 * 1024;
 const MAX_PLACES: usize = 8;
 
 /// The parts of a definition a check tells apart, with the MCP key of each.
-const PARTS: [(&str, &str); 5] = [
+/// The failure schema is the one part in `_meta`, the only key of the
+/// contract's `_meta`.
+const PARTS: [(&str, &str); 6] = [
     ("title", "title"),
     ("description", "description"),
     ("input", "inputSchema"),
     ("output", "outputSchema"),
     ("annotations", "annotations"),
+    ("failures", "_meta"),
 ];
 
 /// `dsh lock`.
@@ -117,26 +120,13 @@ fn snapshot(registry: &Registry) -> LockFile {
         .tools()
         .iter()
         .map(|tool| {
-            let mut definition = serde_json::Map::new();
-            if let Value::Object(full) = export_tool(tool, Format::Mcp) {
-                for key in [
-                    "name",
-                    "title",
-                    "description",
-                    "inputSchema",
-                    "outputSchema",
-                    "annotations",
-                ] {
-                    if let Some(value) = full.get(key) {
-                        definition.insert(key.to_owned(), value.clone());
-                    }
-                }
-            }
+            // The definition the hash is of: the tool's contract, nothing else.
+            let definition = contract(&export_tool(tool, Format::Mcp));
             (
                 tool.name().to_owned(),
                 Locked {
-                    contract: tool_hash(tool),
-                    definition: Value::Object(definition),
+                    contract: contract_hash(&definition),
+                    definition,
                 },
             )
         })

@@ -179,7 +179,7 @@ pub mod __private;
 #[doc = include_str!("../../README.md")]
 mod readme {}
 
-pub use value::{card, event, path};
+pub use value::{card, event, path, wire_keys};
 
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;
 pub use pipeline::{ToolCall, layer, post_execute};

@@ -40,6 +40,45 @@ fn a_tool_error_exits_with_1_and_shows_the_error() {
     );
 }
 
+/// A typed failure: its message once, then its kind and data, read from
+/// the failure the server sent with the result.
+#[test]
+fn a_typed_failure_shows_its_message_once_then_its_kind_and_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().canonicalize().unwrap().join("notes.txt");
+    std::fs::write(&notes, "one\n").unwrap();
+    let mut call = dsh();
+    call.args(["call", "edit_file", "-a"])
+        .arg(format!("path={}", notes.display()))
+        .args(["-a", "old=two", "-a", "new=three"])
+        .args(stdio_server())
+        .args(["--allow", "edit_file"]);
+    let call = run(call);
+    call.expect_code(1);
+    let path = notes.display().to_string();
+    assert_eq!(
+        call.stdout,
+        format!(
+            "edit_file · error\ncontent\n  `edit_file` failed: no match for the text to replace in {path}: read the file again and copy the text exactly\nfailure\n  kind NoMatchesFound\n  data {{\n         \"NoMatchesFound\": {{\n           \"path\": {}\n         }}\n       }}\n",
+            Value::from(path.clone())
+        )
+    );
+
+    let mut json = dsh();
+    json.args(["call", "edit_file", "--json", "-a"])
+        .arg(format!("path={}", notes.display()))
+        .args(["-a", "old=two", "-a", "new=three"])
+        .args(stdio_server())
+        .args(["--allow", "edit_file"]);
+    let json = run(json);
+    json.expect_code(1);
+    let result: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        result["failure"],
+        json!({ "cause": "tool", "kind": "NoMatchesFound", "data": { "NoMatchesFound": { "path": path } } })
+    );
+}
+
 #[test]
 fn a_call_over_http_with_args_and_json_output() {
     let server = HttpServer::start();

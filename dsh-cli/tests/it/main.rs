@@ -8,6 +8,7 @@ mod common;
 
 mod browser;
 mod call;
+mod contract;
 mod dev;
 mod inspect;
 mod lock;

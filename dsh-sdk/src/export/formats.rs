@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{lower, model_description, standard_formats};
+use super::{lower, mcp_formats, model_description, standard_formats};
 use crate::tool::{Icon, TaskSupport, ToolInfo};
 use crate::value::schema::header;
 
@@ -272,11 +272,12 @@ fn without_headers(mut schema: Value) -> Value {
     schema
 }
 
-/// The input schema an MCP client gets: a property mirrored into a header
-/// has one `type` (an `Option` is an optional property, not a nullable one),
-/// as clients drop a tool whose annotated property has a list of types.
+/// The input schema an MCP client gets: its path arguments keep
+/// `"format": "path"`, and a property mirrored into a header has one `type`
+/// (an `Option` is an optional property, not a nullable one), as clients
+/// drop a tool whose annotated property has a list of types.
 fn mcp_input(tool: &ToolInfo) -> Value {
-    let mut schema = standard_formats(tool.input_schema());
+    let mut schema = mcp_formats(tool.input_schema());
     header::single_types(&mut schema);
     schema
 }

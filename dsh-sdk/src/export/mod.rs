@@ -13,6 +13,7 @@ mod formats;
 pub mod lower;
 
 use crate::tool::ToolInfo;
+use crate::value::path::PATH_FORMAT;
 pub(crate) use compat::formats_for;
 pub use compat::{Compatibility, compatibility};
 
@@ -98,7 +99,8 @@ pub fn export_tools(tools: &[ToolInfo], format: Format) -> Value {
 /// keeps as they are: the `format` values JSON Schema does not define
 /// (`uint32`, `int64`, `double`, … that `schemars` writes for Rust's number
 /// types) are left out, except where the dialect defines them (Gemini's
-/// OpenAPI `parameters`); a tool with declared failure shapes
+/// OpenAPI `parameters`, and MCP's input schema, which keeps `"format":
+/// "path"` so a client knows the path arguments); a tool with declared failure shapes
 /// ([`Tool::failure_schema`](crate::Tool::failure_schema)) names them in the
 /// description the model reads, and MCP carries the schema itself, and the
 /// tool's version and the scopes a caller needs, in `_meta`
@@ -138,24 +140,9 @@ pub const ANTHROPIC_TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
 /// The name Anthropic gives its BM25 tool search tool.
 pub const ANTHROPIC_TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
 
-/// The MCP `_meta` key of a tool's version.
-pub const META_VERSION: &str = "dsh/version";
-
-/// The MCP `_meta` key of the OAuth scopes a caller needs to call the tool
-/// (an array of strings; left out when it needs none), so a client can ask
-/// its authorization server for them before the call.
-pub const META_SCOPES: &str = "dsh/scopes";
-
-/// The MCP `_meta` key of a tool's failure schema.
-pub const META_FAILURE_SCHEMA: &str = "dsh/failureSchema";
-
-/// The MCP `_meta` key of a tool's example calls: `[{"input": {…}}…]`, the
-/// shape of the Vercel AI SDK's `inputExamples`.
-pub const META_INPUT_EXAMPLES: &str = "dsh/inputExamples";
-
-/// The MCP `_meta` key of a failed call's [`Failure`](crate::Failure) in a
-/// `CallToolResult`: `{"cause": …, "kind": …, "data": …}`.
-pub const META_FAILURE: &str = "dsh/failure";
+pub use crate::value::wire_keys::{
+    META_FAILURE, META_FAILURE_SCHEMA, META_INPUT_EXAMPLES, META_SCOPES, META_VERSION,
+};
 
 /// The description the model reads: the tool's own, then a sentence for
 /// each limit the tool declares that the pipeline enforces
@@ -275,11 +262,25 @@ pub(crate) fn failure_variants(schema: &Value) -> Vec<String> {
 
 /// `schema` without the `format` values JSON Schema does not define.
 fn standard_formats(schema: &Value) -> Value {
+    restrict_formats(schema, &[])
+}
+
+/// `schema` as MCP carries it: the standard's `format` values, and `path`
+/// ([`PATH_FORMAT`]), which is how an input schema declares its path
+/// arguments, so a client (a dsh proxy among them) resolves and confines
+/// them as this server does.
+fn mcp_formats(schema: &Value) -> Value {
+    restrict_formats(schema, &[PATH_FORMAT])
+}
+
+/// `schema` keeping only the standard's `format` values and `also`.
+fn restrict_formats(schema: &Value, also: &[&'static str]) -> Value {
     let mut restricted = schemars::transform::RestrictFormats::default();
     // The exported schemas carry no `$schema`: name the standard's formats.
     restricted.infer_from_meta_schema = false;
     restricted.allowed_formats = STANDARD_FORMATS
         .iter()
+        .chain(also)
         .map(|&format| format.into())
         .collect();
     match schemars::Schema::try_from(schema.clone()) {

@@ -53,7 +53,9 @@ use super::replay::{CallReplay, Outcome, ReplayReport};
 use super::{Log, LoggedCall};
 
 /// Draws the result of a live call: its tool and status, the text the
-/// model sees, and the card a UI shows.
+/// model sees, the failure's kind and data when the tool's error names
+/// them (read from [`ToolResult::failure`], not from the text), and the
+/// card a UI shows.
 pub fn result(result: &ToolResult, style: Style) -> String {
     let mut text = format!(
         "{} · {}\n",
@@ -62,6 +64,21 @@ pub fn result(result: &ToolResult, style: Style) -> String {
     );
     let _ = writeln!(text, "{}", style.paint(Paint::Dim, "content"));
     text.push_str(&content(result, style));
+    if let Some(failure) = &result.failure
+        && (failure.kind.is_some() || failure.data.is_some())
+    {
+        let _ = writeln!(text, "{}", style.paint(Paint::Dim, "failure"));
+        if let Some(kind) = &failure.kind {
+            let _ = writeln!(text, "  kind {}", style.paint(Paint::Red, &printable(kind)));
+        }
+        if let Some(data) = &failure.data {
+            let data = serde_json::to_string_pretty(data).unwrap_or_else(|_| data.to_string());
+            for (i, line) in data.lines().enumerate() {
+                let label = if i == 0 { "data" } else { "    " };
+                let _ = writeln!(text, "  {label} {}", printable(line));
+            }
+        }
+    }
     if let Some(card) = result.card() {
         let _ = writeln!(text, "{}", style.paint(Paint::Dim, "card"));
         text.push_str(&draw_indented(card, "  ", style));

@@ -21,11 +21,14 @@ use crate::value::card::Card;
 use crate::value::card::web::{CARD_META_KEY, MCP_APP_MIME_TYPE, card_app_html};
 #[cfg(feature = "proxy")]
 use crate::value::schema::limits::{Exceeded, check};
+use crate::value::wire_keys::{
+    APPS_DEPRECATED_RESOURCE_URI, APPS_RESOURCE_URI, APPS_UI, CARD_VIEW_URI_PREFIX,
+};
 
 use super::resources::{ReadResource, ResourceProvider};
 
 /// Where the card view of `tool` is served.
-const URI_PREFIX: &str = "ui://dsh-sdk/cards/";
+const URI_PREFIX: &str = CARD_VIEW_URI_PREFIX;
 
 /// The `ui://` address of the card view of `tool`.
 pub(super) fn card_uri(tool: &str) -> String {
@@ -51,7 +54,9 @@ pub(super) fn no_card(uri: &str) -> ErrorData {
 }
 
 /// Links `tool` to its card view when it presents its own card:
-/// `_meta.ui.resourceUri`, and the flat `ui/resourceUri` key older hosts read.
+/// `_meta.ui.resourceUri`, as MCP Apps specifies, and its deprecated flat
+/// `_meta["ui/resourceUri"]`, which hosts still read
+/// ([`APPS_DEPRECATED_RESOURCE_URI`]).
 pub(super) fn link_card_view(registry: &Registry, mut tool: Tool) -> Tool {
     if !registry.get(&tool.name).is_some_and(|info| info.presents()) {
         return tool;
@@ -59,9 +64,9 @@ pub(super) fn link_card_view(registry: &Registry, mut tool: Tool) -> Tool {
     let uri = card_uri(&tool.name);
     let meta = tool.meta.get_or_insert_with(MetaObject::new);
     meta.0
-        .insert("ui".to_owned(), json!({ "resourceUri": uri }));
+        .insert(APPS_UI.to_owned(), json!({ APPS_RESOURCE_URI: uri }));
     meta.0
-        .insert("ui/resourceUri".to_owned(), Value::String(uri));
+        .insert(APPS_DEPRECATED_RESOURCE_URI.to_owned(), Value::String(uri));
     tool
 }
 
@@ -70,8 +75,8 @@ pub(super) fn link_card_view(registry: &Registry, mut tool: Tool) -> Tool {
 /// ([`link_card_view`]): the tool presents its own card there, and its
 /// results carry it.
 pub(super) fn links_card_view(meta: Option<&MetaObject>) -> bool {
-    meta.and_then(|meta| meta.0.get("ui"))
-        .and_then(|ui| ui.get("resourceUri"))
+    meta.and_then(|meta| meta.0.get(APPS_UI))
+        .and_then(|ui| ui.get(APPS_RESOURCE_URI))
         .and_then(Value::as_str)
         .is_some_and(|uri| uri.starts_with(URI_PREFIX))
 }

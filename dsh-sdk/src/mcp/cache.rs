@@ -24,7 +24,7 @@ use rmcp::model::{CacheScope, ListToolsResult, MetaObject, Tool};
 /// this one. The result's `ttlMs` is 0 and its `cacheScope` `private`: a
 /// list changes when tools are registered, dropped or loaded, and
 /// `list_changed` is what says so.
-pub const LIST_VERSION_META_KEY: &str = "dsh/listVersion";
+pub use crate::value::wire_keys::META_LIST_VERSION as LIST_VERSION_META_KEY;
 
 /// How long a list may be treated as fresh: not at all (see the module docs).
 pub(super) const TTL_MS: u64 = 0;

@@ -12,10 +12,10 @@ use crate::value::event::rawp::ToolStatus;
 /// `"degraded"`), present only when the tool is not `available`; the reason
 /// is under [`STATUS_DESCRIPTION_META_KEY`]. A call of an `unavailable` tool
 /// is refused at once with that reason.
-pub const STATUS_META_KEY: &str = "dsh/status";
+pub use crate::value::wire_keys::META_STATUS as STATUS_META_KEY;
 
 /// The `_meta` key of why a listed tool has its status.
-pub const STATUS_DESCRIPTION_META_KEY: &str = "dsh/statusDescription";
+pub use crate::value::wire_keys::META_STATUS_DESCRIPTION as STATUS_DESCRIPTION_META_KEY;
 
 /// Marks each of `tools` that is not `available` with its status.
 pub(super) fn marked(registry: &Registry, mut tools: Vec<Tool>) -> Vec<Tool> {

@@ -23,12 +23,12 @@ use super::apps;
 use super::content::to_mcp;
 
 /// The `_meta` key of a listed tool's [contract hash](crate::export::digest).
-pub const CONTRACT_META_KEY: &str = "dsh-sdk/contract";
+pub use crate::value::wire_keys::META_CONTRACT as CONTRACT_META_KEY;
 
 /// The `_meta` key of a listed tool's task support (`optional` or
 /// `required`; MCP 2025-11-25's `execution.taskSupport`), left out for a
 /// tool whose calls never run as tasks.
-pub const TASK_SUPPORT_META_KEY: &str = "dsh-sdk/taskSupport";
+pub use crate::value::wire_keys::META_TASK_SUPPORT as TASK_SUPPORT_META_KEY;
 
 /// The extension a client declares to show MCP Apps views
 /// (`capabilities.extensions`), and so the cards a result carries for them.

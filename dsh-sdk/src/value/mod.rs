@@ -3,7 +3,8 @@
 //! itself ([`result`]), the events and their wire form ([`event`]), schemas
 //! and their limits ([`schema`]), the names a definition uses ([`names`]),
 //! who calls ([`principal`]), the ids of calls (`id`) and the paths a call
-//! names ([`path`]). None of them knows of a tool, a registry or a front
+//! names ([`path`]), and the names dsh-kit writes into MCP
+//! ([`wire_keys`]). None of them knows of a tool, a registry or a front
 //! end.
 
 pub mod card;
@@ -15,3 +16,4 @@ pub mod path;
 pub(crate) mod principal;
 pub(crate) mod result;
 pub(crate) mod schema;
+pub mod wire_keys;

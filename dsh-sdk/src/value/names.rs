@@ -196,7 +196,7 @@ pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
                 "its prefix is reserved for MCP itself (a second label `modelcontextprotocol` or `mcp`): use a prefix of your own (`com.example/`)",
             );
         }
-        if prefix == "dsh" {
+        if key.starts_with(crate::value::wire_keys::PREFIX) {
             return Some(
                 "the `dsh/` prefix is dsh-kit's own (`dsh/version`, `dsh/scopes`): use a prefix of your own (`com.example/`)",
             );

@@ -571,6 +571,33 @@ async fn a_tool_path_parameter_says_it_is_a_path_in_its_schema() {
     );
 }
 
+/// MCP's `inputSchema` keeps `"format": "path"`, so a client (a dsh proxy
+/// among them) knows which arguments are paths; a model provider's schema,
+/// which takes only the standard's formats, does not get it.
+#[tokio::test]
+async fn the_mcp_input_schema_says_a_path_is_a_path_and_model_formats_do_not() {
+    use dsh_kit::export::{Format, export_tool};
+
+    let registry = Registry::new();
+    registry.register::<read_file>().unwrap().keep();
+    let info = registry.get("read_file").unwrap();
+    let mcp = export_tool(&info, Format::Mcp);
+    assert_eq!(
+        mcp["inputSchema"]["properties"]["path"],
+        json!({ "type": "string", "format": "path", "description": "The file" })
+    );
+    let anthropic = export_tool(&info, Format::Anthropic);
+    assert_eq!(
+        anthropic["input_schema"]["properties"]["path"],
+        json!({ "type": "string", "description": "The file" })
+    );
+    let openai = export_tool(&info, Format::OpenAi);
+    assert_eq!(
+        openai["function"]["parameters"]["properties"]["path"],
+        json!({ "type": "string", "description": "The file" })
+    );
+}
+
 #[test]
 fn roots_resolve_outside_a_registry_too() {
     let sandbox = Sandbox::new();
@@ -652,4 +679,112 @@ async fn a_link_swapped_in_between_the_check_and_the_open_is_not_followed() {
         std::fs::read_to_string(sandbox.outside.join("secret.txt")).unwrap(),
         "secret"
     );
+}
+
+/// A listing of the sandbox's root: each entry as the directory holds it,
+/// the links inside and out of the root listed as links, not followed.
+#[cfg(unix)]
+#[test]
+fn a_directory_lists_its_entries_and_reports_links_as_links() {
+    use dsh_kit::path::EntryKind;
+
+    let sandbox = Sandbox::new();
+    let entries = ToolPath::new(&sandbox.root).list_dir(100).unwrap();
+    let listed: Vec<(&str, EntryKind)> = entries
+        .iter()
+        .map(|entry| (entry.name.to_str().unwrap(), entry.kind))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("escape", EntryKind::Symlink),
+            ("escape_file", EntryKind::Symlink),
+            ("etc", EntryKind::Dir),
+            ("notes.txt", EntryKind::File),
+            ("sub", EntryKind::Dir),
+            ("tmp", EntryKind::Dir),
+            ("to_etc", EntryKind::Symlink),
+        ]
+    );
+    let deep = ToolPath::new(sandbox.root.join("sub/deep"))
+        .list_dir(100)
+        .unwrap();
+    assert_eq!(deep.len(), 1);
+    assert_eq!(deep[0].name, "key.pem");
+    assert_eq!(deep[0].kind, EntryKind::File);
+}
+
+/// A link out of the root, as the directory listed or as a directory on the
+/// way to it, is refused and named, where `std::fs::read_dir` goes outside.
+#[cfg(unix)]
+#[test]
+fn a_listing_through_a_link_out_of_the_root_is_refused() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir(sandbox.outside.join("inner")).unwrap();
+    std::fs::write(sandbox.outside.join("inner/more.txt"), "more").unwrap();
+    // Followed, the link lists what is outside.
+    assert_eq!(
+        std::fs::read_dir(sandbox.root.join("escape"))
+            .unwrap()
+            .count(),
+        2
+    );
+
+    for (path, link) in [
+        ("escape", "escape"),
+        ("escape/inner", "escape"),
+        ("to_etc", "to_etc"),
+    ] {
+        let path = sandbox.root.join(path);
+        let error = ToolPath::new(&path).list_dir(100).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{error}");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "`{}`: `{link}` is a symbolic link, which was not there when the path was checked; not followed",
+                path.display()
+            )
+        );
+    }
+    // A file is not a directory to list.
+    let error = ToolPath::new(sandbox.root.join("notes.txt"))
+        .list_dir(100)
+        .unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::NotADirectory, "{error}");
+}
+
+/// A directory with more entries than the listing takes is an error saying
+/// so, carrying the directory and the bound, not a truncated list.
+#[test]
+fn a_listing_is_bounded_and_says_when_a_directory_holds_more() {
+    use dsh_kit::path::TooManyEntries;
+
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    for i in 0..300 {
+        std::fs::write(base.join(format!("f{i:03}")), "").unwrap();
+    }
+    let path = ToolPath::new(&base);
+    let all = path.list_dir(300).unwrap();
+    assert_eq!(all.len(), 300);
+    assert_eq!(all[0].name, "f000");
+    assert_eq!(all[299].name, "f299");
+
+    let error = path.list_dir(299).unwrap_err();
+    let too_many = error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<TooManyEntries>())
+        .expect("the error is TooManyEntries");
+    assert_eq!(
+        (too_many.path.as_path(), too_many.max),
+        (base.as_path(), 299)
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "`{}` holds more than 299 entries, the most one listing takes: list a directory further down",
+            base.display()
+        )
+    );
+    assert!(path.list_dir(0).is_err());
 }

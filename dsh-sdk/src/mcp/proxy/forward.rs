@@ -127,12 +127,6 @@ impl Forward {
         };
         let blocks: Vec<ContentBlock> = result.content.iter().map(from_mcp).collect();
         if result.is_error == Some(true) {
-            let text = joined_text(&blocks);
-            let mut error = ToolError::new(if text.is_empty() {
-                format!("`{remote}` on the MCP server `{server}` failed and said nothing more")
-            } else {
-                text
-            });
             // A dsh server's typed failure: the tool's kind and value carry over.
             let failure = result
                 .meta
@@ -141,6 +135,23 @@ impl Forward {
                 .and_then(|failure| {
                     serde_json::from_value::<crate::value::result::Failure>(failure.clone()).ok()
                 });
+            let text = joined_text(&blocks);
+            // A dsh server says which tool failed before the tool's own
+            // message, as this pipeline does again for the error returned
+            // here: the message is said once, the local way.
+            let own_prefix = format!("`{remote}` failed: ");
+            let text = match &failure {
+                Some(failure) if failure.cause == crate::value::result::Cause::Tool => text
+                    .strip_prefix(&own_prefix)
+                    .map(str::to_owned)
+                    .unwrap_or(text),
+                _ => text,
+            };
+            let mut error = ToolError::new(if text.is_empty() {
+                format!("`{remote}` on the MCP server `{server}` failed and said nothing more")
+            } else {
+                text
+            });
             if let Some(failure) = failure {
                 if let Some(kind) = failure.kind {
                     error = error.with_kind(kind);

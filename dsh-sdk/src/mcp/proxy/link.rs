@@ -1,6 +1,7 @@
 //! What a proxy shares with its tools and its watcher, and how it registers the
 //! remote tools.
 
+use crate::value::wire_keys::APPS_UI;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -409,8 +410,10 @@ fn own_meta(meta: &serde_json::Map<String, Value>) -> Option<serde_json::Map<Str
         .iter()
         .filter(|(key, _)| {
             crate::value::names::meta_key_problem(key).is_none()
-                && *key != "ui"
-                && !key.starts_with("ui/")
+                && key.as_str() != APPS_UI
+                && !key
+                    .strip_prefix(APPS_UI)
+                    .is_some_and(|rest| rest.starts_with('/'))
         })
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();

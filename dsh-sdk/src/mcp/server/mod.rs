@@ -73,11 +73,11 @@ use offers::Offers;
 ///   [`CONTRACT_META_KEY`](super::CONTRACT_META_KEY): SHA-256 of its canonical definition, for a client
 ///   to pin. [`McpProxy`](super::McpProxy) checks it.
 /// - MCP Apps: a tool that presents its own card (`#[tool(present = …)]`)
-///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh-sdk/cards/TOOL`
+///   links, in its `_meta.ui.resourceUri`, to a `ui://dsh/cards/TOOL`
 ///   resource (`resources/list`, `resources/read`, MIME type
 ///   `text/html;profile=mcp-app`) that draws the card of each of its results
 ///   ([`card_app_html`](crate::value::card::web::card_app_html)); its results carry the
-///   card in `_meta["dsh-sdk/card"]` for a client that declared MCP Apps
+///   card in `_meta["dsh/card"]` for a client that declared MCP Apps
 ///   (the [`MCP_APPS_EXTENSION`](super::MCP_APPS_EXTENSION) extension) and
 ///   for no other, since a host that hands `_meta` to its model would show
 ///   it the value once more. Hosts without MCP Apps get `content` (and

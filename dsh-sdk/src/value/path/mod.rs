@@ -60,6 +60,7 @@
 //!
 //! [`Rule::when_path`]: crate::permission::Rule::when_path
 
+mod list;
 mod open;
 mod resolve;
 pub(crate) mod slots;
@@ -74,6 +75,7 @@ use std::path::{Path, PathBuf};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub use list::{EntryKind, PathEntry, TooManyEntries};
 pub use open::PathOpenOptions;
 pub use resolve::{MAX_PATH_ARGS, MAX_PATH_BYTES, PathError, Roots};
 
@@ -192,6 +194,38 @@ impl ToolPath {
     /// or that names no file.
     pub fn open_with(&self, options: &PathOpenOptions) -> io::Result<File> {
         open::open(&self.0, options)
+    }
+
+    /// The entries of the directory, sorted by name, at most `max_entries`
+    /// of them, following no symbolic link: on Unix the directory is opened
+    /// as [`open_with`](ToolPath::open_with) opens a file, one component at
+    /// a time with `O_NOFOLLOW`, and an entry that is a symbolic link is
+    /// listed as [`EntryKind::Symlink`], never followed, wherever it points.
+    /// (`Path::read_dir`, which a `ToolPath` also has through `Deref`,
+    /// follows links.)
+    ///
+    /// ```
+    /// use dsh_kit::ToolPath;
+    /// use dsh_kit::path::EntryKind;
+    ///
+    /// # fn main() -> std::io::Result<()> {
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("a.txt"), "")?;
+    /// std::fs::create_dir(dir.path().join("sub"))?;
+    /// let entries = ToolPath::new(dir.path().canonicalize()?).list_dir(100)?;
+    /// let listed: Vec<_> = entries.iter().map(|entry| (entry.name.to_str().unwrap(), entry.kind)).collect();
+    /// assert_eq!(listed, [("a.txt", EntryKind::File), ("sub", EntryKind::Dir)]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// What opening or reading it says; a symbolic link on the way to it or
+    /// as it ([`io::ErrorKind::InvalidInput`], naming it); more than
+    /// `max_entries` entries ([`TooManyEntries`] inside the error).
+    pub fn list_dir(&self, max_entries: usize) -> io::Result<Vec<PathEntry>> {
+        list::list(&self.0, max_entries)
     }
 
     /// Removes the file, through no symbolic link (the last component, if

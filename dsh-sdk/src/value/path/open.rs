@@ -191,6 +191,25 @@ mod unix {
         Ok(File::from(fd))
     }
 
+    /// Opens the directory `path` to read its entries, through no symbolic
+    /// link: neither on the way nor the directory itself.
+    pub(in crate::value::path) fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+        const LIST: OFlags = OFlags::RDONLY
+            .union(OFlags::DIRECTORY)
+            .union(OFlags::CLOEXEC)
+            .union(OFlags::NOFOLLOW);
+        let is_root = path.has_root()
+            && path
+                .components()
+                .all(|component| matches!(component, Component::RootDir | Component::CurDir));
+        if is_root {
+            return Ok(openat(CWD, "/", LIST, Mode::empty())?);
+        }
+        let (dir, name) = parent(path)?;
+        openat(at(&dir), name, LIST, Mode::empty())
+            .map_err(|errno| refused(errno, at(&dir), path, name))
+    }
+
     pub(in crate::value::path) fn remove_file(path: &Path) -> io::Result<()> {
         let (dir, name) = parent(path)?;
         unlinkat(at(&dir), name, AtFlags::empty())
@@ -199,7 +218,7 @@ mod unix {
 }
 
 #[cfg(unix)]
-pub(super) use unix::{open, remove_file};
+pub(super) use unix::{open, open_dir, remove_file};
 
 /// Off Unix: the standard library, which follows links.
 #[cfg(not(unix))]

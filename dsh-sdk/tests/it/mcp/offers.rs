@@ -151,7 +151,7 @@ async fn resources_are_listed_read_and_templated_with_the_card_views() {
     // The card views first, then the providers in the order added.
     assert_eq!(
         uris,
-        ["ui://dsh-sdk/cards/greet", "docs://readme", "docs://logo"]
+        ["ui://dsh/cards/greet", "docs://readme", "docs://logo"]
     );
     assert_eq!(listed[1]["mimeType"], "text/markdown");
     assert_eq!(listed[1]["description"], "What this server is for");
@@ -177,7 +177,7 @@ async fn resources_are_listed_read_and_templated_with_the_card_views() {
     let profile = json_of(read("users://ada/profile").await.unwrap());
     assert_eq!(profile["contents"][0]["text"], "the profile of ada");
     assert_eq!(profile["contents"][0]["uri"], "users://ada/profile");
-    let card = json_of(read("ui://dsh-sdk/cards/greet").await.unwrap());
+    let card = json_of(read("ui://dsh/cards/greet").await.unwrap());
     assert!(
         card["contents"][0]["text"]
             .as_str()

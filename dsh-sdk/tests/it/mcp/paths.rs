@@ -1,5 +1,5 @@
-//! Path arguments over MCP: a client's call is resolved and confined as a
-//! direct call is, and a path with bytes that are not UTF-8 never reaches
+//! Path arguments over MCP: listed with `"format": "path"`, a client's call
+//! is resolved and confined as a direct call is, and a path with bytes that are not UTF-8 never reaches
 //! a tool.
 #![cfg(feature = "mcp")]
 
@@ -78,6 +78,13 @@ async fn a_client_call_is_resolved_and_confined_like_a_direct_one() {
         .await
         .unwrap()
         .unwrap();
+
+    // The listed input schema says which argument is a path.
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(
+        tools[0].input_schema["properties"]["path"],
+        json!({ "type": "string", "format": "path", "description": "The file" })
+    );
 
     let mut escapes = vec!["../outside/secret.txt", "sub/../../outside/secret.txt"];
     if cfg!(unix) {

@@ -668,8 +668,8 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
     assert_eq!(
         meta("show"),
         serde_json::json!({
-            "ui": { "resourceUri": "ui://dsh-sdk/cards/show" },
-            "ui/resourceUri": "ui://dsh-sdk/cards/show",
+            "ui": { "resourceUri": "ui://dsh/cards/show" },
+            "ui/resourceUri": "ui://dsh/cards/show",
         })
     );
 
@@ -680,11 +680,11 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
         .collect();
     assert_eq!(
         uris,
-        [("ui://dsh-sdk/cards/show", Some("text/html;profile=mcp-app"))]
+        [("ui://dsh/cards/show", Some("text/html;profile=mcp-app"))]
     );
 
     let read = client
-        .read_resource(ReadResourceRequestParams::new("ui://dsh-sdk/cards/show"))
+        .read_resource(ReadResourceRequestParams::new("ui://dsh/cards/show"))
         .await
         .unwrap();
     let [
@@ -699,8 +699,8 @@ async fn a_tool_with_a_card_links_an_mcp_apps_view_that_serves_the_renderer() {
     assert_eq!(text, &dsh_kit::card::web::card_app_html());
 
     for missing in [
-        "ui://dsh-sdk/cards/greet",
-        "ui://dsh-sdk/cards/nope",
+        "ui://dsh/cards/greet",
+        "ui://dsh/cards/nope",
         "ui://other/show",
     ] {
         let error = client

@@ -743,15 +743,12 @@ fn an_mcp_apps_host_shows_the_card_of_a_real_call() {
         (tool_meta, resources, text.clone(), result)
     });
 
-    assert_eq!(
-        tool_meta["ui"]["resourceUri"],
-        "ui://dsh-sdk/cards/read_file"
-    );
+    assert_eq!(tool_meta["ui"]["resourceUri"], "ui://dsh/cards/read_file");
     let listed = resources
         .as_array()
         .expect("resources")
         .iter()
-        .find(|resource| resource["uri"] == "ui://dsh-sdk/cards/read_file")
+        .find(|resource| resource["uri"] == "ui://dsh/cards/read_file")
         .expect("the view of read_file is listed");
     assert_eq!(listed["mimeType"], "text/html;profile=mcp-app");
     // The render is all the model gets; the card is for the view.
@@ -761,7 +758,7 @@ fn an_mcp_apps_host_shows_the_card_of_a_real_call() {
             .as_str()
             .is_some_and(|text| text.contains("two"))
     );
-    assert_eq!(result["_meta"]["dsh-sdk/card"]["card"], "read");
+    assert_eq!(result["_meta"]["dsh/card"]["card"], "read");
 
     // A host: the view in a sandboxed frame, answered over postMessage, sent
     // the tool's input and then the result of the real call.

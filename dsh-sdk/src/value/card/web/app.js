@@ -2,7 +2,7 @@
 // iframe and talks JSON-RPC over postMessage. The view asks `ui/initialize`,
 // says `ui/notifications/initialized`, then draws the card of each
 // `ui/notifications/tool-result` (the call's result; dsh-kit puts the card in
-// its `_meta["dsh-sdk/card"]`). A result without a card shows its content.
+// its `_meta` under DSH_CARD_META_KEY, which the page defines). A result without a card shows its content.
 (function () {
   "use strict";
   const root = document.getElementById("dsh-app");
@@ -21,7 +21,7 @@
 
   function show(result) {
     root.replaceChildren();
-    const card = result && result._meta && result._meta["dsh-sdk/card"];
+    const card = result && result._meta && result._meta[DSH_CARD_META_KEY];
     if (result && result.isError) {
       say("The call failed.");
       root.append(DshCards.renderContent(result.content));

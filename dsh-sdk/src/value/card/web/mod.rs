@@ -18,6 +18,8 @@
 //!
 //! [`Card`]: crate::value::card::Card
 
+use crate::value::wire_keys::META_CARD;
+
 /// The card renderer's script: defines `window.DshCards`.
 pub const CARDS_JS: &str = include_str!("cards.js");
 
@@ -32,7 +34,7 @@ const APP_JS: &str = include_str!("app.js");
 pub const MCP_APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 /// Where an MCP tool result carries its card: the key in the result's `_meta`.
-pub const CARD_META_KEY: &str = "dsh-sdk/card";
+pub use crate::value::wire_keys::META_CARD as CARD_META_KEY;
 
 /// A whole HTML page that draws the card of the tool result an MCP Apps host
 /// sends it (`ui/notifications/tool-result`): the renderer, its style sheet
@@ -45,7 +47,7 @@ pub fn card_app_html() -> String {
          #dsh-app-status:empty {{ display: none; }}\n{CARDS_CSS}</style>\n</head>\n<body>\n\
          <p id=\"dsh-app-status\" role=\"status\">Waiting for the tool result\u{2026}</p>\n\
          <main id=\"dsh-app\" aria-live=\"polite\"></main>\n\
-         <script>\n{CARDS_JS}</script>\n<script>\n{APP_JS}</script>\n</body>\n</html>\n"
+         <script>\n{CARDS_JS}</script>\n<script>\nconst DSH_CARD_META_KEY = \"{META_CARD}\";\n{APP_JS}</script>\n</body>\n</html>\n"
     )
 }
 
