@@ -53,6 +53,7 @@ impl Loaded {
     }
 
     /// A receiver marked changed each time a tool is loaded into this set.
+    #[cfg(feature = "mcp")]
     pub(crate) fn watch(&self) -> tokio::sync::watch::Receiver<()> {
         self.changed.subscribe()
     }

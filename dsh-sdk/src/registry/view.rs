@@ -124,6 +124,7 @@ impl CallerView {
     }
 
     /// The view of the same caller, through `session`.
+    #[cfg(feature = "mcp")]
     pub(crate) fn in_session(self, session: &Arc<Loaded>) -> Self {
         CallerView {
             session: Some(Arc::clone(session)),
