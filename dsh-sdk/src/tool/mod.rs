@@ -30,6 +30,7 @@ pub use definition::{ResultShape, TaskSupport, Tool, ToolDef, ToolDefBuilder, Va
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};
 pub use erased::ToolInfo;
 pub(crate) use erased::{
+    Enforced, RegistryLimits,
     Entry, FieldProbe, Handler, PrepareError, Prepared, ProjectError, Projection, ReadError, Typed,
     probe_fields, project, running_card, unnamed_field,
 };

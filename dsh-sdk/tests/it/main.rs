@@ -14,6 +14,7 @@ mod elicit_url;
 mod events;
 mod failure;
 mod hardening;
+mod limits;
 mod icons;
 mod log;
 mod lower;
