@@ -83,10 +83,17 @@ fn the_rust_api_the_servers_meta_inspect_and_lock_agree_on_every_tool() {
     let mut without_output = 0;
     for tool in &hosts {
         let name = tool["name"].as_str().unwrap();
-        assert_eq!(tool["_meta"][META_CONTRACT].as_str(), Some(rust[name].as_str()), "{name}");
+        assert_eq!(
+            tool["_meta"][META_CONTRACT].as_str(),
+            Some(rust[name].as_str()),
+            "{name}"
+        );
         without_output += usize::from(tool.get("outputSchema").is_none());
     }
-    assert!(without_output > 0, "a rendering tool lists no outputSchema to a host");
+    assert!(
+        without_output > 0,
+        "a rendering tool lists no outputSchema to a host"
+    );
 
     let mut inspect = dsh();
     inspect.args(["inspect", "--json"]).args(stdio_server());

@@ -2,7 +2,6 @@
 //! registry is built ([`RegistryBuilder`](crate::RegistryBuilder)).
 
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use super::layer::ExecService;
 use super::post_execute::PostExecute;

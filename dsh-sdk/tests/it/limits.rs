@@ -108,12 +108,22 @@ async fn the_timeout_said_is_the_timeout_enforced() {
     let within = registry.call("nap", json!({ "millis": 20 })).await;
     assert_eq!(within.text(), "woke");
     let past = registry.call("nap", json!({ "millis": 2000 })).await;
-    assert_eq!(past.failure.as_ref().map(|f| f.cause), Some(Cause::Timeout), "{}", past.text());
+    assert_eq!(
+        past.failure.as_ref().map(|f| f.cause),
+        Some(Cause::Timeout),
+        "{}",
+        past.text()
+    );
     // The tool's own 50 ms, not the registry's 200 ms.
     let own = registry
         .call_with(ToolCall::new("short_nap", json!({ "millis": 120 })))
         .await;
-    assert_eq!(own.failure.as_ref().map(|f| f.cause), Some(Cause::Timeout), "{}", own.text());
+    assert_eq!(
+        own.failure.as_ref().map(|f| f.cause),
+        Some(Cause::Timeout),
+        "{}",
+        own.text()
+    );
 }
 
 #[test]

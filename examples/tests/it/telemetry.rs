@@ -468,9 +468,14 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
     let foreign: Vec<&str> = spans
         .iter()
         .map(|span| span.name.as_str())
-        .filter(|name| ["serve_inner", "streamable_http_session", "transport_worker"].contains(name))
+        .filter(|name| {
+            ["serve_inner", "streamable_http_session", "transport_worker"].contains(name)
+        })
         .collect();
-    assert!(foreign.is_empty(), "rmcp's spans were exported: {foreign:?}");
+    assert!(
+        foreign.is_empty(),
+        "rmcp's spans were exported: {foreign:?}"
+    );
 }
 
 #[test]

@@ -15,12 +15,12 @@ use crate::mcp::apps;
 use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
 use crate::mcp::wire::{Reader, complete, declares, mcp_tool, request_state, structures};
-use crate::value::wire_keys::VALUES_EXTENSION;
 use crate::pipeline::ToolCall;
 use crate::registry::CallerView;
 use crate::tool::TaskSupport;
 use crate::value::principal::Principal;
 use crate::value::result::Cause;
+use crate::value::wire_keys::VALUES_EXTENSION;
 
 use super::{McpServer, caller};
 
@@ -45,9 +45,7 @@ impl McpServer {
                         .get("name")
                         .and_then(Value::as_str)
                         .and_then(|name| self.registry.get(name))
-                        .is_none_or(|info| {
-                            takes_values || structures(&info, self.result_shape)
-                        });
+                        .is_none_or(|info| takes_values || structures(&info, self.result_shape));
                     mcp_tool(tool, structured)
                         .map(|tool| apps::link_card_view(&self.registry, tool))
                 })
@@ -62,7 +60,10 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let view = self.caller(caller::principal(context));
-        let tools = crate::mcp::status::marked(&self.registry, self.mcp_tools(&view, declares(context, VALUES_EXTENSION))?);
+        let tools = crate::mcp::status::marked(
+            &self.registry,
+            self.mcp_tools(&view, declares(context, VALUES_EXTENSION))?,
+        );
         Ok(crate::mcp::cache::tools_list(tools))
     }
 

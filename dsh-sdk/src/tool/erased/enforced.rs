@@ -136,7 +136,10 @@ mod tests {
             confines_paths: true,
         };
         let none = PathSlots::of(&json!({ "type": "object" }));
-        assert_eq!(Enforced::of(&def(None, None), &none, &registry).sentence(), None);
+        assert_eq!(
+            Enforced::of(&def(None, None), &none, &registry).sentence(),
+            None
+        );
         let paths = PathSlots::of(&json!({
             "type": "object",
             "properties": { "path": { "type": "string", "format": "path" } }
@@ -153,6 +156,9 @@ mod tests {
             confines_paths: false,
             ..registry
         };
-        assert_eq!(Enforced::of(&def(None, None), &paths, &unconfined).sentence(), None);
+        assert_eq!(
+            Enforced::of(&def(None, None), &paths, &unconfined).sentence(),
+            None
+        );
     }
 }
