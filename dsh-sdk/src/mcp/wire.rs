@@ -50,7 +50,8 @@ const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema"
 /// ([`structures`]); a tool whose results do not lists no `outputSchema`,
 /// as MCP asks that results conform to a declared one, and its hash still
 /// names the output it is made to return (a client declaring
-/// [`VALUES_EXTENSION`] is listed every `outputSchema`, and can check it).
+/// [`VALUES_EXTENSION`] is listed every `outputSchema` its protocol allows,
+/// only object ones before 2026-07-28, and can check the hash of those).
 pub(super) fn mcp_tool(mut exported: Value, structured: bool) -> Result<Tool, ErrorData> {
     let hash = crate::export::digest::contract_hash(&exported);
     if !structured && let Value::Object(tool) = &mut exported {
