@@ -219,7 +219,7 @@ pub(crate) async fn guard(
         let response = next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
-        return reply::unavailable_if_refused(response).await;
+        return stateless(guard.settings.shared_sessions.as_ref(), response).await;
     };
     let session = parts
         .headers
@@ -233,9 +233,10 @@ pub(crate) async fn guard(
         return on_session(&guard, sessions, &id, client, method, (request, bytes), next).await;
     }
     if parts.method != Method::POST || !reply::is_initialize(&bytes) {
-        return next
+        let response = next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
+        return stateless(settings.shared_sessions.as_ref(), response).await;
     }
     let client = ClientKey::of(&parts.extensions);
     let slot = match sessions.admit(client).await {
@@ -270,6 +271,26 @@ pub(crate) async fn guard(
         slot.opened(id);
     }
     reply::json_if_whole(response).await
+}
+
+/// The reply to a request on no session: `503` with `Retry-After` when it
+/// refuses the request for want of the shared store. A stream it is goes
+/// unkept: with no session, nothing resumes it.
+async fn stateless(shared: Option<&outage::Shared>, response: Response) -> Response {
+    let is_stream = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    if !is_stream {
+        return reply::unavailable_if_refused(response).await;
+    }
+    let (response, shape) = reply::json_shaped(response).await;
+    if let (Some(shared), Shape::Whole(Some(first)) | Shape::Streamed(Some(first))) =
+        (shared, &shape)
+    {
+        shared.drop_stream(first);
+    }
+    response
 }
 
 /// The header that names a request's session.
@@ -320,6 +341,12 @@ async fn on_session(
             return StatusCode::NO_CONTENT.into_response();
         }
         return response;
+    }
+    if let Some(shared) = shared
+        && response.status().is_success()
+        && method != Method::DELETE
+    {
+        shared.touch(id);
     }
     if active.is_none() && response.status().is_success() {
         // Restored from the session store: another replica opened it.

@@ -162,6 +162,10 @@ pub(crate) trait SharedSessions: std::fmt::Debug + Send + Sync + 'static {
     /// Which of `ids` the store still holds. `Err` when it did not answer.
     fn alive<'a>(&'a self, ids: &'a [String]) -> BoxFuture<'a, Result<Vec<bool>, Duration>>;
 
+    /// Session `id` was used: the store keeps it (and its streams) its time
+    /// to live from now. In the background, and at most every so often.
+    fn touch(&self, id: &str);
+
     /// The sessions ended on other replicas, as they are heard.
     fn endings(&self) -> broadcast::Receiver<Ended>;
 
@@ -176,3 +180,63 @@ pub(crate) trait SharedSessions: std::fmt::Debug + Send + Sync + 'static {
 
 /// A shared handle on the sessions of the replicas.
 pub(crate) type Shared = Arc<dyn SharedSessions>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_for_want_of_the_store_is_told_from_other_errors() {
+        let refusal = json!({
+            "jsonrpc": "2.0", "id": 3,
+            "error": unavailable_error("down".to_owned(), Duration::from_millis(2500)),
+        });
+        assert_eq!(
+            retry_after_of(refusal.to_string().as_bytes()),
+            Some(Duration::from_secs(3))
+        );
+        let other = br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"x"}}"#;
+        assert_eq!(retry_after_of(other), None);
+        assert_eq!(retry_after_of(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#), None);
+        assert_eq!(retry_after_of(b"not json"), None);
+    }
+
+    #[test]
+    fn a_request_id_is_read_or_null() {
+        assert_eq!(request_id(br#"{"id":"a","method":"x"}"#), json!("a"));
+        assert_eq!(request_id(br#"{"id":7,"method":"x"}"#), json!(7));
+        assert_eq!(request_id(br#"{"id":{"no":1}}"#), Value::Null);
+        assert_eq!(request_id(b"[1,2]"), Value::Null);
+    }
+
+    #[tokio::test]
+    async fn the_session_and_an_outage_are_told_within_a_request_only() {
+        assert_eq!(session(), None);
+        note_unavailable(Duration::from_secs(5));
+        let (seen, unavailable) = within(Some("s1".to_owned()), async {
+            let seen = session();
+            note_unavailable(Duration::from_secs(2));
+            seen
+        })
+        .await;
+        assert_eq!(seen.as_deref(), Some("s1"));
+        assert_eq!(unavailable, Some(Duration::from_secs(2)));
+        let ((), unavailable) = within(None, async {}).await;
+        assert_eq!(unavailable, None);
+    }
+
+    #[tokio::test]
+    async fn a_refusal_is_503_with_retry_after_and_a_json_rpc_error() {
+        let response = unavailable_response(json!(9), "down".to_owned(), Duration::from_millis(10));
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["id"], 9);
+        assert_eq!(body["error"]["code"], STORE_UNAVAILABLE.0);
+        assert_eq!(body["error"]["data"]["retryAfterSeconds"], 1);
+    }
+}

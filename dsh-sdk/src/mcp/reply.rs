@@ -294,4 +294,46 @@ mod tests {
         assert_eq!(reply.headers()[header::CONTENT_TYPE], "text/event-stream");
         assert_eq!(text(reply).await, events);
     }
+
+    #[tokio::test]
+    async fn the_shape_of_a_reply_names_its_first_event() {
+        let (_, shape) = json_shaped(sse(
+            "id: 7:a\nretry: 3000\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\nid: 8:a\n\n",
+        ))
+        .await;
+        assert_eq!(shape, Shape::Whole(Some("7:a".to_owned())));
+        let (_, shape) = json_shaped(sse(
+            "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\nid: 3:b\n\n",
+        ))
+        .await;
+        assert_eq!(shape, Shape::Streamed(Some("3:b".to_owned())));
+        let plain = Response::new(Body::from("{}"));
+        assert_eq!(json_shaped(plain).await.1, Shape::AsIs);
+    }
+
+    #[tokio::test]
+    async fn a_refusal_for_want_of_the_shared_store_is_503_with_retry_after() {
+        let (reply, _) = json_shaped(sse(
+            "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32003,\"message\":\"down\",\"data\":{\"retryAfterSeconds\":4}}}\nid: 1:a\n\n",
+        ))
+        .await;
+        assert_eq!(reply.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(reply.headers()[header::RETRY_AFTER], "4");
+        let json = Response::builder()
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"down"}}"#,
+            ))
+            .unwrap();
+        let reply = unavailable_if_refused(json).await;
+        assert_eq!(reply.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(reply.headers()[header::RETRY_AFTER], "1");
+        let other = Response::builder()
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#))
+            .unwrap();
+        let reply = unavailable_if_refused(other).await;
+        assert_eq!(reply.status(), StatusCode::OK);
+        assert_eq!(text(reply).await, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    }
 }

@@ -826,6 +826,7 @@ mod outage {
 
         // Six sessions, opened on each replica in turn, and used on every
         // one: each replica holds all six.
+        let opened = Instant::now();
         let mut sessions = Vec::new();
         for n in 0..6 {
             let reply = client.initialize(&urls[n % 3], n as u64).await;
@@ -993,6 +994,17 @@ mod outage {
             }
         }
         last_write = last_write.max(Instant::now());
+
+        // In use, the sessions live on in Redis past their time to live
+        // from `initialize`: each use renews it.
+        for session in &sessions {
+            assert_eq!(
+                redis.cli(&["EXISTS", &format!("{prefix}:session:{session}")]).trim(),
+                "(integer) 1",
+                "session {session}, in use, is gone from Redis {:?} after it opened",
+                opened.elapsed()
+            );
+        }
 
         // A DELETE on one replica ends the session on all.
         let mut slowest_404 = Duration::ZERO;

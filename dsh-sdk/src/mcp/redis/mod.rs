@@ -29,8 +29,9 @@
 //! - A replica renews the lease of every task it runs; a task whose lease
 //!   lapses (its replica died, or lost Redis for longer than the lease)
 //!   turns `failed`, saying so, at the next look at it by any replica.
-//! - `PREFIX:session:ID`, a session's `initialize`, for a day after it
-//!   ([`Redis::with_session_ttl`]), or until the session is deleted.
+//! - `PREFIX:session:ID`, a session's `initialize`, for a day
+//!   ([`Redis::with_session_ttl`]) after its last use (renewed in the
+//!   background at most every quarter of that), or until it is deleted.
 //! - `PREFIX:events:ID:STREAM`, the last events of a stream that went out
 //!   as a stream (`text/event-stream`) on session `ID`, and
 //!   `PREFIX:streams:ID`, that session's streams: they expire with the
@@ -99,7 +100,7 @@ pub use task_store::{DEFAULT_LEASE, MAX_PENDING_TASK_BYTES, RedisTaskStore};
 /// unreachable is retried within it.
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(3);
 
-/// How long a session is kept in Redis after its `initialize`, unless
+/// How long a session is kept in Redis after its last use, unless
 /// deleted: a day.
 pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(24 * 3600);
 
@@ -173,6 +174,8 @@ struct Shared {
     /// The streams whose events are kept in this process until it is
     /// known whether they went out as streams.
     streams: sessions::Streams,
+    /// When this process last renewed each session's time to live.
+    touched: Mutex<std::collections::HashMap<String, std::time::Instant>>,
     /// The bus events other replicas published.
     bus: broadcast::Sender<crate::mcp::BusEvent>,
     /// The task ids whose cancel any replica asked for.
@@ -234,6 +237,7 @@ impl Redis {
                 up: AtomicBool::new(true),
                 ended: broadcast::channel(BUS_CAPACITY).0,
                 streams: sessions::Streams::default(),
+                touched: Mutex::default(),
                 bus: broadcast::channel(BUS_CAPACITY).0,
                 cancels: broadcast::channel(BUS_CAPACITY).0,
                 subscribed: Mutex::new(false),
@@ -271,9 +275,10 @@ impl Redis {
         Duration::from_millis(self.shared.wait_ms.load(Ordering::Relaxed))
     }
 
-    /// How long a session is kept in Redis after its `initialize`, unless
+    /// How long a session is kept in Redis after its last use, unless
     /// deleted (every handle of this connection); the events of its
-    /// streams expire with it. Defaults to [`DEFAULT_SESSION_TTL`], a day;
+    /// streams expire with it. Each replica renews it, in the background,
+    /// at most every quarter of it, so a session in use lives on. Defaults to [`DEFAULT_SESSION_TTL`], a day;
     /// at least a second.
     pub fn with_session_ttl(self, ttl: Duration) -> Self {
         let ttl = ttl.max(Duration::from_secs(1));

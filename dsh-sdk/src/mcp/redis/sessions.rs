@@ -33,6 +33,10 @@ const MAX_UNDECIDED_STREAMS: usize = 4096;
 /// How long a stream whose fate is not known yet keeps its events.
 const UNDECIDED_FOR: Duration = Duration::from_secs(60);
 
+/// The most bytes of events held for streams whose fate is not known yet;
+/// past it, the least recently used stream's are dropped.
+const MAX_UNDECIDED_BYTES: usize = 16 * 1024 * 1024;
+
 /// The most events a stream keeps for a client to resume from.
 const MAX_STREAM_EVENTS: usize = 1000;
 
@@ -172,6 +176,25 @@ redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 ";
 
+/// Renews a live session's time to live, and its streams', never
+/// shortening it. KEYS: session,
+/// streams index. ARGV: the time to live (ms), the events key prefix.
+const TOUCH: &str = r"
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then return 0 end
+if left >= tonumber(ARGV[1]) then return 1 end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+for _, tag in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  redis.call('PEXPIRE', ARGV[2] .. tag, ARGV[1])
+end
+return 1
+";
+
+/// The most sessions whose last renewal this process remembers; past it,
+/// those not renewed within a time to live are forgotten.
+const MAX_TOUCHED: usize = 65_536;
+
 /// Adds events to a stream of a live session, expiring with it; adds
 /// nothing to a session gone. KEYS: session, stream, streams index. ARGV:
 /// the stream's tag, the most kept, then each event's number and JSON.
@@ -191,6 +214,11 @@ return 1
 impl Redis {
     /// Ends session `id` in Redis and tells every replica (`PREFIX:ended`).
     pub(super) async fn end_session(&self, id: &str) -> Result<(), RedisError> {
+        self.shared
+            .touched
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
         let session = self.key(&["session", id]);
         let streams = self.key(&["streams", id]);
         let events = format!("{}:", self.key(&["events", id]));
@@ -275,6 +303,63 @@ impl SharedSessions for Redis {
         })
     }
 
+    fn touch(&self, id: &str) {
+        if checked(id).is_err() {
+            return;
+        }
+        let ttl = self.session_ttl();
+        {
+            let mut touched = self
+                .shared
+                .touched
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if touched
+                .get(id)
+                .is_some_and(|at| at.elapsed() < ttl / 4)
+            {
+                return;
+            }
+            if touched.len() >= MAX_TOUCHED {
+                touched.retain(|_, at| at.elapsed() < ttl);
+            }
+            touched.insert(id.to_owned(), Instant::now());
+        }
+        let weak = std::sync::Arc::downgrade(&self.shared);
+        let session = self.key(&["session", id]);
+        let streams = self.key(&["streams", id]);
+        let events = format!("{}:", self.key(&["events", id]));
+        let id = id.to_owned();
+        self.shared.runtime.spawn(async move {
+            let script = Script::new(TOUCH);
+            let used = Instant::now();
+            // A use while Redis is away renews the session once it is back,
+            // while the session would still live.
+            while used.elapsed() < ttl {
+                let Some(shared) = weak.upgrade() else { return };
+                let redis = Redis { shared };
+                let ttl = super::millis(ttl.saturating_sub(used.elapsed()));
+                let renewed = redis
+                    .retried(|mut connection| {
+                        let mut invocation = script.prepare_invoke();
+                        invocation.key(&session).key(&streams).arg(ttl).arg(&events);
+                        async move { invocation.invoke_async::<i64>(&mut connection).await }
+                    })
+                    .await;
+                match renewed {
+                    Ok(_) => return,
+                    Err(RedisError::Unavailable { .. }) => {}
+                    Err(error) => {
+                        tracing::debug!("renewing session {id} in Redis failed: {error}");
+                        return;
+                    }
+                }
+                drop(redis);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        });
+    }
+
     fn endings(&self) -> tokio::sync::broadcast::Receiver<Ended> {
         self.shared.ended.subscribe()
     }
@@ -288,12 +373,17 @@ impl SharedSessions for Redis {
         }
         let events = {
             let mut table = self.shared.streams.table();
-            let Some(stream) = table.get_mut(tag) else {
+            let Some(stream) = table.streams.get_mut(tag) else {
                 return;
             };
-            stream.session = Some(session.to_owned());
+            if !matches!(stream.fate, Fate::Undecided) {
+                return;
+            }
+            stream.fate = Fate::Kept(session.to_owned());
             let events: Vec<_> = stream.events.drain(..).collect();
-            if stream.ended {
+            let (bytes, ended) = (std::mem::take(&mut stream.bytes), stream.ended);
+            table.bytes -= bytes;
+            if ended {
                 table.remove(tag);
             }
             events
@@ -302,9 +392,22 @@ impl SharedSessions for Redis {
     }
 
     fn drop_stream(&self, event_id: &str) {
-        if let Some((_, tag)) = event_id.split_once(':') {
-            self.shared.streams.table().remove(tag);
+        let Some((_, tag)) = event_id.split_once(':') else {
+            return;
+        };
+        let mut table = self.shared.streams.table();
+        let Some(stream) = table.streams.get_mut(tag) else {
+            return;
+        };
+        if stream.ended {
+            table.remove(tag);
+            return;
         }
+        // Its later events, until its last, are dropped as they come.
+        stream.fate = Fate::Dropped;
+        stream.events.clear();
+        let bytes = std::mem::take(&mut stream.bytes);
+        table.bytes -= bytes;
     }
 }
 /// One event as stored: its message and retry hint.
@@ -314,15 +417,26 @@ struct StoredEvent {
     retry_ms: Option<u64>,
 }
 
+/// What becomes of a stream's events.
+enum Fate {
+    /// Not known yet: they are held here.
+    Undecided,
+    /// It went out as a stream on this session: they go to Redis.
+    Kept(String),
+    /// Nothing can resume it: they are dropped.
+    Dropped,
+}
+
 /// The events of a stream, as this process numbers them, with those not
 /// yet known to be worth keeping.
 struct Stream {
-    /// The session it went out on, once known: its events go to Redis.
-    session: Option<String>,
+    fate: Fate,
     /// The next event's number.
     next: u64,
     /// Events held until the stream's fate is known.
     events: VecDeque<(u64, String)>,
+    /// The bytes of `events`.
+    bytes: usize,
     /// Its last message (a result or an error) went by.
     ended: bool,
     touched: Instant,
@@ -331,31 +445,55 @@ struct Stream {
 /// The streams of this process's sessions, by tag.
 #[derive(Default)]
 pub(super) struct Streams {
-    table: Mutex<HashMap<String, Stream>>,
+    table: Mutex<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    streams: HashMap<String, Stream>,
+    /// The bytes of events held, all streams together.
+    bytes: usize,
+}
+
+impl Table {
+    fn remove(&mut self, tag: &str) -> Option<Stream> {
+        let stream = self.streams.remove(tag)?;
+        self.bytes -= stream.bytes;
+        Some(stream)
+    }
+
+    /// Drops, from a full table, the streams whose fate stayed unknown too
+    /// long, then the least recently used.
+    fn prune(&mut self) {
+        if self.streams.len() <= MAX_UNDECIDED_STREAMS && self.bytes <= MAX_UNDECIDED_BYTES {
+            return;
+        }
+        let stale: Vec<String> = self
+            .streams
+            .iter()
+            .filter(|(_, stream)| stream.touched.elapsed() >= UNDECIDED_FOR)
+            .map(|(tag, _)| tag.clone())
+            .collect();
+        for tag in stale {
+            self.remove(&tag);
+        }
+        while self.streams.len() > MAX_UNDECIDED_STREAMS || self.bytes > MAX_UNDECIDED_BYTES {
+            let Some(oldest) = self
+                .streams
+                .iter()
+                .min_by_key(|(_, stream)| stream.touched)
+                .map(|(tag, _)| tag.clone())
+            else {
+                break;
+            };
+            self.remove(&oldest);
+        }
+    }
 }
 
 impl Streams {
-    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<String, Stream>> {
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// Drops, from a full table, the streams whose fate stayed unknown too
-/// long, then the least recently used.
-fn prune(table: &mut HashMap<String, Stream>) {
-    if table.len() <= MAX_UNDECIDED_STREAMS {
-        return;
-    }
-    table.retain(|_, stream| stream.touched.elapsed() < UNDECIDED_FOR);
-    while table.len() > MAX_UNDECIDED_STREAMS {
-        let Some(oldest) = table
-            .iter()
-            .min_by_key(|(_, stream)| stream.touched)
-            .map(|(tag, _)| tag.clone())
-        else {
-            break;
-        };
-        table.remove(&oldest);
     }
 }
 
@@ -445,34 +583,44 @@ impl EventStore for RedisEventStore {
         );
         let (n, keep) = {
             let mut table = self.redis.shared.streams.table();
-            prune(&mut table);
+            table.prune();
             let key = match &session {
                 Some(session) => format!("{session}{COMMON}"),
                 None => tag.clone(),
             };
-            let stream = table.entry(key.clone()).or_insert_with(|| Stream {
-                session: session.clone(),
+            let table = &mut *table;
+            let stream = table.streams.entry(key.clone()).or_insert_with(|| Stream {
+                fate: session.clone().map_or(Fate::Undecided, Fate::Kept),
                 next: first_number(),
                 events: VecDeque::new(),
+                bytes: 0,
                 ended: false,
                 touched: Instant::now(),
             });
             let n = stream.next;
             stream.next += 1;
             stream.touched = Instant::now();
-            let keep = match &stream.session {
-                Some(session) => Some(session.clone()),
-                None => {
-                    if stream.events.len() >= MAX_STREAM_EVENTS {
-                        stream.events.pop_front();
+            stream.ended |= last;
+            let keep = match &stream.fate {
+                Fate::Kept(session) => Some(session.clone()),
+                Fate::Dropped => None,
+                Fate::Undecided => {
+                    if stream.events.len() >= MAX_STREAM_EVENTS
+                        && let Some((_, old)) = stream.events.pop_front()
+                    {
+                        stream.bytes -= old.len();
+                        table.bytes -= old.len();
                     }
+                    stream.bytes += json.len();
+                    table.bytes += json.len();
                     stream.events.push_back((n, json.clone()));
-                    stream.ended |= last;
                     None
                 }
             };
-            // A request's stream ends with its result: forget it once kept.
-            if last && session.is_none() && keep.is_some() {
+            // A request's stream ends with its result: forget it once its
+            // fate is known.
+            let decided = !matches!(stream.fate, Fate::Undecided);
+            if last && session.is_none() && decided {
                 table.remove(&key);
             }
             (n, keep)

@@ -689,3 +689,51 @@ impl TaskStore for RedisTaskStore {
         Some(self.inner.redis.shared.cancels.subscribe())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> TaskRecord {
+        TaskRecord::new(
+            "slow",
+            Duration::from_secs(60),
+            Duration::from_millis(10),
+            "a",
+        )
+    }
+
+    #[test]
+    fn held_records_keep_the_latest_of_each_task_and_drop_the_oldest_past_the_cap() {
+        let mut pending = Pending::default();
+        let first = record();
+        let mut newer = first.clone();
+        newer.status_message = Some("newer".to_owned());
+        pending.hold(first.clone(), 10);
+        pending.hold(newer.clone(), 12);
+        assert_eq!(pending.records.len(), 1);
+        assert_eq!(pending.bytes, 12);
+        assert_eq!(pending.records[&first.id].record, newer);
+
+        // Three records of a third of the cap each, and one more: the
+        // oldest goes.
+        let third = MAX_PENDING_TASK_BYTES / 3;
+        let big: Vec<TaskRecord> = (0..3).map(|_| record()).collect();
+        for record in &big {
+            pending.hold(record.clone(), third);
+        }
+        assert!(pending.bytes <= MAX_PENDING_TASK_BYTES);
+        assert!(!pending.records.contains_key(&first.id), "the oldest was dropped");
+        assert!(big.iter().all(|record| pending.records.contains_key(&record.id)));
+
+        // A record written is forgotten only if it is still the one held.
+        let seq = pending.records[&big[0].id].seq;
+        pending.hold(big[0].clone(), 1);
+        pending.remove(&big[0].id, Some(seq));
+        assert!(pending.records.contains_key(&big[0].id), "a newer record stays");
+        let seq = pending.records[&big[0].id].seq;
+        pending.remove(&big[0].id, Some(seq));
+        assert!(!pending.records.contains_key(&big[0].id));
+        assert_eq!(pending.order.len(), pending.records.len());
+    }
+}
