@@ -230,7 +230,16 @@ pub(crate) async fn guard(
         let method = parts.method.clone();
         let client = ClientKey::of(&parts.extensions);
         let request = Request::from_parts(parts, Body::from(bytes.clone()));
-        return on_session(&guard, sessions, &id, client, method, (request, bytes), next).await;
+        return on_session(
+            &guard,
+            sessions,
+            &id,
+            client,
+            method,
+            (request, bytes),
+            next,
+        )
+        .await;
     }
     if parts.method != Method::POST || !reply::is_initialize(&bytes) {
         let response = next
@@ -281,16 +290,14 @@ async fn stateless(shared: Option<&outage::Shared>, response: Response) -> Respo
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
-    if !is_stream {
-        return reply::unavailable_if_refused(response).await;
+    match shared {
+        _ if !is_stream => reply::unavailable_if_refused(response).await,
+        Some(shared) => {
+            let shared = Arc::clone(shared);
+            reply::on_first_event_id(response, move |first| shared.drop_stream(first))
+        }
+        None => response,
     }
-    let (response, shape) = reply::json_shaped(response).await;
-    if let (Some(shared), Shape::Whole(Some(first)) | Shape::Streamed(Some(first))) =
-        (shared, &shape)
-    {
-        shared.drop_stream(first);
-    }
-    response
 }
 
 /// The header that names a request's session.

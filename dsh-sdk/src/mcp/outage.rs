@@ -29,6 +29,10 @@ tokio::task_local! {
 
 /// One request as its stores see it.
 struct Scope {
+    #[cfg_attr(
+        not(feature = "redis"),
+        expect(dead_code, reason = "read by the Redis stores")
+    )]
     session: Option<String>,
     /// When a store that was unreachable asks the client to retry.
     unavailable: Cell<Option<Duration>>,
@@ -54,12 +58,14 @@ pub(crate) async fn within<F: Future>(
 }
 
 /// The session of the request being served on this task, if any.
+#[cfg(feature = "redis")]
 pub(crate) fn session() -> Option<String> {
     SCOPE.try_with(|scope| scope.session.clone()).ok().flatten()
 }
 
 /// Tells the request being served on this task, if any, that a store did
 /// not answer: it is refused with `503` and `Retry-After: retry_after`.
+#[cfg(feature = "redis")]
 pub(crate) fn note_unavailable(retry_after: Duration) {
     let _ = SCOPE.try_with(|scope| scope.unavailable.set(Some(retry_after)));
 }
@@ -143,6 +149,10 @@ pub(crate) fn request_id(body: &[u8]) -> Value {
 
 /// What a replica hears of sessions ended elsewhere.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    not(feature = "redis"),
+    expect(dead_code, reason = "told by the Redis subscriber")
+)]
 pub(crate) enum Ended {
     /// Session `0` was ended (deleted) on some replica.
     Session(String),
@@ -197,7 +207,10 @@ mod tests {
         );
         let other = br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"x"}}"#;
         assert_eq!(retry_after_of(other), None);
-        assert_eq!(retry_after_of(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#), None);
+        assert_eq!(
+            retry_after_of(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#),
+            None
+        );
         assert_eq!(retry_after_of(b"not json"), None);
     }
 
@@ -209,6 +222,7 @@ mod tests {
         assert_eq!(request_id(b"[1,2]"), Value::Null);
     }
 
+    #[cfg(feature = "redis")]
     #[tokio::test]
     async fn the_session_and_an_outage_are_told_within_a_request_only() {
         assert_eq!(session(), None);

@@ -151,7 +151,9 @@ pub(crate) async fn unavailable_if_refused(response: Response) -> Response {
         return response;
     }
     let (parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, usize::try_from(MAX_REFUSAL).unwrap_or(usize::MAX)).await else {
+    let Ok(bytes) =
+        axum::body::to_bytes(body, usize::try_from(MAX_REFUSAL).unwrap_or(usize::MAX)).await
+    else {
         return Response::from_parts(parts, Body::empty());
     };
     let retry_after = super::outage::retry_after_of(&bytes);
@@ -160,6 +162,36 @@ pub(crate) async fn unavailable_if_refused(response: Response) -> Response {
         Some(retry_after) => super::outage::as_unavailable(response, retry_after),
         None => response,
     }
+}
+
+/// The most bytes read looking for a stream's first event id.
+const MAX_FIRST_ID_SCAN: usize = 64 * 1024;
+
+/// `response`, an event stream, as it was, telling `seen` the id of its
+/// first event as that event goes by (nothing waits for it).
+pub(crate) fn on_first_event_id(
+    response: Response,
+    seen: impl FnOnce(&str) + Send + 'static,
+) -> Response {
+    let (parts, body) = response.into_parts();
+    let mut seen = Some(seen);
+    let mut head: Vec<u8> = Vec::new();
+    let stream = body.into_data_stream().map(move |chunk| {
+        if let (true, Ok(data)) = (seen.is_some(), &chunk) {
+            head.extend_from_slice(data);
+            if let Some(end) = find(&head, b"\n\n") {
+                if let (Some(seen), Some(id)) = (seen.take(), id_of(&head[..end])) {
+                    seen(&id);
+                }
+                head = Vec::new();
+            } else if head.len() > MAX_FIRST_ID_SCAN {
+                seen = None;
+                head = Vec::new();
+            }
+        }
+        chunk
+    });
+    Response::from_parts(parts, Body::from_stream(stream))
 }
 
 /// The `id:` of one event, if it has one.
@@ -335,5 +367,16 @@ mod tests {
         let reply = unavailable_if_refused(other).await;
         assert_eq!(reply.status(), StatusCode::OK);
         assert_eq!(text(reply).await, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    }
+
+    #[tokio::test]
+    async fn the_first_event_id_is_told_as_the_stream_goes_by() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let events = "id: 5:x\nretry: 10\n\ndata: {}\nid: 6:x\n\n";
+        let reply = on_first_event_id(sse(events), move |id| sender.send(id.to_owned()).unwrap());
+        assert!(receiver.try_recv().is_err(), "nothing read yet");
+        assert_eq!(text(reply).await, events);
+        assert_eq!(receiver.try_recv().unwrap(), "5:x");
+        assert!(receiver.try_recv().is_err(), "told once");
     }
 }

@@ -448,7 +448,11 @@ fn object(value: Option<Value>) -> JsonObject {
 
 fn store_error(error: &TaskStoreError) -> ErrorData {
     let mut message = error.to_string();
-    if let TaskStoreError::Unavailable { retry_after, source } = error {
+    if let TaskStoreError::Unavailable {
+        retry_after,
+        source,
+    } = error
+    {
         message.push_str(": ");
         message.push_str(&source.to_string());
         message.push_str("; retry shortly");

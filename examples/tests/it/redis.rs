@@ -566,8 +566,7 @@ mod outage {
                     .lines()
                     .filter_map(|line| line.strip_prefix("data:"))
                     .map(str::trim)
-                    .filter(|data| !data.is_empty())
-                    .next_back()
+                    .rfind(|data| !data.is_empty())
                     .unwrap_or_default()
                     .to_owned()
             };
@@ -672,14 +671,22 @@ mod outage {
             });
             let reply = self.post(url, None, &body).await;
             if let (200, Some(session)) = (reply.status, &reply.session) {
-                let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+                let initialized =
+                    json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
                 let ack = self.post(url, Some(session), &initialized).await;
                 assert_eq!(ack.status, 202, "{ack:?}");
             }
             reply
         }
 
-        async fn request(&self, url: &str, session: &str, id: u64, method: &str, params: Value) -> Reply {
+        async fn request(
+            &self,
+            url: &str,
+            session: &str,
+            id: u64,
+            method: &str,
+            params: Value,
+        ) -> Reply {
             let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
             self.post(url, Some(session), &body).await
         }
@@ -724,7 +731,9 @@ mod outage {
             let url = &urls[n % urls.len()];
             let session = &sessions[(n / urls.len()) % sessions.len()];
             let id = 1_000_000 + n as u64;
-            let reply = client.request(url, session, id, "tools/list", json!({})).await;
+            let reply = client
+                .request(url, session, id, "tools/list", json!({}))
+                .await;
             replies.lock().unwrap().push((json!(id), reply));
         }
     }
@@ -756,7 +765,13 @@ mod outage {
     /// Starts `slow_task` for `ms` on `url`: its id.
     async fn start_task(client: &Client, url: &str, session: &str, id: u64, ms: u64) -> String {
         let reply = client
-            .request(url, session, id, "tools/call", json!({ "name": "slow_task", "arguments": { "ms": ms } }))
+            .request(
+                url,
+                session,
+                id,
+                "tools/call",
+                json!({ "name": "slow_task", "arguments": { "ms": ms } }),
+            )
             .await;
         assert_eq!(reply.status, 200, "{reply:?}");
         let body = reply.json();
@@ -775,12 +790,18 @@ mod outage {
                 .await;
             if reply.status == 200 {
                 let body = reply.json();
-                let status = body["result"]["status"].as_str().unwrap_or_default().to_owned();
+                let status = body["result"]["status"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
                 if status == "completed" {
                     return body;
                 }
             }
-            assert!(Instant::now() < deadline, "task {task} did not complete on {url}: {reply:?}");
+            assert!(
+                Instant::now() < deadline,
+                "task {task} did not complete on {url}: {reply:?}"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -795,7 +816,14 @@ mod outage {
                 let log = std::fs::File::create(scratch.file(&format!("replica-{n}.log"))).unwrap();
                 let mut command = Command::new(CONFORMANCE_SERVER);
                 command
-                    .args(["--http", "127.0.0.1:0", "--redis", &url, "--redis-prefix", prefix])
+                    .args([
+                        "--http",
+                        "127.0.0.1:0",
+                        "--redis",
+                        &url,
+                        "--redis-prefix",
+                        prefix,
+                    ])
                     .args(["--redis-wait-ms", &wait, "--session-ttl-ms", &ttl])
                     .args(["--task-ttl-ms", &ttl, "--task-lease-ms", "3000"])
                     .env_remove("RUST_LOG")
@@ -812,7 +840,8 @@ mod outage {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn redis_killed_and_frozen_under_load_neither_hangs_nor_loses_results_and_leaves_no_key_behind() {
+    async fn redis_killed_and_frozen_under_load_neither_hangs_nor_loses_results_and_leaves_no_key_behind()
+     {
         let Some(binary) = redis_server() else {
             return;
         };
@@ -833,7 +862,8 @@ mod outage {
             assert_eq!(reply.status, 200, "{reply:?}");
             sessions.push(reply.session.clone().expect("a session id"));
         }
-        let (replies, ()) = under_load(&client, &urls, &sessions, Duration::from_secs(2), async {}).await;
+        let (replies, ()) =
+            under_load(&client, &urls, &sessions, Duration::from_secs(2), async {}).await;
         let (answered, refused, _) = check("before", &replies);
         assert_eq!(refused, 0, "nothing is refused while Redis runs");
         assert!(answered > 50, "only {answered} requests were answered");
@@ -841,7 +871,11 @@ mod outage {
 
         // Replies sent whole as JSON keep no events; a stream keeps its
         // events, replayed on its own session only.
-        assert_eq!(redis.keys(&format!("{prefix}:events")).0, 0, "events kept of JSON replies");
+        assert_eq!(
+            redis.keys(&format!("{prefix}:events")).0,
+            0,
+            "events kept of JSON replies"
+        );
         let streamed = client
             .request(
                 &urls[0],
@@ -864,17 +898,30 @@ mod outage {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let get = |session: &str, url: &str| {
-            let (client, session, url, first_id) =
-                (client.clone(), session.to_owned(), url.to_owned(), first_id.clone());
+            let (client, session, url, first_id) = (
+                client.clone(),
+                session.to_owned(),
+                url.to_owned(),
+                first_id.clone(),
+            );
             async move {
                 client
-                    .send(reqwest::Method::GET, &url, Some(&session), Some(&first_id), None)
+                    .send(
+                        reqwest::Method::GET,
+                        &url,
+                        Some(&session),
+                        Some(&first_id),
+                        None,
+                    )
                     .await
             }
         };
         let own = get(&sessions[0], &urls[1]).await;
         assert_eq!(own.status, 200, "{own:?}");
-        assert!(own.body.contains("Reported progress"), "replayed on another replica: {own:?}");
+        assert!(
+            own.body.contains("Reported progress"),
+            "replayed on another replica: {own:?}"
+        );
         let foreign = get(&sessions[1], &urls[1]).await;
         assert!(
             !foreign.body.contains("data:"),
@@ -885,11 +932,14 @@ mod outage {
         // opener holds.
         let mut tasks = Vec::new();
         for (n, url) in urls.iter().enumerate() {
-            tasks.push((n, start_task(&client, url, &sessions[n], 20 + n as u64, 1000).await));
+            tasks.push((
+                n,
+                start_task(&client, url, &sessions[n], 20 + n as u64, 1000).await,
+            ));
         }
         let mut lonely = Vec::new();
-        for n in 0..3 {
-            let reply = client.initialize(&urls[n], 30 + n as u64).await;
+        for (n, url) in urls.iter().enumerate() {
+            let reply = client.initialize(url, 30 + n as u64).await;
             lonely.push((n, reply.session.expect("a session id")));
         }
         last_write = last_write.max(Instant::now());
@@ -910,16 +960,43 @@ mod outage {
                     let mut checks = vec![(json!(40 + n), client.initialize(at(n), 40 + n).await)];
                     // A session another replica opened, which this one never saw.
                     let elsewhere = at(opener as u64 + 1);
-                    checks.push((json!(50 + n), client.request(elsewhere, &session, 50 + n, "tools/list", json!({})).await));
+                    checks.push((
+                        json!(50 + n),
+                        client
+                            .request(elsewhere, &session, 50 + n, "tools/list", json!({}))
+                            .await,
+                    ));
                     // A new task.
-                    checks.push((json!(60 + n), client.request(at(n), &own, 60 + n, "tools/call", json!({ "name": "slow_task", "arguments": { "ms": 10 } })).await));
+                    checks.push((
+                        json!(60 + n),
+                        client
+                            .request(
+                                at(n),
+                                &own,
+                                60 + n,
+                                "tools/call",
+                                json!({ "name": "slow_task", "arguments": { "ms": 10 } }),
+                            )
+                            .await,
+                    ));
                     // A task run elsewhere, asked for here.
-                    checks.push((json!(70 + n), client.request(at(n), &own, 70 + n, "tasks/get", json!({ "taskId": task })).await));
+                    checks.push((
+                        json!(70 + n),
+                        client
+                            .request(at(n), &own, 70 + n, "tasks/get", json!({ "taskId": task }))
+                            .await,
+                    ));
                     checks
                 });
             }
             let deleted = client
-                .send(reqwest::Method::DELETE, &urls[0], Some(&sessions[5]), None, None)
+                .send(
+                    reqwest::Method::DELETE,
+                    &urls[0],
+                    Some(&sessions[5]),
+                    None,
+                    None,
+                )
                 .await;
             let mut checks = vec![(Value::Null, deleted)];
             while let Some(more) = pending.join_next().await {
@@ -929,19 +1006,38 @@ mod outage {
             tokio::time::sleep(Duration::from_millis(1500)).await;
             let mut held = Vec::new();
             for (n, task) in &tasks {
-                held.push(client.request(&urls[*n], &sessions[*n], 80, "tasks/get", json!({ "taskId": task })).await);
+                held.push(
+                    client
+                        .request(
+                            &urls[*n],
+                            &sessions[*n],
+                            80,
+                            "tasks/get",
+                            json!({ "taskId": task }),
+                        )
+                        .await,
+                );
             }
             (checks, held)
         };
         let (replies, (checks, held)) =
             under_load(&client, &urls, &sessions, Duration::from_secs(5), during).await;
         let (answered, refused, longest_killed) = check("killed", &replies);
-        assert!(answered > 0, "no request on a session held in memory was answered while Redis was down");
-        println!("Redis killed: {answered} answered, {refused} refused, longest {longest_killed:?}");
+        assert!(
+            answered > 0,
+            "no request on a session held in memory was answered while Redis was down"
+        );
+        println!(
+            "Redis killed: {answered} answered, {refused} refused, longest {longest_killed:?}"
+        );
         total += replies.len();
         let mut longest_check = Duration::ZERO;
         for (id, reply) in &checks {
-            assert!(reply.took <= WAIT + MARGIN, "waited {:?}: {reply:?}", reply.took);
+            assert!(
+                reply.took <= WAIT + MARGIN,
+                "waited {:?}: {reply:?}",
+                reply.took
+            );
             longest_check = longest_check.max(reply.took);
             reply.assert_refused(id);
         }
@@ -964,14 +1060,17 @@ mod outage {
         // Frozen: the same.
         let mut frozen_tasks = Vec::new();
         for (n, url) in urls.iter().enumerate() {
-            frozen_tasks.push((n, start_task(&client, url, &sessions[n], 90 + n as u64, 800).await));
+            frozen_tasks.push((
+                n,
+                start_task(&client, url, &sessions[n], 90 + n as u64, 800).await,
+            ));
         }
         last_write = last_write.max(Instant::now());
         redis.signal("STOP");
         let during = async {
             let mut checks = Vec::new();
-            for n in 0..3 {
-                checks.push((json!(100 + n), client.initialize(&urls[n], 100 + n as u64).await));
+            for (n, url) in (100..).zip(&urls) {
+                checks.push((json!(n), client.initialize(url, n).await));
             }
             checks
         };
@@ -979,11 +1078,20 @@ mod outage {
             under_load(&client, &urls, &sessions, Duration::from_secs(5), during).await;
         redis.signal("CONT");
         let (answered, refused, longest_frozen) = check("frozen", &replies);
-        assert!(answered > 0, "no request on a session held in memory was answered while Redis was frozen");
-        println!("Redis frozen: {answered} answered, {refused} refused, longest {longest_frozen:?}");
+        assert!(
+            answered > 0,
+            "no request on a session held in memory was answered while Redis was frozen"
+        );
+        println!(
+            "Redis frozen: {answered} answered, {refused} refused, longest {longest_frozen:?}"
+        );
         total += replies.len() + checks.len();
         for (id, reply) in &checks {
-            assert!(reply.took <= WAIT + MARGIN, "waited {:?}: {reply:?}", reply.took);
+            assert!(
+                reply.took <= WAIT + MARGIN,
+                "waited {:?}: {reply:?}",
+                reply.took
+            );
             longest_check = longest_check.max(reply.took);
             reply.assert_refused(id);
         }
@@ -999,7 +1107,9 @@ mod outage {
         // from `initialize`: each use renews it.
         for session in &sessions {
             assert_eq!(
-                redis.cli(&["EXISTS", &format!("{prefix}:session:{session}")]).trim(),
+                redis
+                    .cli(&["EXISTS", &format!("{prefix}:session:{session}")])
+                    .trim(),
                 "(integer) 1",
                 "session {session}, in use, is gone from Redis {:?} after it opened",
                 opened.elapsed()
@@ -1016,7 +1126,9 @@ mod outage {
             let ended = Instant::now();
             for url in &urls[1..] {
                 loop {
-                    let reply = client.request(url, session, 5, "tools/list", json!({})).await;
+                    let reply = client
+                        .request(url, session, 5, "tools/list", json!({}))
+                        .await;
                     if reply.status == 404 {
                         break;
                     }
@@ -1039,7 +1151,10 @@ mod outage {
         assert!(forever.is_empty(), "keys that never expire: {forever:?}");
         let (sessions_left, _) = redis.keys(&format!("{prefix}:session"));
         let (streams_left, _) = redis.keys(&format!("{prefix}:events"));
-        assert_eq!(streams_left, 0, "stream events outlived their deleted session");
+        assert_eq!(
+            streams_left, 0,
+            "stream events outlived their deleted session"
+        );
         assert!(
             longest_ttl(&redis, prefix) <= i64::try_from(TTL.as_millis()).unwrap(),
             "a key lives longer than a session"
@@ -1050,7 +1165,10 @@ mod outage {
         let until = last_write + TTL + KEY_MARGIN;
         tokio::time::sleep(until.saturating_duration_since(Instant::now())).await;
         let (keys_at_end, _) = redis.keys(prefix);
-        assert_eq!(keys_at_end, 0, "keys outlived their session's TTL by {KEY_MARGIN:?}");
+        assert_eq!(
+            keys_at_end, 0,
+            "keys outlived their session's TTL by {KEY_MARGIN:?}"
+        );
 
         // The replicas said, on stderr and by default, that Redis went
         // away and came back.

@@ -314,10 +314,7 @@ impl SharedSessions for Redis {
                 .touched
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if touched
-                .get(id)
-                .is_some_and(|at| at.elapsed() < ttl / 4)
-            {
+            if touched.get(id).is_some_and(|at| at.elapsed() < ttl / 4) {
                 return;
             }
             if touched.len() >= MAX_TOUCHED {

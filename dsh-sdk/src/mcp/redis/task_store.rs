@@ -318,8 +318,8 @@ impl RedisTaskStore {
                     let pending = store.pending();
                     pending
                         .order
-                        .iter()
-                        .filter_map(|(_, id)| pending.records.get(id))
+                        .values()
+                        .filter_map(|id| pending.records.get(id))
                         .map(|held| (held.seq, held.record.clone()))
                         .collect()
                 };
@@ -723,14 +723,23 @@ mod tests {
             pending.hold(record.clone(), third);
         }
         assert!(pending.bytes <= MAX_PENDING_TASK_BYTES);
-        assert!(!pending.records.contains_key(&first.id), "the oldest was dropped");
-        assert!(big.iter().all(|record| pending.records.contains_key(&record.id)));
+        assert!(
+            !pending.records.contains_key(&first.id),
+            "the oldest was dropped"
+        );
+        assert!(
+            big.iter()
+                .all(|record| pending.records.contains_key(&record.id))
+        );
 
         // A record written is forgotten only if it is still the one held.
         let seq = pending.records[&big[0].id].seq;
         pending.hold(big[0].clone(), 1);
         pending.remove(&big[0].id, Some(seq));
-        assert!(pending.records.contains_key(&big[0].id), "a newer record stays");
+        assert!(
+            pending.records.contains_key(&big[0].id),
+            "a newer record stays"
+        );
         let seq = pending.records[&big[0].id].seq;
         pending.remove(&big[0].id, Some(seq));
         assert!(!pending.records.contains_key(&big[0].id));

@@ -372,7 +372,9 @@ async fn end_sessions_ended_elsewhere(
             }
             ended = endings.recv() => ended,
         };
-        let Some(held) = sessions.upgrade() else { return };
+        let Some(held) = sessions.upgrade() else {
+            return;
+        };
         match ended {
             Ok(Ended::Session(id)) => held.end(&id).await,
             Ok(Ended::Resync) | Err(RecvError::Lagged(_)) => {
