@@ -1116,6 +1116,8 @@ mod outage {
             );
         }
 
+        let (keys_before_delete, _) = redis.keys(prefix);
+
         // A DELETE on one replica ends the session on all.
         let mut slowest_404 = Duration::ZERO;
         for session in &sessions {
@@ -1133,7 +1135,7 @@ mod outage {
                         break;
                     }
                     assert!(
-                        ended.elapsed() < Duration::from_millis(500),
+                        ended.elapsed() < Duration::from_secs(1),
                         "a session deleted on another replica was still served: {reply:?}"
                     );
                     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -1177,7 +1179,7 @@ mod outage {
         assert!(log.contains("answers again"), "{log}");
 
         println!(
-            "{total} requests; longest wait on a request that needed Redis {longest_check:?}, under load {:?}; a deleted session got 404 elsewhere within {slowest_404:?}; keys after every DELETE {keys_after_delete} ({sessions_left} sessions refused during the freeze, stored late), {keys_at_end} after {TTL:?} + {KEY_MARGIN:?}",
+            "{total} requests; longest wait on a request that needed Redis {longest_check:?}, under load {:?}; a deleted session got 404 elsewhere within {slowest_404:?}; keys {keys_before_delete} before the DELETEs, {keys_after_delete} after ({sessions_left} of them sessions whose initialize was refused while Redis was frozen, stored when it thawed), {keys_at_end} at {TTL:?} + {KEY_MARGIN:?} after the last write",
             longest_killed.max(longest_frozen)
         );
     }
