@@ -5,8 +5,11 @@
 //! others, and cancelled through another within a second; a `list_changed`
 //! caused on one replica heard by a client of another; a replica killed
 //! mid-task, its task turning `failed` within the lease; Redis restarted
-//! mid-run with no completed result lost; and a soak of 10,000 tasks that
-//! loses none and leaves only live keys.
+//! mid-run with no completed result lost; a soak of 10,000 tasks that
+//! loses none and leaves only live keys; and ([`outage`]) Redis killed and
+//! frozen under load on three replicas, with no request waiting past the
+//! bound, no finished result lost, deleted sessions ended everywhere and
+//! no key outliving its session.
 //!
 //! Each test starts its own redis-server on a free loopback port, with its
 //! data (an append-only file, synced on every write) in a scratch
