@@ -719,8 +719,8 @@ mod outage {
         (answered, refused, longest)
     }
 
-    /// `tools/list` on the sessions, each on every replica in turn, from
-    /// `workers` loops, until `stop`.
+    /// `tools/list` and `tools/call` on the sessions, each on every replica
+    /// in turn, until `stop`.
     async fn load(
         client: &Client,
         urls: &[String],
@@ -734,9 +734,16 @@ mod outage {
             let url = &urls[n % urls.len()];
             let session = &sessions[(n / urls.len()) % sessions.len()];
             let id = 1_000_000 + n as u64;
-            let reply = client
-                .request(url, session, id, "tools/list", json!({}))
-                .await;
+            // A listing, or a call of a tool that runs in the request.
+            let (method, params) = if n % 2 == 0 {
+                ("tools/list", json!({}))
+            } else {
+                (
+                    "tools/call",
+                    json!({ "name": "test_simple_text", "arguments": {} }),
+                )
+            };
+            let reply = client.request(url, session, id, method, params).await;
             replies.lock().unwrap().push((json!(id), reply));
         }
     }
