@@ -735,7 +735,7 @@ mod outage {
             let session = &sessions[(n / urls.len()) % sessions.len()];
             let id = 1_000_000 + n as u64;
             // A listing, or a call of a tool that runs in the request.
-            let (method, params) = if n % 2 == 0 {
+            let (method, params) = if n.is_multiple_of(2) {
                 ("tools/list", json!({}))
             } else {
                 (
