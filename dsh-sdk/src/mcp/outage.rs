@@ -96,6 +96,14 @@ pub(crate) fn retry_after_of(message: &[u8]) -> Option<Duration> {
         code: i64,
         data: Option<Value>,
     }
+    // Most replies are no such refusal: told without parsing them.
+    let code = STORE_UNAVAILABLE.0.to_string();
+    if !message
+        .windows(code.len())
+        .any(|window| window == code.as_bytes())
+    {
+        return None;
+    }
     let error = serde_json::from_slice::<Message>(message).ok()?.error?;
     if error.code != i64::from(STORE_UNAVAILABLE.0) {
         return None;
