@@ -70,8 +70,16 @@ impl RedisServer {
             port: free_port(),
             scratch: Scratch::new("redis"),
         };
-        server.launch();
-        server
+        // A free port may be taken by another test's server before this one
+        // binds it: then try another.
+        for _ in 0..5 {
+            if server.launch() {
+                return server;
+            }
+            server.kill();
+            server.port = free_port();
+        }
+        panic!("redis-server found no free port in five tries");
     }
 
     fn url(&self) -> String {
@@ -79,8 +87,9 @@ impl RedisServer {
     }
 
     /// Starts the server on its port and directory, and waits until it
-    /// answers (having loaded its append-only file).
-    fn launch(&mut self) {
+    /// answers (having loaded its append-only file): whether it is this
+    /// server that answers on the port, not another test's.
+    fn launch(&mut self) -> bool {
         let dir = self.scratch.file("");
         std::fs::create_dir_all(&dir).unwrap();
         let child = Command::new(&self.binary)
@@ -100,6 +109,7 @@ impl RedisServer {
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
+        let pid = child.id();
         self.child = Some(child);
         let deadline = Instant::now() + STEP;
         while self.cli(&["PING"]).trim() != "PONG" {
@@ -109,6 +119,24 @@ impl RedisServer {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+        let info = Command::new("redis-cli")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "--raw"])
+            .args(["INFO", "server"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("redis-cli runs");
+        String::from_utf8_lossy(&info.stdout)
+            .lines()
+            .any(|line| line.trim() == format!("process_id:{pid}"))
+    }
+
+    /// Starts the server again on its port, after [`kill`](Self::kill).
+    fn relaunch(&mut self) {
+        assert!(
+            self.launch(),
+            "another redis-server took port {} meanwhile",
+            self.port
+        );
     }
 
     /// Kills the server at once (SIGKILL: nothing but what the append-only
@@ -425,7 +453,7 @@ async fn replicas_reconnect_after_redis_restarts_and_lose_no_completed_result() 
     let during = start(&client, 800).await;
     redis.kill();
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    redis.launch();
+    redis.relaunch();
     let during_done = until_done(&client, &during).await;
     assert_eq!(
         during_done.status(),
@@ -1058,7 +1086,7 @@ mod outage {
         total += checks.len() + held.len();
 
         // Back: every result written, readable on every replica.
-        redis.launch();
+        redis.relaunch();
         for (n, task) in &tasks {
             for url in &urls {
                 let done = until_ended(&client, url, &sessions[*n], task).await;
