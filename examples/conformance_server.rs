@@ -29,7 +29,10 @@ use std::time::Duration;
 
 use dsh_kit::RegisterError;
 use dsh_kit::Registry;
-use dsh_kit::client::{Elicited, LogLevel, SampleRequest};
+use dsh_kit::client::{
+    ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, Root, SampleRequest,
+    elicitation_schema,
+};
 use dsh_kit::mcp::redis::Redis;
 use dsh_kit::mcp::rmcp::model::{
     ContentBlock as McpContent, PromptMessage, ResourceContents, Role,
@@ -200,6 +203,210 @@ async fn test_elicitation(
         Elicited::Declined => "User response: action=decline".to_owned(),
         Elicited::Cancelled => "User response: action=cancel".to_owned(),
     })
+}
+
+/// A name the user gives.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct Name {
+    /// The user's name
+    name: String,
+}
+
+/// A yes or no.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct Confirm {
+    /// Whether the user confirms
+    ok: bool,
+}
+
+/// A colour the user likes.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct Colour {
+    /// The user's favourite colour
+    color: String,
+}
+
+/// What a form fixture got: the answer, or what the user did instead.
+fn answered<T>(answer: Elicited<T>, show: impl FnOnce(T) -> String) -> String {
+    match answer {
+        Elicited::Accepted(value) => show(value),
+        Elicited::Declined => "the user declined".to_owned(),
+        Elicited::Cancelled => "the user cancelled".to_owned(),
+    }
+}
+
+/// Asks the client's model a question, so it fails when the client did not
+/// declare sampling.
+#[tool(read_only)]
+async fn test_missing_capability(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let sample = exec
+        .sample(SampleRequest::user("Say something.").max_tokens(20))
+        .await?;
+    Ok(format!("The model said: {}", sample.text))
+}
+
+/// Asks the user for their name while the call runs.
+#[tool(read_only)]
+async fn test_streaming_elicitation(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let answer = exec.elicit::<Name>("What is your name?").await?;
+    Ok(answered(answer, |user| format!("Hello, {}!", user.name)))
+}
+
+/// Logs three messages to the client while it runs.
+#[tool(read_only)]
+async fn test_logging_tool(_args: NoArgs, exec: &Exec) -> String {
+    for step in ["started", "working", "done"] {
+        exec.log(LogLevel::Info, format!("test_logging_tool {step}"))
+            .await;
+    }
+    "Logged three messages.".to_owned()
+}
+
+/// Asks the user's name, as the answer `user_name`.
+#[tool(read_only)]
+async fn test_input_required_result_elicitation(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit_keyed::<Name>("user_name", "What is your name?")
+        .await?;
+    Ok(answered(answer, |user| format!("Hello, {}!", user.name)))
+}
+
+/// Asks the client's model a question, as the answer `capital_question`.
+#[tool(read_only)]
+async fn test_input_required_result_sampling(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let request = SampleRequest::user("What is the capital of France?")
+        .max_tokens(100)
+        .key("capital_question");
+    let sample = exec.sample(request).await?;
+    Ok(format!("The model answered: {}", sample.text))
+}
+
+/// The roots a client gave, for a tool's answer.
+fn shown(roots: &[Root]) -> String {
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    format!("{} root(s): {}", roots.len(), uris.join(", "))
+}
+
+/// Lists the client's roots, as the answer `client_roots`.
+#[tool(read_only)]
+async fn test_input_required_result_list_roots(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let roots = exec.roots(Some("client_roots")).await?;
+    Ok(format!("The client has {}", shown(&roots)))
+}
+
+/// Asks the user to confirm, as the answer `confirm`; the answer reaches it
+/// only once the server has checked the `requestState` that came back.
+#[tool(read_only)]
+async fn test_input_required_result_request_state(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit_keyed::<Confirm>("confirm", "Please confirm")
+        .await?;
+    Ok(answered(answer, |confirm| {
+        format!(
+            "state-ok: the request state checked out, confirmed: {}",
+            confirm.ok
+        )
+    }))
+}
+
+/// Asks for a name, a greeting from the model and the roots, all at once.
+#[tool(read_only)]
+async fn test_input_required_result_multiple_inputs(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let greeting = SampleRequest::user("Generate a greeting")
+        .max_tokens(50)
+        .key("greeting");
+    let (name, greeting, roots) = tokio::join!(
+        exec.elicit_keyed::<Name>("user_name", "What is your name?"),
+        exec.sample(greeting),
+        exec.roots(Some("client_roots")),
+    );
+    let name = answered(name?, |user| user.name);
+    Ok(format!(
+        "{} to {name}, with {}",
+        greeting?.text,
+        shown(&roots?)
+    ))
+}
+
+/// Asks the user two questions, one round each.
+#[tool(read_only)]
+async fn test_input_required_result_multi_round(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let name = exec
+        .elicit_keyed::<Name>("step1", "Step 1: What is your name?")
+        .await?;
+    let colour = exec
+        .elicit_keyed::<Colour>("step2", "Step 2: What is your favorite color?")
+        .await?;
+    Ok(format!(
+        "{} likes {}",
+        answered(name, |user| user.name),
+        answered(colour, |colour| colour.color)
+    ))
+}
+
+/// Asks the user to confirm; a retry whose `requestState` was altered is
+/// refused before the tool runs.
+#[tool(read_only)]
+async fn test_input_required_result_tampered_state(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit_keyed::<Confirm>("confirm", "Please confirm")
+        .await?;
+    Ok(answered(answer, |confirm| {
+        format!("confirmed: {}", confirm.ok)
+    }))
+}
+
+/// Asks the user for their name when the client can show a form, else
+/// asks the client's model for one.
+#[tool(read_only)]
+async fn test_input_required_result_capabilities(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let client = exec
+        .client()
+        .ok_or_else(|| ToolError::new("this call has no client"))?;
+    let form = ElicitRequest {
+        message: "What is your name?".to_owned(),
+        schema: elicitation_schema::<Name>().map_err(|error| ToolError::new(error.to_string()))?,
+        key: Some("user_name".to_owned()),
+    };
+    match client.elicit(form).await {
+        Ok(Elicitation::Accept(content)) => Ok(format!(
+            "Hello, {}!",
+            serde_json::Value::Object(content)["name"]
+        )),
+        Ok(Elicitation::Decline | Elicitation::Cancel) => Ok("the user said no".to_owned()),
+        Err(ClientError::Unsupported { .. }) => {
+            let request = SampleRequest::user("Make up a name.")
+                .max_tokens(20)
+                .key("made_up_name");
+            let sample = exec.sample(request).await?;
+            Ok(format!("Hello, {}!", sample.text))
+        }
+        Err(error) => Err(ToolError::new(error.to_string())),
+    }
 }
 
 /// A status, for the defaults form.
@@ -551,6 +758,33 @@ fn register(registry: &Registry) -> Result<(), RegisterError> {
     registry.register::<test_reconnection>()?.keep();
     registry.register::<slow_task>()?.keep();
     registry.register::<change_tools>()?.keep();
+    registry.register::<test_missing_capability>()?.keep();
+    registry.register::<test_streaming_elicitation>()?.keep();
+    registry.register::<test_logging_tool>()?.keep();
+    registry
+        .register::<test_input_required_result_elicitation>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_sampling>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_list_roots>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_request_state>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_multiple_inputs>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_multi_round>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_tampered_state>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_capabilities>()?
+        .keep();
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::{McpServer, caller, trace};
+use super::{McpServer, caller, lifecycle, trace};
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -148,6 +148,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        lifecycle::removed("resources/subscribe", context.protocol_version().as_ref())?;
         let Some(updates) = self.offers.resources.update_sender() else {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::SubscribeRequestMethod,
@@ -164,8 +165,9 @@ impl ServerHandler for McpServer {
     async fn unsubscribe(
         &self,
         request: rmcp::model::UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        lifecycle::removed("resources/unsubscribe", context.protocol_version().as_ref())?;
         self.session.unsubscribe(&request.uri);
         Ok(())
     }
@@ -208,8 +210,9 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        lifecycle::removed("logging/setLevel", context.protocol_version().as_ref())?;
         self.session.set_log_level(request.level);
         Ok(())
     }
@@ -219,6 +222,7 @@ impl ServerHandler for McpServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        lifecycle::removed("initialize", context.protocol_version().as_ref())?;
         let initializing = async { self.initialize_session(request, &context) };
         trace::traced("initialize", None, &context, initializing).await
     }
@@ -229,7 +233,9 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let owner = caller::task_owner(&context.extensions);
-        self.unread_request(request, &owner).await
+        let protocol = context.protocol_version();
+        self.unread_request(request, protocol.as_ref(), &owner)
+            .await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

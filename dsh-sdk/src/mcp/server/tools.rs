@@ -2,8 +2,8 @@
 //! through the pipeline, as a task, or as multi-round-trip input.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, InputRequiredResult, ListToolsResult,
-    ProtocolVersion, TASKS_EXTENSION_ID, Tool,
+    CallToolRequestParams, CallToolResponse, ErrorCode, ListToolsResult, ProtocolVersion,
+    TASKS_EXTENSION_ID, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -12,9 +12,10 @@ use std::sync::Arc;
 
 use crate::export::{Format, export_tool};
 use crate::mcp::apps;
-use crate::mcp::session::{ProgressForward, RoundTrip};
+use crate::mcp::request_state::binding;
+use crate::mcp::session::{ProgressForward, RoundTrip, missing_capability};
 use crate::mcp::task::Finish;
-use crate::mcp::wire::{MCP_APPS_EXTENSION, Reader, complete, mcp_tool, request_state, structures};
+use crate::mcp::wire::{MCP_APPS_EXTENSION, Reader, complete, mcp_tool, structures};
 use crate::pipeline::ToolCall;
 use crate::registry::CallerView;
 use crate::tool::TaskSupport;
@@ -125,25 +126,20 @@ impl McpServer {
         // MCP 2026-07-28 has no requests from server to client: what a tool
         // asks of the client goes back in an `InputRequiredResult`, and the
         // retry brings the answers and the state given here.
-        let round_trip = (!object_output_only).then(|| RoundTrip::new(request.input_responses));
-        // Hashing the arguments costs; only a retry or a call that may
-        // need input uses the state.
-        let state = (round_trip.is_some() || request.request_state.is_some())
-            .then(|| request_state(&request.name, &args));
-        if let Some(echoed) = &request.request_state
-            && Some(echoed) != state.as_ref()
-        {
-            return Err(ErrorData::invalid_params(
-                "`requestState` is not the one this server gave for this tool and these arguments",
-                None,
-            ));
-        }
+        let binding = binding("tools/call", &request.name, &args);
+        let round_trip = self.round_trip(
+            !object_output_only,
+            &binding,
+            request.input_responses,
+            request.request_state.as_deref(),
+        )?;
         let call = ToolCall::new(request.name.as_ref(), args)
             .cancel_on(context.ct.clone())
             .client(self.session.client(
                 &context.peer,
                 context.protocol_version(),
                 context.client_capabilities(),
+                context.meta.log_level(),
                 round_trip.clone(),
             ));
         let progress = context
@@ -159,15 +155,19 @@ impl McpServer {
                     if let Some(progress) = progress {
                         progress.finish().await;
                     }
-                    return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
-                        Some(needed),
-                        state,
-                    )));
+                    return Ok(CallToolResponse::InputRequired(
+                        self.input_required(&binding, round_trip, needed),
+                    ));
                 }
             },
         };
         if let Some(progress) = progress {
             progress.finish().await;
+        }
+        if result.failure.is_some()
+            && let Some(capability) = round_trip.as_deref().and_then(RoundTrip::missing)
+        {
+            return Err(missing_capability(capability));
         }
         let unknown =
             result.failure.as_ref().map(|failure| failure.cause) == Some(Cause::UnknownTool);
