@@ -706,6 +706,23 @@ fn server(registry: Registry) -> McpServer {
                 ]
             },
         ))
+        .prompt(Prompt::asking(
+            "test_input_required_result_prompt",
+            "A prompt that asks the user for its context first",
+            |_args: NoArgs, exec: Exec| async move {
+                let answer = exec
+                    .elicit_keyed::<PromptContext>(
+                        "user_context",
+                        "What context should the prompt use?",
+                    )
+                    .await?;
+                let context = answered(answer, |given| given.context);
+                Ok(vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Answer with this context in mind: {context}"),
+                )])
+            },
+        ))
         .prompt(Prompt::new(
             "test_prompt_with_image",
             "A prompt with an image",
@@ -717,6 +734,13 @@ fn server(registry: Registry) -> McpServer {
     // Subscriptions are accepted once someone can announce updates.
     let _updates = server.resource_updates();
     server
+}
+
+/// The context the user gives `test_input_required_result_prompt`.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct PromptContext {
+    /// The context the prompt should use
+    context: String,
 }
 
 /// The arguments of `test_prompt_with_arguments`.

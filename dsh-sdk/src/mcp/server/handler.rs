@@ -148,7 +148,10 @@ impl ServerHandler for McpServer {
         request: rmcp::model::SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        lifecycle::removed("resources/subscribe", context.protocol_version().as_ref())?;
+        lifecycle::removed(
+            "resources/subscribe",
+            context.meta.protocol_version().as_ref(),
+        )?;
         let Some(updates) = self.offers.resources.update_sender() else {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::SubscribeRequestMethod,
@@ -167,7 +170,10 @@ impl ServerHandler for McpServer {
         request: rmcp::model::UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        lifecycle::removed("resources/unsubscribe", context.protocol_version().as_ref())?;
+        lifecycle::removed(
+            "resources/unsubscribe",
+            context.meta.protocol_version().as_ref(),
+        )?;
         self.session.unsubscribe(&request.uri);
         Ok(())
     }
@@ -186,12 +192,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let target = request.name.clone();
-        let getting = async {
-            self.offers
-                .prompts
-                .get(&request.name, request.arguments)
-                .map(Into::into)
-        };
+        let getting = self.answer_prompt(request, &context);
         trace::traced("prompts/get", Some(&target), &context, getting).await
     }
 
@@ -212,7 +213,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        lifecycle::removed("logging/setLevel", context.protocol_version().as_ref())?;
+        lifecycle::removed("logging/setLevel", context.meta.protocol_version().as_ref())?;
         self.session.set_log_level(request.level);
         Ok(())
     }
@@ -222,7 +223,7 @@ impl ServerHandler for McpServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        lifecycle::removed("initialize", context.protocol_version().as_ref())?;
+        lifecycle::removed("initialize", context.meta.protocol_version().as_ref())?;
         let initializing = async { self.initialize_session(request, &context) };
         trace::traced("initialize", None, &context, initializing).await
     }
@@ -233,7 +234,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let owner = caller::task_owner(&context.extensions);
-        let protocol = context.protocol_version();
+        let protocol = context.meta.protocol_version();
         self.unread_request(request, protocol.as_ref(), &owner)
             .await
     }

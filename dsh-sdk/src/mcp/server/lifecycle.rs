@@ -52,7 +52,8 @@ const REMOVED_IN_2026_07_28: &[&str] = &[
 ];
 
 /// Refuses `method` as unknown (-32601, which streamable HTTP answers with
-/// 404) when the request's `protocol` is one that removed it.
+/// 404) when the request declares in its `_meta` a `protocol` that removed
+/// it (a session's `initialize` declares none: it negotiates one).
 pub(super) fn removed(method: &str, protocol: Option<&ProtocolVersion>) -> Result<(), ErrorData> {
     let modern =
         protocol.is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());

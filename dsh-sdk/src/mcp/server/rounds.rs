@@ -5,11 +5,17 @@
 
 use std::sync::Arc;
 
-use rmcp::ErrorData;
-use rmcp::model::{InputRequests, InputRequiredResult, InputResponses};
+use rmcp::model::{
+    GetPromptRequestParams, GetPromptResponse, InputRequests, InputRequiredResult, InputResponses,
+    ProtocolVersion,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
 
-use crate::mcp::request_state::check_answers;
-use crate::mcp::session::RoundTrip;
+use crate::mcp::request_state::{binding, check_answers};
+use crate::mcp::session::{RoundTrip, missing_capability};
+use crate::tool::Exec;
 
 use super::McpServer;
 
@@ -50,5 +56,55 @@ impl McpServer {
     ) -> InputRequiredResult {
         let state = self.state_key.seal(binding, &round_trip.used());
         InputRequiredResult::new(Some(needed), Some(state))
+    }
+
+    /// `prompts/get`: the prompt's messages, or, on 2026-07-28, the
+    /// requests it made of the client, as a tool's call has them.
+    pub(super) async fn answer_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let modern = context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let args = request.arguments.unwrap_or_default();
+        let binding = binding("prompts/get", &request.name, &Value::Object(args.clone()));
+        let round_trip = self.round_trip(
+            modern,
+            &binding,
+            request.input_responses,
+            request.request_state.as_deref(),
+        )?;
+        let client = self.session.client(
+            &context.peer,
+            context.protocol_version(),
+            context.client_capabilities(),
+            context.meta.log_level(),
+            round_trip.clone(),
+        );
+        let exec = Exec::builder(request.name.as_str())
+            .client(client)
+            .cancellation(context.ct.clone())
+            .build();
+        let getting = self.offers.prompts.get(&request.name, args, exec)?;
+        let result = match &round_trip {
+            None => getting.await,
+            Some(round_trip) => tokio::select! {
+                result = getting => result,
+                needed = round_trip.needed() => {
+                    return Ok(GetPromptResponse::InputRequired(
+                        self.input_required(&binding, round_trip, needed),
+                    ));
+                }
+            },
+        };
+        match result {
+            Ok(result) => Ok(GetPromptResponse::Complete(result)),
+            Err(error) => match round_trip.as_deref().and_then(RoundTrip::missing) {
+                Some(capability) => Err(missing_capability(capability)),
+                None => Err(error),
+            },
+        }
     }
 }
