@@ -409,6 +409,19 @@ async fn test_input_required_result_capabilities(
     }
 }
 
+/// Looks a term up in one region's index; the region travels as the
+/// `Mcp-Param-Region` header too, so a gateway routes the call unread.
+#[tool(read_only)]
+async fn test_header_tool(
+    /// The region whose index is searched
+    #[dsh(header = "Region")]
+    region: String,
+    /// What to look up
+    query: String,
+) -> String {
+    format!("Looked up `{query}` in region {region}.")
+}
+
 /// A status, for the defaults form.
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
@@ -523,26 +536,57 @@ async fn test_elicitation_sep1330_enums(_args: NoArgs, exec: &Exec) -> Result<St
 
 /// A postal address.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
 #[allow(dead_code, reason = "the fields are read through the schema only")]
 struct Address {
     street: Option<String>,
     city: Option<String>,
 }
 
-/// The arguments of the JSON Schema 2020-12 tool.
+/// How to reach someone.
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code, reason = "the fields are read through the schema only")]
+#[serde(rename_all = "lowercase")]
+enum ContactMethod {
+    Phone,
+    Email,
+}
+
+/// The arguments of the JSON Schema 2020-12 tool: a phone or an email at
+/// least, and the one `contactMethod` names.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(extend(
+    "allOf" = [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+    "if" = {
+        "properties": { "contactMethod": { "const": "phone" } },
+        "required": ["contactMethod"]
+    },
+    "then" = { "required": ["phone"] },
+    "else" = { "required": ["email"] },
+))]
 struct SchemaArgs {
     name: Option<String>,
     address: Option<Address>,
+    contact_method: Option<ContactMethod>,
+    phone: Option<String>,
+    email: Option<String>,
 }
 
 /// Tool with JSON Schema 2020-12 features
 #[tool(read_only)]
 async fn json_schema_2020_12_tool(args: SchemaArgs) -> String {
-    format!("Hello, {}!", args.name.as_deref().unwrap_or("anonymous"))
+    let name = args.name.as_deref().unwrap_or("anonymous");
+    let city = (args.address.as_ref())
+        .and_then(|address| address.city.as_deref())
+        .unwrap_or("somewhere");
+    let reach = match (args.contact_method, args.phone, args.email) {
+        (Some(ContactMethod::Phone), Some(phone), _) | (None, Some(phone), None) => {
+            format!("by phone at {phone}")
+        }
+        (_, _, Some(email)) => format!("by email at {email}"),
+        _ => "no way".to_owned(),
+    };
+    format!("Hello, {name} of {city}: reached {reach}.")
 }
 
 /// How long [`slow_task`] works.
@@ -785,6 +829,7 @@ fn register(registry: &Registry) -> Result<(), RegisterError> {
     registry.register::<test_missing_capability>()?.keep();
     registry.register::<test_streaming_elicitation>()?.keep();
     registry.register::<test_logging_tool>()?.keep();
+    registry.register::<test_header_tool>()?.keep();
     registry
         .register::<test_input_required_result_elicitation>()?
         .keep();
