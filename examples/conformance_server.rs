@@ -630,6 +630,97 @@ async fn slow_task(args: SlowArgs, exec: &Exec) -> Result<SlowDone, ToolError> {
     })
 }
 
+/// Greets someone, at once.
+#[tool(read_only)]
+async fn greet(
+    /// Who to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// How long [`slow_compute`] works, and what for.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ComputeArgs {
+    /// Seconds to work, at most a minute; 0 answers at once
+    #[schemars(range(min = 0.0, max = 60.0))]
+    seconds: f64,
+    /// A label the result repeats
+    label: Option<String>,
+}
+
+/// Works for some seconds, as a task a client can poll and cancel: a
+/// cancel ends it `cancelled`.
+#[tool(read_only, task)]
+async fn slow_compute(args: ComputeArgs, exec: &Exec) -> Result<String, ToolError> {
+    let seconds = args.seconds.clamp(0.0, 60.0);
+    tokio::select! {
+        () = exec.cancellation().cancelled() => Err(ToolError::new("the computation was cancelled")),
+        () = tokio::time::sleep(Duration::from_secs_f64(seconds)) => Ok(format!(
+            "Computed for {seconds} s{}",
+            args.label.map(|label| format!(" ({label})")).unwrap_or_default()
+        )),
+    }
+}
+
+/// Works for a second, then fails as a tool does: the task completes with
+/// an error result. It runs only as a task.
+#[tool(read_only, task_required)]
+async fn failing_job(_args: NoArgs) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::new("the job failed: its input was not found"))
+}
+
+/// Panics: the task fails, with the protocol error that makes.
+#[tool(read_only, task)]
+async fn protocol_error_job(_args: NoArgs) -> String {
+    panic!("the job's server side broke")
+}
+
+/// Asks the user to confirm a deletion, as a task.
+#[tool(destructive, task)]
+async fn confirm_delete(
+    /// What to delete
+    #[serde(default)]
+    target: Option<String>,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let target = target.unwrap_or_else(|| "the file".to_owned());
+    let answer = exec.elicit::<Confirm>(format!("Delete {target}?")).await?;
+    Ok(answered(answer, |confirm| {
+        if confirm.ok {
+            format!("Deleted {target}.")
+        } else {
+            format!("Kept {target}.")
+        }
+    }))
+}
+
+/// Asks the user two things at once, as a task.
+#[tool(read_only, task)]
+async fn multi_input(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let (name, colour) = tokio::join!(
+        exec.elicit::<Name>("What is your name?"),
+        exec.elicit::<Colour>("What is your favorite color?"),
+    );
+    Ok(format!(
+        "{} likes {}",
+        answered(name?, |user| user.name),
+        answered(colour?, |colour| colour.color)
+    ))
+}
+
+/// Asks the user's name, then runs as a task that greets them.
+#[tool(read_only, task_required)]
+async fn test_tool_with_task(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit_keyed::<Name>("user_name", "What is your name?")
+        .await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(answered(answer, |user| format!("Hello, {}!", user.name)))
+}
+
 /// The registry served, for [`change_tools`].
 static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
 
@@ -830,6 +921,13 @@ fn register(registry: &Registry) -> Result<(), RegisterError> {
     registry.register::<test_streaming_elicitation>()?.keep();
     registry.register::<test_logging_tool>()?.keep();
     registry.register::<test_header_tool>()?.keep();
+    registry.register::<greet>()?.keep();
+    registry.register::<slow_compute>()?.keep();
+    registry.register::<failing_job>()?.keep();
+    registry.register::<protocol_error_job>()?.keep();
+    registry.register::<confirm_delete>()?.keep();
+    registry.register::<multi_input>()?.keep();
+    registry.register::<test_tool_with_task>()?.keep();
     registry
         .register::<test_input_required_result_elicitation>()?
         .keep();

@@ -26,7 +26,7 @@ use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::value::event::Event;
 use crate::value::event::stream::StreamType;
-use crate::value::result::ToolResult;
+use crate::value::result::{Cause, ToolResult};
 
 use super::bus::{BusEvent, BusSlot};
 use super::task_store::{TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError};
@@ -244,9 +244,23 @@ impl Tasks {
         };
         let cancelled =
             token.is_cancelled() || matches!(self.store.cancel_requested(&done.id).await, Ok(true));
+        // A panic is the server failing, not the tool reporting an error:
+        // the task fails with the JSON-RPC error it makes (tasks extension).
+        let broke = (result.failure.as_ref())
+            .is_some_and(|failure| matches!(failure.cause, Cause::Panicked | Cause::HookPanicked));
         if cancelled {
             done.status = TaskStatus::Cancelled;
             done.status_message = Some("the task was cancelled by request".to_owned());
+        } else if broke {
+            let error = ErrorData::internal_error(
+                format!("the task's call broke on the server: {}", result.text()),
+                None,
+            );
+            done.status = TaskStatus::Failed;
+            done.status_message = Some(error.message.to_string());
+            done.outcome = Some(TaskOutcome::Error(
+                serde_json::to_value(&error).unwrap_or_default(),
+            ));
         } else {
             done.status = TaskStatus::Completed;
             done.status_message = None;

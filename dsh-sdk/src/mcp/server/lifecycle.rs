@@ -41,14 +41,17 @@ const KNOWN_METHODS: &[&str] = &[
     "server/discover",
 ];
 
-/// The methods MCP 2026-07-28 removed (SEP-2575): a request on that
-/// protocol for one is for a method the server does not have.
+/// The methods MCP 2026-07-28 removed (SEP-2575), and the 2025-11-25 task
+/// methods its tasks extension dropped: a request on that protocol for one
+/// is for a method the server does not have.
 const REMOVED_IN_2026_07_28: &[&str] = &[
     "initialize",
     "ping",
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",
+    "tasks/result",
+    "tasks/list",
 ];
 
 /// Refuses `method` as unknown (-32601, which streamable HTTP answers with

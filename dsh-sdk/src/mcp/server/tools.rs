@@ -7,7 +7,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::sync::Arc;
 
 use crate::export::{Format, export_tool};
@@ -113,13 +113,20 @@ impl McpServer {
                     .await;
             }
             if tasks == TaskSupport::Required {
+                let message = format!(
+                    "`{}` runs only as a task, and this client did not declare the `{TASKS_EXTENSION_ID}` extension",
+                    request.name
+                );
+                // 2026-07-28 names the capability missing (-32021);
+                // 2025-11-25 answers an unknown method.
+                if object_output_only {
+                    return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
+                }
+                let required = json!({ "extensions": { TASKS_EXTENSION_ID: {} } });
                 return Err(ErrorData::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    format!(
-                        "`{}` runs only as a task, and this client did not declare the `{TASKS_EXTENSION_ID}` extension",
-                        request.name
-                    ),
-                    None,
+                    ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    message,
+                    Some(json!({ "requiredCapabilities": required })),
                 ));
             }
         }
