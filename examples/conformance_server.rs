@@ -678,37 +678,44 @@ async fn protocol_error_job(_args: NoArgs) -> String {
     panic!("the job's server side broke")
 }
 
-/// Asks the user to confirm a deletion, as a task.
-#[tool(destructive, task)]
+/// A deletion the user confirms.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct ConfirmDeletion {
+    /// Whether to delete it
+    confirm: bool,
+}
+
+/// Asks the user to confirm deleting a file, as a task, and says what
+/// they chose (it deletes nothing itself).
+#[tool(read_only, task)]
 async fn confirm_delete(
-    /// What to delete
-    #[serde(default)]
-    target: Option<String>,
+    /// The file to delete
+    filename: String,
     exec: &Exec,
 ) -> Result<String, ToolError> {
-    let target = target.unwrap_or_else(|| "the file".to_owned());
-    let answer = exec.elicit::<Confirm>(format!("Delete {target}?")).await?;
-    Ok(answered(answer, |confirm| {
-        if confirm.ok {
-            format!("Deleted {target}.")
+    let answer = exec
+        .elicit::<ConfirmDeletion>(format!("Delete {filename}?"))
+        .await?;
+    Ok(answered(answer, |answer| {
+        if answer.confirm {
+            format!("The user confirmed deleting {filename}.")
         } else {
-            format!("Kept {target}.")
+            format!("The user chose to keep {filename}.")
         }
     }))
 }
 
-/// Asks the user two things at once, as a task.
+/// Asks the user two things at once, as a task: their name, and whether
+/// to go on.
 #[tool(read_only, task)]
 async fn multi_input(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
-    let (name, colour) = tokio::join!(
+    let (name, go_on) = tokio::join!(
         exec.elicit::<Name>("What is your name?"),
-        exec.elicit::<Colour>("What is your favorite color?"),
+        exec.elicit::<ConfirmDeletion>("Go on?"),
     );
-    Ok(format!(
-        "{} likes {}",
-        answered(name?, |user| user.name),
-        answered(colour?, |colour| colour.color)
-    ))
+    let name = answered(name?, |user| user.name);
+    let go_on = answered(go_on?, |answer| answer.confirm.to_string());
+    Ok(format!("{name} said go on: {go_on}"))
 }
 
 /// Asks the user's name, then runs as a task that greets them.

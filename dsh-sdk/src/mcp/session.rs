@@ -217,10 +217,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// kind and order (`elicitation-0`, `sampling-1`), so a tool that asks the
 /// same questions in the same order finds each answer under its key. The
 /// answers of earlier rounds come back sealed in the `requestState`.
+///
+/// A task's call asks the same way, and waits: the task is
+/// `input_required` with the requests, and [`answer`](Self::answer) hands it
+/// the answers that come through `tasks/update`.
 #[derive(Default)]
 pub(super) struct RoundTrip {
     /// The answers of this round and the earlier ones.
-    answers: InputResponses,
+    answers: Mutex<InputResponses>,
+    /// Wakes the requests waiting for answers that came.
+    arrived: tokio::sync::Notify,
     /// The answers the tool read so far, for the next round's state.
     used: Mutex<InputResponses>,
     /// How many requests the tool made so far in this round.
@@ -235,9 +241,35 @@ pub(super) struct RoundTrip {
 impl RoundTrip {
     pub(super) fn new(answers: InputResponses) -> Arc<Self> {
         Arc::new(RoundTrip {
-            answers,
+            answers: Mutex::new(answers),
             ..RoundTrip::default()
         })
+    }
+
+    /// Hands the waiting requests the answers among `given` they did not
+    /// have; whether there was any.
+    pub(super) fn answer(&self, given: InputResponses) -> bool {
+        let mut answers = lock(&self.answers);
+        let mut needed = lock(&self.needed);
+        let mut new = false;
+        for (key, answer) in given {
+            if answers.contains_key(&key) {
+                continue;
+            }
+            needed.remove(&key);
+            answers.insert(key, answer);
+            new = true;
+        }
+        drop((answers, needed));
+        if new {
+            self.arrived.notify_waiters();
+        }
+        new
+    }
+
+    /// The requests waiting for an answer now, left in place.
+    pub(super) fn pending(&self) -> InputRequests {
+        lock(&self.needed).clone()
     }
 
     /// Waits for the requests the client must answer before the call goes
@@ -276,8 +308,8 @@ impl RoundTrip {
 
     /// The client's answer to the request named `key` (or, with none, to
     /// the next request of `kind`), or, when it has none, the request handed
-    /// to the server and a wait that never ends (the server drops the call
-    /// and answers with the requests).
+    /// to the server and a wait for it (a call's round ends there, and the
+    /// server answers with the requests; a task waits for `tasks/update`).
     async fn ask(
         &self,
         kind: &str,
@@ -286,20 +318,28 @@ impl RoundTrip {
     ) -> Result<Value, ClientError> {
         let order = self.asked.fetch_add(1, Ordering::SeqCst);
         let key = key.unwrap_or_else(|| format!("{kind}-{order}"));
-        if let Some(answer) = self.answers.get(&key) {
-            lock(&self.used).insert(key.clone(), answer.clone());
-            // A client that could not fulfil a request answers with an error.
-            if answer.get("code").is_some() && answer.get("message").is_some() {
-                return Err(ClientError::Failed(format!(
-                    "the client could not answer the {kind} request `{key}`: {}",
-                    answer["message"]
-                )));
+        loop {
+            let arrived = self.arrived.notified();
+            tokio::pin!(arrived);
+            arrived.as_mut().enable();
+            let answer = lock(&self.answers).get(&key).cloned();
+            if let Some(answer) = answer {
+                lock(&self.used).insert(key.clone(), answer.clone());
+                // A client that could not fulfil a request answers with an error.
+                if answer.get("code").is_some() && answer.get("message").is_some() {
+                    return Err(ClientError::Failed(format!(
+                        "the client could not answer the {kind} request `{key}`: {}",
+                        answer["message"]
+                    )));
+                }
+                return Ok(answer);
             }
-            return Ok(answer.clone());
+            lock(&self.needed)
+                .entry(key.clone())
+                .or_insert_with(|| request.clone());
+            self.wake.notify_one();
+            arrived.await;
         }
-        lock(&self.needed).entry(key).or_insert(request);
-        self.wake.notify_one();
-        std::future::pending().await
     }
 }
 

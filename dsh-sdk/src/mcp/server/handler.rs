@@ -94,15 +94,16 @@ impl ServerHandler for McpServer {
         trace::traced("tasks/cancel", None, &context, cancelling).await
     }
 
-    /// No task of this server asks for input: responses are acknowledged
-    /// and ignored, as the extension says of unknown keys.
+    /// The answers to a task's input requests, for its runner.
     async fn update_task(
         &self,
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let owner = caller::task_owner(&context.extensions);
-        self.tasks.record(&request.task_id, &owner).await.map(drop)
+        self.tasks
+            .update(&request.task_id, &owner, request.input_responses)
+            .await
     }
 
     /// Every provider's resources: first the MCP Apps card views, one `ui://`

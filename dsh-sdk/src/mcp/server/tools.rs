@@ -2,8 +2,8 @@
 //! through the pipeline, as a task, or as multi-round-trip input.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, ListToolsResult, ProtocolVersion,
-    TASKS_EXTENSION_ID, Tool,
+    CallToolRequestParams, CallToolResponse, ErrorCode, InputResponses, ListToolsResult,
+    ProtocolVersion, TASKS_EXTENSION_ID, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -204,7 +204,19 @@ impl McpServer {
         let owner = caller::task_owner(&context.extensions);
         // The task's call goes through this session: a tool search it
         // makes loads into this session's list.
-        let call = ToolCall::new(name, args).made_by(&principal, Some(&self.searches));
+        let mut call = ToolCall::new(name, args).made_by(&principal, Some(&self.searches));
+        // On 2026-07-28 what the tool asks of the client waits in the task
+        // (`input_required`) for `tasks/update` to answer it.
+        let input = (!reader.object_output_only).then(|| RoundTrip::new(InputResponses::new()));
+        if let Some(input) = &input {
+            call = call.client(self.session.client(
+                &context.peer,
+                context.protocol_version(),
+                context.client_capabilities(),
+                context.meta.log_level(),
+                Some(Arc::clone(input)),
+            ));
+        }
         let registry = self.registry.clone();
         let owned = name.to_owned();
         let finish: Finish = Box::new(move |result| {
@@ -212,7 +224,7 @@ impl McpServer {
             serde_json::to_value(call).unwrap_or_default()
         });
         let task = (self.tasks)
-            .start(&self.registry, name, call, &owner, finish)
+            .start(&self.registry, name, call, &owner, finish, input)
             .await?;
         Ok(CallToolResponse::Task(task))
     }
