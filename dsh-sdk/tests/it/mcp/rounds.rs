@@ -2,13 +2,14 @@
 //! that revision removed, multi-round-trip input (keyed requests, several
 //! at once, answers carried between rounds in a sealed `requestState`), a
 //! missing client capability, prompts that ask, log messages only at a
-//! requested level, and tasks that wait for `tasks/update`, in memory and
-//! in a directory.
+//! requested level, and tasks that wait for `tasks/update`, in every task
+//! store (memory, a directory, Redis), answered through another replica.
 
 use std::time::Duration;
 
 use dsh_kit::Registry;
 use dsh_kit::client::{Elicited, LogLevel, SampleRequest};
+use dsh_kit::mcp::redis::Redis;
 use dsh_kit::mcp::rmcp::model::{PromptMessage, Role};
 use dsh_kit::mcp::{FileTaskStore, McpServer, Prompt};
 use dsh_kit::prelude::*;
@@ -503,17 +504,18 @@ async fn task_until(http: &Http, id: &str, done: impl Fn(&Value) -> bool) -> Val
     }
 }
 
-async fn a_task_waits_for_its_answer(server: McpServer) {
-    let http = serve(server).await;
+/// A task started through `http` waits for its answer, which comes through
+/// `other` (the same server, or a replica sharing its store).
+async fn a_task_waits_for_its_answer(http: &Http, other: &Http) {
     let created = task_rpc(
-        &http,
+        http,
         "tools/call",
         json!({ "name": "asks_in_a_task", "arguments": {} }),
     )
     .await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
-    let waiting = task_until(&http, &id, |task| task["status"] == "input_required").await;
+    let waiting = task_until(http, &id, |task| task["status"] == "input_required").await;
     assert_eq!(
         waiting["inputRequests"]["who"]["method"],
         "elicitation/create"
@@ -521,21 +523,21 @@ async fn a_task_waits_for_its_answer(server: McpServer) {
 
     // An answer to nothing it waits for is ignored; a malformed one is named.
     let ack = task_rpc(
-        &http,
+        other,
         "tasks/update",
         json!({ "taskId": id, "inputResponses": { "nobody": accept(json!({})) } }),
     )
     .await;
     assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
     let bad = task_rpc(
-        &http,
+        other,
         "tasks/update",
         json!({ "taskId": id, "inputResponses": { "who": "Ada" } }),
     )
     .await;
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
     let unknown = task_rpc(
-        &http,
+        other,
         "tasks/update",
         json!({ "taskId": "no-such-task", "inputResponses": {} }),
     )
@@ -543,23 +545,38 @@ async fn a_task_waits_for_its_answer(server: McpServer) {
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 
     task_rpc(
-        &http,
+        other,
         "tasks/update",
         json!({ "taskId": id, "inputResponses": { "who": accept(json!({ "name": "Ada" })) } }),
     )
     .await;
-    let done = task_until(&http, &id, |task| task["status"] == "completed").await;
+    let done = task_until(http, &id, |task| task["status"] == "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "hello Ada", "{done}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_waits_for_its_answer_in_memory() {
-    a_task_waits_for_its_answer(server(registry())).await;
+    let http = serve(server(registry())).await;
+    a_task_waits_for_its_answer(&http, &http).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_waits_for_its_answer_in_a_directory() {
+async fn a_task_waits_for_its_answer_given_to_a_replica_sharing_its_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let store = FileTaskStore::new(dir.path()).unwrap();
-    a_task_waits_for_its_answer(server(registry()).task_store(store)).await;
+    let replica = || server(registry()).task_store(FileTaskStore::new(dir.path()).unwrap());
+    let one = serve(replica()).await;
+    let two = serve(replica()).await;
+    a_task_waits_for_its_answer(&one, &two).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_waits_for_its_answer_given_to_a_replica_sharing_its_redis() {
+    let Some(redis) = super::redis::Server::start() else {
+        return;
+    };
+    let one = Redis::connect(&redis.url(), "rounds").await.unwrap();
+    let two = Redis::connect(&redis.url(), "rounds").await.unwrap();
+    let one = serve(server(registry()).task_store(one.task_store())).await;
+    let two = serve(server(registry()).task_store(two.task_store())).await;
+    a_task_waits_for_its_answer(&one, &two).await;
 }
