@@ -613,7 +613,7 @@ fn read_answers(dir: &Path) -> Result<serde_json::Map<String, Value>, TaskStoreE
 
 /// The key a file of answers is named by, from its hex.
 fn unhex(hex: &str) -> Option<String> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Option<Vec<u8>> = (0..hex.len())
