@@ -6,8 +6,10 @@
 //! the 2026-07-28 draft, as rmcp models it): the server decides, for a tool
 //! whose calls may run as tasks and a client that declared the extension;
 //! `tasks/get` answers the state and, once done, the result; `tasks/cancel`
-//! asks the runner to stop. The 2025-11-25 methods `tasks/result` (which
-//! waits for the end) and `tasks/list` are served too.
+//! asks the runner to stop; a call that asks the client something leaves
+//! the task `input_required` until `tasks/update` brings the answer. The
+//! 2025-11-25 methods `tasks/result` (which waits for the end) and
+//! `tasks/list` are served to the clients of that era.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};

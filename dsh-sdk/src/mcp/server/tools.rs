@@ -191,8 +191,9 @@ impl McpServer {
     }
 
     /// Runs the call of `name` as a task, answering at once with the task.
-    /// A task outlives its request: no client to reach, no cancel but
-    /// `tasks/cancel`.
+    /// A task outlives its request: no cancel but `tasks/cancel`, and no
+    /// client to reach but, on 2026-07-28, through `input_required` and
+    /// `tasks/update`.
     async fn start_task(
         &self,
         name: &str,

@@ -88,6 +88,18 @@ async fn asks_in_a_task(exec: &Exec) -> Result<String, ToolError> {
     Ok(format!("hello {}", shown(name, |name| name.name)))
 }
 
+/// Breaks on the server side, as a task.
+#[tool(read_only, task)]
+async fn breaks_in_a_task() -> String {
+    panic!("a bug in the tool")
+}
+
+/// Runs only as a task.
+#[tool(read_only, task_required)]
+async fn only_a_task() -> String {
+    "done".to_owned()
+}
+
 fn registry() -> Registry {
     let registry = Registry::new();
     registry.register::<two_steps>().unwrap().keep();
@@ -95,6 +107,8 @@ fn registry() -> Registry {
     registry.register::<needs_the_model>().unwrap().keep();
     registry.register::<logs>().unwrap().keep();
     registry.register::<asks_in_a_task>().unwrap().keep();
+    registry.register::<breaks_in_a_task>().unwrap().keep();
+    registry.register::<only_a_task>().unwrap().keep();
     registry
 }
 
@@ -579,4 +593,37 @@ async fn a_task_waits_for_its_answer_given_to_a_replica_sharing_its_redis() {
     let one = serve(server(registry()).task_store(one.task_store())).await;
     let two = serve(server(registry()).task_store(two.task_store())).await;
     a_task_waits_for_its_answer(&one, &two).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_call_panicked_fails_with_a_protocol_error() {
+    let http = serve(server(registry())).await;
+    let created = task_rpc(
+        &http,
+        "tools/call",
+        json!({ "name": "breaks_in_a_task", "arguments": {} }),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let failed = task_until(&http, &id, |task| task["status"] != "working").await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    assert!(failed.get("result").is_none(), "{failed}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_runs_only_as_a_task_names_the_extension_a_client_lacks() {
+    let http = serve(server(registry())).await;
+    let answer = rpc(
+        &http,
+        "tools/call",
+        json!({ "name": "only_a_task", "arguments": {} }),
+    )
+    .await;
+    assert_eq!(answer.status, 400, "{}", answer.response);
+    assert_eq!(answer.response["error"]["code"], -32021);
+    assert_eq!(
+        answer.response["error"]["data"]["requiredCapabilities"]["extensions"],
+        json!({ "io.modelcontextprotocol/tasks": {} })
+    );
 }
