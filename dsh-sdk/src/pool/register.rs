@@ -9,7 +9,7 @@ use super::{Pool, ToolHandle};
 use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
 use crate::tool::SchemaRole;
-use crate::tool::{Entry, FieldProbe, Handler, Typed, probe_fields, unnamed_field};
+use crate::tool::{Enforced, Entry, FieldProbe, Handler, Typed, probe_fields, unnamed_field};
 use crate::tool::{Tool, ToolDef};
 use crate::value::event::rawp::{Diagnostic, Severity};
 use crate::value::path::slots::PathSlots;
@@ -180,10 +180,12 @@ impl Pool {
             tools.aliases.insert(alias.to_owned(), name.clone());
         }
         let failure = handler.failure_schema();
+        let enforced = Enforced::of(&def, &paths, &self.inner.limits);
         let entry = Entry {
             id,
             def,
             paths,
+            enforced,
             input,
             output,
             failure,
