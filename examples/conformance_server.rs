@@ -29,7 +29,10 @@ use std::time::Duration;
 
 use dsh_kit::RegisterError;
 use dsh_kit::Registry;
-use dsh_kit::client::{Elicited, LogLevel, SampleRequest};
+use dsh_kit::client::{
+    ClientError, ElicitRequest, Elicitation, Elicited, LogLevel, Root, SampleRequest,
+    elicitation_schema,
+};
 use dsh_kit::mcp::redis::Redis;
 use dsh_kit::mcp::rmcp::model::{
     ContentBlock as McpContent, PromptMessage, ResourceContents, Role,
@@ -205,6 +208,223 @@ async fn test_elicitation(
     })
 }
 
+/// A name the user gives.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct Name {
+    /// The user's name
+    name: String,
+}
+
+/// A yes or no.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct Confirm {
+    /// Whether the user confirms
+    ok: bool,
+}
+
+/// A colour the user likes.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct Colour {
+    /// The user's favourite colour
+    color: String,
+}
+
+/// What a form fixture got: the answer, or what the user did instead.
+fn answered<T>(answer: Elicited<T>, show: impl FnOnce(T) -> String) -> String {
+    match answer {
+        Elicited::Accepted(value) => show(value),
+        Elicited::Declined => "the user declined".to_owned(),
+        Elicited::Cancelled => "the user cancelled".to_owned(),
+    }
+}
+
+/// Asks the client's model a question, so it fails when the client did not
+/// declare sampling.
+#[tool(read_only)]
+async fn test_missing_capability(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let sample = exec
+        .sample(SampleRequest::user("Say something.").max_tokens(20))
+        .await?;
+    Ok(format!("The model said: {}", sample.text))
+}
+
+/// Asks the user for their name while the call runs.
+#[tool(read_only)]
+async fn test_streaming_elicitation(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let answer = exec.elicit::<Name>("What is your name?").await?;
+    Ok(answered(answer, |user| format!("Hello, {}!", user.name)))
+}
+
+/// Logs three messages to the client while it runs.
+#[tool(read_only)]
+async fn test_logging_tool(_args: NoArgs, exec: &Exec) -> String {
+    for step in ["started", "working", "done"] {
+        exec.log(LogLevel::Info, format!("test_logging_tool {step}"))
+            .await;
+    }
+    "Logged three messages.".to_owned()
+}
+
+/// Asks the user's name, as the answer `user_name`.
+#[tool(read_only)]
+async fn test_input_required_result_elicitation(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit_keyed::<Name>("user_name", "What is your name?")
+        .await?;
+    Ok(answered(answer, |user| format!("Hello, {}!", user.name)))
+}
+
+/// Asks the client's model a question, as the answer `capital_question`.
+#[tool(read_only)]
+async fn test_input_required_result_sampling(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let request = SampleRequest::user("What is the capital of France?")
+        .max_tokens(100)
+        .key("capital_question");
+    let sample = exec.sample(request).await?;
+    Ok(format!("The model answered: {}", sample.text))
+}
+
+/// The roots a client gave, for a tool's answer.
+fn shown(roots: &[Root]) -> String {
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    format!("{} root(s): {}", roots.len(), uris.join(", "))
+}
+
+/// Lists the client's roots, as the answer `client_roots`.
+#[tool(read_only)]
+async fn test_input_required_result_list_roots(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let roots = exec.roots(Some("client_roots")).await?;
+    Ok(format!("The client has {}", shown(&roots)))
+}
+
+/// Asks the user to confirm, as the answer `confirm`; the answer reaches it
+/// only once the server has checked the `requestState` that came back.
+#[tool(read_only)]
+async fn test_input_required_result_request_state(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit_keyed::<Confirm>("confirm", "Please confirm")
+        .await?;
+    Ok(answered(answer, |confirm| {
+        format!(
+            "state-ok: the request state checked out, confirmed: {}",
+            confirm.ok
+        )
+    }))
+}
+
+/// Asks for a name, a greeting from the model and the roots, all at once.
+#[tool(read_only)]
+async fn test_input_required_result_multiple_inputs(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let greeting = SampleRequest::user("Generate a greeting")
+        .max_tokens(50)
+        .key("greeting");
+    let (name, greeting, roots) = tokio::join!(
+        exec.elicit_keyed::<Name>("user_name", "What is your name?"),
+        exec.sample(greeting),
+        exec.roots(Some("client_roots")),
+    );
+    let name = answered(name?, |user| user.name);
+    Ok(format!(
+        "{} to {name}, with {}",
+        greeting?.text,
+        shown(&roots?)
+    ))
+}
+
+/// Asks the user two questions, one round each.
+#[tool(read_only)]
+async fn test_input_required_result_multi_round(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let name = exec
+        .elicit_keyed::<Name>("step1", "Step 1: What is your name?")
+        .await?;
+    let colour = exec
+        .elicit_keyed::<Colour>("step2", "Step 2: What is your favorite color?")
+        .await?;
+    Ok(format!(
+        "{} likes {}",
+        answered(name, |user| user.name),
+        answered(colour, |colour| colour.color)
+    ))
+}
+
+/// Asks the user to confirm; a retry whose `requestState` was altered is
+/// refused before the tool runs.
+#[tool(read_only)]
+async fn test_input_required_result_tampered_state(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit_keyed::<Confirm>("confirm", "Please confirm")
+        .await?;
+    Ok(answered(answer, |confirm| {
+        format!("confirmed: {}", confirm.ok)
+    }))
+}
+
+/// Asks the user for their name when the client can show a form, else
+/// asks the client's model for one.
+#[tool(read_only)]
+async fn test_input_required_result_capabilities(
+    _args: NoArgs,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let client = exec
+        .client()
+        .ok_or_else(|| ToolError::new("this call has no client"))?;
+    let form = ElicitRequest {
+        message: "What is your name?".to_owned(),
+        schema: elicitation_schema::<Name>().map_err(|error| ToolError::new(error.to_string()))?,
+        key: Some("user_name".to_owned()),
+    };
+    match client.elicit(form).await {
+        Ok(Elicitation::Accept(content)) => Ok(format!(
+            "Hello, {}!",
+            serde_json::Value::Object(content)["name"]
+        )),
+        Ok(Elicitation::Decline | Elicitation::Cancel) => Ok("the user said no".to_owned()),
+        Err(ClientError::Unsupported { .. }) => {
+            let request = SampleRequest::user("Make up a name.")
+                .max_tokens(20)
+                .key("made_up_name");
+            let sample = exec.sample(request).await?;
+            Ok(format!("Hello, {}!", sample.text))
+        }
+        Err(error) => Err(ToolError::new(error.to_string())),
+    }
+}
+
+/// Looks a term up in one region's index; the region travels as the
+/// `Mcp-Param-Region` header too, so a gateway routes the call unread.
+#[tool(read_only)]
+async fn test_header_tool(
+    /// The region whose index is searched
+    #[dsh(header = "Region")]
+    region: String,
+    /// What to look up
+    query: String,
+) -> String {
+    format!("Looked up `{query}` in region {region}.")
+}
+
 /// A status, for the defaults form.
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
@@ -319,26 +539,57 @@ async fn test_elicitation_sep1330_enums(_args: NoArgs, exec: &Exec) -> Result<St
 
 /// A postal address.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
 #[allow(dead_code, reason = "the fields are read through the schema only")]
 struct Address {
     street: Option<String>,
     city: Option<String>,
 }
 
-/// The arguments of the JSON Schema 2020-12 tool.
+/// How to reach someone.
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code, reason = "the fields are read through the schema only")]
+#[serde(rename_all = "lowercase")]
+enum ContactMethod {
+    Phone,
+    Email,
+}
+
+/// The arguments of the JSON Schema 2020-12 tool: a phone or an email at
+/// least, and the one `contactMethod` names.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(extend(
+    "allOf" = [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+    "if" = {
+        "properties": { "contactMethod": { "const": "phone" } },
+        "required": ["contactMethod"]
+    },
+    "then" = { "required": ["phone"] },
+    "else" = { "required": ["email"] },
+))]
 struct SchemaArgs {
     name: Option<String>,
     address: Option<Address>,
+    contact_method: Option<ContactMethod>,
+    phone: Option<String>,
+    email: Option<String>,
 }
 
 /// Tool with JSON Schema 2020-12 features
 #[tool(read_only)]
 async fn json_schema_2020_12_tool(args: SchemaArgs) -> String {
-    format!("Hello, {}!", args.name.as_deref().unwrap_or("anonymous"))
+    let name = args.name.as_deref().unwrap_or("anonymous");
+    let city = (args.address.as_ref())
+        .and_then(|address| address.city.as_deref())
+        .unwrap_or("somewhere");
+    let reach = match (args.contact_method, args.phone, args.email) {
+        (Some(ContactMethod::Phone), Some(phone), _) | (None, Some(phone), None) => {
+            format!("by phone at {phone}")
+        }
+        (_, _, Some(email)) => format!("by email at {email}"),
+        _ => "no way".to_owned(),
+    };
+    format!("Hello, {name} of {city}: reached {reach}.")
 }
 
 /// How long [`slow_task`] works.
@@ -380,6 +631,104 @@ async fn slow_task(args: SlowArgs, exec: &Exec) -> Result<SlowDone, ToolError> {
         worked_ms: worked,
         replica: std::process::id(),
     })
+}
+
+/// Greets someone, at once.
+#[tool(read_only)]
+async fn greet(
+    /// Who to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// How long [`slow_compute`] works, and what for.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ComputeArgs {
+    /// Seconds to work, at most a minute; 0 answers at once
+    #[schemars(range(min = 0.0, max = 60.0))]
+    seconds: f64,
+    /// A label the result repeats
+    label: Option<String>,
+}
+
+/// Works for some seconds, as a task a client can poll and cancel: a
+/// cancel ends it `cancelled`.
+#[tool(read_only, task)]
+async fn slow_compute(args: ComputeArgs, exec: &Exec) -> Result<String, ToolError> {
+    let seconds = args.seconds.clamp(0.0, 60.0);
+    tokio::select! {
+        () = exec.cancellation().cancelled() => Err(ToolError::new("the computation was cancelled")),
+        () = tokio::time::sleep(Duration::from_secs_f64(seconds)) => Ok(format!(
+            "Computed for {seconds} s{}",
+            args.label.map(|label| format!(" ({label})")).unwrap_or_default()
+        )),
+    }
+}
+
+/// Works for a second, then fails as a tool does: the task completes with
+/// an error result. It runs only as a task.
+#[tool(read_only, task_required)]
+async fn failing_job(_args: NoArgs) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::new("the job failed: its input was not found"))
+}
+
+/// Panics: the task fails, with the protocol error that makes.
+#[tool(read_only, task)]
+async fn protocol_error_job(_args: NoArgs) -> String {
+    panic!("the job's server side broke")
+}
+
+/// A deletion the user confirms.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct ConfirmDeletion {
+    /// Whether to delete it
+    confirm: bool,
+}
+
+/// Asks the user to confirm deleting a file, as a task, and says what
+/// they chose (it deletes nothing itself).
+#[tool(read_only, task)]
+async fn confirm_delete(
+    /// The file to delete
+    filename: String,
+    exec: &Exec,
+) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit::<ConfirmDeletion>(format!("Delete {filename}?"))
+        .await?;
+    Ok(answered(answer, |answer| {
+        if answer.confirm {
+            format!("The user confirmed deleting {filename}.")
+        } else {
+            format!("The user chose to keep {filename}.")
+        }
+    }))
+}
+
+/// Asks the user two things at once, as a task: their name, and whether
+/// to go on.
+#[tool(read_only, task)]
+async fn multi_input(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let (name, go_on) = tokio::join!(
+        exec.elicit::<Name>("What is your name?"),
+        exec.elicit::<ConfirmDeletion>("Go on?"),
+    );
+    let name = answered(name?, |user| user.name);
+    let go_on = answered(go_on?, |answer| answer.confirm.to_string());
+    Ok(format!("{name} said go on: {go_on}"))
+}
+
+/// Asks the user's name, then runs as a task that greets them.
+#[tool(read_only, task_required)]
+async fn test_tool_with_task(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
+    let answer = exec
+        .elicit_keyed::<Name>("user_name", "What is your name?")
+        .await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(answered(answer, |user| format!("Hello, {}!", user.name)))
 }
 
 /// The registry served, for [`change_tools`].
@@ -502,6 +851,23 @@ fn server(registry: Registry) -> McpServer {
                 ]
             },
         ))
+        .prompt(Prompt::asking(
+            "test_input_required_result_prompt",
+            "A prompt that asks the user for its context first",
+            |_args: NoArgs, exec: Exec| async move {
+                let answer = exec
+                    .elicit_keyed::<PromptContext>(
+                        "user_context",
+                        "What context should the prompt use?",
+                    )
+                    .await?;
+                let context = answered(answer, |given| given.context);
+                Ok(vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Answer with this context in mind: {context}"),
+                )])
+            },
+        ))
         .prompt(Prompt::new(
             "test_prompt_with_image",
             "A prompt with an image",
@@ -513,6 +879,13 @@ fn server(registry: Registry) -> McpServer {
     // Subscriptions are accepted once someone can announce updates.
     let _updates = server.resource_updates();
     server
+}
+
+/// The context the user gives `test_input_required_result_prompt`.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct PromptContext {
+    /// The context the prompt should use
+    context: String,
 }
 
 /// The arguments of `test_prompt_with_arguments`.
@@ -554,6 +927,41 @@ fn register(registry: &Registry) -> Result<(), RegisterError> {
     registry.register::<test_reconnection>()?.keep();
     registry.register::<slow_task>()?.keep();
     registry.register::<change_tools>()?.keep();
+    registry.register::<test_missing_capability>()?.keep();
+    registry.register::<test_streaming_elicitation>()?.keep();
+    registry.register::<test_logging_tool>()?.keep();
+    registry.register::<test_header_tool>()?.keep();
+    registry.register::<greet>()?.keep();
+    registry.register::<slow_compute>()?.keep();
+    registry.register::<failing_job>()?.keep();
+    registry.register::<protocol_error_job>()?.keep();
+    registry.register::<confirm_delete>()?.keep();
+    registry.register::<multi_input>()?.keep();
+    registry.register::<test_tool_with_task>()?.keep();
+    registry
+        .register::<test_input_required_result_elicitation>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_sampling>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_list_roots>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_request_state>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_multiple_inputs>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_multi_round>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_tampered_state>()?
+        .keep();
+    registry
+        .register::<test_input_required_result_capabilities>()?
+        .keep();
     Ok(())
 }
 

@@ -77,6 +77,7 @@ mod proxy;
 #[cfg(feature = "redis")]
 pub mod redis;
 mod reply;
+mod request_state;
 mod resources;
 mod server;
 mod session;

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
+
 use rmcp::ErrorData;
 use rmcp::model::{
     CompletionInfo, GetPromptResult, ListPromptsResult, Prompt as McpPrompt, PromptArgument,
@@ -14,11 +16,25 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use crate::tool::{Exec, ToolError};
+
 use super::cache;
 
-/// Makes the messages from the arguments; fails when they do not deserialize.
-type GetFn =
-    dyn Fn(Map<String, Value>) -> Result<Vec<PromptMessage>, serde_json::Error> + Send + Sync;
+/// Makes the messages from the arguments, asking the client through the
+/// [`Exec`] when it must; fails when they do not deserialize, or the asking
+/// fails.
+type GetFn = dyn Fn(Map<String, Value>, Exec) -> BoxFuture<'static, Result<Vec<PromptMessage>, GetError>>
+    + Send
+    + Sync;
+
+/// Why a prompt made no messages.
+#[derive(Debug)]
+pub(super) enum GetError {
+    /// Its arguments do not deserialize.
+    Args(serde_json::Error),
+    /// It asked the client, and that failed.
+    Failed(ToolError),
+}
 
 /// A prompt: a name, a description, its arguments, and the messages it makes.
 ///
@@ -67,7 +83,7 @@ impl Prompt {
         let messages: Vec<PromptMessage> = messages.into_iter().collect();
         Prompt::from_parts(
             McpPrompt::new(name, Some(description), None),
-            Arc::new(move |_| Ok(messages.clone())),
+            Arc::new(move |_, _| Box::pin(std::future::ready(Ok(messages.clone())))),
         )
     }
 
@@ -82,8 +98,73 @@ impl Prompt {
         A: JsonSchema + DeserializeOwned,
         F: Fn(A) -> Vec<PromptMessage> + Send + Sync + 'static,
     {
-        let get = move |args: Map<String, Value>| {
-            serde_json::from_value::<A>(Value::Object(args)).map(&messages)
+        let get = move |args: Map<String, Value>, _: Exec| -> BoxFuture<'static, _> {
+            let made = serde_json::from_value::<A>(Value::Object(args))
+                .map(&messages)
+                .map_err(GetError::Args);
+            Box::pin(std::future::ready(made))
+        };
+        Prompt::from_parts(
+            McpPrompt::new(name, Some(description), Some(arguments::<A>())),
+            Arc::new(get),
+        )
+    }
+
+    /// A prompt whose arguments are the fields of `A`, whose `messages` may
+    /// ask the client first, through the [`Exec`] it gets, as a tool does:
+    /// [`elicit`](Exec::elicit) the user, [`sample`](Exec::sample) the
+    /// model, list the [`roots`](Exec::roots). On MCP 2026-07-28 that is
+    /// multi-round-trip input, as for a tool: `prompts/get` answers with the
+    /// requests, and the retry with the answers runs `messages` again.
+    ///
+    /// ```
+    /// use dsh_kit::client::Elicited;
+    /// use dsh_kit::mcp::Prompt;
+    /// use dsh_kit::mcp::rmcp::model::{PromptMessage, Role};
+    /// use dsh_kit::prelude::*;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Plan {
+    ///     /// What to plan
+    ///     goal: String,
+    /// }
+    ///
+    /// #[derive(Deserialize, JsonSchema, Elicit)]
+    /// struct Budget {
+    ///     /// How much may be spent, in euros
+    ///     euros: u32,
+    /// }
+    ///
+    /// let plan = Prompt::asking("plan", "Plan within the user's budget", |args: Plan, exec: Exec| async move {
+    ///     let budget = match exec.elicit_keyed::<Budget>("budget", "What is the budget?").await? {
+    ///         Elicited::Accepted(budget) => format!("{} euros", budget.euros),
+    ///         Elicited::Declined | Elicited::Cancelled => "no fixed budget".to_owned(),
+    ///     };
+    ///     Ok(vec![PromptMessage::new_text(
+    ///         Role::User,
+    ///         format!("Plan {} with {budget}.", args.goal),
+    ///     )])
+    /// });
+    /// # drop(plan);
+    /// ```
+    pub fn asking<A, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        messages: F,
+    ) -> Self
+    where
+        A: JsonSchema + DeserializeOwned + Send + 'static,
+        F: Fn(A, Exec) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<PromptMessage>, ToolError>> + Send + 'static,
+    {
+        let get = move |args: Map<String, Value>, exec: Exec| -> BoxFuture<'static, _> {
+            match serde_json::from_value::<A>(Value::Object(args)) {
+                Ok(args) => {
+                    let made = messages(args, exec);
+                    Box::pin(async move { made.await.map_err(GetError::Failed) })
+                }
+                Err(error) => Box::pin(std::future::ready(Err(GetError::Args(error)))),
+            }
         };
         Prompt::from_parts(
             McpPrompt::new(name, Some(description), Some(arguments::<A>())),
@@ -181,22 +262,33 @@ impl Prompts {
             .with_cache_scope(cache::SCOPE)
     }
 
-    /// `prompts/get`.
+    /// `prompts/get`: the prompt named `name` making its messages from
+    /// `args`, asking the client through `exec` if it must.
     pub(super) fn get(
         &self,
         name: &str,
-        args: Option<Map<String, Value>>,
-    ) -> Result<GetPromptResult, ErrorData> {
+        args: Map<String, Value>,
+        exec: Exec,
+    ) -> Result<impl Future<Output = Result<GetPromptResult, ErrorData>> + use<>, ErrorData> {
         let prompt = self.find(name)?;
-        let messages = (prompt.get)(args.unwrap_or_default()).map_err(|error| {
-            ErrorData::invalid_params(
-                format!("the arguments of prompt `{name}` are invalid: {error}"),
-                Some(json!({ "prompt": name })),
-            )
-        })?;
-        let mut result = GetPromptResult::new(messages);
-        result.description = prompt.prompt.description.clone();
-        Ok(result)
+        let making = (prompt.get)(args, exec);
+        let description = prompt.prompt.description.clone();
+        let name = name.to_owned();
+        Ok(async move {
+            let messages = making.await.map_err(|error| match error {
+                GetError::Args(error) => ErrorData::invalid_params(
+                    format!("the arguments of prompt `{name}` are invalid: {error}"),
+                    Some(json!({ "prompt": name })),
+                ),
+                GetError::Failed(error) => ErrorData::internal_error(
+                    format!("prompt `{name}` failed: {error}"),
+                    Some(json!({ "prompt": name })),
+                ),
+            })?;
+            let mut result = GetPromptResult::new(messages);
+            result.description = description;
+            Ok(result)
+        })
     }
 
     /// `completion/complete` for one argument of a prompt.

@@ -8,7 +8,7 @@
 //! elicitation or sampling becomes multi-round-trip input ([`RoundTrip`]).
 #![allow(deprecated)]
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -17,9 +17,10 @@ use futures_util::future::BoxFuture;
 use rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
     CreateMessageResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, InputRequest, InputRequests, InputResponses, LoggingLevel,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ResourceUpdatedNotificationParam, ServerNotification, ServerRequest,
+    ElicitationAction, InputRequest, InputRequests, InputResponses, ListRootsRequest,
+    ListRootsResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, ResourceUpdatedNotificationParam, ServerNotification,
+    ServerRequest,
 };
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleServer};
@@ -34,7 +35,8 @@ use crate::pool::Subscription;
 use crate::registry::Registry;
 use crate::tool::client::{
     Client, ClientError, ElicitRequest as DshElicitRequest, Elicitation, ElicitationId, LogLevel,
-    LogMessage, Sample, SampleRequest, URL_ELICITATION, UrlElicitRequest,
+    LogMessage, ROOTS, Root, RootsRequest, Sample, SampleRequest, URL_ELICITATION,
+    UrlElicitRequest,
 };
 use crate::value::event::Event;
 use crate::value::event::stream::StreamType;
@@ -104,28 +106,34 @@ impl Drop for CallGuard {
 impl Session {
     /// `logging/setLevel`.
     pub(super) fn set_log_level(&self, level: LoggingLevel) {
-        let level = serde_json::to_value(level)
-            .and_then(serde_json::from_value)
-            .unwrap_or(LogLevel::Debug);
-        *lock(&self.log_level) = Some(level);
+        *lock(&self.log_level) = Some(level_of(level));
     }
 
     /// The [`Client`] of a call on this session, made on `protocol` by a
-    /// client with `capabilities`; `round_trip` carries elicitation and
-    /// sampling on 2026-07-28.
+    /// client with `capabilities`, that asked for `log_level` on the request
+    /// (2026-07-28, where no log goes out unless it did); `round_trip`
+    /// carries elicitation, sampling and roots on 2026-07-28.
     pub(super) fn client(
         &self,
         peer: &Peer<RoleServer>,
         protocol: Option<ProtocolVersion>,
         capabilities: Option<ClientCapabilities>,
+        log_level: Option<LoggingLevel>,
         round_trip: Option<Arc<RoundTrip>>,
     ) -> Arc<dyn Client> {
+        let per_request = (protocol.as_ref())
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let log_level = if per_request {
+            LogGate::Request(log_level.map(level_of))
+        } else {
+            LogGate::Session(Arc::clone(&self.log_level))
+        };
         Arc::new(McpClient {
             peer: peer.clone(),
             protocol,
             capabilities,
             round_trip,
-            log_level: Arc::clone(&self.log_level),
+            log_level,
         })
     }
 
@@ -170,66 +178,189 @@ impl Session {
     }
 }
 
+/// MCP's log level as dsh names it.
+fn level_of(level: LoggingLevel) -> LogLevel {
+    serde_json::to_value(level)
+        .and_then(serde_json::from_value)
+        .unwrap_or(LogLevel::Debug)
+}
+
+/// The lowest level of log message a call's client wants.
+enum LogGate {
+    /// The session's, set by `logging/setLevel`; `info` until it is.
+    Session(Arc<Mutex<Option<LogLevel>>>),
+    /// The request's own (`_meta` `io.modelcontextprotocol/logLevel`, MCP
+    /// 2026-07-28); none means no log at all.
+    Request(Option<LogLevel>),
+}
+
+impl LogGate {
+    /// The lowest level that goes out; `None`, nothing does.
+    fn wanted(&self) -> Option<LogLevel> {
+        match self {
+            LogGate::Session(level) => Some(lock(level).unwrap_or(LogLevel::Info)),
+            LogGate::Request(level) => *level,
+        }
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The multi-round-trip input of one `tools/call` on MCP 2026-07-28, where
-/// the server sends no requests of its own: a tool that elicits or samples
-/// for an answer the client has not sent yet stops the round, and the client
-/// gets the request in an `InputRequiredResult`; it retries the call with
-/// the answer, and the tool runs again from the start, this time getting
-/// the answer. Requests are keyed by kind and order (`elicitation-0`,
-/// `sampling-1`), so a tool that asks the same questions in the same order
-/// finds each answer under its key.
+/// the server sends no requests of its own: a tool that elicits, samples or
+/// lists roots for an answer the client has not sent yet stops the round,
+/// and the client gets the requests in an `InputRequiredResult`; it retries
+/// the call with the answers, and the tool runs again from the start, this
+/// time getting them. A request goes by the key the tool gave it, else by
+/// kind and order (`elicitation-0`, `sampling-1`), so a tool that asks the
+/// same questions in the same order finds each answer under its key. The
+/// answers of earlier rounds come back sealed in the `requestState`.
+///
+/// A task's call asks the same way, and waits: the task is
+/// `input_required` with the requests, and [`answer`](Self::answer) hands it
+/// the answers that come through `tasks/update`.
 #[derive(Default)]
 pub(super) struct RoundTrip {
-    /// The answers the client sent with this round.
-    answers: InputResponses,
+    /// The answers of this round and the earlier ones.
+    answers: Mutex<InputResponses>,
+    /// Wakes the requests waiting for answers that came.
+    arrived: tokio::sync::Notify,
+    /// The answers the tool read so far, for the next round's state.
+    used: Mutex<InputResponses>,
     /// How many requests the tool made so far in this round.
     asked: AtomicUsize,
-    /// The first request with no answer yet.
-    needed: Mutex<Option<(String, InputRequest)>>,
+    /// The requests with no answer yet.
+    needed: Mutex<InputRequests>,
+    /// A capability the tool needed and the client did not declare.
+    missing: Mutex<Option<&'static str>>,
     wake: tokio::sync::Notify,
 }
 
 impl RoundTrip {
-    pub(super) fn new(answers: Option<InputResponses>) -> Arc<Self> {
+    pub(super) fn new(answers: InputResponses) -> Arc<Self> {
         Arc::new(RoundTrip {
-            answers: answers.unwrap_or_default(),
+            answers: Mutex::new(answers),
             ..RoundTrip::default()
         })
     }
 
-    /// Waits for a request the client must answer before the call goes on.
+    /// Hands the waiting requests the answers among `given` they did not
+    /// have; whether there was any.
+    pub(super) fn answer(&self, given: InputResponses) -> bool {
+        let mut answers = lock(&self.answers);
+        let mut needed = lock(&self.needed);
+        let mut new = false;
+        for (key, answer) in given {
+            if answers.contains_key(&key) {
+                continue;
+            }
+            needed.remove(&key);
+            answers.insert(key, answer);
+            new = true;
+        }
+        drop((answers, needed));
+        if new {
+            self.arrived.notify_waiters();
+        }
+        new
+    }
+
+    /// The requests waiting for an answer now, left in place.
+    pub(super) fn pending(&self) -> InputRequests {
+        lock(&self.needed).clone()
+    }
+
+    /// Waits for the requests the client must answer before the call goes
+    /// on: every one the tool made before it stopped to wait, so a tool that
+    /// asks several things at once (`join!`) gets them in one round.
     pub(super) async fn needed(&self) -> InputRequests {
         loop {
-            if let Some((key, request)) = lock(&self.needed).take() {
-                return BTreeMap::from([(key, request)]);
-            }
             self.wake.notified().await;
+            // The tool's other requests of the same poll, made on another
+            // worker, land before it waits.
+            let mut seen = 0;
+            loop {
+                tokio::task::yield_now().await;
+                let now = lock(&self.needed).len();
+                if now == seen {
+                    break;
+                }
+                seen = now;
+            }
+            let needed = std::mem::take(&mut *lock(&self.needed));
+            if !needed.is_empty() {
+                return needed;
+            }
         }
     }
 
-    /// The client's answer to the next request of `kind`, or, when it has
-    /// none, the request handed to the server and a wait that never ends
-    /// (the server drops the call and answers with the request).
-    async fn ask(&self, kind: &str, request: InputRequest) -> Result<Value, ClientError> {
-        let key = format!("{kind}-{}", self.asked.fetch_add(1, Ordering::SeqCst));
-        if let Some(answer) = self.answers.get(&key) {
-            // A client that could not fulfil a request answers with an error.
-            if answer.get("code").is_some() && answer.get("message").is_some() {
-                return Err(ClientError::Failed(format!(
-                    "the client could not answer the {kind} request: {}",
-                    answer["message"]
-                )));
-            }
-            return Ok(answer.clone());
-        }
-        lock(&self.needed).get_or_insert((key, request));
-        self.wake.notify_one();
-        std::future::pending().await
+    /// The answers the tool read, for the state of the next round.
+    pub(super) fn used(&self) -> InputResponses {
+        lock(&self.used).clone()
     }
+
+    /// The capability the tool asked for and the client did not declare.
+    pub(super) fn missing(&self) -> Option<&'static str> {
+        *lock(&self.missing)
+    }
+
+    /// The client's answer to the request named `key` (or, with none, to
+    /// the next request of `kind`), or, when it has none, the request handed
+    /// to the server and a wait for it (a call's round ends there, and the
+    /// server answers with the requests; a task waits for `tasks/update`).
+    async fn ask(
+        &self,
+        kind: &str,
+        key: Option<String>,
+        request: InputRequest,
+    ) -> Result<Value, ClientError> {
+        let order = self.asked.fetch_add(1, Ordering::SeqCst);
+        let key = key.unwrap_or_else(|| format!("{kind}-{order}"));
+        loop {
+            let arrived = self.arrived.notified();
+            tokio::pin!(arrived);
+            arrived.as_mut().enable();
+            let answer = lock(&self.answers).get(&key).cloned();
+            if let Some(answer) = answer {
+                lock(&self.used).insert(key.clone(), answer.clone());
+                // A client that could not fulfil a request answers with an error.
+                if answer.get("code").is_some() && answer.get("message").is_some() {
+                    return Err(ClientError::Failed(format!(
+                        "the client could not answer the {kind} request `{key}`: {}",
+                        answer["message"]
+                    )));
+                }
+                return Ok(answer);
+            }
+            lock(&self.needed)
+                .entry(key.clone())
+                .or_insert_with(|| request.clone());
+            self.wake.notify_one();
+            arrived.await;
+        }
+    }
+}
+
+/// The error of a call whose tool needed `capability` and the client did
+/// not declare it on the request (MCP 2026-07-28's
+/// `MissingRequiredClientCapabilityError`, HTTP 400): its data names the
+/// capability as `ClientCapabilities` do.
+pub(super) fn missing_capability(capability: &'static str) -> rmcp::ErrorData {
+    let required = match capability {
+        URL_ELICITATION => json!({ "elicitation": { "url": {} } }),
+        ROOTS => json!({ "roots": {} }),
+        "elicitation" => json!({ "elicitation": {} }),
+        _ => json!({ "sampling": {} }),
+    };
+    rmcp::ErrorData::new(
+        rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!(
+            "the tool needs the client's {capability} capability, which this request did not declare in `_meta` `io.modelcontextprotocol/clientCapabilities`"
+        ),
+        Some(json!({ "requiredCapabilities": required })),
+    )
 }
 
 /// The MCP client of one session, as a tool sees it.
@@ -241,7 +372,7 @@ struct McpClient {
     capabilities: Option<ClientCapabilities>,
     /// Elicitation and sampling as multi-round-trip input (2026-07-28).
     round_trip: Option<Arc<RoundTrip>>,
-    log_level: Arc<Mutex<Option<LogLevel>>>,
+    log_level: LogGate,
 }
 
 impl McpClient {
@@ -265,13 +396,16 @@ impl McpClient {
                 }),
                 URL_ELICITATION => (capabilities.elicitation.as_ref())
                     .is_some_and(|elicitation| elicitation.url.is_some()),
+                ROOTS => capabilities.roots.is_some(),
                 _ => capabilities.sampling.is_some(),
             });
         if declared {
-            Ok(())
-        } else {
-            Err(ClientError::Unsupported { capability })
+            return Ok(());
         }
+        if let Some(round_trip) = &self.round_trip {
+            lock(&round_trip.missing).get_or_insert(capability);
+        }
+        Err(ClientError::Unsupported { capability })
     }
 
     async fn request(&self, request: ServerRequest) -> Result<ClientResult, ClientError> {
@@ -280,13 +414,18 @@ impl McpClient {
 
     /// Asks the client: a request from the server on the 2025 protocols,
     /// multi-round-trip input on 2026-07-28.
-    async fn ask(&self, request: InputRequest) -> Result<ClientResult, ClientError> {
+    async fn ask(
+        &self,
+        key: Option<String>,
+        request: InputRequest,
+    ) -> Result<ClientResult, ClientError> {
         let Some(round_trip) = &self.round_trip else {
             let request = match request {
                 InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
                 InputRequest::CreateMessage(request) => {
                     ServerRequest::CreateMessageRequest(request)
                 }
+                InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
                 other => {
                     return Err(ClientError::Failed(format!(
                         "no tool asks the client for {other:?}"
@@ -298,15 +437,24 @@ impl McpClient {
         Ok(match request {
             InputRequest::Elicitation(request) => {
                 let answer = round_trip
-                    .ask("elicitation", InputRequest::Elicitation(request))
+                    .ask("elicitation", key, InputRequest::Elicitation(request))
                     .await?;
                 ClientResult::ElicitResult(from_json::<ElicitResult>(
                     answer,
                     "the elicitation answer",
                 )?)
             }
+            InputRequest::ListRoots(request) => {
+                let answer = round_trip
+                    .ask("roots", key, InputRequest::ListRoots(request))
+                    .await?;
+                ClientResult::ListRootsResult(from_json::<ListRootsResult>(
+                    answer,
+                    "the roots answer",
+                )?)
+            }
             request => {
-                let answer = round_trip.ask("sampling", request).await?;
+                let answer = round_trip.ask("sampling", key, request).await?;
                 ClientResult::CreateMessageResult(Box::new(from_json::<CreateMessageResult>(
                     answer,
                     "the sampling answer",
@@ -316,10 +464,14 @@ impl McpClient {
     }
 
     /// Sends an `elicitation/create` with `params` and reads the answer.
-    async fn elicitation(&self, params: Value) -> Result<Elicitation, ClientError> {
+    async fn elicitation(
+        &self,
+        key: Option<String>,
+        params: Value,
+    ) -> Result<Elicitation, ClientError> {
         let params: ElicitRequestParams = from_json(params, "the elicitation request")?;
         let answer = self
-            .ask(InputRequest::Elicitation(ElicitRequest::new(params)))
+            .ask(key, InputRequest::Elicitation(ElicitRequest::new(params)))
             .await?;
         let ClientResult::ElicitResult(answer) = answer else {
             return Err(ClientError::Failed(
@@ -360,7 +512,9 @@ fn from_json<T: serde::de::DeserializeOwned>(value: Value, what: &str) -> Result
 impl Client for McpClient {
     fn log(&self, message: LogMessage) -> BoxFuture<'_, Result<(), ClientError>> {
         Box::pin(async move {
-            let wanted = lock(&self.log_level).unwrap_or(LogLevel::Info);
+            let Some(wanted) = self.log_level.wanted() else {
+                return Ok(());
+            };
             if message.level < wanted {
                 return Ok(());
             }
@@ -382,7 +536,7 @@ impl Client for McpClient {
                 "message": request.message,
                 "requestedSchema": request.schema,
             });
-            self.elicitation(params).await
+            self.elicitation(request.key, params).await
         })
     }
 
@@ -401,7 +555,7 @@ impl Client for McpClient {
                 "url": request.url,
                 "elicitationId": request.id.as_str(),
             });
-            self.elicitation(params).await
+            self.elicitation(None, params).await
         })
     }
 
@@ -443,9 +597,10 @@ impl Client for McpClient {
             }
             let params: CreateMessageRequestParams = from_json(params, "the sampling request")?;
             let answer = self
-                .ask(InputRequest::CreateMessage(CreateMessageRequest::new(
-                    params,
-                )))
+                .ask(
+                    request.key,
+                    InputRequest::CreateMessage(CreateMessageRequest::new(params)),
+                )
                 .await?;
             let ClientResult::CreateMessageResult(answer) = answer else {
                 return Err(ClientError::Failed(
@@ -468,6 +623,31 @@ impl Client for McpClient {
                 model: answer["model"].as_str().unwrap_or_default().to_owned(),
                 stop_reason: answer["stopReason"].as_str().map(str::to_owned),
             })
+        })
+    }
+
+    fn roots(&self, request: RootsRequest) -> BoxFuture<'_, Result<Vec<Root>, ClientError>> {
+        Box::pin(async move {
+            self.require(ROOTS)?;
+            let answer = self
+                .ask(
+                    request.key,
+                    InputRequest::ListRoots(ListRootsRequest::default()),
+                )
+                .await?;
+            let ClientResult::ListRootsResult(answer) = answer else {
+                return Err(ClientError::Failed(
+                    "the client answered a roots request with something else".to_owned(),
+                ));
+            };
+            Ok(answer
+                .roots
+                .into_iter()
+                .map(|root| Root {
+                    uri: root.uri,
+                    name: root.name,
+                })
+                .collect())
         })
     }
 }

@@ -6,8 +6,10 @@
 //! the 2026-07-28 draft, as rmcp models it): the server decides, for a tool
 //! whose calls may run as tasks and a client that declared the extension;
 //! `tasks/get` answers the state and, once done, the result; `tasks/cancel`
-//! asks the runner to stop. The 2025-11-25 methods `tasks/result` (which
-//! waits for the end) and `tasks/list` are served too.
+//! asks the runner to stop; a call that asks the client something leaves
+//! the task `input_required` until `tasks/update` brings the answer. The
+//! 2025-11-25 methods `tasks/result` (which waits for the end) and
+//! `tasks/list` are served to the clients of that era.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,7 +18,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use rmcp::ErrorData;
 use rmcp::model::{
-    CreateTaskResult, DetailedTask, ErrorCode, JsonObject, Task, TaskPayload, TaskStatus,
+    CreateTaskResult, DetailedTask, ErrorCode, InputResponses, JsonObject, Task, TaskPayload,
+    TaskStatus,
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -26,10 +29,14 @@ use crate::pipeline::ToolCall;
 use crate::registry::Registry;
 use crate::value::event::Event;
 use crate::value::event::stream::StreamType;
-use crate::value::result::ToolResult;
+use crate::value::result::{Cause, ToolResult};
 
 use super::bus::{BusEvent, BusSlot};
-use super::task_store::{TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError};
+use super::request_state::check_answers;
+use super::session::RoundTrip;
+use super::task_store::{
+    MAX_ANSWER_BYTES, MAX_ANSWERS, TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
+};
 
 /// How long a task is kept after it was made, unless the server says: 1 hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
@@ -56,6 +63,30 @@ const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// What turns a finished call into the `tools/call` result a client gets.
 pub(super) type Finish = Box<dyn FnOnce(ToolResult) -> Value + Send>;
+
+/// Hands a task's waiting requests the answers `tasks/update` stored, and
+/// sets its record `input_required` with the requests still waiting, or
+/// back to `working`; whether the record changed.
+async fn waiting(input: &RoundTrip, store: &dyn TaskStore, record: &mut TaskRecord) -> bool {
+    if let Ok(answers) = store.answers(&record.id).await {
+        input.answer(answers.into_iter().collect());
+    }
+    let pending = input.pending();
+    let requests = match serde_json::to_value(&pending) {
+        Ok(Value::Object(requests)) if !requests.is_empty() => Some(requests),
+        _ => None,
+    };
+    if requests == record.input_requests {
+        return false;
+    }
+    record.status = if requests.is_some() {
+        TaskStatus::InputRequired
+    } else {
+        TaskStatus::Working
+    };
+    record.input_requests = requests;
+    true
+}
 
 /// The tasks of one server: its store, and the calls this process runs.
 pub(super) struct Tasks {
@@ -114,7 +145,10 @@ impl Tasks {
     }
 
     /// Starts `call` as a task: its record is stored before this returns, the
-    /// call runs in the background, and `finish` makes its result.
+    /// call runs in the background, and `finish` makes its result. `input`
+    /// is where the call's client asks (MCP 2026-07-28): the task is
+    /// `input_required` while a request waits, until `tasks/update` brings
+    /// its answer.
     pub(super) async fn start(
         self: &Arc<Self>,
         registry: &Registry,
@@ -122,6 +156,7 @@ impl Tasks {
         call: ToolCall,
         owner: &TaskOwner,
         finish: Finish,
+        input: Option<Arc<RoundTrip>>,
     ) -> Result<CreateTaskResult, ErrorData> {
         let token = CancellationToken::new();
         let record = TaskRecord::new(tool, self.ttl, self.poll, &self.runner).owned_by(owner);
@@ -157,6 +192,7 @@ impl Tasks {
                     token,
                     record,
                     finish,
+                    input,
                 )
                 .await;
             tasks.running().remove(&id);
@@ -175,6 +211,7 @@ impl Tasks {
         token: CancellationToken,
         record: TaskRecord,
         finish: Finish,
+        input: Option<Arc<RoundTrip>>,
     ) {
         let record = Arc::new(tokio::sync::Mutex::new(Some(record)));
         let progress: Arc<Mutex<VecDeque<String>>> = Arc::default();
@@ -220,6 +257,14 @@ impl Tasks {
                         token.cancel();
                         return;
                     }
+                    if let Some(input) = &input
+                        && waiting(input, store.as_ref(), current).await
+                    {
+                        current.touch();
+                        if let Err(error) = store.put(current.clone()).await {
+                            tracing::warn!("a task's input requests were not stored: {error}");
+                        }
+                    }
                     let message = progress
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
@@ -242,11 +287,26 @@ impl Tasks {
         let Some(mut done) = record.lock().await.take() else {
             return;
         };
+        done.input_requests = None;
         let cancelled =
             token.is_cancelled() || matches!(self.store.cancel_requested(&done.id).await, Ok(true));
+        // A panic is the server failing, not the tool reporting an error:
+        // the task fails with the JSON-RPC error it makes (tasks extension).
+        let broke = (result.failure.as_ref())
+            .is_some_and(|failure| matches!(failure.cause, Cause::Panicked | Cause::HookPanicked));
         if cancelled {
             done.status = TaskStatus::Cancelled;
             done.status_message = Some("the task was cancelled by request".to_owned());
+        } else if broke {
+            let error = ErrorData::internal_error(
+                format!("the task's call broke on the server: {}", result.text()),
+                None,
+            );
+            done.status = TaskStatus::Failed;
+            done.status_message = Some(error.message.to_string());
+            done.outcome = Some(TaskOutcome::Error(
+                serde_json::to_value(&error).unwrap_or_default(),
+            ));
         } else {
             done.status = TaskStatus::Completed;
             done.status_message = None;
@@ -288,9 +348,53 @@ impl Tasks {
         }
     }
 
+    /// `tasks/update`: keeps the client's answers to the requests task `id`
+    /// waits for, for whichever replica runs it; an answer to a request the
+    /// task does not wait for is ignored, as the tasks extension says of
+    /// unknown keys.
+    pub(super) async fn update(
+        &self,
+        id: &str,
+        owner: &TaskOwner,
+        answers: InputResponses,
+    ) -> Result<(), ErrorData> {
+        let record = self.record(id, owner).await?;
+        check_answers(&answers).map_err(|why| ErrorData::invalid_params(why, None))?;
+        let waiting = record.input_requests.unwrap_or_default();
+        let answers: JsonObject = answers
+            .into_iter()
+            .filter(|(key, _)| waiting.contains_key(key))
+            .collect();
+        if answers.is_empty() {
+            return Ok(());
+        }
+        if let Some(key) = answers
+            .iter()
+            .find_map(|(key, answer)| (answer.to_string().len() > MAX_ANSWER_BYTES).then_some(key))
+        {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the answer `{key}` is larger than the {MAX_ANSWER_BYTES} bytes a task keeps"
+                ),
+                None,
+            ));
+        }
+        let ttl = Duration::from_millis(record.ttl_ms);
+        (self.store.put_answers(id, answers, ttl).await).map_err(|error| store_error(&error))
+    }
+
     /// `tasks/get`: the task with its result or error once it ended.
     pub(super) async fn get(&self, id: &str, owner: &TaskOwner) -> Result<DetailedTask, ErrorData> {
-        let record = self.record(id, owner).await?;
+        let mut record = self.record(id, owner).await?;
+        // The requests answered since the runner last looked wait no more.
+        if let Some(requests) = &mut record.input_requests
+            && let Ok(answers) = self.store.answers(id).await
+        {
+            requests.retain(|key, _| !answers.contains_key(key));
+            if requests.is_empty() && record.status == TaskStatus::InputRequired {
+                record.status = TaskStatus::Working;
+            }
+        }
         let payload = match record.status {
             TaskStatus::Completed => TaskPayload::Completed {
                 result: object(record.result().cloned()),
@@ -299,6 +403,13 @@ impl Tasks {
                 error: object(record.error().cloned()),
             },
             TaskStatus::Cancelled => TaskPayload::Cancelled,
+            TaskStatus::InputRequired => TaskPayload::InputRequired {
+                input_requests: record
+                    .input_requests
+                    .clone()
+                    .and_then(|requests| serde_json::from_value(Value::Object(requests)).ok())
+                    .unwrap_or_default(),
+            },
             _ => TaskPayload::Working,
         };
         Ok(DetailedTask::new(mcp_task(&record), payload))
@@ -481,6 +592,8 @@ fn cut(id: &str) -> &str {
 #[derive(Debug, Default)]
 pub struct MemoryTaskStore {
     records: Mutex<HashMap<String, (TaskRecord, bool)>>,
+    /// The answers to each task's input requests, by task id.
+    answers: Mutex<HashMap<String, JsonObject>>,
 }
 
 impl MemoryTaskStore {
@@ -507,6 +620,10 @@ impl TaskStore for MemoryTaskStore {
                 records.remove(&id);
             }
         }
+        self.answers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|id, _| records.contains_key(id));
         Box::pin(std::future::ready(Ok(())))
     }
 
@@ -536,6 +653,35 @@ impl TaskStore for MemoryTaskStore {
             *cancel = true;
         }
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn put_answers<'a>(
+        &'a self,
+        id: &'a str,
+        answers: JsonObject,
+        _ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        if self.records().contains_key(id) {
+            let mut kept = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+            let given = kept.entry(id.to_owned()).or_default();
+            for (key, answer) in answers {
+                if given.len() < MAX_ANSWERS || given.contains_key(&key) {
+                    given.insert(key, answer);
+                }
+            }
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn answers<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<JsonObject, TaskStoreError>> {
+        let answers = self
+            .answers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+            .unwrap_or_default();
+        Box::pin(std::future::ready(Ok(answers)))
     }
 
     fn cancel_requested<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, TaskStoreError>> {

@@ -47,6 +47,12 @@ pub struct TaskRecord {
         deserialize_with = "TaskOutcome::read"
     )]
     pub outcome: Option<TaskOutcome>,
+    /// What the task waits for the client to answer while it is
+    /// `input_required`: its `inputRequests`, by key (MCP 2026-07-28's
+    /// tasks extension); answers come through
+    /// [`TaskStore::put_answers`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<serde_json::Map<String, Value>>,
     /// The server process that runs the task (its replica id).
     pub runner: String,
     /// Who started the task ([`TaskOwner`]): only they may poll, fetch,
@@ -162,6 +168,7 @@ impl TaskRecord {
             ttl_ms: millis(ttl),
             poll_interval_ms: millis(poll),
             outcome: None,
+            input_requests: None,
             runner: runner.to_owned(),
             owner: None,
         }
@@ -241,6 +248,15 @@ pub enum TaskStoreError {
         /// The file.
         path: PathBuf,
     },
+    /// An answer in the store is larger than the store reads.
+    #[error("the answer {path} is larger than {MAX_ANSWER_BYTES} bytes")]
+    AnswerTooLarge {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The store keeps no answers to a task's input requests.
+    #[error("this task store keeps no answers to a task's input requests")]
+    NoAnswers,
     /// Another store failed (for stores outside this crate).
     #[error("the task store failed")]
     Other(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -292,11 +308,42 @@ pub trait TaskStore: Send + Sync + 'static {
     fn cancellations(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
         None
     }
+
+    /// Keeps the client's `answers` to task `id`'s input requests
+    /// (`tasks/update`), by key, beside those given before, apart from the
+    /// record as a cancel is, so a runner's write never erases them; for
+    /// `ttl`, the task's time to live. The default, for a store that keeps
+    /// none, refuses: its tasks cannot take input.
+    fn put_answers<'a>(
+        &'a self,
+        id: &'a str,
+        answers: serde_json::Map<String, Value>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let _ = (id, answers, ttl);
+        Box::pin(async { Err(TaskStoreError::NoAnswers) })
+    }
+
+    /// Every answer given to task `id`'s input requests, by key; none for a
+    /// store that keeps none (the default).
+    fn answers<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<serde_json::Map<String, Value>, TaskStoreError>> {
+        let _ = id;
+        Box::pin(async { Ok(serde_json::Map::new()) })
+    }
 }
+
+/// The most answers a task keeps, and the largest one, in bytes: what a
+/// store reads back stays bounded whatever clients send.
+pub(crate) const MAX_ANSWERS: usize = 64;
+pub(crate) const MAX_ANSWER_BYTES: usize = 256 * 1024;
 
 /// A [`TaskStore`] in a directory: one JSON file per task, written to a
 /// temporary file then renamed into place (atomic on one file system), and
-/// an empty `ID.cancel` file per cancelled task. Replicas on one host, or on
+/// an empty `ID.cancel` file per cancelled task, and an `ID.answers`
+/// directory of the answers to its input requests. Replicas on one host, or on
 /// hosts that share the directory over a file system with atomic rename,
 /// share it.
 #[derive(Clone, Debug)]
@@ -389,6 +436,9 @@ impl FileTaskStore {
                 let _ = std::fs::remove_file(path);
             }
         }
+        if let Some(path) = self.path(id, "answers") {
+            let _ = std::fs::remove_dir_all(path);
+        }
     }
 
     fn list_now(&self, limit: usize) -> Result<Vec<TaskRecord>, TaskStoreError> {
@@ -473,6 +523,116 @@ impl TaskStore for FileTaskStore {
             blocking(move || Ok(path.exists())).await
         })
     }
+
+    fn put_answers<'a>(
+        &'a self,
+        id: &'a str,
+        answers: serde_json::Map<String, Value>,
+        _ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let store = self.clone();
+        let dir = self.path(id, "answers");
+        Box::pin(async move {
+            let Some(dir) = dir else { return Ok(()) };
+            blocking(move || store.write_answers(&dir, &answers)).await
+        })
+    }
+
+    fn answers<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<serde_json::Map<String, Value>, TaskStoreError>> {
+        let dir = self.path(id, "answers");
+        Box::pin(async move {
+            let Some(dir) = dir else {
+                return Ok(serde_json::Map::new());
+            };
+            blocking(move || read_answers(&dir)).await
+        })
+    }
+}
+
+impl FileTaskStore {
+    /// Writes each answer to its own file in `dir`, named by its key in hex,
+    /// through a temporary file renamed into place.
+    fn write_answers(
+        &self,
+        dir: &Path,
+        answers: &serde_json::Map<String, Value>,
+    ) -> Result<(), TaskStoreError> {
+        let io = |source| TaskStoreError::Io {
+            path: dir.to_owned(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        for (key, answer) in answers {
+            let name: String = key.bytes().map(|byte| format!("{byte:02x}")).collect();
+            let path = dir.join(format!("{name}.json"));
+            let staging = dir.join(format!(".{name}.{}.tmp", Uuid::new_v4().simple()));
+            let written = (|| {
+                let mut file = std::fs::File::create(&staging)?;
+                serde_json::to_writer(&mut file, answer)?;
+                file.flush()?;
+                std::fs::rename(&staging, &path)
+            })();
+            if written.is_err() {
+                let _ = std::fs::remove_file(&staging);
+            }
+            written.map_err(io)?;
+        }
+        Ok(())
+    }
+}
+
+/// The answers in `dir`, each file an answer named by its key in hex; at
+/// most [`MAX_ANSWERS`], each at most [`MAX_ANSWER_BYTES`].
+fn read_answers(dir: &Path) -> Result<serde_json::Map<String, Value>, TaskStoreError> {
+    let io = |source| TaskStoreError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut answers = serde_json::Map::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(answers),
+        Err(error) => return Err(io(error)),
+    };
+    for entry in entries {
+        let path = entry.map_err(io)?.path();
+        let Some(key) = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .and_then(|name| name.strip_suffix(".json"))
+            .and_then(unhex)
+        else {
+            continue;
+        };
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        if bytes.len() > MAX_ANSWER_BYTES {
+            return Err(TaskStoreError::AnswerTooLarge { path });
+        }
+        let answer = serde_json::from_slice(&bytes)
+            .map_err(|source| TaskStoreError::Corrupt { path, source })?;
+        answers.insert(key, answer);
+        if answers.len() >= MAX_ANSWERS {
+            break;
+        }
+    }
+    Ok(answers)
+}
+
+/// The key a file of answers is named by, from its hex.
+fn unhex(hex: &str) -> Option<String> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(hex.get(at..at + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
 }
 
 #[cfg(test)]

@@ -164,22 +164,6 @@ fn call_tool_result(
     call
 }
 
-/// The `requestState` of a call that needs input: the tool and its
-/// arguments, hashed, so a retry is checked to be the same call.
-pub(super) fn request_state(tool: &str, args: &Value) -> String {
-    use sha2::{Digest, Sha256};
-    let mut hash = Sha256::new();
-    hash.update(tool.as_bytes());
-    hash.update([0]);
-    hash.update(args.to_string().as_bytes());
-    let digest = hash.finalize();
-    let hex: String = digest[..16]
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
-    format!("dsh1:{hex}")
-}
-
 /// What a client is, for the shape of a call's result.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Reader {

@@ -10,9 +10,9 @@
 //! it with [`ToolCall::client`](crate::ToolCall::client).
 //!
 //! Over MCP, elicitation and sampling are requests from the server to the
-//! client, which the 2025 protocols have; a session on 2026-07-28, which
-//! replaces them with multi-round-trip input, gets an error naming why
-//! (that exchange is not built yet).
+//! client, which the 2025 protocols have; on 2026-07-28 they are
+//! multi-round-trip input: the call ends with the requests, and the client
+//! retries it with the answers, each under its request's key.
 
 use std::fmt;
 
@@ -35,6 +35,14 @@ pub trait Client: Send + Sync + 'static {
 
     /// Asks the client's model for a completion.
     fn sample(&self, request: SampleRequest) -> BoxFuture<'_, Result<Sample, ClientError>>;
+
+    /// Asks the client for its roots: the directories and files it lets the
+    /// server work in. A client that cannot answers
+    /// [`ClientError::Unsupported`], the default.
+    fn roots(&self, request: RootsRequest) -> BoxFuture<'_, Result<Vec<Root>, ClientError>> {
+        let _ = request;
+        Box::pin(async { Err(ClientError::Unsupported { capability: ROOTS }) })
+    }
 
     /// Asks the user to open `request.url` (URL-mode elicitation); the
     /// answer is whether they agreed to, not what they did there. A client
@@ -63,6 +71,9 @@ pub trait Client: Send + Sync + 'static {
 
 /// The capability [`Client::elicit_url`] needs, as errors name it.
 pub const URL_ELICITATION: &str = "URL elicitation";
+
+/// The capability [`Client::roots`] needs, as errors name it.
+pub const ROOTS: &str = "roots";
 
 /// Why the client could not do what a tool asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -125,6 +136,28 @@ pub struct ElicitRequest {
     pub message: String,
     /// The form: a flat object schema of primitive properties.
     pub schema: Value,
+    /// The name the answer goes by when the client answers it on a retry of
+    /// the call (MCP 2026-07-28's multi-round-trip input); `None` names it
+    /// by kind and order (`elicitation-0`).
+    pub key: Option<String>,
+}
+
+/// A request for the client's roots ([`Client::roots`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RootsRequest {
+    /// The name the answer goes by on a retry of the call, as
+    /// [`ElicitRequest::key`]; `None` names it `roots-N`.
+    pub key: Option<String>,
+}
+
+/// One root of the client: a directory or file it lets the server work in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// Its URI, `file://` for now.
+    pub uri: String,
+    /// A name to show for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// A request to send the user to a URL: a third-party sign-in, a payment,
@@ -333,6 +366,9 @@ pub struct SampleRequest {
     pub system_prompt: Option<String>,
     /// The most tokens the completion may have.
     pub max_tokens: u32,
+    /// The name the answer goes by on a retry of the call, as
+    /// [`ElicitRequest::key`]; `None` names it `sampling-N`.
+    pub key: Option<String>,
 }
 
 impl SampleRequest {
@@ -345,7 +381,15 @@ impl SampleRequest {
             }],
             system_prompt: None,
             max_tokens: 1024,
+            key: None,
         }
+    }
+
+    /// Names the answer on a retry of the call ([`ElicitRequest::key`]).
+    #[must_use]
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
     }
 
     /// Sets the most tokens the completion may have.

@@ -13,8 +13,8 @@ use uuid::Uuid;
 use crate::tool::ToolError;
 use crate::tool::client::{
     Client, ClientError, ElicitRequest, Elicitation, ElicitationId, Elicited, LogLevel, LogMessage,
-    Sample, SampleRequest, UrlElicitError, UrlElicitRequest, elicitation_schema, elicitation_url,
-    no_client,
+    Root, RootsRequest, Sample, SampleRequest, UrlElicitError, UrlElicitRequest,
+    elicitation_schema, elicitation_url, no_client,
 };
 use crate::tool::elicit::Elicitable;
 use crate::value::card::Card;
@@ -379,14 +379,34 @@ impl Exec {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicited<T>, ToolError> {
+        self.ask_form(None, message.into()).await
+    }
+
+    /// [`elicit`](Self::elicit), its answer named `key` when the client
+    /// answers it on a retry of the call (MCP 2026-07-28's multi-round-trip
+    /// input), rather than by kind and order (`elicitation-0`).
+    pub async fn elicit_keyed<T: Elicitable>(
+        &self,
+        key: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, ToolError> {
+        self.ask_form(Some(key.into()), message.into()).await
+    }
+
+    async fn ask_form<T: Elicitable>(
+        &self,
+        key: Option<String>,
+        message: String,
+    ) -> Result<Elicited<T>, ToolError> {
         let schema =
             elicitation_schema::<T>().map_err(|error| ToolError::new(error.to_string()))?;
         let client = self
             .client()
             .ok_or_else(|| client_error(no_client("elicit from")))?;
         let request = ElicitRequest {
-            message: message.into(),
+            message,
             schema,
+            key,
         };
         match client.elicit(request).await.map_err(client_error)? {
             Elicitation::Accept(content) => serde_json::from_value(content.into())
@@ -478,6 +498,19 @@ impl Exec {
             .client()
             .ok_or_else(|| client_error(no_client("sample from")))?;
         client.sample(request).await.map_err(client_error)
+    }
+
+    /// The client's roots: the directories and files it lets the tool work
+    /// in (MCP `roots/list`). `key` names the answer on a retry of the call,
+    /// as [`elicit_keyed`](Self::elicit_keyed)'s; `None` names it `roots-N`.
+    pub async fn roots(&self, key: Option<&str>) -> Result<Vec<Root>, ToolError> {
+        let client = self
+            .client()
+            .ok_or_else(|| client_error(no_client("list the roots of")))?;
+        let request = RootsRequest {
+            key: key.map(str::to_owned),
+        };
+        client.roots(request).await.map_err(client_error)
     }
 
     fn send(&self, stream_type: StreamType, chunk: String, progress: Option<Progress>) {

@@ -10,7 +10,9 @@ use redis::Script;
 use rmcp::model::{ErrorCode, TaskStatus};
 use serde_json::json;
 
-use crate::mcp::task_store::{TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
+use crate::mcp::task_store::{
+    MAX_ANSWER_BYTES, MAX_ANSWERS, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
+};
 
 use super::{Redis, RedisError};
 
@@ -687,6 +689,79 @@ impl TaskStore for RedisTaskStore {
 
     fn cancellations(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
         Some(self.inner.redis.shared.cancels.subscribe())
+    }
+
+    /// A hash of answers by key beside the record, living as long as the
+    /// task.
+    fn put_answers<'a>(
+        &'a self,
+        id: &'a str,
+        answers: serde_json::Map<String, serde_json::Value>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        Box::pin(async move {
+            if id.len() > MAX_ID || id.is_empty() || answers.is_empty() {
+                return Ok(());
+            }
+            let key = self.inner.redis.key(&["answers", id]);
+            let mut fields = Vec::with_capacity(answers.len());
+            for (field, answer) in answers.into_iter().take(MAX_ANSWERS) {
+                fields.push((field, serde_json::to_string(&answer).map_err(other)?));
+            }
+            self.inner
+                .redis
+                .retried(|mut connection| {
+                    let mut pipe = redis::pipe();
+                    pipe.atomic()
+                        .hset_multiple(&key, &fields)
+                        .ignore()
+                        .pexpire(&key, i64::try_from(millis(ttl)).unwrap_or(i64::MAX))
+                        .ignore();
+                    async move { pipe.query_async::<()>(&mut connection).await }
+                })
+                .await
+                .map_err(other)
+        })
+    }
+
+    fn answers<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<serde_json::Map<String, serde_json::Value>, TaskStoreError>> {
+        Box::pin(async move {
+            let mut answers = serde_json::Map::new();
+            if id.len() > MAX_ID || id.is_empty() {
+                return Ok(answers);
+            }
+            let key = self.inner.redis.key(&["answers", id]);
+            let stored: Vec<(String, String)> = self
+                .inner
+                .redis
+                .retried(|mut connection| {
+                    let key = key.clone();
+                    async move {
+                        redis::cmd("HGETALL")
+                            .arg(key)
+                            .query_async::<Vec<(String, String)>>(&mut connection)
+                            .await
+                    }
+                })
+                .await
+                .map_err(other)?;
+            for (field, answer) in stored.into_iter().take(MAX_ANSWERS) {
+                if answer.len() > MAX_ANSWER_BYTES {
+                    continue;
+                }
+                let answer = serde_json::from_str(&answer).map_err(|error| {
+                    other(RedisError::Corrupt {
+                        key: key.clone(),
+                        why: error.to_string(),
+                    })
+                })?;
+                answers.insert(field, answer);
+            }
+            Ok(answers)
+        })
     }
 }
 

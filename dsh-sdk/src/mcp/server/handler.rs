@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::{McpServer, caller, trace};
+use super::{McpServer, caller, lifecycle, trace};
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -94,15 +94,16 @@ impl ServerHandler for McpServer {
         trace::traced("tasks/cancel", None, &context, cancelling).await
     }
 
-    /// No task of this server asks for input: responses are acknowledged
-    /// and ignored, as the extension says of unknown keys.
+    /// The answers to a task's input requests, for its runner.
     async fn update_task(
         &self,
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let owner = caller::task_owner(&context.extensions);
-        self.tasks.record(&request.task_id, &owner).await.map(drop)
+        self.tasks
+            .update(&request.task_id, &owner, request.input_responses)
+            .await
     }
 
     /// Every provider's resources: first the MCP Apps card views, one `ui://`
@@ -148,6 +149,10 @@ impl ServerHandler for McpServer {
         request: rmcp::model::SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        lifecycle::removed(
+            "resources/subscribe",
+            context.meta.protocol_version().as_ref(),
+        )?;
         let Some(updates) = self.offers.resources.update_sender() else {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::SubscribeRequestMethod,
@@ -164,8 +169,12 @@ impl ServerHandler for McpServer {
     async fn unsubscribe(
         &self,
         request: rmcp::model::UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        lifecycle::removed(
+            "resources/unsubscribe",
+            context.meta.protocol_version().as_ref(),
+        )?;
         self.session.unsubscribe(&request.uri);
         Ok(())
     }
@@ -184,12 +193,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let target = request.name.clone();
-        let getting = async {
-            self.offers
-                .prompts
-                .get(&request.name, request.arguments)
-                .map(Into::into)
-        };
+        let getting = self.answer_prompt(request, &context);
         trace::traced("prompts/get", Some(&target), &context, getting).await
     }
 
@@ -208,8 +212,9 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        lifecycle::removed("logging/setLevel", context.meta.protocol_version().as_ref())?;
         self.session.set_log_level(request.level);
         Ok(())
     }
@@ -219,6 +224,7 @@ impl ServerHandler for McpServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        lifecycle::removed("initialize", context.meta.protocol_version().as_ref())?;
         let initializing = async { self.initialize_session(request, &context) };
         trace::traced("initialize", None, &context, initializing).await
     }
@@ -229,7 +235,9 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let owner = caller::task_owner(&context.extensions);
-        self.unread_request(request, &owner).await
+        let protocol = context.meta.protocol_version();
+        self.unread_request(request, protocol.as_ref(), &owner)
+            .await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -6,7 +6,8 @@ use std::sync::{Arc, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CancelledNotificationParam, CustomNotification, CustomRequest,
-    CustomResult, ErrorCode, InitializeRequestParams, InitializeResult, ServerNotification,
+    CustomResult, ErrorCode, InitializeRequestParams, InitializeResult, ProtocolVersion,
+    ServerNotification,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -39,6 +40,35 @@ const KNOWN_METHODS: &[&str] = &[
     "subscriptions/listen",
     "server/discover",
 ];
+
+/// The methods MCP 2026-07-28 removed (SEP-2575), and the 2025-11-25 task
+/// methods its tasks extension dropped: a request on that protocol for one
+/// is for a method the server does not have.
+const REMOVED_IN_2026_07_28: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tasks/result",
+    "tasks/list",
+];
+
+/// Refuses `method` as unknown (-32601, which streamable HTTP answers with
+/// 404) when the request declares in its `_meta` a `protocol` that removed
+/// it (a session's `initialize` declares none: it negotiates one).
+pub(super) fn removed(method: &str, protocol: Option<&ProtocolVersion>) -> Result<(), ErrorData> {
+    let modern =
+        protocol.is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    if modern && REMOVED_IN_2026_07_28.contains(&method) {
+        return Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("`{method}` is not a method of MCP 2026-07-28, the protocol of this request"),
+            None,
+        ));
+    }
+    Ok(())
+}
 
 /// Where a session that began with `initialize` is in sending `list_changed`.
 #[derive(Default)]
@@ -183,9 +213,11 @@ impl McpServer {
     pub(super) async fn unread_request(
         &self,
         request: CustomRequest,
+        protocol: Option<&ProtocolVersion>,
         owner: &TaskOwner,
     ) -> Result<CustomResult, ErrorData> {
         let CustomRequest { method, params, .. } = request;
+        removed(&method, protocol)?;
         let task_id = || {
             params
                 .as_ref()

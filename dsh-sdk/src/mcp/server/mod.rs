@@ -13,6 +13,7 @@ mod definitions;
 mod handler;
 mod lifecycle;
 mod offers;
+mod rounds;
 mod serve;
 mod tools;
 mod trace;
@@ -31,6 +32,7 @@ use super::apps;
 use super::bus::{BusSlot, EventBus};
 use super::http::HttpSettings;
 use super::prompts::{Prompt, Prompts};
+use super::request_state::StateKey;
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
 use super::session::Session;
 use super::task::{MemoryTaskStore, Tasks};
@@ -90,10 +92,22 @@ use offers::Offers;
 ///   [task store](Self::task_store). Its task support is in `tools/list`
 ///   `_meta` under [`TASK_SUPPORT_META_KEY`](super::TASK_SUPPORT_META_KEY), and in the registry's MCP export
 ///   as `execution.taskSupport`.
-/// - On 2026-07-28, a tool's elicitation and sampling are multi-round-trip
-///   input: the client gets an `InputRequiredResult`, answers, and retries
-///   with a `requestState` checked to be this call's; the tool runs again
-///   from the start and finds its answers.
+/// - On 2026-07-28, a tool's elicitation, sampling and roots are
+///   multi-round-trip input: the client gets an `InputRequiredResult` with
+///   every request the tool made before it waited (keyed as the tool named
+///   them, [`Exec::elicit_keyed`](crate::Exec::elicit_keyed), else
+///   `elicitation-0`…), answers, and retries with them and the
+///   `requestState`: the answers of the earlier rounds, sealed with
+///   HMAC-SHA256 under the server's [`state_key`](Self::state_key) and bound
+///   to the call, so an altered or misplaced one is refused (-32602). The
+///   tool runs again from the start and finds its answers. A call whose
+///   tool needed a capability the client did not declare on the request,
+///   and failed for it, is answered `-32021` naming it (HTTP 400).
+/// - On 2026-07-28, a tool's log messages go out only when the request
+///   asked for a level (`_meta` `io.modelcontextprotocol/logLevel`); the
+///   methods that revision removed (`initialize`, `ping`,
+///   `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`)
+///   are unknown methods to its requests (-32601, HTTP 404).
 /// - [`Exec::elicit_url`](crate::Exec::elicit_url) is `elicitation/create`
 ///   with `mode: "url"` and an `elicitationId`, for a client that declared
 ///   `elicitation.url`; on the 2025 protocols,
@@ -164,6 +178,8 @@ pub struct McpServer {
     bus: BusSlot,
     /// Starts, once, the forwarding of the registry's tool changes to the bus.
     forwarding: Arc<std::sync::Once>,
+    /// Seals the `requestState` of multi-round-trip input.
+    state_key: Arc<StateKey>,
 }
 
 impl McpServer {
@@ -196,7 +212,18 @@ impl McpServer {
             result_shape: ResultShape::default(),
             bus,
             forwarding: Arc::new(std::sync::Once::new()),
+            state_key: Arc::new(StateKey::random()),
         }
+    }
+
+    /// The secret that seals the `requestState` a client carries between
+    /// the rounds of a call that needs its input (MCP 2026-07-28), any
+    /// length, at least 32 random bytes to be worth it. Random per server
+    /// unless set: replicas behind a load balancer that is not sticky share
+    /// one, so each opens the states of the others.
+    pub fn state_key(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.state_key = Arc::new(StateKey::from_secret(secret.as_ref()));
+        self
     }
 
     /// Where the server announces what its sessions must hear: tool list
@@ -343,6 +370,7 @@ impl Clone for McpServer {
             result_shape: self.result_shape,
             bus: self.bus.clone(),
             forwarding: Arc::clone(&self.forwarding),
+            state_key: Arc::clone(&self.state_key),
         }
     }
 }

@@ -2,19 +2,20 @@
 //! through the pipeline, as a task, or as multi-round-trip input.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, InputRequiredResult, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, ErrorCode, InputResponses, ListToolsResult,
     TASKS_EXTENSION_ID, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::sync::Arc;
 
 use crate::export::{Format, export_tool};
 use crate::mcp::apps;
-use crate::mcp::session::{ProgressForward, RoundTrip};
+use crate::mcp::request_state::binding;
+use crate::mcp::session::{ProgressForward, RoundTrip, missing_capability};
 use crate::mcp::task::Finish;
-use crate::mcp::wire::{Reader, complete, declares, mcp_tool, request_state, structures};
+use crate::mcp::wire::{Reader, complete, declares, mcp_tool, structures};
 use crate::pipeline::ToolCall;
 use crate::registry::CallerView;
 use crate::tool::TaskSupport;
@@ -107,38 +108,40 @@ impl McpServer {
                     .await;
             }
             if tasks == TaskSupport::Required {
+                let message = format!(
+                    "`{}` runs only as a task, and this client did not declare the `{TASKS_EXTENSION_ID}` extension",
+                    request.name
+                );
+                // 2026-07-28 names the capability missing (-32021);
+                // 2025-11-25 answers an unknown method.
+                if object_output_only {
+                    return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
+                }
+                let required = json!({ "extensions": { TASKS_EXTENSION_ID: {} } });
                 return Err(ErrorData::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    format!(
-                        "`{}` runs only as a task, and this client did not declare the `{TASKS_EXTENSION_ID}` extension",
-                        request.name
-                    ),
-                    None,
+                    ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    message,
+                    Some(json!({ "requiredCapabilities": required })),
                 ));
             }
         }
         // MCP 2026-07-28 has no requests from server to client: what a tool
         // asks of the client goes back in an `InputRequiredResult`, and the
         // retry brings the answers and the state given here.
-        let round_trip = (!object_output_only).then(|| RoundTrip::new(request.input_responses));
-        // Hashing the arguments costs; only a retry or a call that may
-        // need input uses the state.
-        let state = (round_trip.is_some() || request.request_state.is_some())
-            .then(|| request_state(&request.name, &args));
-        if let Some(echoed) = &request.request_state
-            && Some(echoed) != state.as_ref()
-        {
-            return Err(ErrorData::invalid_params(
-                "`requestState` is not the one this server gave for this tool and these arguments",
-                None,
-            ));
-        }
+        let binding = binding("tools/call", &request.name, &args);
+        let round_trip = self.round_trip(
+            !object_output_only,
+            &binding,
+            request.input_responses,
+            request.request_state.as_deref(),
+        )?;
         let call = ToolCall::new(request.name.as_ref(), args)
             .cancel_on(context.ct.clone())
             .client(self.session.client(
                 &context.peer,
                 context.protocol_version(),
                 context.client_capabilities(),
+                context.meta.log_level(),
                 round_trip.clone(),
             ));
         let progress = context
@@ -154,15 +157,19 @@ impl McpServer {
                     if let Some(progress) = progress {
                         progress.finish().await;
                     }
-                    return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
-                        Some(needed),
-                        state,
-                    )));
+                    return Ok(CallToolResponse::InputRequired(
+                        self.input_required(&binding, round_trip, needed),
+                    ));
                 }
             },
         };
         if let Some(progress) = progress {
             progress.finish().await;
+        }
+        if result.failure.is_some()
+            && let Some(capability) = round_trip.as_deref().and_then(RoundTrip::missing)
+        {
+            return Err(missing_capability(capability));
         }
         let unknown =
             result.failure.as_ref().map(|failure| failure.cause) == Some(Cause::UnknownTool);
@@ -179,8 +186,9 @@ impl McpServer {
     }
 
     /// Runs the call of `name` as a task, answering at once with the task.
-    /// A task outlives its request: no client to reach, no cancel but
-    /// `tasks/cancel`.
+    /// A task outlives its request: no cancel but `tasks/cancel`, and no
+    /// client to reach but, on 2026-07-28, through `input_required` and
+    /// `tasks/update`.
     async fn start_task(
         &self,
         name: &str,
@@ -192,7 +200,19 @@ impl McpServer {
         let owner = caller::task_owner(&context.extensions);
         // The task's call goes through this session: a tool search it
         // makes loads into this session's list.
-        let call = ToolCall::new(name, args).made_by(&principal, Some(&self.searches));
+        let mut call = ToolCall::new(name, args).made_by(&principal, Some(&self.searches));
+        // On 2026-07-28 what the tool asks of the client waits in the task
+        // (`input_required`) for `tasks/update` to answer it.
+        let input = (!reader.object_output_only).then(|| RoundTrip::new(InputResponses::new()));
+        if let Some(input) = &input {
+            call = call.client(self.session.client(
+                &context.peer,
+                context.protocol_version(),
+                context.client_capabilities(),
+                context.meta.log_level(),
+                Some(Arc::clone(input)),
+            ));
+        }
         let registry = self.registry.clone();
         let owned = name.to_owned();
         let finish: Finish = Box::new(move |result| {
@@ -200,7 +220,7 @@ impl McpServer {
             serde_json::to_value(call).unwrap_or_default()
         });
         let task = (self.tasks)
-            .start(&self.registry, name, call, &owner, finish)
+            .start(&self.registry, name, call, &owner, finish, input)
             .await?;
         Ok(CallToolResponse::Task(task))
     }

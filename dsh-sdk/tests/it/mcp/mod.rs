@@ -9,6 +9,7 @@ mod paths;
 mod pins;
 mod proxy;
 mod redis;
+mod rounds;
 mod server;
 mod sessions;
 mod shape;

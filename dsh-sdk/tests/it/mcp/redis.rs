@@ -32,13 +32,13 @@ use futures_util::StreamExt;
 use serde_json::json;
 
 /// A redis-server with no persistence on a free port; killed when dropped.
-struct Server {
+pub(super) struct Server {
     child: Child,
     port: u16,
 }
 
 impl Server {
-    fn start() -> Option<Self> {
+    pub(super) fn start() -> Option<Self> {
         let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
             .iter()
             .map(PathBuf::from)
@@ -70,7 +70,7 @@ impl Server {
         Some(server)
     }
 
-    fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 

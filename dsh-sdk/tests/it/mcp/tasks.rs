@@ -192,7 +192,7 @@ pub(super) async fn custom<C: ClientHandler>(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_is_started_polled_and_its_result_fetched_on_both_protocol_eras() {
     let server = serve(McpServer::new(registry())).await;
-    for era in eras() {
+    for (modern, era) in [false, true].into_iter().zip(eras()) {
         let client = connect(&server, true, era).await;
         let id = start(&client, 200).await;
         let first = client
@@ -220,6 +220,20 @@ async fn a_task_is_started_polled_and_its_result_fetched_on_both_protocol_eras()
         assert_eq!(result["structuredContent"], json!({ "worked_ms": 200 }));
         assert_ne!(result["isError"], json!(true));
 
+        // The tasks extension of 2026-07-28 dropped `tasks/result` and
+        // `tasks/list`: unknown methods there.
+        if modern {
+            for method in ["tasks/result", "tasks/list"] {
+                let refused = custom(&client, method, json!({ "taskId": id })).await;
+                assert!(
+                    refused
+                        .as_ref()
+                        .is_err_and(|error| error.contains("-32601")),
+                    "{method}: {refused:?}"
+                );
+            }
+            continue;
+        }
         // MCP 2025-11-25's `tasks/result` gives the call's result, tied to its task.
         let fetched = custom(&client, "tasks/result", json!({ "taskId": id }))
             .await
