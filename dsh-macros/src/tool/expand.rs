@@ -2,15 +2,16 @@
 //! it, and that type's `Tool` impl.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{Ident, LitStr};
 
 use super::ast::{Input, Output, Tool, is_macro_attr};
 use crate::fallback;
 use crate::header;
-use crate::naming::{self, pascal_case};
+use crate::naming;
 use crate::span::{self, around};
+use crate::types::names_item;
 
 /// The locals of the generated methods, hygienic (`Span::mixed_site`) so that
 /// they cannot shadow the user's fn (a tool named `args`) or be shadowed by it.
@@ -117,13 +118,13 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             None,
         ),
         None => {
-            let pascal = pascal_case(&ident.unraw().to_string());
-            let name = format_ident!("{pascal}Args", span = ident.span());
-            let args_struct = args_struct(tool, &name);
-            (quote!(#name), args_struct, Some(name))
+            let name = args_struct_name(tool);
+            let args_struct = args_struct(tool, &name.ident);
+            let ident = name.ident.clone();
+            (quote!(#ident), args_struct, Some(name))
         }
     };
-    let types = Types::new(tool, generated.as_ref());
+    let types = Types::new(tool, generated.as_ref().map(|name| &name.ident));
     let output_ty = output_type(tool);
     let takes_exec = tool
         .inputs
@@ -172,7 +173,14 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     // Say the args type's name where an IDE shows the tool's, as a render
     // or a validate fn must name it.
     let args_name = match (&generated, tool.args()) {
-        (Some(name), _) => format!(" Its arguments are `{name}`, generated from its parameters."),
+        (Some(name), _) if name.shadowed => format!(
+            " Its arguments are `<{ident} as Tool>::Args`, generated from its parameters (not named `{}`, which is a type of yours it takes).",
+            name.public,
+        ),
+        (Some(name), _) => format!(
+            " Its arguments are `{}`, generated from its parameters.",
+            name.ident
+        ),
         (None, Some(arg)) => format!(" Its arguments are `{}`.", crate::types::spelling(&arg.ty)),
         (None, None) => String::new(),
     };
@@ -545,6 +553,42 @@ fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenS
             ::core::option::Option::Some(#present(#args_ref))
         }
     })
+}
+
+/// The name of the args struct generated from the inline parameters.
+struct ArgsName {
+    ident: Ident,
+    /// `ReadArgs`, what it is called unless `shadowed`.
+    public: String,
+    /// Whether the fn's types name a type of the user's called `public`.
+    shadowed: bool,
+}
+
+/// `ReadArgs` for `read`; but where the fn's own types name a `ReadArgs`
+/// (`args: Option<ReadArgs>`, `-> ReadArgs`), that is the user's type, which
+/// a generated struct of the name would collide with or shadow (making the
+/// field its own type): the struct then takes a name no user item has, and
+/// is reached as `<read as Tool>::Args`.
+fn args_struct_name(tool: &Tool) -> ArgsName {
+    let ident = &tool.item.sig.ident;
+    let public = naming::args_struct(&ident.unraw().to_string());
+    let mut types = tool.params().map(|param| &*param.arg.ty);
+    let output = match &tool.output {
+        Output::Plain(ty) | Output::Typed { ty, .. } => Some(*ty),
+        Output::Unit | Output::Opaque(_) => None,
+    };
+    let shadowed =
+        types.any(|ty| names_item(ty, &public)) || output.is_some_and(|ty| names_item(ty, &public));
+    let name = if shadowed {
+        naming::hidden_args_struct(&public)
+    } else {
+        public.clone()
+    };
+    ArgsName {
+        ident: Ident::new(&name, ident.span()),
+        public,
+        shadowed,
+    }
 }
 
 /// The args struct generated from the inline parameters.
