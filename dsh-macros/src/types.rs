@@ -155,6 +155,27 @@ pub(crate) fn names_item(ty: &Type, name: &str) -> bool {
     finder.found
 }
 
+/// Whether `ty` borrows: a reference or a lifetime anywhere in it.
+pub(crate) fn borrows(ty: &Type) -> bool {
+    let mut finder = BorrowFinder { found: false };
+    finder.visit_type(ty);
+    finder.found
+}
+
+struct BorrowFinder {
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for BorrowFinder {
+    fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
+        self.found = true;
+    }
+
+    fn visit_lifetime(&mut self, _: &'ast Lifetime) {
+        self.found = true;
+    }
+}
+
 struct ItemFinder<'a> {
     name: &'a str,
     found: bool,
