@@ -24,10 +24,18 @@ impl Pool {
     /// its [`scoped`](ToolHandle::scoped) guard).
     pub(crate) fn register<T: Tool>(&self) -> Result<ToolHandle, RegisterError> {
         // Only what needs `T` is here: this fn is compiled once per tool.
+        let output = schema::output_schema::<T::Output>();
+        if let Some(problem) = schema::read_back_problem::<T::Output>(&output) {
+            return Err(RegisterError::OutputNotReadBack {
+                tool: T::DEFINITION.name().to_owned(),
+                output: std::any::type_name::<T::Output>().to_owned(),
+                problem,
+            });
+        }
         self.register_typed(
             T::DEFINITION,
             schema::input_schema::<T::Args>(),
-            schema::output_schema::<T::Output>(),
+            output,
             probe_fields::<T::Args>,
             Box::new(Typed::<T>::new()),
         )
