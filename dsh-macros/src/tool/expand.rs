@@ -2,9 +2,9 @@
 //! it, and that type's `Tool` impl.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
-use syn::{Ident, LitStr};
+use syn::{Ident, LitStr, Visibility};
 
 use super::ast::{Input, Output, Tool, is_macro_attr};
 use crate::fallback;
@@ -43,11 +43,14 @@ struct Types {
     args: TokenStream,
     output: TokenStream,
     struct_form: bool,
+    /// The args struct is held in a wrapper of the fn's visibility (see
+    /// `args_wrapper`): `Self::Args` is the wrapper, whose `.0` is the struct.
+    wrapped: bool,
     has_output: bool,
 }
 
 impl Types {
-    fn new(tool: &Tool, generated: Option<&Ident>) -> Self {
+    fn new(tool: &Tool, generated: Option<&Ident>, wrapped: bool) -> Self {
         let dsh = tool.private();
         let (args, struct_form) = match (tool.args(), generated) {
             (Some(arg), _) => {
@@ -67,6 +70,7 @@ impl Types {
             args,
             output,
             struct_form,
+            wrapped,
             has_output,
         }
     }
@@ -74,7 +78,9 @@ impl Types {
     fn args_value(&self, expr: TokenStream) -> TokenStream {
         let dsh = &self.dsh;
         let args = &self.args;
-        if self.struct_form {
+        if self.wrapped {
+            quote!(#expr.0)
+        } else if self.struct_form {
             quote!(<#args as #dsh::ToolArgs>::from_checked_value(#expr))
         } else {
             expr
@@ -84,7 +90,9 @@ impl Types {
     fn args_ref(&self, expr: TokenStream) -> TokenStream {
         let dsh = &self.dsh;
         let args = &self.args;
-        if self.struct_form {
+        if self.wrapped {
+            quote!(&#expr.0)
+        } else if self.struct_form {
             quote!(<#args as #dsh::ToolArgs>::from_checked(#expr))
         } else {
             expr
@@ -111,7 +119,12 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let locals = Locals::new();
     let Locals { args, exec, .. } = &locals;
 
+    let wrapped = tool.args().is_some() && !matches!(vis, Visibility::Inherited);
     let (args_ty, args_struct, generated) = match tool.args() {
+        Some(arg) if wrapped => {
+            let (ty, wrapper) = args_wrapper(tool, &arg.ty);
+            (ty, wrapper, None)
+        }
         Some(arg) => (
             around(quote!(<), &arg.ty, quote!(as #dsh::ToolArgs>::Checked)),
             TokenStream::new(),
@@ -124,7 +137,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
             (quote!(#ident), args_struct, Some(name))
         }
     };
-    let types = Types::new(tool, generated.as_ref().map(|name| &name.ident));
+    let types = Types::new(tool, generated.as_ref().map(|name| &name.ident), wrapped);
     let output_ty = output_type(tool);
     let takes_exec = tool
         .inputs
@@ -204,6 +217,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
         #output_type_check
         #marked
 
+        #[allow(private_bounds)]
         impl #dsh::Tool for #tool_instance #assumptions {
             type Args = #args_ty;
             type Output = #output_ty;
@@ -553,6 +567,72 @@ fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenS
             ::core::option::Option::Some(#present(#args_ref))
         }
     })
+}
+
+/// The args struct of a fn visible outside its module, in a wrapper of the
+/// fn's visibility that the `Tool` impl names as its `Args`: the struct may
+/// be private to the module (Rust lets a `pub` fn take it, with a lint),
+/// and a `Tool` impl naming it would then be private too, so the tool could
+/// not be registered from another module. The wrapper reads and describes
+/// itself as the struct does.
+fn args_wrapper(tool: &Tool, ty: &syn::Type) -> (TokenStream, TokenStream) {
+    let dsh = tool.private();
+    let vis = &tool.item.vis;
+    let ident = &tool.item.sig.ident;
+    let name = format_ident!(
+        "__{}",
+        naming::args_struct(&ident.unraw().to_string()),
+        span = ident.span()
+    );
+    let checked = around(quote!(<), ty, quote!(as #dsh::ToolArgs>::Checked));
+    let doc = format!(
+        " The arguments of the tool `{}`, `{}`, as its `Tool` impl names them.",
+        tool.name().0,
+        crate::types::spelling(ty)
+    );
+    let wrapper = quote! {
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, private_bounds)]
+        #vis struct #name(#ty) where for<'__dsh> #ty: #dsh::ToolArgs;
+
+        #[allow(private_bounds)]
+        impl<'de> #dsh::serde::Deserialize<'de> for #name
+        where
+            for<'__dsh> #ty: #dsh::ToolArgs,
+        {
+            fn deserialize<D: #dsh::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                let args = <#checked as #dsh::serde::Deserialize<'de>>::deserialize(deserializer)?;
+                ::core::result::Result::Ok(#name(
+                    <#ty as #dsh::ToolArgs>::from_checked_value(args),
+                ))
+            }
+        }
+
+        #[allow(private_bounds)]
+        impl #dsh::schemars::JsonSchema for #name
+        where
+            for<'__dsh> #ty: #dsh::ToolArgs,
+        {
+            fn inline_schema() -> bool {
+                <#checked as #dsh::schemars::JsonSchema>::inline_schema()
+            }
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                <#checked as #dsh::schemars::JsonSchema>::schema_name()
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                <#checked as #dsh::schemars::JsonSchema>::schema_id()
+            }
+            fn json_schema(
+                generator: &mut #dsh::schemars::SchemaGenerator,
+            ) -> #dsh::schemars::Schema {
+                <#checked as #dsh::schemars::JsonSchema>::json_schema(generator)
+            }
+        }
+    };
+    (quote!(#name), wrapper)
 }
 
 /// The name of the args struct generated from the inline parameters.
