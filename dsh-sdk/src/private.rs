@@ -228,7 +228,10 @@ mod call;
 pub use call::{Fallible, Returns, fallible, returns};
 #[path = "private/field.rs"]
 mod field;
-pub use field::{HasSchema, LacksSchema, SchemaField, SchemaTwin, TwinSchema};
+pub use field::{
+    DeserializeField, DeserializeTwin, HasDeserialize, HasSchema, HasSerialize, LacksSchema,
+    LacksSerde, SchemaField, SchemaTwin, SerdeTwin, SerializeField, SerializeTwin, TwinSchema,
+};
 
 /// The schema the derives give a field whose `#[serde(with = …)]` they
 /// refuse, so that schemars adds no error of its own beside theirs: any

@@ -43,11 +43,23 @@ pub(crate) fn expand(
     let remote = ident.to_string();
     let generics = &item.generics;
     let (_, ty_generics, where_clause) = generics.split_for_impl();
+    let checked = checked_fields(item);
     let schema_fields = if derive.describes() {
-        schema_fields(item)
+        checked.clone()
     } else {
         Vec::new()
     };
+    // What serde's twin assumes of each checked field's type, under
+    // `for<'__dsh>` (not checked where written), as the schema's does.
+    let mut serde_assumed: Vec<syn::WherePredicate> = Vec::new();
+    for ty in &checked {
+        if derive.serializes() {
+            serde_assumed.push(parse_quote!(for<'__dsh> #ty: #dsh::serde::Serialize));
+        }
+        if derive.deserializes() {
+            serde_assumed.push(parse_quote!(for<'__dsh> #ty: #dsh::serde::de::DeserializeOwned));
+        }
+    }
     let mut derives = Vec::new();
     if derive.serializes() {
         derives.push(quote!(#dsh::serde::Serialize));
@@ -75,12 +87,24 @@ pub(crate) fn expand(
     let schema_generics = bounded(quote!(#dsh::schemars::JsonSchema));
     let (schema_impl, _, schema_where) = schema_generics.split_for_impl();
     let deserialize = derive.deserializes().then(|| {
+        let twin_generics = assuming(&de_generics, &serde_assumed);
+        let (twin_impl, _, twin_where) = twin_generics.split_for_impl();
         quote! {
+            impl #twin_impl #dsh::DeserializeTwin<'de> for #ident #ty_generics #twin_where {
+                fn deserialize_twin<D: #dsh::serde::Deserializer<'de>>(
+                    deserializer: D,
+                ) -> ::core::result::Result<Self, D::Error> {
+                    #twin::deserialize(deserializer)
+                }
+            }
+
             impl #de_impl #dsh::serde::Deserialize<'de> for #ident #ty_generics #de_where {
                 fn deserialize<D: #dsh::serde::Deserializer<'de>>(
                     deserializer: D,
                 ) -> ::core::result::Result<Self, D::Error> {
-                    #twin::deserialize(deserializer)
+                    #[allow(unused_imports)]
+                    use #dsh::{HasDeserialize as _, LacksSerde as _};
+                    (&&#dsh::SerdeTwin::<Self>::new()).deserialize(deserializer)
                 }
             }
         }
@@ -116,13 +140,26 @@ pub(crate) fn expand(
     let serialize = derive.serializes().then(|| {
         let ser_generics = bounded(quote!(#dsh::serde::Serialize));
         let (ser_impl, _, ser_where) = ser_generics.split_for_impl();
+        let twin_generics = assuming(&ser_generics, &serde_assumed);
+        let (twin_impl, _, twin_where) = twin_generics.split_for_impl();
         quote! {
+            impl #twin_impl #dsh::SerializeTwin for #ident #ty_generics #twin_where {
+                fn serialize_twin<S: #dsh::serde::Serializer>(
+                    &self,
+                    serializer: S,
+                ) -> ::core::result::Result<S::Ok, S::Error> {
+                    #twin::serialize(self, serializer)
+                }
+            }
+
             impl #ser_impl #dsh::serde::Serialize for #ident #ty_generics #ser_where {
                 fn serialize<S: #dsh::serde::Serializer>(
                     &self,
                     serializer: S,
                 ) -> ::core::result::Result<S::Ok, S::Error> {
-                    #twin::serialize(self, serializer)
+                    #[allow(unused_imports)]
+                    use #dsh::{HasSerialize as _, LacksSerde as _};
+                    (&&#dsh::SerdeTwin::<Self>::new()).serialize(self, serializer)
                 }
             }
         }
@@ -152,7 +189,17 @@ pub(crate) fn expand(
         })
         .unwrap_or_default();
     let header_checks = header_checks(&header_fields, item, runtime);
-    let schema_checks = schema_checks(&schema_fields, runtime);
+    let mut field_traits = Vec::new();
+    if derive.describes() {
+        field_traits.push("SchemaField");
+    }
+    if derive.serializes() {
+        field_traits.push("SerializeField");
+    }
+    if derive.deserializes() {
+        field_traits.push("DeserializeField");
+    }
+    let schema_checks = field_checks(&checked, &field_traits, runtime);
     let impls = quote!(#serialize #deserialize #schema #tool_return #twin_default #header_checks #schema_checks);
     let serde_path = runtime.private_str("serde");
     let schemars_path = runtime.private_str("schemars");
@@ -164,7 +211,15 @@ pub(crate) fn expand(
         };
         let body = twin_body(item, false, headers, runtime);
         let attrs = kept(&item.attrs, false);
-        twins.extend(declare(item, &twin, &attrs, &head, &body, where_clause));
+        let assumed = assuming(generics, &serde_assumed);
+        twins.extend(declare(
+            item,
+            &twin,
+            &attrs,
+            &head,
+            &body,
+            assumed.where_clause.as_ref(),
+        ));
     }
     if derive.describes() {
         // schemars reads serde's attributes, `remote` for the schema's name.
@@ -316,12 +371,13 @@ fn twin_default(item: &DeriveInput, twin: &syn::Ident) -> Option<TokenStream> {
     })
 }
 
-/// The types of the fields whose schema the derive's needs, each checked
-/// at the type with `SchemaField`'s message (see `__private::field`). Left
-/// out: a type naming the item's generics (schemars bounds those), one that
-/// borrows, and a field serde or schemars reads another way (`with`,
-/// `skip`, …), which need not have a schema of its own.
-fn schema_fields(item: &DeriveInput) -> Vec<&syn::Type> {
+/// The types of the fields the derives need impls of, each checked at the
+/// type with `SchemaField`'s, `SerializeField`'s or `DeserializeField`'s
+/// message (see `__private::field`). Left out: a type naming the item's
+/// generics (serde and schemars bound those), one that borrows, and a field
+/// serde or schemars reads another way (`with`, `skip`, …), which need not
+/// implement them.
+fn checked_fields(item: &DeriveInput) -> Vec<&syn::Type> {
     let fields: Vec<&syn::Field> = match &item.data {
         Data::Struct(data) => data.fields.iter().collect(),
         Data::Enum(data) => data
@@ -445,20 +501,32 @@ fn kept(attrs: &[Attribute], schema: bool) -> Vec<&Attribute> {
         .collect()
 }
 
-/// `<Mode as SchemaField>::CHECKED` for each field's type, at the type.
-fn schema_checks(types: &[&syn::Type], runtime: &Runtime) -> TokenStream {
-    if types.is_empty() {
+/// `<Mode as SchemaField>::CHECKED` (and `SerializeField`,
+/// `DeserializeField`, as the derive needs) for each field's type, at the
+/// type: a helper type missing a derive is reported there, once per derive
+/// it misses, with the trait's message saying which to add.
+fn field_checks(types: &[&syn::Type], traits: &[&str], runtime: &Runtime) -> TokenStream {
+    if types.is_empty() || traits.is_empty() {
         return TokenStream::new();
     }
     let dsh = runtime.private();
-    let checks = types.iter().map(|ty| {
-        crate::span::around(
-            quote!(let _: () = <),
-            ty,
-            quote!(as #dsh::SchemaField>::CHECKED;),
-        )
+    let checks = types.iter().flat_map(|ty| {
+        let dsh = &dsh;
+        traits.iter().map(move |name| {
+            let name = syn::Ident::new(name, Span::call_site());
+            crate::span::around(quote!(let _: () = <), ty, quote!(as #dsh::#name>::CHECKED;))
+        })
     });
     quote!(const _: () = { #(#checks)* };)
+}
+
+/// `generics` with `predicates` added to its `where` clause.
+fn assuming(generics: &syn::Generics, predicates: &[syn::WherePredicate]) -> syn::Generics {
+    let mut generics = generics.clone();
+    if !predicates.is_empty() {
+        (generics.make_where_clause().predicates).extend(predicates.iter().cloned());
+    }
+    generics
 }
 
 /// A check of each header field's type against `HeaderParam`, at the type;

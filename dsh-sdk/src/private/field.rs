@@ -13,6 +13,8 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde::{Deserializer, Serialize, Serializer};
 
 /// A type that can be a field of a type deriving `JsonSchema`, `ToolArgs`,
 /// `ToolOutput` or `ToolFailure`.
@@ -113,3 +115,109 @@ pub trait LacksSchema {
 }
 
 impl<T> LacksSchema for TwinSchema<T> {}
+
+/// A type that can be a field of a type deriving `Serialize`, `ToolOutput`
+/// or `ToolFailure`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be serialized, which the type holding it needs",
+    label = "must be `Serialize`",
+    note = "add `#[derive(Serialize)]` to the type of yours this field holds (the derive is in `dsh_kit::prelude`)"
+)]
+pub trait SerializeField {
+    /// Where a derive checks a type is one, as `<T as SerializeField>::CHECKED`.
+    const CHECKED: () = ();
+}
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + ?Sized> SerializeField for T {}
+
+/// A type that can be a field of a type deriving `Deserialize`, `ToolArgs`
+/// or `ToolOutput`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be deserialized, which the type holding it needs",
+    label = "must be `Deserialize`",
+    note = "add `#[derive(Deserialize)]` to the type of yours this field holds (the derive is in `dsh_kit::prelude`)"
+)]
+pub trait DeserializeField {
+    /// Where a derive checks a type is one, as `<T as DeserializeField>::CHECKED`.
+    const CHECKED: () = ();
+}
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned> DeserializeField for T {}
+
+/// How a type deriving `Serialize` through dsh-kit is written by its twin:
+/// an impl per deriving type under the twin's `where` clause, as
+/// [`SchemaTwin`] is.
+pub trait SerializeTwin {
+    /// The twin's `serialize`.
+    fn serialize_twin<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
+}
+
+/// How a type deriving `Deserialize` through dsh-kit is read by its twin,
+/// as [`SerializeTwin`].
+pub trait DeserializeTwin<'de>: Sized {
+    /// The twin's `deserialize`.
+    fn deserialize_twin<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
+}
+
+/// `T`'s serde impls through its twin, called as
+/// `(&&SerdeTwin::<T>::new()).serialize(value, serializer)`, as
+/// [`TwinSchema`] is: [`HasSerialize`] and [`HasDeserialize`] where the
+/// twin's impls hold, and [`LacksSerde`] where a field's type has none, which the field's check
+/// has reported, so the crate does not compile.
+pub struct SerdeTwin<T>(PhantomData<T>);
+
+impl<T> SerdeTwin<T> {
+    /// The serde impls of `T`'s twin.
+    pub const fn new() -> Self {
+        SerdeTwin(PhantomData)
+    }
+}
+
+impl<T> Default for SerdeTwin<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `T` written by its twin's own impl.
+pub trait HasSerialize<T> {
+    /// `T` written by its twin.
+    fn serialize<S: Serializer>(&self, value: &T, serializer: S) -> Result<S::Ok, S::Error>;
+}
+
+impl<T: SerializeTwin> HasSerialize<T> for &SerdeTwin<T> {
+    fn serialize<S: Serializer>(&self, value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        value.serialize_twin(serializer)
+    }
+}
+
+/// `T` read by its twin's own impl.
+pub trait HasDeserialize<'de, T> {
+    /// `T` read by its twin.
+    fn deserialize<D: Deserializer<'de>>(&self, deserializer: D) -> Result<T, D::Error>;
+}
+
+impl<'de, T: DeserializeTwin<'de>> HasDeserialize<'de, T> for &SerdeTwin<T> {
+    fn deserialize<D: Deserializer<'de>>(&self, deserializer: D) -> Result<T, D::Error> {
+        T::deserialize_twin(deserializer)
+    }
+}
+
+/// A twin one of whose fields cannot be written or read, an error reported
+/// at that field: these are never called, as the crate does not compile.
+pub trait LacksSerde<T> {
+    /// Never called: the crate does not compile.
+    fn serialize<S: Serializer>(&self, _: &T, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom(
+            "a field's type cannot be serialized",
+        ))
+    }
+    /// Never called: the crate does not compile.
+    fn deserialize<'de, D: Deserializer<'de>>(&self, _: D) -> Result<T, D::Error> {
+        Err(serde::de::Error::custom(
+            "a field's type cannot be deserialized",
+        ))
+    }
+}
+
+impl<T> LacksSerde<T> for SerdeTwin<T> {}
