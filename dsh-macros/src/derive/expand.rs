@@ -177,17 +177,17 @@ pub(crate) fn expand(
             }
         }
     });
-    let twin_default = default
-        .then(|| {
-            let serde = (!derives.is_empty())
-                .then(|| twin_default(item, &twin))
-                .flatten();
-            let schema = (derive.describes())
-                .then(|| twin_default(item, &schema_twin))
-                .flatten();
-            quote!(#serde #schema)
-        })
-        .unwrap_or_default();
+    let twin_default = if default {
+        let serde = (!derives.is_empty())
+            .then(|| twin_default(item, &twin))
+            .flatten();
+        let schema = (derive.describes())
+            .then(|| twin_default(item, &schema_twin))
+            .flatten();
+        quote!(#serde #schema)
+    } else {
+        TokenStream::new()
+    };
     let header_checks = header_checks(&header_fields, item, runtime);
     let mut field_traits = Vec::new();
     if derive.describes() {
