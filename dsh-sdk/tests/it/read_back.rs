@@ -249,3 +249,29 @@ async fn symmetric_renames_register_and_read_back() {
     let read: Symmetric = serde_json::from_value(value).unwrap();
     assert_eq!(read, symmetric_value());
 }
+
+#[derive(Serialize, Deserialize, JsonSchema, Debug, PartialEq)]
+struct RenamedWithAlias {
+    #[serde(rename(serialize = "fullName"), alias = "fullName")]
+    full_name: String,
+}
+
+/// Names someone, written under a name its alias reads back.
+#[tool]
+async fn renamed_with_alias() -> RenamedWithAlias {
+    RenamedWithAlias {
+        full_name: "Ada".into(),
+    }
+}
+
+#[tokio::test]
+async fn a_name_written_one_way_and_read_by_an_alias_reads_back() {
+    let registry = Registry::new();
+    let _tool = registry.register::<renamed_with_alias>().unwrap();
+    let result = registry.call("renamed_with_alias", json!({})).await;
+    assert!(!result.is_error(), "{}", result.text());
+    let value = result.value.clone().expect("a value");
+    assert_eq!(value, json!({ "fullName": "Ada" }));
+    let read: RenamedWithAlias = serde_json::from_value(value).unwrap();
+    assert_eq!(read.full_name, "Ada");
+}

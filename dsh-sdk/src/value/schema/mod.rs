@@ -32,12 +32,14 @@ pub(crate) fn output_schema<T: JsonSchema>() -> Value {
 }
 
 /// Where `T` as written (`output`, its [`output_schema`]) does not read
-/// back as `T`: its schema as serde reads it, compared with `output`.
+/// back as `T`: its schema as serde reads it, compared with `output`;
+/// `accepted` are the top-level names `T`'s `Deserialize` takes.
 pub(crate) fn read_back_problem<T: JsonSchema>(
     output: &Value,
+    accepted: &[&str],
 ) -> Option<read_back::ReadBackProblem> {
     let read = generate::<T>(SchemaSettings::draft2020_12().for_deserialize());
-    read_back::problem(output, &read)
+    read_back::problem(output, &read, accepted)
 }
 
 fn generate<T: JsonSchema>(settings: SchemaSettings) -> Value {

@@ -76,9 +76,11 @@ pub enum ReadBackProblem {
 
 /// The first place where `written` (the output type's schema in serialize
 /// mode) and `read` (in deserialize mode) disagree, or `None` when every
-/// value written reads back.
-pub(crate) fn problem(written: &Value, read: &Value) -> Option<ReadBackProblem> {
-    compare(written, read, &Place::root(), 0)
+/// value written reads back. `accepted` are the names the type's own
+/// `Deserialize` takes at the top level, aliases included (which no schema
+/// shows): a name written there that one of them reads is read back.
+pub(crate) fn problem(written: &Value, read: &Value, accepted: &[&str]) -> Option<ReadBackProblem> {
+    compare(written, read, &Place::root(), 0, accepted)
 }
 
 /// A type's name, or the output, and the fields followed from it.
@@ -117,14 +119,20 @@ impl Place {
     }
 }
 
-fn compare(written: &Value, read: &Value, place: &Place, depth: usize) -> Option<ReadBackProblem> {
+fn compare(
+    written: &Value,
+    read: &Value,
+    place: &Place,
+    depth: usize,
+    accepted: &[&str],
+) -> Option<ReadBackProblem> {
     if depth > MAX_DEPTH {
         return None;
     }
     let (Value::Object(written), Value::Object(read)) = (written, read) else {
         return None;
     };
-    if let Some(problem) = compare_fields(written, read, place) {
+    if let Some(problem) = compare_fields(written, read, place, accepted) {
         return Some(problem);
     }
     if let Some(problem) = compare_values(written, read, place) {
@@ -135,7 +143,7 @@ fn compare(written: &Value, read: &Value, place: &Place, depth: usize) -> Option
     let read_props = object(read, "properties").unwrap_or(&empty_r);
     for (name, schema) in written_props {
         if let Some(other) = read_props.get(name)
-            && let Some(problem) = compare(schema, other, &place.field(name), depth + 1)
+            && let Some(problem) = compare(schema, other, &place.field(name), depth + 1, &[])
         {
             return Some(problem);
         }
@@ -144,7 +152,7 @@ fn compare(written: &Value, read: &Value, place: &Place, depth: usize) -> Option
     {
         for (name, schema) in written_defs {
             if let Some(other) = read_defs.get(name)
-                && let Some(problem) = compare(schema, other, &Place::def(name), depth + 1)
+                && let Some(problem) = compare(schema, other, &Place::def(name), depth + 1, &[])
             {
                 return Some(problem);
             }
@@ -152,7 +160,7 @@ fn compare(written: &Value, read: &Value, place: &Place, depth: usize) -> Option
     }
     for key in ["items", "additionalProperties", "not"] {
         if let (Some(a), Some(b)) = (written.get(key), read.get(key))
-            && let Some(problem) = compare(a, b, place, depth + 1)
+            && let Some(problem) = compare(a, b, place, depth + 1, &[])
         {
             return Some(problem);
         }
@@ -162,7 +170,7 @@ fn compare(written: &Value, read: &Value, place: &Place, depth: usize) -> Option
             && a.len() == b.len()
         {
             for (a, b) in a.iter().zip(b) {
-                if let Some(problem) = compare(a, b, place, depth + 1) {
+                if let Some(problem) = compare(a, b, place, depth + 1, &[]) {
                     return Some(problem);
                 }
             }
@@ -176,6 +184,7 @@ fn compare_fields(
     written: &Map<String, Value>,
     read: &Map<String, Value>,
     place: &Place,
+    accepted: &[&str],
 ) -> Option<ReadBackProblem> {
     let written_props = object(written, "properties");
     let read_props = object(read, "properties");
@@ -188,7 +197,7 @@ fn compare_fields(
     let read_required = names(read, "required");
     let not_read: Vec<&str> = (written_props.into_iter().flatten())
         .map(|(name, _)| name.as_str())
-        .filter(|name| !is_read(name))
+        .filter(|name| !is_read(name) && !accepted.contains(name))
         .collect();
     let not_written: Vec<&str> = (read_props.into_iter().flatten())
         .map(|(name, _)| name.as_str())
@@ -202,10 +211,22 @@ fn compare_fields(
             read: (*read).to_owned(),
         });
     }
-    if let Some(name) = read_required.iter().find(|name| !is_written(name)) {
+    // A name written that the type reads by an alias (which no schema
+    // shows) stands for a field the schema reads under its own name.
+    let aliased = (written_props.into_iter().flatten())
+        .filter(|(name, _)| !is_read(name) && accepted.contains(&name.as_str()))
+        .count();
+    let never_written: Vec<&&str> = read_required
+        .iter()
+        .filter(|name| !is_written(name))
+        .collect();
+    if let Some(name) = never_written
+        .first()
+        .filter(|_| never_written.len() > aliased)
+    {
         return Some(ReadBackProblem::NeverWritten {
             place: place.describe(),
-            name: (*name).to_owned(),
+            name: (**name).to_owned(),
         });
     }
     if let Some(name) = not_read.first() {
@@ -216,7 +237,7 @@ fn compare_fields(
     }
     if let Some(name) = read_required
         .iter()
-        .find(|name| !written_required.contains(name))
+        .find(|name| is_written(name) && !written_required.contains(name))
     {
         return Some(ReadBackProblem::MaybeNotWritten {
             place: place.describe(),
