@@ -59,7 +59,7 @@ fn a_typed_failure_shows_its_message_once_then_its_kind_and_data() {
     assert_eq!(
         call.stdout,
         format!(
-            "edit_file · error\ncontent\n  `edit_file` failed: no match for the text to replace in {path}: read the file again and copy the text exactly\nfailure\n  kind NoMatchesFound\n  data {{\n         \"NoMatchesFound\": {{\n           \"path\": {}\n         }}\n       }}\n",
+            "edit_file · error\ncontent\n  `edit_file` failed: no match for the text to replace in {path}: read the file again and copy the text exactly\nfailure\n  kind NoMatchesFound\n  data {{\n         \"path\": {}\n       }}\n",
             Value::from(path.clone())
         )
     );
@@ -75,7 +75,7 @@ fn a_typed_failure_shows_its_message_once_then_its_kind_and_data() {
     let result: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(
         result["failure"],
-        json!({ "cause": "tool", "kind": "NoMatchesFound", "data": { "NoMatchesFound": { "path": path } } })
+        json!({ "cause": "tool", "kind": "NoMatchesFound", "data": { "path": path } })
     );
 }
 

@@ -8,14 +8,15 @@ use std::process::{Command, Stdio};
 
 use dsh_kit::Registry;
 use dsh_kit::export::digest::{contract_hash, tool_hash};
-use dsh_kit::wire_keys::META_CONTRACT;
+use dsh_kit::wire_keys::{META_CONTRACT, VALUES_EXTENSION};
 use serde_json::{Value, json};
 
 use crate::common::{dsh, example_server, run, stdio_server};
 
 /// The example server's `tools/list`, asked over stdio as any MCP client
-/// asks it: `initialize`, `notifications/initialized`, `tools/list`.
-fn listed_tools() -> Vec<Value> {
+/// asks it: `initialize`, `notifications/initialized`, `tools/list`; with
+/// `extensions` declared in the client's capabilities.
+fn listed_tools(extensions: Value) -> Vec<Value> {
     let mut server = Command::new(example_server())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -26,7 +27,7 @@ fn listed_tools() -> Vec<Value> {
     let mut stdout = BufReader::new(server.stdout.take().unwrap());
     for message in [
         json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
+            "protocolVersion": "2025-06-18", "capabilities": { "extensions": extensions },
             "clientInfo": { "name": "contract-test", "version": "1" } } }),
         json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
         json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {} }),
@@ -63,16 +64,43 @@ fn the_rust_api_the_servers_meta_inspect_and_lock_agree_on_every_tool() {
         .collect();
     assert_eq!(rust.len(), 9);
 
-    let listed = listed_tools();
+    // A dsh client is listed every definition whole, and computes from it
+    // the hash the server lists; only an output schema that is no object
+    // is never listed before MCP 2026-07-28, which allows it.
+    let mut dsh_client = serde_json::Map::new();
+    dsh_client.insert(VALUES_EXTENSION.to_owned(), json!({}));
+    let listed = listed_tools(Value::Object(dsh_client));
     let mut meta = BTreeMap::new();
+    let mut recomputed = 0;
     for tool in &listed {
         let name = tool["name"].as_str().unwrap().to_owned();
         let hash = tool["_meta"][META_CONTRACT].as_str().unwrap().to_owned();
-        // A client that reads the definition computes the hash the server lists.
-        assert_eq!(contract_hash(tool), hash, "{name}");
+        let output = registry.get(&name).unwrap().output_schema().clone();
+        if output.get("type") == Some(&json!("object")) || output == json!(true) {
+            assert_eq!(contract_hash(tool), hash, "{name}");
+            recomputed += 1;
+        }
         meta.insert(name, hash);
     }
+    assert!(recomputed >= 4, "only {recomputed} definitions listed whole");
     assert_eq!(meta, rust, "the server's `_meta` and the Rust API");
+    // A host is listed no `outputSchema` for a tool whose results carry
+    // only its render, and the same hash: the contract is the tool's.
+    let hosts = listed_tools(json!({}));
+    let mut without_output = 0;
+    for tool in &hosts {
+        let name = tool["name"].as_str().unwrap();
+        assert_eq!(
+            tool["_meta"][META_CONTRACT].as_str(),
+            Some(rust[name].as_str()),
+            "{name}"
+        );
+        without_output += usize::from(tool.get("outputSchema").is_none());
+    }
+    assert!(
+        without_output > 0,
+        "a rendering tool lists no outputSchema to a host"
+    );
 
     let mut inspect = dsh();
     inspect.args(["inspect", "--json"]).args(stdio_server());

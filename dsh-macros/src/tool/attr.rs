@@ -562,8 +562,9 @@ fn meta_value(value: &Expr) -> Option<String> {
                 json_string(&mut json, &lit.value());
                 Some(json)
             }
-            Lit::Int(lit) if lit.suffix().is_empty() => Some(lit.base10_digits().to_owned()),
-            Lit::Float(lit) if lit.suffix().is_empty() => {
+            // A suffix (`2u32`, `0.5f64`) says the Rust type, not the value.
+            Lit::Int(lit) => Some(lit.base10_digits().to_owned()),
+            Lit::Float(lit) => {
                 let digits = lit.base10_digits();
                 // JSON wants a digit after the point: `1.` is `1.0`.
                 Some(match digits.strip_suffix('.') {

@@ -146,12 +146,12 @@ pub use crate::value::wire_keys::{
 
 /// The description the model reads: the tool's own, then a sentence for
 /// each limit the tool declares that the pipeline enforces
-/// ([`limits_sentence`]), then, for a tool with declared failure shapes, a
+/// (`Enforced::sentence`: its own, else the registry's), then, for a tool with declared failure shapes, a
 /// sentence naming them. A proxied dsh tool's description says them
 /// already, and does not get them twice.
 fn model_description(tool: &ToolInfo) -> String {
     let mut description = tool.definition().description().trim_end().to_owned();
-    let limits = limits_sentence(tool.definition());
+    let limits = tool.entry.enforced.sentence();
     let variants = tool
         .failure_schema()
         .map(failure_variants)
@@ -170,30 +170,6 @@ fn model_description(tool: &ToolInfo) -> String {
         }
     }
     description
-}
-
-/// The limits a tool declares that the pipeline enforces, as the sentence
-/// the model reads, so a call the schema allows is not a surprise refusal:
-/// `Limits: a call times out after 2 s; a result over 30000 characters is
-/// cut to a preview, the rest saved to a file.` `None` for a tool that
-/// declares none.
-pub(crate) fn limits_sentence(def: &crate::ToolDef) -> Option<String> {
-    let mut limits = Vec::new();
-    if let Some(timeout) = def.timeout() {
-        let millis = timeout.as_millis();
-        let said = if millis % 1000 == 0 {
-            format!("{} s", millis / 1000)
-        } else {
-            format!("{millis} ms")
-        };
-        limits.push(format!("a call times out after {said}"));
-    }
-    if let Some(chars) = def.max_result_chars() {
-        limits.push(format!(
-            "a result over {chars} characters is cut to a preview, the rest saved to a file"
-        ));
-    }
-    (!limits.is_empty()).then(|| format!("Limits: {}.", limits.join("; ")))
 }
 
 /// The variant names a failure schema declares: the values of a string

@@ -10,14 +10,16 @@
 //! typed failure's kind and data follow its message in `content`, and the
 //! card goes in `_meta` only to a client that draws it.
 
-use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, ContentBlock as McpBlock, MetaObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock as McpBlock, MetaObject, ProtocolVersion, Tool};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
 use crate::export::META_FAILURE;
 use crate::registry::Registry;
 use crate::tool::{ResultShape, ToolInfo};
 use crate::value::result::ToolResult;
+use crate::value::wire_keys::VALUES_EXTENSION;
 
 use super::apps;
 use super::content::to_mcp;
@@ -42,15 +44,19 @@ const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema"
 /// draft-07, and the `$defs` and `$ref`s of a dsh schema are 2020-12's.
 ///
 /// Its `_meta` carries the definition's contract hash under
-/// [`CONTRACT_META_KEY`], for a client to pin. `structured`: whether the
-/// tool's results carry `structuredContent` ([`structures`]); a tool whose
-/// results do not declares no `outputSchema`, as MCP asks that results
-/// conform to a declared one.
+/// [`CONTRACT_META_KEY`], for a client to pin: the hash of the whole
+/// definition, as the Rust API, `dsh inspect` and `dsh lock` give it.
+/// `structured`: whether the tool's results carry `structuredContent`
+/// ([`structures`]); a tool whose results do not lists no `outputSchema`,
+/// as MCP asks that results conform to a declared one, and its hash still
+/// names the output it is made to return (a client declaring
+/// [`VALUES_EXTENSION`] is listed every `outputSchema` its protocol allows,
+/// only object ones before 2026-07-28, and can check the hash of those).
 pub(super) fn mcp_tool(mut exported: Value, structured: bool) -> Result<Tool, ErrorData> {
+    let hash = crate::export::digest::contract_hash(&exported);
     if !structured && let Value::Object(tool) = &mut exported {
         tool.remove("outputSchema");
     }
-    let hash = crate::export::digest::contract_hash(&exported);
     if let Value::Object(tool) = &mut exported {
         // rmcp's `Tool` follows the tasks extension, which has no
         // `execution`: the 2025-11-25 field travels in `_meta`.
@@ -185,6 +191,35 @@ pub(super) struct Reader {
     pub(super) draws_cards: bool,
     /// The server's [`ResultShape`], for tools that chose none.
     pub(super) shape: ResultShape,
+    /// The client declared [`VALUES_EXTENSION`]: it gets every value in
+    /// `structuredContent`, beside the render, whatever the shape.
+    pub(super) takes_values: bool,
+}
+
+impl Reader {
+    /// What the client of `context` is, for a server whose results have
+    /// `shape` unless a tool chose its own.
+    pub(super) fn of(context: &RequestContext<RoleServer>, shape: ResultShape) -> Reader {
+        Reader {
+            object_output_only: context
+                .protocol_version()
+                .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str()),
+            draws_cards: declares(context, MCP_APPS_EXTENSION),
+            shape,
+            takes_values: declares(context, VALUES_EXTENSION),
+        }
+    }
+}
+
+/// Whether the client of `context` declared `extension` in its
+/// `capabilities.extensions`.
+pub(super) fn declares(context: &RequestContext<RoleServer>, extension: &str) -> bool {
+    context.client_capabilities().is_some_and(|capabilities| {
+        capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|extensions| extensions.contains_key(extension))
+    })
 }
 
 /// What the client gets for a call's result, with the card a presenting
@@ -208,6 +243,11 @@ pub(super) fn complete(
     let (shape, renders) = info.map_or((reader.shape, false), |tool| {
         (effective_shape(&tool, reader.shape), tool.renders())
     });
+    let shape = if reader.takes_values {
+        ResultShape::Structured
+    } else {
+        shape
+    };
     let mut call = call_tool_result(result, reader.object_output_only, shape, renders);
     if let Some(card) = card {
         apps::attach_card(&mut call, &card);

@@ -114,6 +114,12 @@ pub fn init() -> Result<OtelGuard, OtelError> {
 /// subscriber: the bridge of the spans to `tracer`'s OpenTelemetry spans,
 /// and the [`MetricsLayer`] on `meter`.
 ///
+/// The spans of the `rmcp` crate beneath dsh-kit (a connection's serve
+/// loop, a session, a transport worker) are not exported: rmcp starts them
+/// in tasks of its own, outside any request's trace, so each would arrive
+/// as a root trace of its own, lasting as long as its connection. Every
+/// MCP request already has dsh-kit's span, by the conventions.
+///
 /// ```
 /// use opentelemetry_sdk::metrics::SdkMeterProvider;
 /// use opentelemetry_sdk::trace::SdkTracerProvider;
@@ -131,5 +137,13 @@ where
     use opentelemetry::metrics::MeterProvider as _;
     tracing_opentelemetry::layer()
         .with_tracer(tracer.tracer(SCOPE))
+        .with_filter(tracing_subscriber::filter::filter_fn(exported))
         .and_then(MetricsLayer::new(&meter.meter(SCOPE)))
+}
+
+/// Whether the spans and events of `metadata`'s place are exported: all
+/// but rmcp's.
+fn exported(metadata: &tracing::Metadata<'_>) -> bool {
+    let target = metadata.target();
+    !(target == "rmcp" || target.starts_with("rmcp::"))
 }

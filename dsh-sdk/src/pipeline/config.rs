@@ -2,7 +2,6 @@
 //! registry is built ([`RegistryBuilder`](crate::RegistryBuilder)).
 
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use super::layer::ExecService;
 use super::post_execute::PostExecute;
@@ -15,8 +14,6 @@ use crate::value::schema::limits::Limits;
 
 /// The settings every call reads, fixed when the registry is built.
 pub(crate) struct Config {
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) max_result_chars: usize,
     pub(crate) spill: SpillConfig,
     pub(crate) permissions: Permissions,
     pub(crate) approver: Option<Arc<dyn Approver>>,

@@ -27,11 +27,11 @@ pub(super) async fn run(
     exec: Exec,
 ) -> Result<Value, Stop> {
     if runs_directly(config) {
-        return direct(config, entry, prepared, None)
+        return direct(entry, prepared, None)
             .await
             .map_err(|error| stopped(entry, error));
     }
-    let timeout = timeout(config, entry);
+    let timeout = entry.enforced.timeout;
     let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);
     let executed = match &config.service {
         // A host layer that panics is contained like a tool that does.
@@ -69,18 +69,11 @@ pub(super) fn runs_directly(config: &Config) -> bool {
 /// `started`, when the call read the clock as it began, else from now), a
 /// panic caught.
 pub(super) fn direct(
-    config: &Config,
     entry: &Entry,
     prepared: Prepared,
     started: Option<std::time::Instant>,
 ) -> TimeoutFuture<ExecuteFuture> {
-    bounded(Execute::start(prepared), timeout(config, entry), started)
-}
-
-/// How long one attempt of `entry` may run: its own timeout, else the
-/// registry's.
-fn timeout(config: &Config, entry: &Entry) -> Option<std::time::Duration> {
-    entry.def.timeout().or(config.timeout)
+    bounded(Execute::start(prepared), entry.enforced.timeout, started)
 }
 
 /// Why `entry`'s execute stopped the call.

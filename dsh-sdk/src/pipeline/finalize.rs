@@ -83,10 +83,7 @@ pub(crate) fn finish(
         tool: entry.def.name().to_owned(),
         error,
     })?;
-    let limit = entry
-        .def
-        .max_result_chars()
-        .unwrap_or(config.max_result_chars);
+    let limit = entry.enforced.max_result_chars;
     // The default rendering of the value is made here only when it must
     // be: when it may be over the limit (made, its characters are counted
     // below), or to add the hooks' context after it. Otherwise the result

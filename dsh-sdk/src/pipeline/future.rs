@@ -220,12 +220,7 @@ fn start<'a>(
     match begun {
         Ok(Ok(Begin::Direct(launched, prepared))) => {
             *phase = Phase::Direct {
-                running: execute::direct(
-                    &registry.config,
-                    launched.entry(),
-                    prepared,
-                    pending.started,
-                ),
+                running: execute::direct(launched.entry(), prepared, pending.started),
                 launched,
                 watch,
                 pending,

@@ -14,7 +14,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use crate::tool::{Entry, State, ToolInfo};
+use crate::tool::{Entry, RegistryLimits, State, ToolInfo};
 
 mod catalog;
 mod handle;
@@ -43,6 +43,9 @@ pub(crate) struct Pool {
 pub(crate) struct Inner {
     pub(super) tools: RwLock<Tools>,
     pub(crate) state: State,
+    /// What the registry holds every tool to unless the tool says
+    /// otherwise, folded into each entry when it is registered.
+    pub(crate) limits: RegistryLimits,
     /// Copied on write, so that emitting reads a snapshot without a lock
     /// or a shared reference count, and calls the subscribers with none held:
     /// a subscriber may subscribe or unsubscribe.
@@ -70,11 +73,13 @@ pub(super) struct Tools {
 }
 
 impl Pool {
-    /// An empty pool sharing `state` with every tool.
-    pub(crate) fn new(state: State) -> Self {
+    /// An empty pool sharing `state` with every tool, holding them to
+    /// `limits` unless they say otherwise.
+    pub(crate) fn new(state: State, limits: RegistryLimits) -> Self {
         Pool {
             inner: Arc::new(Inner {
                 state,
+                limits,
                 ..Inner::default()
             }),
         }

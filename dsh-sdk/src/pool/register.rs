@@ -10,7 +10,7 @@ use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
 use crate::tool::SchemaRole;
 use crate::tool::{
-    Entry, FieldProbe, Handler, Typed, accepted_fields, probe_fields, unnamed_field,
+    Enforced, Entry, FieldProbe, Handler, Typed, accepted_fields, probe_fields, unnamed_field,
 };
 use crate::tool::{Tool, ToolDef};
 use crate::value::event::rawp::{Diagnostic, Severity};
@@ -191,10 +191,12 @@ impl Pool {
             tools.aliases.insert(alias.to_owned(), name.clone());
         }
         let failure = handler.failure_schema();
+        let enforced = Enforced::of(&def, &paths, &self.inner.limits);
         let entry = Entry {
             id,
             def,
             paths,
+            enforced,
             input,
             output,
             failure,

@@ -20,7 +20,7 @@ use crate::pipeline::post_execute::PostExecute;
 use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
 use crate::pipeline::{Config, Pipeline};
 use crate::pool::Pool;
-use crate::tool::State;
+use crate::tool::{RegistryLimits, State};
 use crate::value::path::Roots;
 use crate::value::schema::limits::{Limits, MAX_DEPTH};
 
@@ -43,6 +43,9 @@ pub struct RegistryBuilder {
     state: State,
     timeout: Option<Duration>,
     max_result_chars: usize,
+    /// Whether [`max_result_chars`](Self::max_result_chars) was called: a
+    /// limit set is said in every tool's description, the default is not.
+    max_result_chars_set: bool,
     spill: SpillConfig,
     permissions: Permissions,
     approver: Option<Arc<dyn Approver>>,
@@ -63,6 +66,7 @@ impl RegistryBuilder {
             state: State::default(),
             timeout: None,
             max_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            max_result_chars_set: false,
             spill: SpillConfig::default(),
             permissions: Permissions::default(),
             approver: None,
@@ -100,6 +104,7 @@ impl RegistryBuilder {
     /// of its own. Defaults to [`DEFAULT_MAX_RESULT_CHARS`].
     pub fn max_result_chars(mut self, chars: usize) -> Self {
         self.max_result_chars = chars;
+        self.max_result_chars_set = true;
         self
     }
 
@@ -283,12 +288,18 @@ impl RegistryBuilder {
         } else {
             None
         };
-        let pool = Pool::new(self.state);
+        let pool = Pool::new(
+            self.state,
+            RegistryLimits {
+                timeout: self.timeout,
+                max_result_chars: self.max_result_chars,
+                max_result_chars_set: self.max_result_chars_set,
+                confines_paths: !self.roots.is_empty(),
+            },
+        );
         let mut permissions = self.permissions;
         permissions.anchor_paths(&self.roots);
         let config = Config {
-            timeout: self.timeout,
-            max_result_chars: self.max_result_chars,
             spill: self.spill,
             permissions,
             approver: self.approver,

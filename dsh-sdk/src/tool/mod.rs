@@ -30,8 +30,9 @@ pub use definition::{ResultShape, TaskSupport, Tool, ToolDef, ToolDefBuilder, Va
 pub use dynamic::{DynamicTool, TOOL_SHADOWED};
 pub use erased::ToolInfo;
 pub(crate) use erased::{
-    Entry, FieldProbe, Handler, PrepareError, Prepared, ProjectError, Projection, ReadError, Typed,
-    accepted_fields, probe_fields, project, running_card, unnamed_field,
+    Enforced, Entry, FieldProbe, Handler, PrepareError, Prepared, ProjectError, Projection,
+    ReadError, RegistryLimits, Typed, accepted_fields, probe_fields, project, running_card,
+    unnamed_field,
 };
 pub use error::{RegisterError, SchemaRole, ToolError};
 pub(crate) use error::{hook_panicked, panic_message, with_sources};

@@ -20,6 +20,7 @@
 //! | [`META_LIST_VERSION`] `dsh/listVersion` | `tools/list` | the list's version |
 //! | [`META_FAILURE`] `dsh/failure` | call result | the failure of a failed call |
 //! | [`META_CARD`] `dsh/card` | call result | the call's card |
+//! | [`VALUES_EXTENSION`] `dsh/values` | client capability | the client reads values as data |
 //! | [`CARD_VIEW_URI_PREFIX`] `ui://dsh/cards/` | resource | a tool's card view, `ui://dsh/cards/TOOL` |
 
 /// The prefix of every `_meta` key dsh-kit writes; a tool's own `_meta`
@@ -69,6 +70,15 @@ pub const META_LIST_VERSION: &str = "dsh/listVersion";
 /// The `_meta` key of a call result's [`Card`](crate::card::Card), which
 /// the card view draws and a dsh proxy passes on.
 pub const META_CARD: &str = "dsh/card";
+
+/// The extension a dsh client (a [`McpProxy`](crate::mcp::McpProxy), the
+/// `dsh` command) declares in `capabilities.extensions`: it reads results'
+/// values as data and hands no model both a value and its render, so every
+/// tool's results carry `structuredContent` under a listed `outputSchema`
+/// for it, whatever the server's
+/// [`ResultShape`](crate::mcp::ResultShape), which decides for the hosts
+/// that put `content` and `structuredContent` both before a model.
+pub const VALUES_EXTENSION: &str = "dsh/values";
 
 /// Where the card views are: `ui://dsh/cards/TOOL`.
 pub const CARD_VIEW_URI_PREFIX: &str = "ui://dsh/cards/";

@@ -15,6 +15,7 @@ mod events;
 mod failure;
 mod hardening;
 mod icons;
+mod limits;
 mod log;
 mod lower;
 mod mcp;

@@ -14,6 +14,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -22,7 +23,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use dsh_kit::mcp::McpServer;
-use dsh_kit::mcp::auth::{IntrospectionAuthenticator, JwtAuthenticator, ResourceServer};
+use dsh_kit::mcp::auth::{
+    IntrospectionAuthenticator, JwtAuthenticator, PrincipalLimits, ResourceServer,
+};
 use dsh_kit::prelude::*;
 use dsh_kit::{DynamicTool, Registry};
 use serde_json::Value;
@@ -241,9 +244,19 @@ async fn fifty_python_sdk_oauth_flows_beside_a_busy_loop_have_no_transport_error
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let authorization = AuthorizationServer::start(dir, &resource);
     let writes = Arc::new(AtomicUsize::new(0));
+    // One client's fifty flows in a row (six requests each) go past the
+    // default request rate of a principal, which answers `429` as it
+    // should: this test is about the transport, so the rate is raised.
+    let limits = PrincipalLimits {
+        per_second: NonZeroU32::new(1000).unwrap(),
+        burst: NonZeroU32::new(1000).unwrap(),
+        ..PrincipalLimits::default()
+    };
     let server = McpServer::new(registry(Arc::clone(&writes)))
         .resource_server(
-            ResourceServer::jwt(&resource, &authorization.issuer).scopes_supported(["notes:read"]),
+            ResourceServer::jwt(&resource, &authorization.issuer)
+                .scopes_supported(["notes:read"])
+                .limits(limits),
         )
         .serve_http(SocketAddr::from(([127, 0, 0, 1], port)))
         .await

@@ -412,6 +412,8 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
     }
 
     // The duration histograms, by the conventions' attributes and buckets.
+    // (Waiting for them also gives the spans of the first session, whose
+    // client has gone, time to arrive.)
     let deadline = Instant::now() + ARRIVAL;
     loop {
         let tools = receiver.histogram("gen_ai.execute_tool.duration");
@@ -460,6 +462,20 @@ fn calls_with_a_traceparent_continue_the_trace_in_spans_by_the_conventions() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    // No span of rmcp's own, which it starts outside every request's trace
+    // and so would arrive as a root trace per connection.
+    let spans = receiver.received.spans.lock().unwrap().clone();
+    let foreign: Vec<&str> = spans
+        .iter()
+        .map(|span| span.name.as_str())
+        .filter(|name| {
+            ["serve_inner", "streamable_http_session", "transport_worker"].contains(name)
+        })
+        .collect();
+    assert!(
+        foreign.is_empty(),
+        "rmcp's spans were exported: {foreign:?}"
+    );
 }
 
 #[test]

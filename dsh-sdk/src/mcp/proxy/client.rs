@@ -3,6 +3,7 @@
 use std::sync::{Arc, PoisonError};
 
 use crate::mcp::wire::MCP_APPS_EXTENSION;
+use crate::value::wire_keys::VALUES_EXTENSION;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam};
 use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient};
@@ -20,11 +21,14 @@ pub(super) struct ProxyClient {
 impl ClientHandler for ProxyClient {
     fn get_info(&self) -> ClientConfig {
         // The proxy shows the cards a dsh server presents (MCP Apps): it
-        // says so, and gets them in `_meta`.
+        // says so, and gets them in `_meta`. It reads values as data, and
+        // hands its own callers the render or the value as its own server
+        // shapes them: it takes every value in `structuredContent`.
         let mut capabilities = ClientCapabilities::default();
         capabilities.extensions = Some(
-            [(MCP_APPS_EXTENSION.to_owned(), serde_json::Map::new())]
+            [MCP_APPS_EXTENSION, VALUES_EXTENSION]
                 .into_iter()
+                .map(|extension| (extension.to_owned(), serde_json::Map::new()))
                 .collect(),
         );
         ClientConfig::new(

@@ -135,7 +135,21 @@ impl Forward {
                 .and_then(|failure| {
                     serde_json::from_value::<crate::value::result::Failure>(failure.clone()).ok()
                 });
-            let text = joined_text(&blocks);
+            // A dsh server ends the content with the failure's summary
+            // line for the model; this pipeline writes it again from the
+            // failure carried over, so it is not kept in the message too.
+            let summary = failure
+                .as_ref()
+                .and_then(crate::value::result::Failure::summary);
+            let message: Vec<ContentBlock> = match summary {
+                Some(summary) => blocks
+                    .iter()
+                    .filter(|block| block.as_text() != Some(summary.as_str()))
+                    .cloned()
+                    .collect(),
+                None => blocks.clone(),
+            };
+            let text = joined_text(&message);
             // A dsh server says which tool failed before the tool's own
             // message, as this pipeline does again for the error returned
             // here: the message is said once, the local way.

@@ -3,7 +3,7 @@
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorCode, InputRequiredResult, ListToolsResult,
-    ProtocolVersion, TASKS_EXTENSION_ID, Tool,
+    TASKS_EXTENSION_ID, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -14,12 +14,13 @@ use crate::export::{Format, export_tool};
 use crate::mcp::apps;
 use crate::mcp::session::{ProgressForward, RoundTrip};
 use crate::mcp::task::Finish;
-use crate::mcp::wire::{MCP_APPS_EXTENSION, Reader, complete, mcp_tool, request_state, structures};
+use crate::mcp::wire::{Reader, complete, declares, mcp_tool, request_state, structures};
 use crate::pipeline::ToolCall;
 use crate::registry::CallerView;
 use crate::tool::TaskSupport;
 use crate::value::principal::Principal;
 use crate::value::result::Cause;
+use crate::value::wire_keys::VALUES_EXTENSION;
 
 use super::{McpServer, caller};
 
@@ -32,8 +33,10 @@ impl McpServer {
             .in_session(&self.searches)
     }
 
-    /// The MCP definitions of the tools `caller` may see.
-    fn mcp_tools(&self, caller: &CallerView) -> Result<Vec<Tool>, ErrorData> {
+    /// The MCP definitions of the tools `caller` may see; `takes_values`:
+    /// the client declared [`VALUES_EXTENSION`], and every tool lists its
+    /// `outputSchema`.
+    fn mcp_tools(&self, caller: &CallerView, takes_values: bool) -> Result<Vec<Tool>, ErrorData> {
         match caller.export(Format::Mcp) {
             Value::Array(tools) => tools
                 .into_iter()
@@ -42,7 +45,7 @@ impl McpServer {
                         .get("name")
                         .and_then(Value::as_str)
                         .and_then(|name| self.registry.get(name))
-                        .is_none_or(|info| structures(&info, self.result_shape));
+                        .is_none_or(|info| takes_values || structures(&info, self.result_shape));
                     mcp_tool(tool, structured)
                         .map(|tool| apps::link_card_view(&self.registry, tool))
                 })
@@ -57,7 +60,10 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let view = self.caller(caller::principal(context));
-        let tools = crate::mcp::status::marked(&self.registry, self.mcp_tools(&view)?);
+        let tools = crate::mcp::status::marked(
+            &self.registry,
+            self.mcp_tools(&view, declares(context, VALUES_EXTENSION))?,
+        );
         Ok(crate::mcp::cache::tools_list(tools))
     }
 
@@ -83,19 +89,8 @@ impl McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let principal = caller::principal(context);
         let view = self.caller(Arc::clone(&principal));
-        let object_output_only = context
-            .protocol_version()
-            .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str());
-        let reader = Reader {
-            object_output_only,
-            draws_cards: context.client_capabilities().is_some_and(|capabilities| {
-                capabilities
-                    .extensions
-                    .as_ref()
-                    .is_some_and(|extensions| extensions.contains_key(MCP_APPS_EXTENSION))
-            }),
-            shape: self.result_shape,
-        };
+        let reader = Reader::of(context, self.result_shape);
+        let object_output_only = reader.object_output_only;
         let args = Value::Object(request.arguments.unwrap_or_default());
         let tasks = view
             .get(&request.name)

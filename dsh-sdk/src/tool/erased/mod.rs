@@ -17,10 +17,12 @@ use crate::value::content::ContentBlock;
 use crate::value::path::slots::PathSlots;
 use crate::value::schema::Compiled;
 
+mod enforced;
 mod info;
 mod projection;
 mod typed;
 
+pub(crate) use enforced::{Enforced, RegistryLimits};
 pub use info::ToolInfo;
 pub(crate) use projection::{ProjectError, project, running_card};
 pub(crate) use typed::{FieldProbe, Typed, accepted_fields, probe_fields, unnamed_field};
@@ -34,6 +36,8 @@ pub(crate) struct Entry {
     /// Where the input schema declares file-system paths, resolved before
     /// the call is decided.
     pub(crate) paths: PathSlots,
+    /// The limits its calls are held to, said in its exported description.
+    pub(crate) enforced: Enforced,
     pub(crate) output: Compiled,
     /// The JSON Schema of the tool's declared failure shapes, if it has one.
     pub(crate) failure: Option<Value>,

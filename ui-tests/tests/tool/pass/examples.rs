@@ -5,6 +5,7 @@ use dsh_kit::prelude::*;
     read_only,
     example(path = "src/lib.rs", limit = 10),
     example(path = "notes \"q\".txt", from = -1, ratio = 0.5, numbered = true),
+    example(limit = 7u32, from = -3i64, ratio = 1.5f64),
     example(),
 )]
 async fn read_lines(
@@ -18,12 +19,14 @@ async fn read_lines(
 }
 
 fn main() {
-    let examples: Vec<&str> = <read_lines as Tool>::DEFINITION.examples().collect();
+    let definition = <read_lines as Tool>::DEFINITION;
+    let examples: Vec<&str> = definition.examples().collect();
     assert_eq!(
         examples,
         [
             r#"{"path":"src/lib.rs","limit":10}"#,
             r#"{"path":"notes \"q\".txt","from":-1,"ratio":0.5,"numbered":true}"#,
+            r#"{"limit":7,"from":-3,"ratio":1.5}"#,
             "{}",
         ]
     );

@@ -24,6 +24,9 @@ async fn plain() -> String {
 }
 
 fn main() {
-    assert!(<forecast as Tool>::DEFINITION.render_only());
-    assert!(!<plain as Tool>::DEFINITION.render_only());
+    assert_eq!(
+        <forecast as Tool>::DEFINITION.result_shape(),
+        Some(dsh_kit::ResultShape::Structured)
+    );
+    assert_eq!(<plain as Tool>::DEFINITION.result_shape(), None);
 }
