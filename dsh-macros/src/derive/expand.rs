@@ -42,7 +42,7 @@ pub(crate) fn expand(
     let schema_twin = format_ident!("__{}Schema", ident, span = Span::mixed_site());
     let remote = ident.to_string();
     let generics = &item.generics;
-    let (_, ty_generics, where_clause) = generics.split_for_impl();
+    let (_, ty_generics, _) = generics.split_for_impl();
     let checked = checked_fields(item);
     let schema_fields = if derive.describes() {
         checked.clone()
@@ -199,8 +199,9 @@ pub(crate) fn expand(
     if derive.deserializes() {
         field_traits.push("DeserializeField");
     }
-    let schema_checks = field_checks(&checked, &field_traits, runtime);
-    let impls = quote!(#serialize #deserialize #schema #tool_return #twin_default #header_checks #schema_checks);
+    let checks = field_checks(&checked, &field_traits, runtime);
+    let impls =
+        quote!(#serialize #deserialize #schema #tool_return #twin_default #header_checks #checks);
     let serde_path = runtime.private_str("serde");
     let schemars_path = runtime.private_str("schemars");
     let mut twins = TokenStream::new();
@@ -233,30 +234,21 @@ pub(crate) fn expand(
         // Each checked field's type has a schema, assumed under `for<'__dsh>`
         // (not checked where written): a type that has none is reported by
         // its check alone, and this twin's impl just does not hold.
-        let mut assumed = where_clause.cloned();
-        if !schema_fields.is_empty() {
-            let clause = assumed.get_or_insert_with(|| parse_quote!(where));
-            for ty in &schema_fields {
-                clause
-                    .predicates
-                    .push(parse_quote!(for<'__dsh> #ty: #dsh::schemars::JsonSchema));
-            }
-        }
+        let schema_assumed: Vec<syn::WherePredicate> = (schema_fields.iter())
+            .map(|ty| parse_quote!(for<'__dsh> #ty: #dsh::schemars::JsonSchema))
+            .collect();
+        let assumed = assuming(generics, &schema_assumed);
         twins.extend(declare(
             item,
             &schema_twin,
             &attrs,
             &head,
             &body,
-            assumed.as_ref(),
+            assumed.where_clause.as_ref(),
         ));
         // The impl's bounds: the type parameters' (as the schema's own
         // impl has them) and the twin's assumptions.
-        let mut twin_generics = schema_generics.clone();
-        if let Some(clause) = &assumed {
-            (twin_generics.make_where_clause().predicates)
-                .extend(clause.predicates.iter().cloned());
-        }
+        let twin_generics = assuming(&schema_generics, &schema_assumed);
         let (twin_impl, _, twin_where) = twin_generics.split_for_impl();
         let schema = quote!(<#schema_twin #ty_generics as #dsh::schemars::JsonSchema>);
         twins.extend(quote! {
