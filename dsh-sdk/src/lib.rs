@@ -195,7 +195,7 @@ pub use value::content::{ContentBlock, EmbeddedResource, joined_text, render_def
 pub use value::names::{Category, OutputType};
 pub use value::path::ToolPath;
 pub use value::principal::{Caller, Principal};
-pub use value::result::{Cause, Failure, Status, ToolResult};
+pub use value::result::{Cause, Failure, MAX_SUMMARY_DATA, Status, ToolResult};
 pub use value::schema::header::{HeaderProblem, MAX_SAFE_INTEGER};
 pub use value::schema::read_back::ReadBackProblem;
 pub use value::schema::{SchemaError, Violation, limits};

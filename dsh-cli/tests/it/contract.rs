@@ -82,7 +82,10 @@ fn the_rust_api_the_servers_meta_inspect_and_lock_agree_on_every_tool() {
         }
         meta.insert(name, hash);
     }
-    assert!(recomputed >= 4, "only {recomputed} definitions listed whole");
+    assert!(
+        recomputed >= 4,
+        "only {recomputed} definitions listed whole"
+    );
     assert_eq!(meta, rust, "the server's `_meta` and the Rust API");
     // A host is listed no `outputSchema` for a tool whose results carry
     // only its render, and the same hash: the contract is the tool's.

@@ -1,66 +1,4 @@
-//! Test helpers for tool authors: is a tool's projection pure?
-//!
-//! `render`, `present` and `present_call` must give the same bytes for the
-//! same arguments and canonical value, every time, in every process: a
-//! replay of a session log depends on it, and a prompt cache does too.
-//! `#[render]` and `#[present]` refuse at compile time the impurity they can
-//! see in the fn's own body (I/O, the clock, randomness, …: their docs list
-//! it). They cannot see into the helpers the body calls, what a module
-//! imports, or the types it is handed; [`assert_pure`] catches those at test
-//! time, by running the projections many times under perturbation and
-//! comparing the bytes:
-//!
-//! ```
-//! use dsh_kit::prelude::*;
-//! use std::collections::HashMap;
-//!
-//! #[derive(Serialize, Deserialize, JsonSchema)]
-//! struct Counts {
-//!     counts: HashMap<String, u32>,
-//! }
-//!
-//! /// Count words.
-//! #[tool(render = counts_text)]
-//! async fn count(text: String) -> Counts {
-//!     let mut counts = HashMap::new();
-//!     for word in text.split_whitespace() {
-//!         *counts.entry(word.to_owned()).or_insert(0) += 1;
-//!     }
-//!     Counts { counts }
-//! }
-//!
-//! #[render]
-//! fn counts_text(_args: &CountArgs, value: &Counts) -> Vec<ContentBlock> {
-//!     // Sorted: iterating the map directly would change order from run to run.
-//!     let mut counts: Vec<_> = value.counts.iter().collect();
-//!     counts.sort();
-//!     let lines: Vec<String> = counts.iter().map(|(word, n)| format!("{word}: {n}")).collect();
-//!     vec![ContentBlock::text(lines.join("\n"))]
-//! }
-//!
-//! let output = Counts {
-//!     counts: [("a", 2), ("b", 1), ("c", 1), ("d", 4)]
-//!         .into_iter()
-//!         .map(|(word, n)| (word.to_owned(), n))
-//!         .collect(),
-//! };
-//! dsh_kit::testing::assert_pure::<count>(json!({ "text": "a a b c d d d d" }), &output);
-//! ```
-//!
-//! What it perturbs, run to run:
-//!
-//! - **hash seeds**: the arguments and the value are deserialized again from
-//!   their JSON for every run, as the pipeline and a replay do, so every
-//!   `HashMap`/`HashSet` in them, and every one the projection builds, gets a
-//!   fresh `RandomState` (and with it another iteration order);
-//! - **threads**: runs go on the calling thread and on fresh threads, some at
-//!   the same time, so thread ids, thread-locals and stack addresses differ;
-//! - **memory**: allocations of varying sizes between runs move heap addresses
-//!   (what `{:p}` prints);
-//! - **the clock**: the last run comes after a pause ([`PurityCheck::clock_gap`],
-//!   1.1 s by default), so a projection that prints the time to the second
-//!   differs. The system clock itself cannot be moved from a test: a
-//!   projection that prints only the date, say, passes.
+//! [`assert_pure`], shown in [`crate::testing`] with what it checks.
 
 use std::fmt;
 use std::panic::AssertUnwindSafe;
@@ -74,7 +12,7 @@ use crate::tool::panic_message;
 
 /// Asserts that `T`'s `render`, `present` and `present_call` give the same
 /// bytes on every run for `args` and `output`, under the perturbations of
-/// the [module docs](self); panics with the first difference otherwise.
+/// the [module docs](crate::testing); panics with the first difference otherwise.
 ///
 /// `args` is the arguments as the model sends them (JSON); `output` is the
 /// tool's output, which goes through its canonical JSON value as in the

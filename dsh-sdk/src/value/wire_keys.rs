@@ -76,7 +76,7 @@ pub const META_CARD: &str = "dsh/card";
 /// values as data and hands no model both a value and its render, so every
 /// tool's results carry `structuredContent` under a listed `outputSchema`
 /// for it, whatever the server's
-/// [`ResultShape`](crate::mcp::ResultShape), which decides for the hosts
+/// [`ResultShape`](crate::ResultShape), which decides for the hosts
 /// that put `content` and `structuredContent` both before a model.
 pub const VALUES_EXTENSION: &str = "dsh/values";
 

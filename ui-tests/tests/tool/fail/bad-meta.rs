@@ -10,7 +10,7 @@ const TIER: u32 = 2;
     owner = "a",
     owner = "b",
     tier = TIER,
-    size = 2u32,
+    size = 1 + 1,
 ))]
 async fn lookup(word: String) -> String {
     word

@@ -12,6 +12,7 @@ use dsh_kit::Registry;
         beta = true,
         r#type = "dictionary",
         note = "says \"hi\"\n",
+        size = 2u32,
     )
 )]
 async fn lookup(word: String) -> String {
@@ -28,6 +29,7 @@ fn main() {
             "com.example/weight": -0.5,
             "beta": true,
             "type": "dictionary",
+            "size": 2,
             "note": "says \"hi\"\n",
         })
     );
