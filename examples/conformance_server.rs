@@ -37,14 +37,17 @@ use dsh_kit::mcp::rmcp::model::{
 use dsh_kit::mcp::{FileTaskStore, McpServer, Prompt, ResourceTemplate, StaticResource};
 use dsh_kit::prelude::*;
 
-const USAGE: &str = "usage: conformance_server --http ADDR [--stateless] [--task-store DIR] [--redis URL [--redis-prefix P] [--task-lease-ms N]]
+const USAGE: &str = "usage: conformance_server --http ADDR [--stateless] [--task-store DIR] [--redis URL [--redis-prefix P] [--task-lease-ms N] [--redis-wait-ms N] [--session-ttl-ms N]] [--task-ttl-ms N]
 
   --http ADDR        serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL
   --stateless        no sessions: any replica answers any request (behind a load balancer)
   --task-store DIR   keep tasks in DIR, shared by the replicas (default: in memory)
   --redis URL        share tasks, events and sessions with the other replicas through Redis
   --redis-prefix P   the replicas' key prefix in Redis (default: dsh-conformance)
-  --task-lease-ms N  how long a task of a replica that died stays `working` (default: 10000)";
+  --task-lease-ms N  how long a task of a replica that died stays `working` (default: 10000)
+  --redis-wait-ms N  how long a request waits on Redis before it gets 503 (default: 3000)
+  --session-ttl-ms N how long Redis keeps a session after its initialize (default: a day)
+  --task-ttl-ms N    how long a task is kept after it starts (default: an hour)";
 
 /// A 1×1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -562,6 +565,18 @@ struct Options {
     redis: Option<String>,
     redis_prefix: String,
     task_lease: Option<Duration>,
+    redis_wait: Option<Duration>,
+    session_ttl: Option<Duration>,
+    task_ttl: Option<Duration>,
+}
+
+/// The value of `--NAME N`, a number of milliseconds.
+fn millis<'a>(name: &str, args: &mut impl Iterator<Item = &'a String>) -> Result<Duration, String> {
+    let value = args.next().ok_or(format!("`{name}` needs a number"))?;
+    let ms: u64 = value
+        .parse()
+        .map_err(|error| format!("`{name} {value}`: not a number of ms: {error}"))?;
+    Ok(Duration::from_millis(ms))
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
@@ -571,6 +586,9 @@ fn options(args: &[String]) -> Result<Options, String> {
     let mut redis = None;
     let mut redis_prefix = "dsh-conformance".to_owned();
     let mut task_lease = None;
+    let mut redis_wait = None;
+    let mut session_ttl = None;
+    let mut task_ttl = None;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -593,13 +611,10 @@ fn options(args: &[String]) -> Result<Options, String> {
                     .ok_or("`--redis-prefix` needs a prefix")?
                     .clone();
             }
-            "--task-lease-ms" => {
-                let value = args.next().ok_or("`--task-lease-ms` needs a number")?;
-                let ms: u64 = value
-                    .parse()
-                    .map_err(|error| format!("`{value}` is not a number of ms: {error}"))?;
-                task_lease = Some(Duration::from_millis(ms));
-            }
+            "--task-lease-ms" => task_lease = Some(millis(arg, &mut args)?),
+            "--redis-wait-ms" => redis_wait = Some(millis(arg, &mut args)?),
+            "--session-ttl-ms" => session_ttl = Some(millis(arg, &mut args)?),
+            "--task-ttl-ms" => task_ttl = Some(millis(arg, &mut args)?),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -611,6 +626,9 @@ fn options(args: &[String]) -> Result<Options, String> {
         redis,
         redis_prefix,
         task_lease,
+        redis_wait,
+        session_ttl,
+        task_ttl,
     })
 }
 
@@ -634,13 +652,19 @@ pub async fn main() -> ExitCode {
     let _ = REGISTRY.set(registry.clone());
     let mut server = server(registry).stateless(options.stateless);
     if let Some(url) = &options.redis {
-        let redis = match Redis::connect(url, &options.redis_prefix).await {
+        let mut redis = match Redis::connect(url, &options.redis_prefix).await {
             Ok(redis) => redis,
             Err(error) => {
                 eprintln!("conformance_server: {error}");
                 return ExitCode::FAILURE;
             }
         };
+        if let Some(wait) = options.redis_wait {
+            redis = redis.with_wait(wait);
+        }
+        if let Some(ttl) = options.session_ttl {
+            redis = redis.with_session_ttl(ttl);
+        }
         server = server.redis(&redis);
         if let Some(lease) = options.task_lease {
             server = server.task_store(redis.task_store().with_lease(lease));
@@ -654,6 +678,9 @@ pub async fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
+    }
+    if let Some(ttl) = options.task_ttl {
+        server = server.task_ttl(ttl);
     }
     let http = match server.serve_http(options.addr).await {
         Ok(http) => http,

@@ -284,6 +284,25 @@ impl Sessions {
         self.table().remove(id);
     }
 
+    /// Ends session `id` here: forgotten, and closed in the session manager
+    /// (a request on it then finds it gone).
+    pub(crate) async fn end(&self, id: &str) {
+        self.table().remove(id);
+        let id: Arc<str> = Arc::from(id);
+        if matches!(self.manager.has_session(&id).await, Ok(true)) {
+            self.close(id).await;
+        }
+    }
+
+    /// The ids of the sessions held here.
+    pub(crate) fn ids(&self) -> Vec<String> {
+        self.table()
+            .sessions
+            .keys()
+            .map(|id| id.to_string())
+            .collect()
+    }
+
     async fn close(&self, id: Arc<str>) {
         if let Err(error) = self.manager.close_session(&id).await {
             tracing::warn!("closing MCP session {id} failed: {error}");

@@ -26,7 +26,8 @@ use tower::ServiceExt;
 
 use super::admission::{ClientKey, Limits, Refusal, Sessions};
 use super::connection::{self, Activity, Expired, Watched};
-use super::reply;
+use super::outage;
+use super::reply::{self, Shape};
 use crate::served::{Background, BindError, Stopped};
 
 /// How long a client may take to send a request's headers once their first
@@ -48,9 +49,15 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// How many MCP sessions may be open at once: 4,096.
 ///
-/// Sized by memory: an idle session costs about 50 KiB of resident memory
-/// (measured by `cargo bench -p dsh-kit --features mcp --bench http`), so
-/// a full server holds about 200 MiB of sessions. When full, an `initialize` closes the least recently
+/// Sized by memory: an idle session costs about 58 KiB of resident memory
+/// (the growth over 1,000 sessions opened one after another, measured by
+/// `cargo bench -p dsh-kit --features mcp --bench http`), so a full server
+/// holds about 230 MiB of sessions. Sessions opened and closed in a flood
+/// cost more, as the allocator keeps what they freed for the next: 30 s of
+/// a flood that opened 1,555 sessions, at most 220 at once, grew the
+/// resident set by 32 MiB (the test
+/// `mcp::sessions::a_flood_of_unused_sessions_leaves_every_honest_call_served`
+/// prints it). When full, an `initialize` closes the least recently
 /// used idle session; only when every session is active is it refused.
 pub const DEFAULT_MAX_SESSIONS: usize = 4096;
 
@@ -93,6 +100,8 @@ pub(crate) struct HttpSettings {
     /// Where the events of session streams are kept for a client to resume
     /// (`Last-Event-ID`) on any replica, if anywhere.
     pub(crate) event_store: Option<Arc<dyn EventStore>>,
+    /// The sessions shared with other replicas (Redis), if they are.
+    pub(crate) shared_sessions: Option<outage::Shared>,
 }
 
 impl HttpSettings {
@@ -125,6 +134,7 @@ impl Default for HttpSettings {
             trusted_network: false,
             session_store: None,
             event_store: None,
+            shared_sessions: None,
         }
     }
 }
@@ -212,9 +222,10 @@ pub(crate) async fn guard(
         }
     };
     let Some(sessions) = &guard.sessions else {
-        return next
+        let response = next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
+        return stateless(guard.settings.shared_sessions.as_ref(), response).await;
     };
     let session = parts
         .headers
@@ -224,46 +235,116 @@ pub(crate) async fn guard(
     if let Some(id) = session {
         let method = parts.method.clone();
         let client = ClientKey::of(&parts.extensions);
-        let request = Request::from_parts(parts, Body::from(bytes));
-        return on_session(sessions, &id, client, method, request, next).await;
+        let request = Request::from_parts(parts, Body::from(bytes.clone()));
+        return on_session(
+            &guard,
+            sessions,
+            &id,
+            client,
+            method,
+            (request, bytes),
+            next,
+        )
+        .await;
     }
     if parts.method != Method::POST || !reply::is_initialize(&bytes) {
-        return next
+        let response = next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
+        return stateless(settings.shared_sessions.as_ref(), response).await;
     }
     let client = ClientKey::of(&parts.extensions);
     let slot = match sessions.admit(client).await {
         Ok(slot) => slot,
         Err(refusal) => return refused(refusal, settings),
     };
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
-    if let Some(id) = response
+    let request_id = outage::request_id(&bytes);
+    let (response, unavailable) = outage::within(
+        None,
+        next.run(Request::from_parts(parts, Body::from(bytes))),
+    )
+    .await;
+    let opened = response
         .headers()
         .get(SESSION_ID)
         .and_then(|id| id.to_str().ok())
-    {
+        .map(str::to_owned);
+    if let Some(retry_after) = unavailable {
+        // The session store did not take the session: no replica but this
+        // one would know it. Closed, and the client told to retry.
+        if let Some(id) = &opened {
+            sessions.end(id).await;
+        }
+        drop(slot);
+        return outage::unavailable_response(
+            request_id,
+            "the session could not be stored for the server's other replicas: the shared store did not answer; retry shortly".to_owned(),
+            retry_after,
+        );
+    }
+    if let Some(id) = &opened {
         slot.opened(id);
     }
     reply::json_if_whole(response).await
+}
+
+/// The reply to a request on no session: `503` with `Retry-After` when it
+/// refuses the request for want of the shared store. A stream it is goes
+/// unkept: with no session, nothing resumes it.
+async fn stateless(shared: Option<&outage::Shared>, response: Response) -> Response {
+    let is_stream = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    match shared {
+        _ if !is_stream => reply::unavailable_if_refused(response).await,
+        Some(shared) => {
+            let shared = Arc::clone(shared);
+            reply::on_first_event_id(response, move |first| shared.drop_stream(first))
+        }
+        None => response,
+    }
 }
 
 /// The header that names a request's session.
 const SESSION_ID: &str = "mcp-session-id";
 
 /// A request on session `id`: counted active until its reply's body ends.
+/// With sessions shared by replicas, a `DELETE` ends the session on every
+/// replica first, and a request whose answer needed the shared store, which
+/// did not answer, gets `503` with `Retry-After`.
 async fn on_session(
+    guard: &Guard,
     sessions: &Arc<Sessions>,
     id: &str,
     client: ClientKey,
     method: Method,
-    request: Request,
+    (request, body): (Request, axum::body::Bytes),
     next: Next,
 ) -> Response {
+    let shared = guard.settings.shared_sessions.as_ref();
+    if method == Method::DELETE
+        && let Some(shared) = shared
+        && let Err(retry_after) = shared.end(id).await
+    {
+        return outage::unavailable_response(
+            serde_json::Value::Null,
+            "the session could not be ended on the server's other replicas: the shared store did not answer; retry shortly".to_owned(),
+            retry_after,
+        );
+    }
     let active = sessions.begin(id);
-    let response = next.run(request).await;
+    let (response, unavailable) = outage::within(Some(id.to_owned()), next.run(request)).await;
+    if let Some(retry_after) = unavailable
+        && response.status().is_server_error()
+    {
+        return outage::unavailable_response(
+            outage::request_id(&body),
+            "the session is held by the shared store, which did not answer; retry shortly"
+                .to_owned(),
+            retry_after,
+        );
+    }
     if response.status() == StatusCode::NOT_FOUND || method == Method::DELETE {
         sessions.forget(id);
         // The session is gone once this returns: `204`, which clients read
@@ -273,6 +354,12 @@ async fn on_session(
             return StatusCode::NO_CONTENT.into_response();
         }
         return response;
+    }
+    if let Some(shared) = shared
+        && response.status().is_success()
+        && method != Method::DELETE
+    {
+        shared.touch(id);
     }
     if active.is_none() && response.status().is_success() {
         // Restored from the session store: another replica opened it.
@@ -286,7 +373,15 @@ async fn on_session(
         active.used();
     }
     let response = if method == Method::POST {
-        reply::json_if_whole(response).await
+        let (response, shape) = reply::json_shaped(response).await;
+        if let Some(shared) = shared {
+            match shape {
+                Shape::Whole(Some(first)) => shared.drop_stream(&first),
+                Shape::Streamed(Some(first)) => shared.keep_stream(&first, id),
+                _ => {}
+            }
+        }
+        response
     } else {
         response
     };

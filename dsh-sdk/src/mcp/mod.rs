@@ -69,6 +69,7 @@ mod cache;
 mod connection;
 mod content;
 mod http;
+mod outage;
 mod pins;
 mod prompts;
 #[cfg(feature = "proxy")]
@@ -92,6 +93,7 @@ pub use http::{
     DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_UNUSED_SESSION_TIMEOUT,
 };
 pub use http::{McpHttpServer, ServeError};
+pub use outage::STORE_UNAVAILABLE;
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 pub use prompts::Prompt;
 #[cfg(feature = "proxy")]

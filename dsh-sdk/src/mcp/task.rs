@@ -448,6 +448,16 @@ fn object(value: Option<Value>) -> JsonObject {
 
 fn store_error(error: &TaskStoreError) -> ErrorData {
     let mut message = error.to_string();
+    if let TaskStoreError::Unavailable {
+        retry_after,
+        source,
+    } = error
+    {
+        message.push_str(": ");
+        message.push_str(&source.to_string());
+        message.push_str("; retry shortly");
+        return super::outage::unavailable_error(message, *retry_after);
+    }
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         message.push_str(": ");

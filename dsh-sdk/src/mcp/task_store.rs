@@ -244,6 +244,18 @@ pub enum TaskStoreError {
     /// Another store failed (for stores outside this crate).
     #[error("the task store failed")]
     Other(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The store did not answer in time (a shared store is down or
+    /// frozen): the request is refused with a JSON-RPC error of code
+    /// [`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE) (over HTTP,
+    /// `503` with `Retry-After`), to retry after `retry_after`.
+    #[error("the task store is unavailable")]
+    Unavailable {
+        /// When the client should try again.
+        retry_after: Duration,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// Where an [`McpServer`](super::McpServer) keeps its tasks: shared by every

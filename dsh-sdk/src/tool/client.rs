@@ -248,34 +248,48 @@ pub fn elicitation_url(url: &str) -> Result<String, UrlProblem> {
     if url.len() > MAX_ELICITATION_URL {
         return Err(UrlProblem::TooLong);
     }
-    let parsed = url::Url::parse(url).map_err(|error| UrlProblem::NotAbsolute {
+    // Strictly by RFC 3987: what a browser's more lenient parser would
+    // read otherwise (a backslash, a space, a short IPv4 form) is refused
+    // here, so what is checked is what the user opens.
+    let parsed = fluent_uri::Iri::parse(url).map_err(|error| UrlProblem::NotAbsolute {
         reason: error.to_string(),
     })?;
-    if !parsed.username().is_empty() || parsed.password().is_some() {
+    let scheme = parsed.scheme().as_str().to_ascii_lowercase();
+    if scheme != "https" && scheme != "http" {
+        return Err(UrlProblem::Scheme { scheme });
+    }
+    let Some(authority) = parsed
+        .authority()
+        .filter(|authority| !authority.host().is_empty())
+    else {
+        return Err(UrlProblem::NotAbsolute {
+            reason: format!("a `{scheme}:` URL names a host: `{scheme}://host/…`"),
+        });
+    };
+    if authority.userinfo().is_some() {
         return Err(UrlProblem::Credentials);
     }
-    match parsed.scheme() {
-        "https" => {}
-        "http" => {
-            let loopback = match parsed.host() {
-                Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
-                Some(url::Host::Ipv4(address)) => address.is_loopback(),
-                Some(url::Host::Ipv6(address)) => address.is_loopback(),
-                None => false,
-            };
-            if !loopback {
-                return Err(UrlProblem::Insecure {
-                    host: parsed.host_str().unwrap_or_default().to_owned(),
-                });
-            }
-        }
-        scheme => {
-            return Err(UrlProblem::Scheme {
-                scheme: scheme.to_owned(),
-            });
-        }
+    if scheme == "http" && !is_loopback(authority.host()) {
+        return Err(UrlProblem::Insecure {
+            host: authority.host().to_owned(),
+        });
     }
-    Ok(parsed.into())
+    Ok(parsed.normalize().to_string())
+}
+
+/// Whether `host`, as a URL writes it, is this machine: `localhost`, or a
+/// loopback IPv4 address or IPv6 address (in brackets).
+fn is_loopback(host: &str) -> bool {
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    let address = host
+        .strip_prefix('[')
+        .and_then(|inner| inner.strip_suffix(']'))
+        .unwrap_or(host);
+    address
+        .parse::<std::net::IpAddr>()
+        .is_ok_and(|address| address.is_loopback())
 }
 
 /// What the user did with an [`ElicitRequest`], untyped.

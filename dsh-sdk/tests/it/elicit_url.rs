@@ -100,6 +100,18 @@ async fn a_client_that_cannot_a_bad_url_and_no_client_are_typed_refusals() {
         ("ftp://example.com/", "Scheme"),
         ("/connect", "NotAbsolute"),
         ("https://ada:secret@example.com/", "Credentials"),
+        ("https://ada@example.com/", "Credentials"),
+        ("javascript:alert(1)", "Scheme"),
+        ("https:example.com", "NotAbsolute"),
+        // What a browser reads leniently is refused, not guessed at.
+        ("https://example.com\\@evil.example/", "NotAbsolute"),
+        ("https://exa mple.com/", "NotAbsolute"),
+        ("http://127.1/", "Insecure"),
+        ("http://localhost.evil.example/", "Insecure"),
+        (
+            "http://\u{ff4c}\u{ff4f}\u{ff43}\u{ff41}\u{ff4c}\u{ff48}\u{ff4f}\u{ff53}\u{ff54}/",
+            "Insecure",
+        ),
     ] {
         let Err(UrlElicitError::Url { problem, .. }) = exec.elicit_url(url, "Sign in").await else {
             panic!("{url} is refused");
@@ -128,9 +140,19 @@ async fn a_client_that_cannot_a_bad_url_and_no_client_are_typed_refusals() {
         "http://localhost:3000/cb",
         "http://127.0.0.1/cb",
         "http://[::1]:8080/",
+        "http://LOCALHOST/cb",
+        "https://b\u{fc}cher.example/anmelden",
     ] {
         assert!(exec.elicit_url(url, "Sign in").await.is_ok(), "{url}");
     }
+    // Sent as a browser reads it: scheme and host in lower case.
+    exec.elicit_url("HTTPS://Auth.Example.COM/Connect?state=1", "Sign in")
+        .await
+        .unwrap();
+    assert_eq!(
+        browser.asked.lock().unwrap().last().unwrap().url,
+        "https://auth.example.com/Connect?state=1"
+    );
     let alone = Exec::new("calendar")
         .elicit_url("https://example.com/", "Sign in")
         .await;

@@ -29,23 +29,56 @@
 //! - A replica renews the lease of every task it runs; a task whose lease
 //!   lapses (its replica died, or lost Redis for longer than the lease)
 //!   turns `failed`, saying so, at the next look at it by any replica.
-//! - `PREFIX:session:ID`, a session's `initialize`, and
-//!   `PREFIX:stream:ID` with its counter, a stream's last events; both
-//!   expire.
-//! - Channels `PREFIX:bus` (the [`BusEvent`](super::BusEvent)s) and
-//!   `PREFIX:cancel` (task ids to stop at once).
+//! - `PREFIX:session:ID`, a session's `initialize`, for a day
+//!   ([`Redis::with_session_ttl`]) after its last use (renewed in the
+//!   background at most every quarter of that), or until it is deleted.
+//! - `PREFIX:events:ID:STREAM`, the last events of a stream that went out
+//!   as a stream (`text/event-stream`) on session `ID`, and
+//!   `PREFIX:streams:ID`, that session's streams: they expire with the
+//!   session key, to the millisecond, and go with it on `DELETE`. A reply
+//!   that went out as one JSON message keeps nothing. A `Last-Event-ID`
+//!   replays only a stream of the session it is sent on.
+//! - Channels `PREFIX:bus` (the [`BusEvent`](super::BusEvent)s),
+//!   `PREFIX:cancel` (task ids to stop at once) and `PREFIX:ended` (sessions
+//!   deleted).
 //!
 //! Every key has a time to live. What is read back is bounded in size and
 //! checked; a record that does not parse is an error naming its key, never
-//! a panic. A command that fails because Redis went away is retried (the
-//! connection reconnects by itself) for up to [`DEFAULT_RETRY_FOR`], so a
-//! task that ends while Redis restarts still stores its result. Redis
-//! Cluster is not supported: the scripts touch keys they derive.
+//! a panic. Redis Cluster is not supported: the scripts touch keys they
+//! derive.
+//!
+//! # When Redis is down or frozen
+//!
+//! No request waits on Redis longer than [`Redis::wait`]
+//! ([`DEFAULT_WAIT`], 3 s; a command failing because Redis went away is
+//! retried within it, the connection reconnecting by itself):
+//!
+//! - A request whose answer needs no Redis goes on: a call on a session
+//!   this replica holds, with no task. Stream events are assigned on the
+//!   replica and written to Redis in the background.
+//! - A request whose answer needs Redis (a session another replica opened,
+//!   a task, `initialize`, `DELETE`) gets, within the wait, HTTP `503` with
+//!   `Retry-After` and a JSON-RPC error of code
+//!   [`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE). An `initialize`
+//!   whose session could not be stored is refused so, and its session
+//!   closed: no session exists that only one replica knows.
+//! - A task that ends (or reports progress) while Redis is away keeps its
+//!   record on its replica, which answers polls from it and writes it as
+//!   soon as Redis answers, even over a `failed` its lapsed lease earned
+//!   meanwhile. At most [`MAX_PENDING_TASK_BYTES`] of records wait so; past
+//!   that the oldest is dropped with a warning (its task then ends `failed`
+//!   when its lease lapses).
+//! - Replicas hear of a session ended (`DELETE`) elsewhere over the channel
+//!   `PREFIX:ended` and close it at once (it gets `404`); a replica that
+//!   was cut off checks every session it holds once it hears Redis again.
+//! - Losing Redis and finding it again are logged as warnings (target
+//!   `dsh_kit::mcp::redis`), once each.
 
 mod bus;
 mod sessions;
 mod task_store;
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -56,14 +89,20 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::bus::BUS_CAPACITY;
+use super::outage::Ended;
 
 pub use bus::RedisEventBus;
 pub use sessions::{RedisEventStore, RedisSessionStore};
-pub use task_store::{DEFAULT_LEASE, RedisTaskStore};
+pub use task_store::{DEFAULT_LEASE, MAX_PENDING_TASK_BYTES, RedisTaskStore};
 
-/// How long a command that failed because Redis is unreachable is retried
-/// before its error is given up to the caller: 30 seconds.
-pub const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
+/// How long a request waits on Redis before it is refused with `503` and
+/// `Retry-After`: 3 seconds. A command that failed because Redis is
+/// unreachable is retried within it.
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(3);
+
+/// How long a session is kept in Redis after its last use, unless
+/// deleted: a day.
+pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(24 * 3600);
 
 /// The longest key prefix taken.
 const MAX_PREFIX: usize = 128;
@@ -88,9 +127,18 @@ pub enum RedisError {
     /// ASCII letters, digits, `-`, `_`, `.` and `:`.
     #[error("the key prefix `{0}` is not 1 to 128 ASCII letters, digits, `-`, `_`, `.` or `:`")]
     Prefix(String),
-    /// Redis did not answer, or answered with an error.
+    /// Redis answered with an error.
     #[error("Redis failed: {0}")]
     Command(#[from] redis::RedisError),
+    /// Redis did not answer within the wait ([`Redis::wait`]): it is down,
+    /// unreachable or frozen.
+    #[error("Redis did not answer within {} ms: {why}", waited.as_millis())]
+    Unavailable {
+        /// How long was waited.
+        waited: Duration,
+        /// The last error seen, or that nothing came back.
+        why: String,
+    },
     /// What Redis holds under `key` is not what this module stores there.
     #[error("the Redis key `{key}` holds no valid record: {why}")]
     Corrupt {
@@ -115,7 +163,19 @@ struct Shared {
     prefix: String,
     /// This process, as the bus names the origin of an event.
     origin: String,
-    retry_for: Duration,
+    /// How long a request waits on Redis, in milliseconds.
+    wait_ms: AtomicU64,
+    /// How long a session is kept, in milliseconds.
+    session_ttl_ms: AtomicU64,
+    /// Whether the last command found Redis: a change is logged once.
+    up: AtomicBool,
+    /// The sessions deleted on any replica, as the channel tells them.
+    ended: broadcast::Sender<crate::mcp::outage::Ended>,
+    /// The streams whose events are kept in this process until it is
+    /// known whether they went out as streams.
+    streams: sessions::Streams,
+    /// When this process last renewed each session's time to live.
+    touched: Mutex<std::collections::HashMap<String, std::time::Instant>>,
     /// The bus events other replicas published.
     bus: broadcast::Sender<crate::mcp::BusEvent>,
     /// The task ids whose cancel any replica asked for.
@@ -172,7 +232,12 @@ impl Redis {
                 manager,
                 prefix: prefix.to_owned(),
                 origin: Uuid::new_v4().to_string(),
-                retry_for: DEFAULT_RETRY_FOR,
+                wait_ms: AtomicU64::new(millis(DEFAULT_WAIT)),
+                session_ttl_ms: AtomicU64::new(millis(DEFAULT_SESSION_TTL)),
+                up: AtomicBool::new(true),
+                ended: broadcast::channel(BUS_CAPACITY).0,
+                streams: sessions::Streams::default(),
+                touched: Mutex::default(),
                 bus: broadcast::channel(BUS_CAPACITY).0,
                 cancels: broadcast::channel(BUS_CAPACITY).0,
                 subscribed: Mutex::new(false),
@@ -195,14 +260,47 @@ impl Redis {
         RedisEventBus::new(self.clone())
     }
 
-    /// The session store on this connection: a session is kept a day after
-    /// its `initialize`, or until it is closed.
+    /// How long a request waits on Redis (every handle of this connection):
+    /// a request whose answer needs Redis, which does not answer within
+    /// `wait`, gets `503` with `Retry-After`. Defaults to [`DEFAULT_WAIT`],
+    /// 3 s; at least 10 ms.
+    pub fn with_wait(self, wait: Duration) -> Self {
+        let wait = wait.max(Duration::from_millis(10));
+        self.shared.wait_ms.store(millis(wait), Ordering::Relaxed);
+        self
+    }
+
+    /// How long a request waits on Redis; see [`with_wait`](Self::with_wait).
+    pub fn wait(&self) -> Duration {
+        Duration::from_millis(self.shared.wait_ms.load(Ordering::Relaxed))
+    }
+
+    /// How long a session is kept in Redis after its last use, unless
+    /// deleted (every handle of this connection); the events of its
+    /// streams expire with it. Each replica renews it, in the background,
+    /// at most every quarter of it, so a session in use lives on. Defaults to [`DEFAULT_SESSION_TTL`], a day;
+    /// at least a second.
+    pub fn with_session_ttl(self, ttl: Duration) -> Self {
+        let ttl = ttl.max(Duration::from_secs(1));
+        self.shared
+            .session_ttl_ms
+            .store(millis(ttl), Ordering::Relaxed);
+        self
+    }
+
+    fn session_ttl(&self) -> Duration {
+        Duration::from_millis(self.shared.session_ttl_ms.load(Ordering::Relaxed))
+    }
+
+    /// The session store on this connection: a session is kept
+    /// [`with_session_ttl`](Self::with_session_ttl) (a day) after its
+    /// `initialize`, or until it is deleted.
     pub fn session_store(&self) -> RedisSessionStore {
         RedisSessionStore::new(self.clone())
     }
 
-    /// The event store on this connection: a stream keeps its last 1,000
-    /// events for an hour after the last.
+    /// The event store on this connection: a stream that went out as a
+    /// stream keeps its last 1,000 events, for as long as its session.
     pub fn event_store(&self) -> RedisEventStore {
         RedisEventStore::new(self.clone())
     }
@@ -226,25 +324,63 @@ impl Redis {
     }
 
     /// Runs `command` until it succeeds, fails for a reason other than
-    /// Redis being unreachable, or [`DEFAULT_RETRY_FOR`] passed.
-    async fn retried<T, F, Fut>(&self, mut command: F) -> Result<T, redis::RedisError>
+    /// Redis being unreachable, or the [wait](Self::wait) passed: then
+    /// [`RedisError::Unavailable`].
+    async fn retried<T, F, Fut>(&self, mut command: F) -> Result<T, RedisError>
     where
         F: FnMut(ConnectionManager) -> Fut,
         Fut: Future<Output = Result<T, redis::RedisError>>,
     {
-        let deadline = tokio::time::Instant::now() + self.shared.retry_for;
-        let mut delay = Duration::from_millis(50);
-        loop {
-            match command(self.connection()).await {
-                Ok(value) => return Ok(value),
-                Err(error) if unreachable(&error) && tokio::time::Instant::now() < deadline => {
-                    tracing::debug!("Redis is unreachable, retrying: {error}");
-                    tokio::time::sleep(delay).await;
-                    delay = (delay * 2).min(Duration::from_secs(1));
+        let wait = self.wait();
+        let mut last = String::from("no answer came back");
+        let attempts = async {
+            let mut delay = Duration::from_millis(20);
+            loop {
+                match command(self.connection()).await {
+                    Ok(value) => return Ok(value),
+                    Err(error) if unreachable(&error) => {
+                        tracing::debug!("Redis is unreachable, retrying: {error}");
+                        last = error.to_string();
+                        tokio::time::sleep(delay).await;
+                        delay = (delay * 2).min(Duration::from_millis(500));
+                    }
+                    Err(error) => return Err(RedisError::Command(error)),
                 }
-                Err(error) => return Err(error),
+            }
+        };
+        let outcome = match tokio::time::timeout(wait, attempts).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(RedisError::Unavailable {
+                waited: wait,
+                why: last,
+            }),
+        };
+        self.saw(outcome.as_ref().map(drop));
+        outcome
+    }
+
+    /// Logs, once each, that Redis went away or came back.
+    fn saw(&self, outcome: Result<(), &RedisError>) {
+        match outcome {
+            Err(error @ RedisError::Unavailable { .. }) => {
+                if self.shared.up.swap(false, Ordering::Relaxed) {
+                    tracing::warn!(
+                        "Redis (prefix `{}`) is unreachable; requests that need it get 503 with Retry-After, finished task results wait in memory: {error}",
+                        self.shared.prefix
+                    );
+                }
+            }
+            _ => {
+                if !self.shared.up.swap(true, Ordering::Relaxed) {
+                    tracing::warn!("Redis (prefix `{}`) answers again", self.shared.prefix);
+                }
             }
         }
+    }
+
+    /// The wait as the `Retry-After` a refused client gets: at least 1 s.
+    fn retry_after(&self) -> Duration {
+        self.wait().max(Duration::from_secs(1))
     }
 
     /// Starts, once, the subscriber that hears the channels of this prefix,
@@ -264,6 +400,7 @@ impl Redis {
         let client = self.shared.client.clone();
         let bus_channel = self.key(&["bus"]);
         let cancel_channel = self.key(&["cancel"]);
+        let ended_channel = self.key(&["ended"]);
         self.shared.runtime.spawn(async move {
             let mut delay = Duration::from_millis(50);
             while !stopped.is_cancelled() {
@@ -271,6 +408,7 @@ impl Redis {
                     let mut pubsub = client.get_async_pubsub().await?;
                     pubsub.subscribe(&bus_channel).await?;
                     pubsub.subscribe(&cancel_channel).await?;
+                    pubsub.subscribe(&ended_channel).await?;
                     Ok::<_, redis::RedisError>(pubsub)
                 };
                 let pubsub = tokio::select! {
@@ -280,6 +418,10 @@ impl Redis {
                 match pubsub {
                     Ok(mut pubsub) => {
                         delay = Duration::from_millis(50);
+                        // Whatever was ended while unsubscribed was missed.
+                        if let Some(shared) = weak.upgrade() {
+                            let _ = shared.ended.send(Ended::Resync);
+                        }
                         let mut messages = pubsub.on_message();
                         loop {
                             let message = tokio::select! {
@@ -297,9 +439,14 @@ impl Redis {
                                 );
                                 continue;
                             }
-                            if message.get_channel_name() == cancel_channel {
+                            let channel = message.get_channel_name();
+                            if channel == cancel_channel {
                                 if let Ok(id) = std::str::from_utf8(payload) {
                                     let _ = shared.cancels.send(id.to_owned());
+                                }
+                            } else if channel == ended_channel {
+                                if let Ok(id) = std::str::from_utf8(payload) {
+                                    let _ = shared.ended.send(Ended::Session(id.to_owned()));
                                 }
                             } else {
                                 bus::heard(&shared, payload);
@@ -319,6 +466,10 @@ impl Redis {
             }
         });
     }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Whether `error` means Redis could not be reached (worth retrying), not

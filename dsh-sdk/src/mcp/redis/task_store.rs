@@ -1,7 +1,7 @@
 //! [`RedisTaskStore`]: tasks in Redis, each change one Lua script, with
 //! leases that turn the task of a replica that died `failed`.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -18,6 +18,14 @@ use super::{Redis, RedisError};
 /// seconds. It renews every third of that; a task whose lease lapses turns
 /// `failed`.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
+/// The most bytes of task records (as JSON) a replica holds while Redis is
+/// away, waiting to write them: 64 MiB. Past it the oldest is dropped,
+/// with a warning; its task then ends `failed` once its lease lapses.
+pub const MAX_PENDING_TASK_BYTES: usize = 64 * 1024 * 1024;
+
+/// How often records held while Redis is away are tried again.
+const FLUSH_EVERY: Duration = Duration::from_millis(200);
 
 /// The largest task record read back: 64 MiB, as the file store.
 const MAX_RECORD_BYTES: i64 = 64 * 1024 * 1024;
@@ -42,10 +50,15 @@ const EXTEND: &str = "local function extend(key, at) local left = redis.call('PT
 /// status, expiry (ms), lease (ms), whether the status ends the task.
 const PUT: &str = r"
 local cur = redis.call('HGET', KEYS[1], 'status')
-if cur == 'completed' or cur == 'failed' or cur == 'cancelled' then return 0 end
+if cur == 'completed' or cur == 'failed' or cur == 'cancelled' then
+  -- The runner's own end replaces the failure its lapsed lease was taken
+  -- for (it lost Redis, not its task).
+  if not (cur == 'failed' and ARGV[6] == '1' and redis.call('HGET', KEYS[1], 'lapsed') == '1') then return 0 end
+end
 local expiry = tonumber(ARGV[4])
 if expiry <= now then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'status', ARGV[3])
+redis.call('HDEL', KEYS[1], 'lapsed')
 redis.call('PEXPIREAT', KEYS[1], expiry)
 redis.call('ZADD', KEYS[2], expiry, ARGV[1])
 extend(KEYS[2], expiry)
@@ -82,7 +95,7 @@ if not deadline or tonumber(deadline) > now then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 local cur = redis.call('HGET', KEYS[1], 'status')
 if cur == false or cur == 'completed' or cur == 'failed' or cur == 'cancelled' then return 0 end
-redis.call('HSET', KEYS[1], 'record', ARGV[2], 'status', 'failed')
+redis.call('HSET', KEYS[1], 'record', ARGV[2], 'status', 'failed', 'lapsed', '1')
 return 1
 ";
 
@@ -143,6 +156,13 @@ struct Scripts {
 /// the next replica to look at the task (a poll, a list, or its own sweep
 /// every half lease) marks it `failed`, saying its runner stopped. A cancel
 /// reaches the runner at once over the channel `PREFIX:cancel`.
+///
+/// A record the runner writes while Redis does not answer (within
+/// [`Redis::wait`](super::Redis::wait)) is held on the runner, which
+/// answers `tasks/get` from it, and written as soon as Redis answers: a
+/// finished task's result survives an outage of any length, up to
+/// [`MAX_PENDING_TASK_BYTES`] held. A new task that cannot be stored is
+/// refused ([`TaskStoreError::Unavailable`]).
 #[derive(Clone)]
 pub struct RedisTaskStore {
     inner: Arc<Inner>,
@@ -154,6 +174,62 @@ struct Inner {
     scripts: Scripts,
     /// The tasks this process runs (stored `working` and not ended).
     running: Mutex<HashSet<String>>,
+    /// Records written while Redis was away, waiting to be written.
+    pending: Mutex<Pending>,
+}
+
+/// Task records waiting for Redis: the latest of each task, oldest first.
+#[derive(Default)]
+struct Pending {
+    records: HashMap<String, Held>,
+    order: BTreeMap<u64, String>,
+    bytes: usize,
+    next: u64,
+}
+
+struct Held {
+    seq: u64,
+    record: TaskRecord,
+    bytes: usize,
+}
+
+impl Pending {
+    /// Holds `record`, replacing its task's earlier one; drops the oldest
+    /// past the cap.
+    fn hold(&mut self, record: TaskRecord, bytes: usize) {
+        self.remove(&record.id, None);
+        let seq = self.next;
+        self.next += 1;
+        self.order.insert(seq, record.id.clone());
+        self.bytes += bytes;
+        self.records
+            .insert(record.id.clone(), Held { seq, record, bytes });
+        while self.bytes > MAX_PENDING_TASK_BYTES {
+            let Some((_, id)) = self.order.pop_first() else {
+                break;
+            };
+            if let Some(held) = self.records.remove(&id) {
+                self.bytes -= held.bytes;
+                tracing::warn!(
+                    "the record of task {id} was dropped: Redis is away and {MAX_PENDING_TASK_BYTES} bytes of task records wait already"
+                );
+            }
+        }
+    }
+
+    /// Forgets the record held for `id` (only if it is still the one of
+    /// `seq`, when given).
+    fn remove(&mut self, id: &str, seq: Option<u64>) {
+        let Some(held) = self.records.get(id) else {
+            return;
+        };
+        if seq.is_some_and(|seq| seq != held.seq) {
+            return;
+        }
+        let held = self.records.remove(id).expect("just found");
+        self.order.remove(&held.seq);
+        self.bytes -= held.bytes;
+    }
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -181,9 +257,11 @@ impl RedisTaskStore {
                     live: script(LIVE),
                 },
                 running: Mutex::default(),
+                pending: Mutex::default(),
             }),
         };
         store.keep_leases();
+        store.flush_pending();
         store
     }
 
@@ -221,6 +299,50 @@ impl RedisTaskStore {
                 }
             }
         });
+    }
+
+    /// Writes the records held while Redis was away, oldest first, every
+    /// [`FLUSH_EVERY`] while the store lives.
+    fn flush_pending(&self) {
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        let stopped = self.inner.redis.shared.stopped.clone();
+        self.inner.redis.shared.runtime.spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stopped.cancelled() => return,
+                    () = tokio::time::sleep(FLUSH_EVERY) => {}
+                }
+                let Some(inner) = weak.upgrade() else { return };
+                let store = RedisTaskStore { inner };
+                let held: Vec<(u64, TaskRecord)> = {
+                    let pending = store.pending();
+                    pending
+                        .order
+                        .values()
+                        .filter_map(|id| pending.records.get(id))
+                        .map(|held| (held.seq, held.record.clone()))
+                        .collect()
+                };
+                for (seq, record) in held {
+                    let id = record.id.clone();
+                    match store.write(record).await {
+                        Ok(_) => store.pending().remove(&id, Some(seq)),
+                        Err(RedisError::Unavailable { .. }) => break,
+                        Err(error) => {
+                            tracing::warn!("the record of task {id}, held while Redis was away, was not written: {error}");
+                            store.pending().remove(&id, Some(seq));
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
@@ -279,6 +401,10 @@ impl RedisTaskStore {
     async fn get_now(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
         if id.len() > MAX_ID || id.is_empty() {
             return Ok(None);
+        }
+        // Newer than what Redis holds, which has not had it yet.
+        if let Some(held) = self.pending().records.get(id) {
+            return Ok((!held.record.expired()).then(|| held.record.clone()));
         }
         let key = self.inner.redis.key(&["task", id]);
         let leases = self.inner.redis.key(&["leases"]);
@@ -362,6 +488,35 @@ impl RedisTaskStore {
                 why: format!("a task id is 1 to {MAX_ID} bytes"),
             }));
         }
+        let ours = record.status.is_terminal()
+            || self.running().contains(&record.id)
+            || self.pending().records.contains_key(&record.id);
+        // Written after the records held for it, never before.
+        if self.pending().records.contains_key(&record.id) {
+            self.hold(record);
+            return Ok(());
+        }
+        match self.write(record.clone()).await {
+            Ok(_) => Ok(()),
+            // A task this replica runs keeps its record until Redis is back;
+            // a new one is refused.
+            Err(RedisError::Unavailable { .. }) if ours => {
+                self.hold(record);
+                Ok(())
+            }
+            Err(error) => Err(other(error)),
+        }
+    }
+
+    /// Holds `record` until Redis answers.
+    fn hold(&self, record: TaskRecord) {
+        let bytes = serde_json::to_string(&record).map_or(0, |json| json.len());
+        self.pending().hold(record, bytes);
+    }
+
+    /// Writes `record` in Redis: whether it was stored (an ended task's is
+    /// not written again).
+    async fn write(&self, record: TaskRecord) -> Result<bool, RedisError> {
         let key = self.inner.redis.key(&["task", &record.id]);
         let index = self.inner.redis.key(&["tasks"]);
         let leases = self.inner.redis.key(&["leases"]);
@@ -371,8 +526,7 @@ impl RedisTaskStore {
             .unwrap_or_default();
         let ended = record.status.is_terminal();
         let expiry = expiry_ms(&record);
-        let json =
-            serde_json::to_string(&record).map_err(|error| other(RedisError::from(error)))?;
+        let json = serde_json::to_string(&record)?;
         let lease = millis(self.inner.lease);
         let stored = self
             .inner
@@ -391,18 +545,15 @@ impl RedisTaskStore {
                     .arg(if ended { "1" } else { "0" });
                 async move { invocation.invoke_async::<i64>(&mut connection).await }
             })
-            .await;
+            .await?;
         // Renewed from now on, once the lease is in Redis (a renewal that
         // ran first would find no lease and drop it), while the task runs.
-        match stored {
-            Ok(1) if !ended => {
-                self.running().insert(record.id.clone());
-            }
-            _ => {
-                self.running().remove(&record.id);
-            }
+        if stored == 1 && !ended {
+            self.running().insert(record.id.clone());
+        } else {
+            self.running().remove(&record.id);
         }
-        stored.map(drop).map_err(other)
+        Ok(stored == 1)
     }
 
     async fn list_now(&self, limit: usize) -> Result<Vec<TaskRecord>, TaskStoreError> {
@@ -425,6 +576,15 @@ impl RedisTaskStore {
                 records.push(record);
             }
         }
+        // Records held while Redis was away are newer than Redis's.
+        {
+            let pending = self.pending();
+            for record in &mut records {
+                if let Some(held) = pending.records.get(&record.id) {
+                    *record = held.record.clone();
+                }
+            }
+        }
         records.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
         Ok(records)
     }
@@ -443,7 +603,13 @@ fn millis(duration: Duration) -> u64 {
 }
 
 fn other(error: impl Into<RedisError>) -> TaskStoreError {
-    TaskStoreError::Other(Box::new(error.into()))
+    match error.into() {
+        error @ RedisError::Unavailable { waited, .. } => TaskStoreError::Unavailable {
+            retry_after: waited.max(Duration::from_secs(1)),
+            source: Box::new(error),
+        },
+        error => TaskStoreError::Other(Box::new(error)),
+    }
 }
 
 impl From<serde_json::Error> for RedisError {
@@ -521,5 +687,62 @@ impl TaskStore for RedisTaskStore {
 
     fn cancellations(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
         Some(self.inner.redis.shared.cancels.subscribe())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> TaskRecord {
+        TaskRecord::new(
+            "slow",
+            Duration::from_secs(60),
+            Duration::from_millis(10),
+            "a",
+        )
+    }
+
+    #[test]
+    fn held_records_keep_the_latest_of_each_task_and_drop_the_oldest_past_the_cap() {
+        let mut pending = Pending::default();
+        let first = record();
+        let mut newer = first.clone();
+        newer.status_message = Some("newer".to_owned());
+        pending.hold(first.clone(), 10);
+        pending.hold(newer.clone(), 12);
+        assert_eq!(pending.records.len(), 1);
+        assert_eq!(pending.bytes, 12);
+        assert_eq!(pending.records[&first.id].record, newer);
+
+        // Three records of a third of the cap each, and one more: the
+        // oldest goes.
+        let third = MAX_PENDING_TASK_BYTES / 3;
+        let big: Vec<TaskRecord> = (0..3).map(|_| record()).collect();
+        for record in &big {
+            pending.hold(record.clone(), third);
+        }
+        assert!(pending.bytes <= MAX_PENDING_TASK_BYTES);
+        assert!(
+            !pending.records.contains_key(&first.id),
+            "the oldest was dropped"
+        );
+        assert!(
+            big.iter()
+                .all(|record| pending.records.contains_key(&record.id))
+        );
+
+        // A record written is forgotten only if it is still the one held.
+        let seq = pending.records[&big[0].id].seq;
+        pending.hold(big[0].clone(), 1);
+        pending.remove(&big[0].id, Some(seq));
+        assert!(
+            pending.records.contains_key(&big[0].id),
+            "a newer record stays"
+        );
+        let seq = pending.records[&big[0].id].seq;
+        pending.remove(&big[0].id, Some(seq));
+        assert!(!pending.records.contains_key(&big[0].id));
+        assert_eq!(pending.order.len(), pending.records.len());
     }
 }

@@ -228,12 +228,20 @@ impl McpServer {
     /// [`Redis::event_store`](super::redis::Redis::event_store)), so replicas
     /// sit behind a load balancer that is not sticky. Needs the `redis`
     /// feature; see [`mcp::redis`](super::redis).
+    ///
+    /// A replica then also ends a session deleted on any other at once, and
+    /// a request that needs Redis while it is down or frozen gets `503`
+    /// with `Retry-After` within [`Redis::wait`](super::redis::Redis::wait);
+    /// see [When Redis is down or frozen](super::redis#when-redis-is-down-or-frozen).
     #[cfg(feature = "redis")]
     pub fn redis(self, redis: &super::redis::Redis) -> Self {
-        self.task_store(redis.task_store())
+        let mut server = self
+            .task_store(redis.task_store())
             .event_bus(redis.event_bus())
             .session_store(Arc::new(redis.session_store()))
-            .event_store(Arc::new(redis.event_store()))
+            .event_store(Arc::new(redis.event_store()));
+        Arc::make_mut(&mut server.http).shared_sessions = Some(Arc::new(redis.clone()));
+        server
     }
 
     /// How long a task is kept after it starts; defaults to

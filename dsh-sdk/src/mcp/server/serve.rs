@@ -232,7 +232,7 @@ impl McpServer {
         let mut config = StreamableHttpServerConfig::default()
             .with_json_response(true)
             .with_legacy_session_mode(!self.stateless)
-            .with_cancellation_token(stop)
+            .with_cancellation_token(stop.clone())
             .with_allowed_hosts(settings.hosts())
             .with_allowed_origins(settings.origins())
             .with_max_request_body_bytes(settings.max_body_bytes);
@@ -245,6 +245,17 @@ impl McpServer {
         let manager = Arc::new(manager);
         let sessions = (!self.stateless)
             .then(|| Arc::new(Sessions::new(settings.limits(), Arc::clone(&manager))));
+        if let (Some(sessions), Some(shared), Ok(runtime)) = (
+            &sessions,
+            &settings.shared_sessions,
+            tokio::runtime::Handle::try_current(),
+        ) {
+            runtime.spawn(end_sessions_ended_elsewhere(
+                Arc::downgrade(sessions),
+                Arc::clone(shared),
+                stop.clone(),
+            ));
+        }
         #[cfg(feature = "oauth")]
         let protection = settings.resource_server.clone().map(|server| {
             Arc::new(Protection::new(
@@ -334,6 +345,58 @@ impl McpServer {
             background: Background::spawn(local_addr, stop, serve),
             sessions,
         })
+    }
+}
+
+/// Until `stop` or the sessions are gone: ends here each session ended on
+/// another replica, and, when what was ended meanwhile may have been
+/// missed, every session held here that the shared store no longer holds.
+async fn end_sessions_ended_elsewhere(
+    sessions: std::sync::Weak<Sessions>,
+    shared: crate::mcp::outage::Shared,
+    stop: CancellationToken,
+) {
+    use crate::mcp::outage::Ended;
+    use tokio::sync::broadcast::error::RecvError;
+    let mut endings = shared.endings();
+    // Checked now and then, so that a router dropped ends this too.
+    let mut ticks = tokio::time::interval(Duration::from_secs(30));
+    loop {
+        let ended = tokio::select! {
+            () = stop.cancelled() => return,
+            _ = ticks.tick() => {
+                if sessions.strong_count() == 0 {
+                    return;
+                }
+                continue;
+            }
+            ended = endings.recv() => ended,
+        };
+        let Some(held) = sessions.upgrade() else {
+            return;
+        };
+        match ended {
+            Ok(Ended::Session(id)) => held.end(&id).await,
+            Ok(Ended::Resync) | Err(RecvError::Lagged(_)) => {
+                let ids = held.ids();
+                if ids.is_empty() {
+                    continue;
+                }
+                match shared.alive(&ids).await {
+                    Ok(alive) => {
+                        for (id, alive) in ids.iter().zip(alive) {
+                            if !alive {
+                                held.end(id).await;
+                            }
+                        }
+                    }
+                    Err(_) => tracing::debug!(
+                        "checking the sessions held here against the shared store failed; the next reconnection checks again"
+                    ),
+                }
+            }
+            Err(RecvError::Closed) => return,
+        }
     }
 }
 

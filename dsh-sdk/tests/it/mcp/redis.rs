@@ -3,7 +3,8 @@
 //! two replicas: state shared, an ended task never rewritten, a cancel
 //! heard at once, a lapsed lease failing its task, a resource update and a
 //! tool change on one replica heard by a client of the other, and
-//! malformed records or ids turned into clear errors. Without redis-server the tests say so
+//! malformed records or ids turned into clear errors; stream events kept in
+//! their session's key space, expiring and deleted with it. Without redis-server the tests say so
 //! loudly and pass, unless `CI=true`, where they fail.
 #![cfg(all(feature = "redis", unix))]
 
@@ -275,7 +276,7 @@ async fn malformed_records_and_ids_are_clear_errors_not_panics() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sessions_and_stream_events_are_shared_between_replicas() {
+async fn sessions_are_shared_between_replicas_and_stream_events_kept_with_their_session() {
     let Some(server) = Server::start() else {
         return;
     };
@@ -297,21 +298,52 @@ async fn sessions_and_stream_events_are_shared_between_replicas() {
     other.session_store().delete("s-1").await.unwrap();
     assert!(one.session_store().load("s-1").await.unwrap().is_none());
 
+    // The events of a session's `GET` stream go to Redis, in the
+    // session's key space, expiring with it; a request's stream whose
+    // fate is not known keeps nothing there; outside a request on the
+    // session, nothing replays; a DELETE takes the events with it.
+    let one = one.with_session_ttl(Duration::from_secs(60));
+    one.session_store().store("s-2", &state).await.unwrap();
     let message: ServerJsonRpcMessage = serde_json::from_value(json!({
         "jsonrpc": "2.0",
         "method": "notifications/tools/list_changed",
     }))
     .unwrap();
-    let first = one
-        .event_store()
-        .store_event("s-1/stream", &ServerSseMessage::new("", message.clone()))
+    let events = one.event_store();
+    let first = events
+        .store_event("s-2:common", &ServerSseMessage::new("", message.clone()))
         .await
         .unwrap();
-    let second = one
-        .event_store()
-        .store_event("s-1/stream", &ServerSseMessage::new("", message))
+    events
+        .store_event("s-2:common", &ServerSseMessage::new("", message.clone()))
         .await
         .unwrap();
+    events
+        .store_event("undecided", &ServerSseMessage::new("", message))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let kept = loop {
+        let kept = server.cli(&["KEYS", "sessions:events:*"]);
+        if !kept.trim().is_empty() {
+            break kept;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the stream's events reached Redis"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let key = kept.trim();
+    assert!(key.starts_with("sessions:events:s-2:"), "{key}");
+    assert_eq!(server.cli(&["ZCARD", key]).trim(), "2");
+    let ttl: i64 = server.cli(&["PTTL", key]).trim().parse().unwrap();
+    let session_ttl: i64 = server
+        .cli(&["PTTL", "sessions:session:s-2"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(ttl > 0 && ttl <= session_ttl + 50, "{ttl} vs {session_ttl}");
     let replayed: Vec<ServerSseMessage> = other
         .event_store()
         .replay_events_after(&first)
@@ -319,9 +351,9 @@ async fn sessions_and_stream_events_are_shared_between_replicas() {
         .unwrap()
         .collect()
         .await;
-    assert_eq!(replayed.len(), 1);
-    assert_eq!(replayed[0].event_id.as_deref(), Some(second.as_str()));
-    assert!(replayed[0].message.is_some());
+    assert!(replayed.is_empty(), "replayed outside its session");
+    other.session_store().delete("s-2").await.unwrap();
+    assert_eq!(server.cli(&["KEYS", "sessions:*"]).trim(), "");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
