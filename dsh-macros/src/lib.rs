@@ -115,7 +115,10 @@ use crate::projection::Kind;
 /// (`read_file` → `ReadFileArgs`, `fetch_url` → `FetchUrlArgs`) with the
 /// fn's visibility; a render, present or validate fn names it so (the tool
 /// type's doc comment says it too, and `<read_file as Tool>::Args` names it
-/// whatever its form). Doc comments on a
+/// whatever its form). Where the fn's own types name a type of yours called
+/// so (`args: Option<ReadArgs>`, `options: ReadArgs`), yours is meant: the
+/// generated struct takes another name, and `<read as Tool>::Args` names it.
+/// Doc comments on a
 /// parameter become the field's description in the schema; `#[serde(…)]` and
 /// `#[schemars(…)]` attributes move onto the field. A fn with no parameters
 /// is a tool with no arguments (an empty object).
@@ -413,11 +416,14 @@ use crate::projection::Kind;
 /// `tool_named_…` item defined twice, at the second name.
 ///
 /// A `pub` tool whose args, a parameter's or the output's type is private
-/// compiles, as the fn does (with rustc's `private_interfaces` lint): the
-/// type of a fn visible outside its module carries the fn's types as a
-/// defaulted parameter (`greet<Signature = (GreetArgs, String)>`), so its
-/// `Tool` impl is as visible as they are, and it registers wherever they
-/// can be named.
+/// compiles, as the fn does (with rustc's `private_interfaces` lint). Its
+/// `Tool` impl names the args through a type of the fn's visibility (the
+/// generated struct, or a hidden wrapper of the args struct), so a tool
+/// with private args registers from any module that can name the tool. The
+/// output's type is named as written: the type of a fn visible outside its
+/// module carries it as a defaulted parameter (`greet<Signature =
+/// (Greeting,)>`), so its `Tool` impl is as visible as the output type, and
+/// the tool registers wherever that type can be named.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()

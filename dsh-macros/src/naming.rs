@@ -14,6 +14,18 @@ pub(crate) fn pascal_case(snake: &str) -> String {
         .collect()
 }
 
+/// The args struct generated from a tool fn's parameters: `read_file` →
+/// `ReadFileArgs`.
+pub(crate) fn args_struct(fn_name: &str) -> String {
+    format!("{}Args", pascal_case(fn_name))
+}
+
+/// The args struct's name where its own (`ReadArgs`) names a type of the
+/// user's: `__ReadArgs`, which no user item is expected to have.
+pub(crate) fn hidden_args_struct(public: &str) -> String {
+    format!("__{public}")
+}
+
 /// The hidden item a tool emits for each name it answers to, so two tools of
 /// one module with one name collide at compile time: `read_file` →
 /// `tool_named_read_file`. A `-`, which no identifier holds, becomes `_` and a

@@ -145,6 +145,55 @@ pub(crate) fn names_generics(ty: &Type, generics: &Generics) -> bool {
     finder.found
 }
 
+/// Whether `ty` names an item called `name` by any path (`ReadArgs`,
+/// `Option<ReadArgs>`, `types::ReadArgs`): a type of the user's that an
+/// item the macro generates under that name would shadow or collide with.
+/// What a macro in type position expands to is not read.
+pub(crate) fn names_item(ty: &Type, name: &str) -> bool {
+    let mut finder = ItemFinder { name, found: false };
+    finder.visit_type(ty);
+    finder.found
+}
+
+/// Whether `ty` borrows: a reference or a lifetime anywhere in it.
+pub(crate) fn borrows(ty: &Type) -> bool {
+    let mut finder = BorrowFinder { found: false };
+    finder.visit_type(ty);
+    finder.found
+}
+
+struct BorrowFinder {
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for BorrowFinder {
+    fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
+        self.found = true;
+    }
+
+    fn visit_lifetime(&mut self, _: &'ast Lifetime) {
+        self.found = true;
+    }
+}
+
+struct ItemFinder<'a> {
+    name: &'a str,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for ItemFinder<'_> {
+    fn visit_path(&mut self, path: &'ast Path) {
+        if path
+            .segments
+            .iter()
+            .any(|segment| segment.ident == self.name)
+        {
+            self.found = true;
+        }
+        visit::visit_path(self, path);
+    }
+}
+
 struct Finder<'a> {
     /// The type and const parameters.
     params: Vec<&'a Ident>,
@@ -176,7 +225,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_never_object, names_generics, spelling};
+    use super::{is_never_object, names_generics, names_item, spelling};
 
     fn never_object(ty: &str) -> bool {
         is_never_object(&syn::parse_str(ty).expect("a type"))
@@ -241,6 +290,31 @@ mod tests {
             "::T",
             "Vec<U>",
             "HashMap<String, u32>",
+        ] {
+            assert!(!names(ty), "{ty}");
+        }
+    }
+
+    #[test]
+    fn types_naming_an_item() {
+        let names = |ty: &str| names_item(&syn::parse_str(ty).expect("a type"), "ReadArgs");
+        for ty in [
+            "ReadArgs",
+            "Option<ReadArgs>",
+            "Vec<types::ReadArgs>",
+            "self::ReadArgs",
+            "HashMap<String, ReadArgs>",
+            "(u8, [ReadArgs; 2])",
+            "<ReadArgs as Trait>::Item",
+        ] {
+            assert!(names(ty), "{ty}");
+        }
+        for ty in [
+            "m!(x)",
+            "String",
+            "ReadArgsExt",
+            "Vec<MyReadArgs>",
+            "read_args::Other",
         ] {
             assert!(!names(ty), "{ty}");
         }

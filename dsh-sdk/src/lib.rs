@@ -197,6 +197,7 @@ pub use value::path::ToolPath;
 pub use value::principal::{Caller, Principal};
 pub use value::result::{Cause, Failure, MAX_SUMMARY_DATA, Status, ToolResult};
 pub use value::schema::header::{HeaderProblem, MAX_SAFE_INTEGER};
+pub use value::schema::read_back::ReadBackProblem;
 pub use value::schema::{SchemaError, Violation, limits};
 
 pub use dsh_kit_macros::{present, render, tool};

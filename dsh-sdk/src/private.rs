@@ -226,6 +226,12 @@ impl<E> UntypedSchema for Failure<E> {}
 #[path = "private/call.rs"]
 mod call;
 pub use call::{Fallible, Returns, fallible, returns};
+#[path = "private/field.rs"]
+mod field;
+pub use field::{
+    DeserializeField, DeserializeTwin, HasDeserialize, HasSchema, HasSerialize, LacksSchema,
+    LacksSerde, SchemaField, SchemaTwin, SerdeTwin, SerializeField, SerializeTwin, TwinSchema,
+};
 
 /// The schema the derives give a field whose `#[serde(with = …)]` they
 /// refuse, so that schemars adds no error of its own beside theirs: any

@@ -1,7 +1,9 @@
-//! The tokens of a derive: a hidden twin of the type carrying serde's and
+//! The tokens of a derive: hidden twins of the type carrying serde's and
 //! schemars' derives as a `remote` definition, and the type's own impls
-//! delegating to it. A derive cannot emit the item again with more derives
+//! delegating to them. A derive cannot emit the item again with more derives
 //! on it; a `remote` twin is how serde lets another type hold the derive.
+//! serde's twin and schemars' are two, so that the schema alone assumes its
+//! fields have one (see `schema_fields`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -34,11 +36,30 @@ pub(crate) fn expand(
     let dsh = runtime.private();
     let ident = &item.ident;
     let twin = format_ident!("__{}Twin", ident, span = Span::mixed_site());
+    // The schema has a twin of its own, which assumes each checked field's
+    // type has a schema (see `schema_fields`); serde's twin assumes nothing,
+    // so the impls delegating to it always hold.
+    let schema_twin = format_ident!("__{}Schema", ident, span = Span::mixed_site());
     let remote = ident.to_string();
-    let attrs = kept(&item.attrs, derive.describes());
     let generics = &item.generics;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let body = twin_body(item, derive.describes(), headers, runtime);
+    let (_, ty_generics, _) = generics.split_for_impl();
+    let checked = checked_fields(item);
+    let schema_fields = if derive.describes() {
+        checked.clone()
+    } else {
+        Vec::new()
+    };
+    // What serde's twin assumes of each checked field's type, under
+    // `for<'__dsh>` (not checked where written), as the schema's does.
+    let mut serde_assumed: Vec<syn::WherePredicate> = Vec::new();
+    for ty in &checked {
+        if derive.serializes() {
+            serde_assumed.push(parse_quote!(for<'__dsh> #ty: #dsh::serde::Serialize));
+        }
+        if derive.deserializes() {
+            serde_assumed.push(parse_quote!(for<'__dsh> #ty: #dsh::serde::de::DeserializeOwned));
+        }
+    }
     let mut derives = Vec::new();
     if derive.serializes() {
         derives.push(quote!(#dsh::serde::Serialize));
@@ -46,10 +67,6 @@ pub(crate) fn expand(
     if derive.deserializes() {
         derives.push(quote!(#dsh::serde::Deserialize));
     }
-    if derive.describes() {
-        derives.push(quote!(#dsh::schemars::JsonSchema));
-    }
-    let derives = quote!(#(#derives),*);
     let type_params: Vec<_> = generics.type_params().map(|param| &param.ident).collect();
     let bounded = |bound: TokenStream| {
         let mut generics = generics.clone();
@@ -70,12 +87,24 @@ pub(crate) fn expand(
     let schema_generics = bounded(quote!(#dsh::schemars::JsonSchema));
     let (schema_impl, _, schema_where) = schema_generics.split_for_impl();
     let deserialize = derive.deserializes().then(|| {
+        let twin_generics = assuming(&de_generics, &serde_assumed);
+        let (twin_impl, _, twin_where) = twin_generics.split_for_impl();
         quote! {
+            impl #twin_impl #dsh::DeserializeTwin<'de> for #ident #ty_generics #twin_where {
+                fn deserialize_twin<D: #dsh::serde::Deserializer<'de>>(
+                    deserializer: D,
+                ) -> ::core::result::Result<Self, D::Error> {
+                    #twin::deserialize(deserializer)
+                }
+            }
+
             impl #de_impl #dsh::serde::Deserialize<'de> for #ident #ty_generics #de_where {
                 fn deserialize<D: #dsh::serde::Deserializer<'de>>(
                     deserializer: D,
                 ) -> ::core::result::Result<Self, D::Error> {
-                    #twin::deserialize(deserializer)
+                    #[allow(unused_imports)]
+                    use #dsh::{HasDeserialize as _, LacksSerde as _};
+                    (&&#dsh::SerdeTwin::<Self>::new()).deserialize(deserializer)
                 }
             }
         }
@@ -84,18 +113,26 @@ pub(crate) fn expand(
         quote! {
             impl #schema_impl #dsh::schemars::JsonSchema for #ident #ty_generics #schema_where {
                 fn inline_schema() -> bool {
-                    <#twin #ty_generics as #dsh::schemars::JsonSchema>::inline_schema()
+                    #[allow(unused_imports)]
+                    use #dsh::{HasSchema as _, LacksSchema as _};
+                    (&&#dsh::TwinSchema::<Self>::new()).inline_schema()
                 }
                 fn schema_name() -> ::std::borrow::Cow<'static, str> {
-                    <#twin #ty_generics as #dsh::schemars::JsonSchema>::schema_name()
+                    #[allow(unused_imports)]
+                    use #dsh::{HasSchema as _, LacksSchema as _};
+                    (&&#dsh::TwinSchema::<Self>::new()).schema_name()
                 }
                 fn schema_id() -> ::std::borrow::Cow<'static, str> {
-                    <#twin #ty_generics as #dsh::schemars::JsonSchema>::schema_id()
+                    #[allow(unused_imports)]
+                    use #dsh::{HasSchema as _, LacksSchema as _};
+                    (&&#dsh::TwinSchema::<Self>::new()).schema_id()
                 }
                 fn json_schema(
                     generator: &mut #dsh::schemars::SchemaGenerator,
                 ) -> #dsh::schemars::Schema {
-                    <#twin #ty_generics as #dsh::schemars::JsonSchema>::json_schema(generator)
+                    #[allow(unused_imports)]
+                    use #dsh::{HasSchema as _, LacksSchema as _};
+                    (&&#dsh::TwinSchema::<Self>::new()).json_schema(generator)
                 }
             }
         }
@@ -103,13 +140,26 @@ pub(crate) fn expand(
     let serialize = derive.serializes().then(|| {
         let ser_generics = bounded(quote!(#dsh::serde::Serialize));
         let (ser_impl, _, ser_where) = ser_generics.split_for_impl();
+        let twin_generics = assuming(&ser_generics, &serde_assumed);
+        let (twin_impl, _, twin_where) = twin_generics.split_for_impl();
         quote! {
+            impl #twin_impl #dsh::SerializeTwin for #ident #ty_generics #twin_where {
+                fn serialize_twin<S: #dsh::serde::Serializer>(
+                    &self,
+                    serializer: S,
+                ) -> ::core::result::Result<S::Ok, S::Error> {
+                    #twin::serialize(self, serializer)
+                }
+            }
+
             impl #ser_impl #dsh::serde::Serialize for #ident #ty_generics #ser_where {
                 fn serialize<S: #dsh::serde::Serializer>(
                     &self,
                     serializer: S,
                 ) -> ::core::result::Result<S::Ok, S::Error> {
-                    #twin::serialize(self, serializer)
+                    #[allow(unused_imports)]
+                    use #dsh::{HasSerialize as _, LacksSerde as _};
+                    (&&#dsh::SerdeTwin::<Self>::new()).serialize(self, serializer)
                 }
             }
         }
@@ -127,33 +177,118 @@ pub(crate) fn expand(
             }
         }
     });
-    let twin_default = default.then(|| twin_default(item, &twin)).flatten();
+    let twin_default = if default {
+        let serde = (!derives.is_empty())
+            .then(|| twin_default(item, &twin))
+            .flatten();
+        let schema = (derive.describes())
+            .then(|| twin_default(item, &schema_twin))
+            .flatten();
+        quote!(#serde #schema)
+    } else {
+        TokenStream::new()
+    };
     let header_checks = header_checks(&header_fields, item, runtime);
-    let impls = quote!(#serialize #deserialize #schema #tool_return #twin_default #header_checks);
-    let _ = impl_generics;
+    let mut field_traits = Vec::new();
+    if derive.describes() {
+        field_traits.push("SchemaField");
+    }
+    if derive.serializes() {
+        field_traits.push("SerializeField");
+    }
+    if derive.deserializes() {
+        field_traits.push("DeserializeField");
+    }
+    let checks = field_checks(&checked, &field_traits, runtime);
+    let impls =
+        quote!(#serialize #deserialize #schema #tool_return #twin_default #header_checks #checks);
     let serde_path = runtime.private_str("serde");
     let schemars_path = runtime.private_str("schemars");
-    let schemars_crate = derive
-        .describes()
-        .then(|| quote!(#[schemars(crate = #schemars_path)]));
-    // The twin's derives, and where they find serde and schemars.
-    let head = quote! {
-        #[derive(#derives)]
-        #[serde(crate = #serde_path, remote = #remote)]
-        #schemars_crate
-    };
-    emit(item, &twin, &attrs, &head, &body, &impls, where_clause)
+    let mut twins = TokenStream::new();
+    if !derives.is_empty() {
+        let head = quote! {
+            #[derive(#(#derives),*)]
+            #[serde(crate = #serde_path, remote = #remote)]
+        };
+        let body = twin_body(item, false, headers, runtime);
+        let attrs = kept(&item.attrs, false);
+        let assumed = assuming(generics, &serde_assumed);
+        twins.extend(declare(
+            item,
+            &twin,
+            &attrs,
+            &head,
+            &body,
+            assumed.where_clause.as_ref(),
+        ));
+    }
+    if derive.describes() {
+        // schemars reads serde's attributes, `remote` for the schema's name.
+        let head = quote! {
+            #[derive(#dsh::schemars::JsonSchema)]
+            #[serde(crate = #serde_path, remote = #remote)]
+            #[schemars(crate = #schemars_path)]
+        };
+        let body = twin_body(item, true, headers, runtime);
+        let attrs = kept(&item.attrs, true);
+        // Each checked field's type has a schema, assumed under `for<'__dsh>`
+        // (not checked where written): a type that has none is reported by
+        // its check alone, and this twin's impl just does not hold.
+        let schema_assumed: Vec<syn::WherePredicate> = (schema_fields.iter())
+            .map(|ty| parse_quote!(for<'__dsh> #ty: #dsh::schemars::JsonSchema))
+            .collect();
+        let assumed = assuming(generics, &schema_assumed);
+        twins.extend(declare(
+            item,
+            &schema_twin,
+            &attrs,
+            &head,
+            &body,
+            assumed.where_clause.as_ref(),
+        ));
+        // The impl's bounds: the type parameters' (as the schema's own
+        // impl has them) and the twin's assumptions.
+        let twin_generics = assuming(&schema_generics, &schema_assumed);
+        let (twin_impl, _, twin_where) = twin_generics.split_for_impl();
+        let schema = quote!(<#schema_twin #ty_generics as #dsh::schemars::JsonSchema>);
+        twins.extend(quote! {
+            impl #twin_impl #dsh::SchemaTwin for #ident #ty_generics #twin_where {
+                fn inline_schema() -> bool {
+                    #schema::inline_schema()
+                }
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    #schema::schema_name()
+                }
+                fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                    #schema::schema_id()
+                }
+                fn json_schema(
+                    generator: &mut #dsh::schemars::SchemaGenerator,
+                ) -> #dsh::schemars::Schema {
+                    #schema::json_schema(generator)
+                }
+            }
+        });
+    }
+    // The lint allowance covers serde's code for a type with a name taken
+    // twice, which the derive reports as its own error.
+    quote! {
+        #[allow(unreachable_patterns)]
+        const _: () = {
+            #twins
+            #impls
+        };
+    }
 }
 
-fn emit(
+/// A twin's declaration: the item's fields or variants (`body`) under
+/// `head`, `#[derive(…)]` and where serde and schemars are.
+fn declare(
     item: &DeriveInput,
     twin: &syn::Ident,
     attrs: &[&Attribute],
-    // `#[derive(…)]`, `#[serde(crate = …, remote = …)]`, `#[schemars(crate = …)]`.
     head: &TokenStream,
     body: &TokenStream,
-    // The type's own impls, each delegating to the twin.
-    impls: &TokenStream,
     where_clause: Option<&syn::WhereClause>,
 ) -> TokenStream {
     let generics = &item.generics;
@@ -180,18 +315,11 @@ fn emit(
     } else {
         quote!(<#params>)
     };
-    // The lint allowance covers serde's code for a type with a name taken
-    // twice, which the derive reports as its own error.
     quote! {
-        #[allow(unreachable_patterns)]
-        const _: () = {
-            #head
-            #[allow(dead_code, non_camel_case_types)]
-            #(#attrs)*
-            #keyword #twin #generics #body #semi
-
-            #impls
-        };
+        #head
+        #[allow(dead_code, non_camel_case_types)]
+        #(#attrs)*
+        #keyword #twin #generics #body #semi
     }
 }
 
@@ -232,6 +360,66 @@ fn twin_default(item: &DeriveInput, twin: &syn::Ident) -> Option<TokenStream> {
                 #body
             }
         }
+    })
+}
+
+/// The types of the fields the derives need impls of, each checked at the
+/// type with `SchemaField`'s, `SerializeField`'s or `DeserializeField`'s
+/// message (see `__private::field`). Left out: a type naming the item's
+/// generics (serde and schemars bound those), one that borrows, and a field
+/// serde or schemars reads another way (`with`, `skip`, …), which need not
+/// implement them.
+fn checked_fields(item: &DeriveInput) -> Vec<&syn::Type> {
+    let fields: Vec<&syn::Field> = match &item.data {
+        Data::Struct(data) => data.fields.iter().collect(),
+        Data::Enum(data) => data
+            .variants
+            .iter()
+            .filter(|variant| !variant.attrs.iter().any(reads_otherwise))
+            .flat_map(|variant| &variant.fields)
+            .collect(),
+        Data::Union(data) => data.fields.named.iter().collect(),
+    };
+    fields
+        .into_iter()
+        .filter(|field| {
+            !crate::types::names_generics(&field.ty, &item.generics)
+                && !crate::types::borrows(&field.ty)
+                && !field.attrs.iter().any(reads_otherwise)
+        })
+        .map(|field| &field.ty)
+        .collect()
+}
+
+/// Whether a field's `#[serde(…)]` or `#[schemars(…)]` has it read or
+/// written otherwise than through its type's own impls, or not at all.
+fn reads_otherwise(attr: &Attribute) -> bool {
+    names_key(
+        attr,
+        &[
+            "with",
+            "serialize_with",
+            "deserialize_with",
+            "schema_with",
+            "skip",
+            "skip_serializing",
+            "skip_deserializing",
+            "getter",
+            "bound",
+        ],
+    )
+}
+
+/// Whether a `#[serde(…)]` or `#[schemars(…)]` attribute has one of `keys`.
+fn names_key(attr: &Attribute, keys: &[&str]) -> bool {
+    if !attr.path().is_ident("serde") && !attr.path().is_ident("schemars") {
+        return false;
+    }
+    let syn::Meta::List(list) = &attr.meta else {
+        return false;
+    };
+    list.tokens.clone().into_iter().any(|token| {
+        matches!(&token, proc_macro2::TokenTree::Ident(ident) if keys.iter().any(|key| ident == key))
     })
 }
 
@@ -303,6 +491,34 @@ fn kept(attrs: &[Attribute], schema: bool) -> Vec<&Attribute> {
                 || (schema && attr.path().is_ident("schemars"))
         })
         .collect()
+}
+
+/// `<Mode as SchemaField>::CHECKED` (and `SerializeField`,
+/// `DeserializeField`, as the derive needs) for each field's type, at the
+/// type: a helper type missing a derive is reported there, once per derive
+/// it misses, with the trait's message saying which to add.
+fn field_checks(types: &[&syn::Type], traits: &[&str], runtime: &Runtime) -> TokenStream {
+    if types.is_empty() || traits.is_empty() {
+        return TokenStream::new();
+    }
+    let dsh = runtime.private();
+    let checks = types.iter().flat_map(|ty| {
+        let dsh = &dsh;
+        traits.iter().map(move |name| {
+            let name = syn::Ident::new(name, Span::call_site());
+            crate::span::around(quote!(let _: () = <), ty, quote!(as #dsh::#name>::CHECKED;))
+        })
+    });
+    quote!(const _: () = { #(#checks)* };)
+}
+
+/// `generics` with `predicates` added to its `where` clause.
+fn assuming(generics: &syn::Generics, predicates: &[syn::WherePredicate]) -> syn::Generics {
+    let mut generics = generics.clone();
+    if !predicates.is_empty() {
+        (generics.make_where_clause().predicates).extend(predicates.iter().cloned());
+    }
+    generics
 }
 
 /// A check of each header field's type against `HeaderParam`, at the type;

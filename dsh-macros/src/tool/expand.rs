@@ -4,13 +4,14 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
-use syn::{Ident, LitStr};
+use syn::{Ident, LitStr, Visibility};
 
 use super::ast::{Input, Output, Tool, is_macro_attr};
 use crate::fallback;
 use crate::header;
-use crate::naming::{self, pascal_case};
+use crate::naming;
 use crate::span::{self, around};
+use crate::types::names_item;
 
 /// The locals of the generated methods, hygienic (`Span::mixed_site`) so that
 /// they cannot shadow the user's fn (a tool named `args`) or be shadowed by it.
@@ -42,11 +43,14 @@ struct Types {
     args: TokenStream,
     output: TokenStream,
     struct_form: bool,
+    /// The args struct is held in a wrapper of the fn's visibility (see
+    /// `args_wrapper`): `Self::Args` is the wrapper, whose `.0` is the struct.
+    wrapped: bool,
     has_output: bool,
 }
 
 impl Types {
-    fn new(tool: &Tool, generated: Option<&Ident>) -> Self {
+    fn new(tool: &Tool, generated: Option<&Ident>, wrapped: bool) -> Self {
         let dsh = tool.private();
         let (args, struct_form) = match (tool.args(), generated) {
             (Some(arg), _) => {
@@ -66,6 +70,7 @@ impl Types {
             args,
             output,
             struct_form,
+            wrapped,
             has_output,
         }
     }
@@ -73,7 +78,9 @@ impl Types {
     fn args_value(&self, expr: TokenStream) -> TokenStream {
         let dsh = &self.dsh;
         let args = &self.args;
-        if self.struct_form {
+        if self.wrapped {
+            quote!(#expr.0)
+        } else if self.struct_form {
             quote!(<#args as #dsh::ToolArgs>::from_checked_value(#expr))
         } else {
             expr
@@ -83,7 +90,9 @@ impl Types {
     fn args_ref(&self, expr: TokenStream) -> TokenStream {
         let dsh = &self.dsh;
         let args = &self.args;
-        if self.struct_form {
+        if self.wrapped {
+            quote!(&#expr.0)
+        } else if self.struct_form {
             quote!(<#args as #dsh::ToolArgs>::from_checked(#expr))
         } else {
             expr
@@ -110,20 +119,25 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     let locals = Locals::new();
     let Locals { args, exec, .. } = &locals;
 
+    let wrapped = tool.args().is_some() && !matches!(vis, Visibility::Inherited);
     let (args_ty, args_struct, generated) = match tool.args() {
+        Some(arg) if wrapped => {
+            let (ty, wrapper) = args_wrapper(tool, &arg.ty);
+            (ty, wrapper, None)
+        }
         Some(arg) => (
             around(quote!(<), &arg.ty, quote!(as #dsh::ToolArgs>::Checked)),
             TokenStream::new(),
             None,
         ),
         None => {
-            let pascal = pascal_case(&ident.unraw().to_string());
-            let name = format_ident!("{pascal}Args", span = ident.span());
-            let args_struct = args_struct(tool, &name);
-            (quote!(#name), args_struct, Some(name))
+            let name = args_struct_name(tool);
+            let args_struct = args_struct(tool, &name.ident);
+            let ident = name.ident.clone();
+            (quote!(#ident), args_struct, Some(name))
         }
     };
-    let types = Types::new(tool, generated.as_ref());
+    let types = Types::new(tool, generated.as_ref().map(|name| &name.ident), wrapped);
     let output_ty = output_type(tool);
     let takes_exec = tool
         .inputs
@@ -172,7 +186,14 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
     // Say the args type's name where an IDE shows the tool's, as a render
     // or a validate fn must name it.
     let args_name = match (&generated, tool.args()) {
-        (Some(name), _) => format!(" Its arguments are `{name}`, generated from its parameters."),
+        (Some(name), _) if name.shadowed => format!(
+            " Its arguments are `<{ident} as Tool>::Args`, generated from its parameters (not named `{}`, which is a type of yours it takes).",
+            name.public,
+        ),
+        (Some(name), _) => format!(
+            " Its arguments are `{}`, generated from its parameters.",
+            name.ident
+        ),
         (None, Some(arg)) => format!(" Its arguments are `{}`.", crate::types::spelling(&arg.ty)),
         (None, None) => String::new(),
     };
@@ -196,6 +217,7 @@ pub(crate) fn expand(tool: &Tool) -> TokenStream {
         #output_type_check
         #marked
 
+        #[allow(private_bounds)]
         impl #dsh::Tool for #tool_instance #assumptions {
             type Args = #args_ty;
             type Output = #output_ty;
@@ -545,6 +567,108 @@ fn present_call_fn(tool: &Tool, locals: &Locals, types: &Types) -> Option<TokenS
             ::core::option::Option::Some(#present(#args_ref))
         }
     })
+}
+
+/// The args struct of a fn visible outside its module, in a wrapper of the
+/// fn's visibility that the `Tool` impl names as its `Args`: the struct may
+/// be private to the module (Rust lets a `pub` fn take it, with a lint),
+/// and a `Tool` impl naming it would then be private too, so the tool could
+/// not be registered from another module. The wrapper reads and describes
+/// itself as the struct does.
+fn args_wrapper(tool: &Tool, ty: &syn::Type) -> (TokenStream, TokenStream) {
+    let dsh = tool.private();
+    let vis = &tool.item.vis;
+    let ident = &tool.item.sig.ident;
+    let name = format_ident!(
+        "__{}",
+        naming::args_struct(&ident.unraw().to_string()),
+        span = ident.span()
+    );
+    let checked = around(quote!(<), ty, quote!(as #dsh::ToolArgs>::Checked));
+    let doc = format!(
+        " The arguments of the tool `{}`, `{}`, as its `Tool` impl names them.",
+        tool.name().0,
+        crate::types::spelling(ty)
+    );
+    let wrapper = quote! {
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, private_bounds)]
+        #vis struct #name(#ty) where for<'__dsh> #ty: #dsh::ToolArgs;
+
+        #[allow(private_bounds)]
+        impl<'de> #dsh::serde::Deserialize<'de> for #name
+        where
+            for<'__dsh> #ty: #dsh::ToolArgs,
+        {
+            fn deserialize<D: #dsh::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                let args = <#checked as #dsh::serde::Deserialize<'de>>::deserialize(deserializer)?;
+                ::core::result::Result::Ok(#name(
+                    <#ty as #dsh::ToolArgs>::from_checked_value(args),
+                ))
+            }
+        }
+
+        #[allow(private_bounds)]
+        impl #dsh::schemars::JsonSchema for #name
+        where
+            for<'__dsh> #ty: #dsh::ToolArgs,
+        {
+            fn inline_schema() -> bool {
+                <#checked as #dsh::schemars::JsonSchema>::inline_schema()
+            }
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                <#checked as #dsh::schemars::JsonSchema>::schema_name()
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                <#checked as #dsh::schemars::JsonSchema>::schema_id()
+            }
+            fn json_schema(
+                generator: &mut #dsh::schemars::SchemaGenerator,
+            ) -> #dsh::schemars::Schema {
+                <#checked as #dsh::schemars::JsonSchema>::json_schema(generator)
+            }
+        }
+    };
+    (quote!(#name), wrapper)
+}
+
+/// The name of the args struct generated from the inline parameters.
+struct ArgsName {
+    ident: Ident,
+    /// `ReadArgs`, what it is called unless `shadowed`.
+    public: String,
+    /// Whether the fn's types name a type of the user's called `public`.
+    shadowed: bool,
+}
+
+/// `ReadArgs` for `read`; but where the fn's own types name a `ReadArgs`
+/// (`args: Option<ReadArgs>`, `-> ReadArgs`), that is the user's type, which
+/// a generated struct of the name would collide with or shadow (making the
+/// field its own type): the struct then takes a name no user item has, and
+/// is reached as `<read as Tool>::Args`.
+fn args_struct_name(tool: &Tool) -> ArgsName {
+    let ident = &tool.item.sig.ident;
+    let public = naming::args_struct(&ident.unraw().to_string());
+    let mut types = tool.params().map(|param| &*param.arg.ty);
+    let output = match &tool.output {
+        Output::Plain(ty) | Output::Typed { ty, .. } => Some(*ty),
+        Output::Unit | Output::Opaque(_) => None,
+    };
+    let shadowed =
+        types.any(|ty| names_item(ty, &public)) || output.is_some_and(|ty| names_item(ty, &public));
+    let name = if shadowed {
+        naming::hidden_args_struct(&public)
+    } else {
+        public.clone()
+    };
+    ArgsName {
+        ident: Ident::new(&name, ident.span()),
+        public,
+        shadowed,
+    }
 }
 
 /// The args struct generated from the inline parameters.

@@ -9,7 +9,9 @@ use super::{Pool, ToolHandle};
 use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
 use crate::tool::SchemaRole;
-use crate::tool::{Enforced, Entry, FieldProbe, Handler, Typed, probe_fields, unnamed_field};
+use crate::tool::{
+    Enforced, Entry, FieldProbe, Handler, Typed, accepted_fields, probe_fields, unnamed_field,
+};
 use crate::tool::{Tool, ToolDef};
 use crate::value::event::rawp::{Diagnostic, Severity};
 use crate::value::path::slots::PathSlots;
@@ -24,10 +26,19 @@ impl Pool {
     /// its [`scoped`](ToolHandle::scoped) guard).
     pub(crate) fn register<T: Tool>(&self) -> Result<ToolHandle, RegisterError> {
         // Only what needs `T` is here: this fn is compiled once per tool.
+        let output = schema::output_schema::<T::Output>();
+        let accepted = accepted_fields(probe_fields::<T::Output>).unwrap_or_default();
+        if let Some(problem) = schema::read_back_problem::<T::Output>(&output, accepted) {
+            return Err(RegisterError::OutputNotReadBack {
+                tool: T::DEFINITION.name().to_owned(),
+                output: std::any::type_name::<T::Output>().to_owned(),
+                problem,
+            });
+        }
         self.register_typed(
             T::DEFINITION,
             schema::input_schema::<T::Args>(),
-            schema::output_schema::<T::Output>(),
+            output,
             probe_fields::<T::Args>,
             Box::new(Typed::<T>::new()),
         )

@@ -291,6 +291,22 @@ pub enum RegisterError {
         /// What is wrong with it.
         reason: crate::value::schema::SchemaError,
     },
+    /// The output type's `Serialize` writes what its `Deserialize` does not
+    /// read back (a `rename(serialize = "…")` alone, `skip_serializing_if`
+    /// without `default`, …): every call would fail, or lose a field, when
+    /// its output is read back. `#[derive(ToolOutput)]` refuses these at
+    /// compile time.
+    #[error(
+        "cannot register `{tool}`: its output `{output}` does not read back as it is written: {problem}; or derive `ToolOutput` on it, which checks this at compile time"
+    )]
+    OutputNotReadBack {
+        /// The tool.
+        tool: String,
+        /// The output type, as Rust names it.
+        output: String,
+        /// Where the written and the read forms disagree.
+        problem: crate::value::schema::read_back::ReadBackProblem,
+    },
     /// The arguments accept a top-level name the input schema does not
     /// give: a `#[serde(alias = "…")]`, or a field the schema skips.
     /// Permission rules, gates and guards see the arguments by the schema's

@@ -31,7 +31,8 @@ pub use dynamic::{DynamicTool, TOOL_SHADOWED};
 pub use erased::ToolInfo;
 pub(crate) use erased::{
     Enforced, Entry, FieldProbe, Handler, PrepareError, Prepared, ProjectError, Projection,
-    ReadError, RegistryLimits, Typed, probe_fields, project, running_card, unnamed_field,
+    ReadError, RegistryLimits, Typed, accepted_fields, probe_fields, project, running_card,
+    unnamed_field,
 };
 pub use error::{RegisterError, SchemaRole, ToolError};
 pub(crate) use error::{hook_panicked, panic_message, with_sources};

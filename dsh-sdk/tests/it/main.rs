@@ -27,6 +27,7 @@ mod principal;
 mod properties;
 mod provider;
 mod purity;
+mod read_back;
 mod registry;
 mod replay;
 mod search;

@@ -25,7 +25,7 @@ mod typed;
 pub(crate) use enforced::{Enforced, RegistryLimits};
 pub use info::ToolInfo;
 pub(crate) use projection::{ProjectError, project, running_card};
-pub(crate) use typed::{FieldProbe, Typed, probe_fields, unnamed_field};
+pub(crate) use typed::{FieldProbe, Typed, accepted_fields, probe_fields, unnamed_field};
 
 /// A registered tool: its definition, compiled schemas and erased body.
 pub(crate) struct Entry {

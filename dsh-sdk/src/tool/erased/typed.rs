@@ -166,6 +166,17 @@ fn resume_present_panic(panic: Box<dyn Any + Send>) -> ! {
 /// `probe` runs the arguments' `Deserialize` on the probe ([`probe_fields`]).
 pub(crate) fn unnamed_field(schema: &Value, probe: fn(FieldProbe<'_>)) -> Option<String> {
     let properties = schema.get("properties")?.as_object()?;
+    let fields = accepted_fields(probe)?;
+    fields
+        .iter()
+        .find(|field| !properties.contains_key(**field))
+        .map(|field| (*field).to_owned())
+}
+
+/// The top-level field names a type's `Deserialize` accepts, aliases
+/// included, as `probe` finds them; `None` for a type read otherwise than
+/// as a struct.
+pub(crate) fn accepted_fields(probe: fn(FieldProbe<'_>)) -> Option<&'static [&'static str]> {
     let fields = std::cell::Cell::new(None);
     let probed = std::panic::catch_unwind(AssertUnwindSafe(|| {
         probe(FieldProbe { fields: &fields });
@@ -173,11 +184,7 @@ pub(crate) fn unnamed_field(schema: &Value, probe: fn(FieldProbe<'_>)) -> Option
     if probed.is_err() {
         return None;
     }
-    let fields: &[&str] = fields.get()?;
-    fields
-        .iter()
-        .find(|field| !properties.contains_key(**field))
-        .map(|field| (*field).to_owned())
+    fields.get()
 }
 
 /// Runs `A`'s `Deserialize` on `probe`: the one part of [`unnamed_field`]

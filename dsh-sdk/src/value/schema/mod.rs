@@ -4,6 +4,7 @@ pub(crate) mod failure;
 pub mod header;
 pub mod limits;
 pub(crate) mod pointer;
+pub mod read_back;
 pub(crate) mod suggest;
 
 use std::fmt;
@@ -28,6 +29,17 @@ pub(crate) fn input_schema<T: JsonSchema>() -> Value {
 /// The output schema of `T`: what serde writes, JSON Schema 2020-12.
 pub(crate) fn output_schema<T: JsonSchema>() -> Value {
     generate::<T>(SchemaSettings::draft2020_12().for_serialize())
+}
+
+/// Where `T` as written (`output`, its [`output_schema`]) does not read
+/// back as `T`: its schema as serde reads it, compared with `output`;
+/// `accepted` are the top-level names `T`'s `Deserialize` takes.
+pub(crate) fn read_back_problem<T: JsonSchema>(
+    output: &Value,
+    accepted: &[&str],
+) -> Option<read_back::ReadBackProblem> {
+    let read = generate::<T>(SchemaSettings::draft2020_12().for_deserialize());
+    read_back::problem(output, &read, accepted)
 }
 
 fn generate<T: JsonSchema>(settings: SchemaSettings) -> Value {
