@@ -317,8 +317,51 @@ impl Key<'_> {
     /// written out as the JSON text of an object. Every bad entry is
     /// reported.
     fn meta(&self, value: Value) -> Option<LitStr> {
-        let Value::List(TokenTree::Group(group)) = &value else {
-            return self.expected(&value, "a list of `key = value` entries");
+        let (json, count, group) = self.literal_object(
+            &value,
+            "key",
+            "build other values at run time with `ToolDefBuilder::with_meta`",
+            meta_key_problem,
+        )?;
+        if count == 0 {
+            self.cx.error_spanned_by(
+                group,
+                "`meta` is empty: give it `key = value` entries, or leave the key out",
+            );
+            return None;
+        }
+        Some(json)
+    }
+
+    /// `example(path = "src/lib.rs", limit = 10)`: one example call, its
+    /// arguments by name, each a literal string, number or bool, written out
+    /// as the JSON text of an object; `example()` for a call with none.
+    /// Every bad entry is reported.
+    fn example(&self, value: Value) -> Option<LitStr> {
+        self.literal_object(
+            &value,
+            "argument",
+            "give an example with other values at run time with `ToolDefBuilder::with_examples`",
+            |_| None,
+        )
+        .map(|(json, ..)| json)
+    }
+
+    /// The `name = value` entries of `value`'s list, each value a literal
+    /// string, number or bool, written out as the JSON text of an object,
+    /// with how many entries it holds and the list's group; `None` when an
+    /// entry is bad, each reported: a key `key_problem` refuses, a key given
+    /// twice, a value that is no literal (`otherwise` says what to do then).
+    /// `entry`: what a key names, for the message of a value that is no list.
+    fn literal_object<'v>(
+        &self,
+        value: &'v Value,
+        entry: &str,
+        otherwise: &str,
+        key_problem: impl Fn(&str) -> Option<&'static str>,
+    ) -> Option<(LitStr, usize, &'v proc_macro2::Group)> {
+        let Value::List(TokenTree::Group(group)) = value else {
+            return self.expected(value, &format!("a list of `{entry} = value` entries"));
         };
         let entries =
             match Punctuated::<MetaEntry, Token![,]>::parse_terminated.parse2(group.stream()) {
@@ -333,7 +376,7 @@ impl Key<'_> {
         let mut good = true;
         for entry in &entries {
             let key = entry.key_text();
-            if let Some(problem) = meta_key_problem(&key) {
+            if let Some(problem) = key_problem(&key) {
                 self.cx.error_spanned_by(
                     &entry.key,
                     format!("`{}` is not a `_meta` key: {problem}", key.escape_debug()),
@@ -351,7 +394,7 @@ impl Key<'_> {
                 self.cx.error_spanned_by(
                     &entry.value,
                     format!(
-                        "`{key}` takes a literal string, number or bool here: `{key} = \"…\"`; build other values at run time with `ToolDefBuilder::with_meta`"
+                        "`{key}` takes a literal string, number or bool here: `{key} = \"…\"`; {otherwise}"
                     ),
                 );
                 good = false;
@@ -366,63 +409,7 @@ impl Key<'_> {
             keys.push(key);
         }
         json.push('}');
-        if keys.is_empty() && good {
-            self.cx.error_spanned_by(
-                group,
-                "`meta` is empty: give it `key = value` entries, or leave the key out",
-            );
-            return None;
-        }
-        good.then(|| LitStr::new(&json, group.span()))
-    }
-
-    /// `example(path = "src/lib.rs", limit = 10)`: one example call, its
-    /// arguments by name, each a literal string, number or bool, written out
-    /// as the JSON text of an object; `example()` for a call with none.
-    /// Every bad entry is reported.
-    fn example(&self, value: Value) -> Option<LitStr> {
-        let Value::List(TokenTree::Group(group)) = &value else {
-            return self.expected(&value, "a list of `argument = value` entries");
-        };
-        let entries =
-            match Punctuated::<MetaEntry, Token![,]>::parse_terminated.parse2(group.stream()) {
-                Ok(entries) => entries,
-                Err(error) => {
-                    self.cx.push(error);
-                    return None;
-                }
-            };
-        let mut json = String::from("{");
-        let mut keys: Vec<String> = Vec::new();
-        let mut good = true;
-        for entry in &entries {
-            let key = entry.key_text();
-            if keys.contains(&key) {
-                self.cx
-                    .error_spanned_by(&entry.key, format!("`{key}` is given twice: keep one"));
-                good = false;
-                continue;
-            }
-            let Some(value) = meta_value(&entry.value) else {
-                self.cx.error_spanned_by(
-                    &entry.value,
-                    format!(
-                        "`{key}` takes a literal string, number or bool here: `{key} = \"…\"`; give an example with other values at run time with `ToolDefBuilder::with_examples`"
-                    ),
-                );
-                good = false;
-                continue;
-            };
-            if !keys.is_empty() {
-                json.push(',');
-            }
-            json_string(&mut json, &key);
-            json.push(':');
-            json.push_str(&value);
-            keys.push(key);
-        }
-        json.push('}');
-        good.then(|| LitStr::new(&json, group.span()))
+        good.then(|| (LitStr::new(&json, group.span()), keys.len(), group))
     }
 
     fn choice(&self, value: Value, what: &str, choices: &[(&str, &str)]) -> Option<Choice> {
