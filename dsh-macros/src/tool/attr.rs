@@ -1,6 +1,6 @@
 //! `#[tool(…)]`: the keys, what each takes, and its parsed form.
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
@@ -73,8 +73,9 @@ pub(crate) struct Attr {
     pub(crate) scopes: Vec<LitStr>,
     /// The tool's own `_meta`, as JSON text, spanned at the list.
     pub(crate) meta: Option<LitStr>,
-    /// Example calls, each the JSON text of its arguments, spanned at its list.
-    pub(crate) examples: Vec<LitStr>,
+    /// Example calls, each the JSON text of its arguments, spanned at its
+    /// list, with the names it gives.
+    pub(crate) examples: Vec<Example>,
     pub(crate) category: Option<Choice>,
     pub(crate) output_type: Option<Choice>,
     pub(crate) max_result_chars: Option<Count>,
@@ -85,6 +86,13 @@ pub(crate) struct Attr {
     pub(crate) present_call: Option<Path>,
     /// `crate = "my_dsh"`: the path the runtime is reached by.
     pub(crate) runtime: Option<Runtime>,
+}
+
+/// One `example(…)`: the JSON text of its arguments, spanned at its list,
+/// and each argument's name as given, spanned at it.
+pub(crate) struct Example {
+    pub(crate) json: LitStr,
+    pub(crate) names: Vec<(String, Span)>,
 }
 
 /// `read_only` or `read_only = false`.
@@ -317,39 +325,40 @@ impl Key<'_> {
     /// written out as the JSON text of an object. Every bad entry is
     /// reported.
     fn meta(&self, value: Value) -> Option<LitStr> {
-        let (json, count, group) = self.literal_object(
+        let (object, group) = self.literal_object(
             &value,
             "key",
             "build other values at run time with `ToolDefBuilder::with_meta`",
             meta_key_problem,
         )?;
-        if count == 0 {
+        if object.names.is_empty() {
             self.cx.error_spanned_by(
                 group,
                 "`meta` is empty: give it `key = value` entries, or leave the key out",
             );
             return None;
         }
-        Some(json)
+        Some(object.json)
     }
 
     /// `example(path = "src/lib.rs", limit = 10)`: one example call, its
     /// arguments by name, each a literal string, number or bool, written out
     /// as the JSON text of an object; `example()` for a call with none.
     /// Every bad entry is reported.
-    fn example(&self, value: Value) -> Option<LitStr> {
+    fn example(&self, value: Value) -> Option<Example> {
         self.literal_object(
             &value,
             "argument",
             "give an example with other values at run time with `ToolDefBuilder::with_examples`",
             |_| None,
         )
-        .map(|(json, ..)| json)
+        .map(|(example, _)| example)
     }
 
     /// The `name = value` entries of `value`'s list, each value a literal
-    /// string, number or bool, written out as the JSON text of an object,
-    /// with how many entries it holds and the list's group; `None` when an
+    /// string, number or bool, written out as the JSON text of an object
+    /// (with its keys, in order, each spanned at itself), and the list's
+    /// group; `None` when an
     /// entry is bad, each reported: a key `key_problem` refuses, a key given
     /// twice, a value that is no literal (`otherwise` says what to do then).
     /// `entry`: what a key names, for the message of a value that is no list.
@@ -359,7 +368,7 @@ impl Key<'_> {
         entry: &str,
         otherwise: &str,
         key_problem: impl Fn(&str) -> Option<&'static str>,
-    ) -> Option<(LitStr, usize, &'v proc_macro2::Group)> {
+    ) -> Option<(Example, &'v proc_macro2::Group)> {
         let Value::List(TokenTree::Group(group)) = value else {
             return self.expected(value, &format!("a list of `{entry} = value` entries"));
         };
@@ -372,7 +381,7 @@ impl Key<'_> {
                 }
             };
         let mut json = String::from("{");
-        let mut keys: Vec<String> = Vec::new();
+        let mut keys: Vec<(String, Span)> = Vec::new();
         let mut good = true;
         for entry in &entries {
             let key = entry.key_text();
@@ -384,7 +393,7 @@ impl Key<'_> {
                 good = false;
                 continue;
             }
-            if keys.contains(&key) {
+            if keys.iter().any(|(known, _)| *known == key) {
                 self.cx
                     .error_spanned_by(&entry.key, format!("`{key}` is given twice: keep one"));
                 good = false;
@@ -406,10 +415,13 @@ impl Key<'_> {
             json_string(&mut json, &key);
             json.push(':');
             json.push_str(&value);
-            keys.push(key);
+            keys.push((key, entry.key.span()));
         }
         json.push('}');
-        good.then(|| (LitStr::new(&json, group.span()), keys.len(), group))
+        good.then(|| {
+            let json = LitStr::new(&json, group.span());
+            (Example { json, names: keys }, group)
+        })
     }
 
     fn choice(&self, value: Value, what: &str, choices: &[(&str, &str)]) -> Option<Choice> {

@@ -771,7 +771,7 @@ fn definition(tool: &Tool) -> TokenStream {
         .iter()
         .map(|count| quote!(.timeout(::core::time::Duration::from_millis(#count))));
     let meta = attr.meta.iter().map(|json| quote!(.meta_json(#json)));
-    let examples = &attr.examples;
+    let examples: Vec<&LitStr> = attr.examples.iter().map(|example| &example.json).collect();
     let examples = (!examples.is_empty()).then(|| quote!(.examples_json(&[#(#examples),*])));
     quote! {
         #dsh::ToolDef::builder(#name, #description)

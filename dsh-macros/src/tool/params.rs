@@ -8,6 +8,7 @@ use super::ast::{Input, Output, Param, Tool};
 use crate::ctxt::Ctxt;
 use crate::derive::ast::{Member, member};
 use crate::owned::{self, Role};
+use crate::shared::suggest::{did_you_mean, one_of};
 use crate::types::{last_segment, type_args};
 
 /// One name a parameter is read under: its own (after `rename`) or an alias.
@@ -18,6 +19,71 @@ struct ReadName {
     param: String,
     /// Which parameter it is, to tell a parameter's own names apart.
     index: usize,
+}
+
+/// Each name an `example(…)` gives is one the arguments read: checked here
+/// where the fn's parameters are all there is to read (inline, each a plain
+/// name, none flattened, unknown names refused). A whole args struct, a
+/// flattened parameter or `allow_unknown_args` leave the check to
+/// registration, which holds every example to the input schema.
+pub(crate) fn check_examples(cx: &Ctxt, tool: &Tool) {
+    if tool.attr.examples.is_empty()
+        || tool.args().is_some()
+        || tool
+            .attr
+            .flags
+            .iter()
+            .any(|flag| flag.value && flag.key == "allow_unknown_args")
+    {
+        return;
+    }
+    // The names the input schema shows: an alias is read, but an example
+    // is what a model is shown, so it uses the schema's name.
+    let mut shown: Vec<String> = Vec::new();
+    let mut aliases: Vec<(String, String)> = Vec::new();
+    for param in tool.params() {
+        let Some(ident) = param.ident else { return };
+        let attrs = serde_of(param);
+        if attrs.flatten {
+            return;
+        }
+        if attrs.skip || attrs.skip_deserializing.is_some() {
+            continue;
+        }
+        let own = attrs
+            .rename
+            .de
+            .as_ref()
+            .map_or_else(|| ident.unraw().to_string(), |named| named.value.clone());
+        aliases.extend((attrs.aliases.iter()).map(|alias| (alias.value.clone(), own.clone())));
+        shown.push(own);
+    }
+    let name = tool.item.sig.ident.unraw();
+    for example in &tool.attr.examples {
+        for (given, span) in &example.names {
+            if shown.contains(given) {
+                continue;
+            }
+            let alias_of = aliases.iter().find(|(alias, _)| alias == given);
+            let hint = match did_you_mean(given, shown.iter().map(String::as_str)) {
+                _ if let Some((_, own)) = alias_of => {
+                    format!(
+                        "it is an alias of `{own}`, and an example uses the name the model is shown: `{own} = …`"
+                    )
+                }
+                Some(close) => format!("did you mean `{close}`?"),
+                None if shown.is_empty() => "it takes none: give `example()`".to_owned(),
+                None => {
+                    let names: Vec<&str> = shown.iter().map(String::as_str).collect();
+                    format!("give one of {}", one_of(&names))
+                }
+            };
+            cx.error_at(
+                *span,
+                format!("`{given}` is not an argument of `{name}`: {hint}"),
+            );
+        }
+    }
 }
 
 /// Two parameters read under one JSON name: serde would fill one of them

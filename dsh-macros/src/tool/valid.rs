@@ -22,6 +22,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &Tool) {
     check_output(cx, tool);
     check_flags(cx, tool);
     super::params::check_names(cx, tool);
+    super::params::check_examples(cx, tool);
     super::params::check_owned(cx, tool);
     check_names(cx, tool);
     check_icons(cx, tool);

@@ -58,8 +58,10 @@ fn examples_are_exported_for_anthropic_and_in_mcp_meta() {
     assert!(edit.get("input_examples").is_none(), "{edit}");
 }
 
-/// Greet someone, by a name the example misspells.
-#[tool(read_only, example(nmae = "Ada"), example(name = 7))]
+/// Greet someone, by a name the example gives as a number. (A name that
+/// is no argument is refused at compile time; a value of the wrong type,
+/// here, when the tool registers.)
+#[tool(read_only, example(name = 7), example())]
 async fn greet_badly(name: String) -> String {
     name
 }
@@ -76,8 +78,8 @@ fn an_example_that_breaks_the_input_schema_is_refused_at_registration() {
     assert_eq!((tool.as_str(), *index), ("greet_badly", 0));
     let said = error.to_string();
     assert!(said.contains("example 0"), "{said}");
-    assert!(said.contains("/nmae"), "{said}");
-    assert!(said.contains("`name`"), "{said}");
+    assert!(said.contains("/name"), "{said}");
+    assert!(said.contains("string"), "{said}");
 }
 
 /// A tool whose example the tool itself refuses.
