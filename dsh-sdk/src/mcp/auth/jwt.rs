@@ -168,9 +168,9 @@ impl JwtAuthenticator {
         Ok(data.claims)
     }
 
-    /// RFC 9068's `typ`: `at+jwt`, or `application/at+jwt` (media types are
-    /// case-insensitive, RFC 7515 §4.1.9); `JWT` or none only when the
-    /// issuer was said not to type its tokens.
+    /// The access-token `typ`: `at+jwt`, or `application/at+jwt`, in any
+    /// case (a `typ` is a media type, and media type names ignore case);
+    /// `JWT` or none only when the issuer was said not to type its tokens.
     fn token_type(&self, typ: Option<String>) -> Result<(), TokenError> {
         let typed = |typ: &str| {
             typ.eq_ignore_ascii_case("at+jwt") || typ.eq_ignore_ascii_case("application/at+jwt")
