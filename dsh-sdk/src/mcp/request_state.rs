@@ -155,19 +155,8 @@ pub(crate) fn check_answers(answers: &InputResponses) -> Result<(), String> {
         None => Ok(()),
         Some((key, answer)) => Err(format!(
             "`inputResponses.{key}` must be an object (the result of the request it answers), not {}",
-            kind(answer)
+            crate::value::json_kind(answer)
         )),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -590,10 +590,7 @@ fn args_from_value(name: &str, value: Value) -> Result<Value, CallError> {
             }
             "a string"
         }
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::Array(_) => "an array",
+        other => crate::value::json_kind(other),
     };
     Err(CallError::NotAnObject {
         name: name.to_owned(),

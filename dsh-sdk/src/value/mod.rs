@@ -17,3 +17,17 @@ pub(crate) mod principal;
 pub(crate) mod result;
 pub(crate) mod schema;
 pub mod wire_keys;
+
+/// What kind of JSON `value` is, as a message says it: `null`, `a
+/// boolean`, `a number`, `a string`, `an array`, `an object`.
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
