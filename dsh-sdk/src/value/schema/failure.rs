@@ -172,7 +172,7 @@ mod tests {
     }
 
     fn validates(schema: &Value, instance: &Value) -> bool {
-        jsonschema::validator_for(schema)
+        crate::value::schema::validator::Validator::new(schema)
             .unwrap()
             .is_valid(instance)
     }

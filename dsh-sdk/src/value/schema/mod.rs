@@ -6,14 +6,15 @@ pub mod limits;
 pub(crate) mod pointer;
 pub mod read_back;
 pub(crate) mod suggest;
+pub(crate) mod validator;
 
 use std::fmt;
 
-use jsonschema::error::ValidationErrorKind;
-use jsonschema::{ValidationError, Validator};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
+
+use self::validator::{ErrorKind, Refusal, ValidationError, Validator};
 
 /// The input schema of `T`: what serde reads, JSON Schema 2020-12.
 pub(crate) fn input_schema<T: JsonSchema>() -> Value {
@@ -93,28 +94,23 @@ pub(crate) struct Compiled {
 }
 
 impl Compiled {
-    /// Checks the schema against the 2020-12 meta-schema, then compiles it.
+    /// Checks the schema against the 2020-12 dialect, then compiles it.
     ///
-    /// Building a validator checks its schema against the meta-schema
-    /// already, so that check runs once for a good schema: the meta-schema's
-    /// own error is looked up when the build fails. A schema with a
-    /// subschema naming its own `$schema` (which the builder checks against
-    /// that dialect instead) is checked first, as a whole.
+    /// Formats (`date`, `email`, `uuid`, …) are asserted: the model learns
+    /// which field is malformed before serde would say it less precisely.
     pub(crate) fn new(schema: Value) -> Result<Self, SchemaError> {
-        let nested = names_nested_dialect(&schema);
-        if nested {
-            meta_check(&schema)?;
-        }
-        // Formats (`date`, `email`, `uuid`, …) are asserted: the model learns
-        // which field is malformed before serde would say it less precisely.
-        let built = jsonschema::draft202012::options()
-            .should_validate_formats(true)
-            .build(&schema);
-        if built.is_err() && !nested {
-            meta_check(&schema)?;
-        }
-        let validator = built.map_err(|error| SchemaError::Unbuildable {
-            message: error.to_string(),
+        let validator = Validator::new(&schema).map_err(|refusal| match refusal {
+            Refusal::Meta(error) if error.about_type => SchemaError::UnknownType {
+                pointer: error.pointer,
+                message: error.message,
+            },
+            Refusal::Meta(error) => SchemaError::NotJsonSchema {
+                pointer: error.pointer,
+                message: error.message,
+            },
+            Refusal::Build(error) => SchemaError::Unbuildable {
+                message: error.to_string(),
+            },
         })?;
         Ok(Compiled { schema, validator })
     }
@@ -126,47 +122,13 @@ impl Compiled {
         }
         let mut violations: Vec<Violation> = self
             .validator
-            .iter_errors(instance)
-            .flat_map(|error| Violation::from_error(error, &self.schema, instance))
+            .errors(instance)
+            .into_iter()
+            .flat_map(|error| Violation::from_error(error, &self.schema))
             .collect();
         violations.sort_by(|a, b| (&a.pointer, &a.message).cmp(&(&b.pointer, &b.message)));
         violations.dedup();
         violations
-    }
-}
-
-/// Checks `schema` against the 2020-12 meta-schema.
-fn meta_check(schema: &Value) -> Result<(), SchemaError> {
-    let Err(error) = jsonschema::draft202012::meta::validate(schema) else {
-        return Ok(());
-    };
-    let pointer = error.instance_path().to_string();
-    let message = error.to_string();
-    // The meta-schema's `anyOf` for `type` says nothing of what it takes.
-    let about_type =
-        pointer.ends_with("/type") && matches!(error.kind(), ValidationErrorKind::AnyOf { .. });
-    Err(if about_type {
-        SchemaError::UnknownType { pointer, message }
-    } else {
-        SchemaError::NotJsonSchema { pointer, message }
-    })
-}
-
-/// Whether a `$schema` key appears anywhere below the root of `schema`.
-fn names_nested_dialect(schema: &Value) -> bool {
-    fn below(value: &Value) -> bool {
-        match value {
-            Value::Object(map) => map
-                .iter()
-                .any(|(key, value)| key == "$schema" || below(value)),
-            Value::Array(items) => items.iter().any(below),
-            _ => false,
-        }
-    }
-    match schema {
-        Value::Object(map) => map.values().any(below),
-        Value::Array(items) => items.iter().any(below),
-        _ => false,
     }
 }
 
@@ -184,47 +146,19 @@ pub struct Violation {
 impl Violation {
     /// The violations `error` stands for in `schema`: one per unknown
     /// property, with the closest known name, else one.
-    fn from_error(error: ValidationError<'_>, schema: &Value, instance: &Value) -> Vec<Self> {
-        let path = error.instance_path().to_string();
-        match error.kind() {
-            ValidationErrorKind::Required { property } => vec![Violation {
-                pointer: format!("{path}/{}", pointer_token(property)),
+    fn from_error(error: ValidationError, schema: &Value) -> Vec<Self> {
+        let path = error.instance_path;
+        match error.kind {
+            ErrorKind::Required { property } => vec![Violation {
+                pointer: format!("{path}/{}", pointer::escape(&property)),
                 message: "required property missing".to_owned(),
             }],
-            ValidationErrorKind::AdditionalProperties { unexpected } => {
-                unknown_properties(&path, unexpected, error.schema_path().as_str(), schema)
+            ErrorKind::AdditionalProperties { unexpected } => {
+                unknown_properties(&path, &unexpected, &error.schema_path, schema)
             }
-            // `additionalProperties: false` on an object schema that lists no
-            // properties (a tool without arguments) is reported as the false
-            // schema failing on a property's value, at the object's path:
-            // every property of the object is unknown.
-            ValidationErrorKind::FalseSchema
-                if error
-                    .schema_path()
-                    .as_str()
-                    .ends_with("/additionalProperties")
-                    && instance.pointer(&path).is_some_and(Value::is_object) =>
-            {
-                let schema_path = error.schema_path().as_str();
-                let listed = schema_path
-                    .strip_suffix("/additionalProperties")
-                    .and_then(|at| schema.pointer(at))
-                    .and_then(|object| object.get("properties"))
-                    .and_then(Value::as_object);
-                let unexpected: Vec<String> = (instance.pointer(&path))
-                    .and_then(Value::as_object)
-                    .map(|object| {
-                        (object.keys())
-                            .filter(|name| listed.is_none_or(|listed| !listed.contains_key(*name)))
-                            .cloned()
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                unknown_properties(&path, &unexpected, schema_path, schema)
-            }
-            _ => vec![Violation {
+            ErrorKind::Other => vec![Violation {
                 pointer: path,
-                message: error.to_string(),
+                message: error.message,
             }],
         }
     }
@@ -251,7 +185,7 @@ fn unknown_properties(
     unexpected
         .iter()
         .map(|name| Violation {
-            pointer: format!("{path}/{}", pointer_token(&Value::from(name.as_str()))),
+            pointer: format!("{path}/{}", pointer::escape(name)),
             message: format!(
                 "unknown property{}",
                 crate::value::schema::suggest::hint(&crate::value::schema::suggest::closest(
@@ -333,14 +267,6 @@ pub(crate) fn describe(violations: &[Violation]) -> String {
 
 fn pointer_or_root(pointer: &str) -> &str {
     if pointer.is_empty() { "/" } else { pointer }
-}
-
-/// Escapes a property name as one JSON-pointer token (RFC 6901).
-fn pointer_token(property: &Value) -> String {
-    match property {
-        Value::String(name) => crate::value::schema::pointer::escape(name).into_owned(),
-        other => crate::value::schema::pointer::escape(&other.to_string()).into_owned(),
-    }
 }
 
 /// What the root of a schema is, for messages: `an object`, `"type": "string"`.
