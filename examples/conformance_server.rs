@@ -721,8 +721,8 @@ async fn multi_input(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
     Ok(format!("{name} said go on: {go_on}"))
 }
 
-/// Asks the user's name, then runs as a task that greets them.
-#[tool(read_only, task_required)]
+/// Asks the user's name in the request, then runs as a task that greets them.
+#[tool(read_only, task_required, ask_first)]
 async fn test_tool_with_task(_args: NoArgs, exec: &Exec) -> Result<String, ToolError> {
     let answer = exec
         .elicit_keyed::<Name>("user_name", "What is your name?")

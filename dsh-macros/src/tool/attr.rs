@@ -26,6 +26,7 @@ const FLAGS: &[&str] = &[
     "render_only",
     "task",
     "task_required",
+    "ask_first",
 ];
 
 /// The keys before the flags, in the order the docs list them.

@@ -223,6 +223,17 @@ fn check_flags(cx: &Ctxt, tool: &Tool) {
             .iter()
             .find(|flag| flag.value && flag.key == name)
     };
+    // Asking before the task is a way to become one: a tool without tasks
+    // has nothing to ask first of.
+    if let Some(ask_first) = set("ask_first")
+        && set("task").is_none()
+        && set("task_required").is_none()
+    {
+        cx.error_spanned_by(
+            &ask_first.key,
+            "`ask_first` says a task tool asks for its input before it becomes a task, but this tool runs no tasks; add `task` (or `task_required`), or remove `ask_first`",
+        );
+    }
     // The default render shows the value itself, so there is nothing for
     // the value's JSON to follow, and nothing for `render_only` to drop.
     if let Some(render_only) = set("render_only")

@@ -212,6 +212,9 @@ pub struct ToolDef {
     /// How a result crosses MCP; `None` leaves it to the server.
     pub(crate) result_shape: Option<ResultShape>,
     pub(crate) task_support: TaskSupport,
+    /// Whether a task tool asks for its input in the request, before it
+    /// becomes a task.
+    pub(crate) ask_first: bool,
     /// The tool's own MCP `_meta`, as the JSON text of an object; checked
     /// when the tool is registered.
     pub(crate) meta: Option<Cow<'static, str>>,
@@ -245,6 +248,7 @@ impl ToolDef {
                 allow_unknown_args: false,
                 result_shape: None,
                 task_support: TaskSupport::Forbidden,
+                ask_first: false,
                 meta: None,
             }),
         }
@@ -421,6 +425,12 @@ impl ToolDef {
     /// Whether calls may, or must, run as MCP tasks.
     pub fn task_support(&self) -> TaskSupport {
         self.task_support
+    }
+
+    /// Whether this task tool asks for its input in the request, before it
+    /// becomes a task ([`ToolDefBuilder::ask_first`]).
+    pub fn asks_first(&self) -> bool {
+        self.ask_first
     }
 }
 
@@ -680,6 +690,30 @@ impl ToolDefBuilder {
     /// MCP client that cannot take a task is refused.
     pub const fn task_required(self, yes: bool) -> Self {
         self.task_flag(TaskSupport::Required, yes)
+    }
+
+    /// A task tool that asks for its input first: on MCP 2026-07-28, to a
+    /// client that takes tasks, a call runs in the request while it asks,
+    /// each question going back as an `InputRequiredResult`, and becomes
+    /// a task on the round that brings the answers, running again from the
+    /// start with them (as every multi-round-trip call does). A call that
+    /// asks nothing answers with its result. Without `task` or
+    /// `task_required` it changes nothing; the `#[tool]` macro refuses it
+    /// there.
+    ///
+    /// ```
+    /// use dsh_kit::ToolDef;
+    ///
+    /// let def = ToolDef::builder("greet_later", "Asks a name, then greets in the background.")
+    ///     .task_required(true)
+    ///     .ask_first(true)
+    ///     .build();
+    /// assert!(def.asks_first());
+    /// ```
+    pub const fn ask_first(self, yes: bool) -> Self {
+        let mut def = self.into_def();
+        def.ask_first = yes;
+        ToolDefBuilder::of(def)
     }
 
     /// Turns on `support`, or turns it off: back to `Forbidden` only when

@@ -93,21 +93,37 @@ impl McpServer {
         let reader = Reader::of(context, self.result_shape);
         let object_output_only = reader.object_output_only;
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let tasks = view
-            .get(&request.name)
-            .map_or(TaskSupport::Forbidden, |tool| {
-                tool.definition().task_support()
-            });
+        let (tasks, asks_first) =
+            view.get(&request.name)
+                .map_or((TaskSupport::Forbidden, false), |tool| {
+                    let definition = tool.definition();
+                    (definition.task_support(), definition.asks_first())
+                });
+        // MCP 2026-07-28 has no requests from server to client: what a tool
+        // asks of the client goes back in an `InputRequiredResult`, and the
+        // retry brings the answers and the state given here.
+        let binding = binding("tools/call", &request.name, &args);
+        let retry = request.input_responses.is_some() || request.request_state.is_some();
+        let round_trip = self.round_trip(
+            !object_output_only,
+            &binding,
+            request.input_responses,
+            request.request_state.as_deref(),
+        )?;
         if tasks != TaskSupport::Forbidden {
             let takes_tasks = context
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.supports_tasks());
-            if takes_tasks {
+            // A tool that asks first runs in the request until a round
+            // brings answers; that round becomes the task, which starts
+            // with them.
+            let in_request = asks_first && !retry && round_trip.is_some();
+            if takes_tasks && !in_request {
                 return self
-                    .start_task(&request.name, args, principal, context, reader)
+                    .start_task(&request.name, args, principal, context, reader, round_trip)
                     .await;
             }
-            if tasks == TaskSupport::Required {
+            if tasks == TaskSupport::Required && !takes_tasks {
                 let message = format!(
                     "`{}` runs only as a task, and this client did not declare the `{TASKS_EXTENSION_ID}` extension",
                     request.name
@@ -125,16 +141,6 @@ impl McpServer {
                 ));
             }
         }
-        // MCP 2026-07-28 has no requests from server to client: what a tool
-        // asks of the client goes back in an `InputRequiredResult`, and the
-        // retry brings the answers and the state given here.
-        let binding = binding("tools/call", &request.name, &args);
-        let round_trip = self.round_trip(
-            !object_output_only,
-            &binding,
-            request.input_responses,
-            request.request_state.as_deref(),
-        )?;
         let call = ToolCall::new(request.name.as_ref(), args)
             .cancel_on(context.ct.clone())
             .client(self.session.client(
@@ -188,7 +194,8 @@ impl McpServer {
     /// Runs the call of `name` as a task, answering at once with the task.
     /// A task outlives its request: no cancel but `tasks/cancel`, and no
     /// client to reach but, on 2026-07-28, through `input_required` and
-    /// `tasks/update`.
+    /// `tasks/update`, starting with the answers `answered` holds (those
+    /// the request brought, for a tool that asked first).
     async fn start_task(
         &self,
         name: &str,
@@ -196,6 +203,7 @@ impl McpServer {
         principal: Arc<Principal>,
         context: &RequestContext<RoleServer>,
         reader: Reader,
+        answered: Option<Arc<RoundTrip>>,
     ) -> Result<CallToolResponse, ErrorData> {
         let owner = caller::task_owner(&context.extensions);
         // The task's call goes through this session: a tool search it
@@ -203,7 +211,8 @@ impl McpServer {
         let mut call = ToolCall::new(name, args).made_by(&principal, Some(&self.searches));
         // On 2026-07-28 what the tool asks of the client waits in the task
         // (`input_required`) for `tasks/update` to answer it.
-        let input = (!reader.object_output_only).then(|| RoundTrip::new(InputResponses::new()));
+        let input = (!reader.object_output_only)
+            .then(|| answered.unwrap_or_else(|| RoundTrip::new(InputResponses::new())));
         if let Some(input) = &input {
             call = call.client(self.session.client(
                 &context.peer,

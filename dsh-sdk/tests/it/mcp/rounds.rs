@@ -94,6 +94,19 @@ async fn breaks_in_a_task() -> String {
     panic!("a bug in the tool")
 }
 
+/// Asks two things in the request, then runs as a task.
+#[tool(read_only, task_required, ask_first)]
+async fn asks_then_a_task(exec: &Exec) -> Result<String, ToolError> {
+    let name = exec.elicit_keyed::<Name>("who", "Name?").await?;
+    let colour = exec.elicit_keyed::<Colour>("colour", "Colour?").await?;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(format!(
+        "{} likes {}",
+        shown(name, |name| name.name),
+        shown(colour, |colour| colour.color)
+    ))
+}
+
 /// Runs only as a task.
 #[tool(read_only, task_required)]
 async fn only_a_task() -> String {
@@ -109,6 +122,7 @@ fn registry() -> Registry {
     registry.register::<asks_in_a_task>().unwrap().keep();
     registry.register::<breaks_in_a_task>().unwrap().keep();
     registry.register::<only_a_task>().unwrap().keep();
+    registry.register::<asks_then_a_task>().unwrap().keep();
     registry
 }
 
@@ -593,6 +607,106 @@ async fn a_task_waits_for_its_answer_given_to_a_replica_sharing_its_redis() {
     let one = serve(server(registry()).task_store(one.task_store())).await;
     let two = serve(server(registry()).task_store(two.task_store())).await;
     a_task_waits_for_its_answer(&one, &two).await;
+}
+
+/// A tool that asks first answers its rounds in the request, with no task,
+/// and the round that brings answers becomes a task that starts with them:
+/// the task's state carries no `requestState`, and a question the task
+/// asks later waits in the task (`tasks/update`), answered through `other`.
+async fn a_tool_that_asks_first_becomes_a_task_with_its_answers(http: &Http, other: &Http) {
+    let call = |extra: Value| {
+        let mut params = json!({ "name": "asks_then_a_task", "arguments": {} });
+        if let Value::Object(extra) = extra {
+            params.as_object_mut().unwrap().extend(extra);
+        }
+        params
+    };
+    let first = task_rpc(http, "tools/call", call(json!({}))).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert!(first["result"].get("taskId").is_none(), "{first}");
+    assert!(
+        first["result"]["inputRequests"]["who"].is_object(),
+        "{first}"
+    );
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+
+    // A tampered state is refused before any task is made.
+    let tampered = task_rpc(
+        http,
+        "tools/call",
+        call(json!({
+            "inputResponses": { "who": accept(json!({ "name": "Ada" })) },
+            "requestState": format!("{state}x"),
+        })),
+    )
+    .await;
+    assert_eq!(tampered["error"]["code"], -32602, "{tampered}");
+
+    let second = task_rpc(
+        http,
+        "tools/call",
+        call(json!({
+            "inputResponses": { "who": accept(json!({ "name": "Ada" })) },
+            "requestState": state,
+        })),
+    )
+    .await;
+    assert_eq!(second["result"]["resultType"], "task", "{second}");
+    assert!(second["result"].get("requestState").is_none(), "{second}");
+    assert!(second["result"].get("inputRequests").is_none(), "{second}");
+    let id = second["result"]["taskId"].as_str().unwrap().to_owned();
+
+    // The task starts with the name; the colour it asks for waits in it.
+    let waiting = task_until(http, &id, |task| task["status"] == "input_required").await;
+    assert!(waiting["inputRequests"]["colour"].is_object(), "{waiting}");
+    assert!(waiting["inputRequests"].get("who").is_none(), "{waiting}");
+    task_rpc(
+        other,
+        "tasks/update",
+        json!({ "taskId": id, "inputResponses": { "colour": accept(json!({ "color": "teal" })) } }),
+    )
+    .await;
+    let done = task_until(http, &id, |task| task["status"] == "completed").await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Ada likes teal",
+        "{done}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_asks_first_becomes_a_task_in_memory() {
+    let http = serve(server(registry())).await;
+    a_tool_that_asks_first_becomes_a_task_with_its_answers(&http, &http).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_asks_first_becomes_a_task_in_a_shared_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let replica = || {
+        server(registry())
+            .state_key(b"a secret the replicas share")
+            .task_store(FileTaskStore::new(dir.path()).unwrap())
+    };
+    let one = serve(replica()).await;
+    let two = serve(replica()).await;
+    a_tool_that_asks_first_becomes_a_task_with_its_answers(&one, &two).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_asks_first_becomes_a_task_in_a_shared_redis() {
+    let Some(redis) = super::redis::Server::start() else {
+        return;
+    };
+    let one = Redis::connect(&redis.url(), "asks-first").await.unwrap();
+    let two = Redis::connect(&redis.url(), "asks-first").await.unwrap();
+    let replica = |redis: &Redis| {
+        server(registry())
+            .state_key(b"a secret the replicas share")
+            .task_store(redis.task_store())
+    };
+    let one = serve(replica(&one)).await;
+    let two = serve(replica(&two)).await;
+    a_tool_that_asks_first_becomes_a_task_with_its_answers(&one, &two).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
