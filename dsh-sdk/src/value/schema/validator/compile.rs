@@ -163,20 +163,24 @@ pub(crate) fn compile(schema: &Value) -> Result<Compiled, BuildError> {
         index,
         nodes: Vec::new(),
         at: HashMap::new(),
+        pending: Vec::new(),
     };
     let root = compiler.node(String::new())?;
+    compiler.drain()?;
     // Every resource's dynamic anchors, compiled so that a `$dynamicRef`
     // can jump to them from wherever the scope leads.
     let dynamic = std::mem::take(&mut compiler.index.dynamic);
     for (resource, name, pointer) in dynamic {
         let target = compiler.node(pointer)?;
         let resource = compiler.node(resource)?;
+        compiler.drain()?;
         if let Node::Object(keywords) = &mut compiler.nodes[resource] {
             keywords.dynamic_anchors.push((name, target));
         }
     }
     for resource in std::mem::take(&mut compiler.index.roots) {
         let id = compiler.node(resource)?;
+        compiler.drain()?;
         if let Node::Object(keywords) = &mut compiler.nodes[id] {
             keywords.resource = true;
         }
@@ -313,10 +317,15 @@ struct Compiler<'s> {
     index: Index,
     nodes: Vec<Node>,
     at: HashMap<String, NodeId>,
+    /// Nodes handed out whose keywords are still to compile.
+    pending: Vec<(NodeId, String)>,
 }
 
 impl Compiler<'_> {
-    /// The node of the subschema at `pointer`, compiled once.
+    /// The node of the subschema at `pointer`: its id at once, its
+    /// keywords when [`drain`](Self::drain) comes to it. Compiling from a
+    /// work list rather than by recursion keeps a long chain of `$ref`s
+    /// from exhausting the stack.
     fn node(&mut self, pointer: String) -> Result<NodeId, BuildError> {
         if let Some(id) = self.at.get(&pointer) {
             return Ok(*id);
@@ -324,18 +333,23 @@ impl Compiler<'_> {
         let id = self.nodes.len();
         self.nodes.push(Node::Bool(true));
         self.at.insert(pointer.clone(), id);
-        let value = self
-            .document
-            .pointer(&pointer)
-            .unwrap_or(&Value::Bool(true));
-        let node = match value {
-            Value::Object(map) => Node::Object(Box::new(self.keywords(map, pointer)?)),
-            Value::Bool(flag) => Node::Bool(*flag),
-            // The dialect check refuses these before compiling.
-            _ => Node::Bool(true),
-        };
-        self.nodes[id] = node;
+        self.pending.push((id, pointer));
         Ok(id)
+    }
+
+    /// Compiles every node handed out and not compiled yet.
+    fn drain(&mut self) -> Result<(), BuildError> {
+        while let Some((id, pointer)) = self.pending.pop() {
+            let document = self.document;
+            let value = document.pointer(&pointer).unwrap_or(&Value::Bool(true));
+            self.nodes[id] = match value {
+                Value::Object(map) => Node::Object(Box::new(self.keywords(map, pointer)?)),
+                Value::Bool(flag) => Node::Bool(*flag),
+                // The dialect check refuses these before compiling.
+                _ => Node::Bool(true),
+            };
+        }
+        Ok(())
     }
 
     fn child(&mut self, pointer: &str, key: &str) -> Result<NodeId, BuildError> {

@@ -182,3 +182,25 @@ fn refuses_what_it_cannot_compile() {
     assert_eq!(error.pointer, "/properties/a/type");
     assert!(error.about_type);
 }
+
+#[test]
+fn a_long_chain_of_references_compiles_without_recursion() {
+    let mut defs = serde_json::Map::new();
+    for at in 0..20_000 {
+        defs.insert(
+            format!("d{at}"),
+            json!({ "$ref": format!("#/$defs/d{}", at + 1) }),
+        );
+    }
+    defs.insert("d20000".into(), json!({ "type": "integer" }));
+    let validator = Validator::new(&json!({ "$defs": defs, "$ref": "#/$defs/d0" })).unwrap();
+    // Evaluating it goes as deep as the chain: past the bound, an error.
+    assert!(!validator.is_valid(&json!(1)));
+    let shallow = Validator::new(&json!({
+        "$defs": { "a": { "$ref": "#/$defs/b" }, "b": { "type": "integer" } },
+        "$ref": "#/$defs/a"
+    }))
+    .unwrap();
+    assert!(shallow.is_valid(&json!(1)));
+    assert!(!shallow.is_valid(&json!("1")));
+}
