@@ -188,7 +188,9 @@ fn duration(text: &str) -> bool {
                 continue;
             }
             let at = order.iter().position(|unit| *unit == byte)?;
-            if !number || at < next {
+            // Units come in order and with none skipped between two given:
+            // `P1Y2D` leaves out the months it would need.
+            if !number || at < next || (count > 0 && at != next) {
                 return None;
             }
             next = at + 1;
@@ -228,7 +230,7 @@ fn email(text: &str) -> bool {
             Some(v6) => v6.parse::<Ipv6Addr>().is_ok(),
             None => literal.parse::<Ipv4Addr>().is_ok(),
         },
-        None => domain.chars().all(|c| !c.is_ascii()) || hostname(domain),
+        None => !domain.is_empty() && (domain.chars().all(|c| !c.is_ascii()) || hostname(domain)),
     };
     local_ok && domain_ok
 }
@@ -236,7 +238,6 @@ fn email(text: &str) -> bool {
 /// Dot-separated labels of letters, digits and inner hyphens, each at most
 /// 63 characters, 253 in all.
 fn hostname(text: &str) -> bool {
-    let text = text.strip_suffix('.').unwrap_or(text);
     !text.is_empty()
         && text.len() <= 253
         && text.split('.').all(|label| {
@@ -313,6 +314,8 @@ mod tests {
         assert!(Format::Duration.accepts("P2W"));
         assert!(!Format::Duration.accepts("PT"));
         assert!(!Format::Duration.accepts("P1D2Y"));
+        assert!(!Format::Duration.accepts("P1Y2D"));
+        assert!(Format::Duration.accepts("P1Y2M3D"));
     }
 
     #[test]
