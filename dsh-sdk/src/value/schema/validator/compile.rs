@@ -117,19 +117,27 @@ pub(crate) enum BuildError {
     )]
     Unresolved { pointer: String, reference: String },
     /// A `$ref`, `$dynamicRef` or `$id` is not a URI reference.
-    #[error("{pointer}: `{reference}` is not a URI reference: {reason}")]
+    #[error("{}: `{reference}` is not a URI reference: {reason}", at(pointer))]
     BadUri {
         pointer: String,
         reference: String,
         reason: String,
     },
     /// A `pattern` or `patternProperties` key is not a regular expression.
-    #[error("{pointer}: {pattern:?} is not a regular expression this validator supports: {reason}")]
+    #[error(
+        "{}: {pattern:?} is not a regular expression this validator supports: {reason}",
+        at(pointer)
+    )]
     BadPattern {
         pointer: String,
         pattern: String,
         reason: String,
     },
+}
+
+/// A pointer as messages write it: `/` for the root.
+fn at(pointer: &str) -> &str {
+    if pointer.is_empty() { "/" } else { pointer }
 }
 
 /// The arena and its root.
