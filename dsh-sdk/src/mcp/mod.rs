@@ -81,6 +81,7 @@ mod request_state;
 mod resources;
 mod server;
 mod session;
+mod skills;
 mod status;
 mod task;
 mod task_store;

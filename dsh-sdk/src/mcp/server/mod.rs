@@ -35,6 +35,7 @@ use super::prompts::{Prompt, Prompts};
 use super::request_state::StateKey;
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
 use super::session::Session;
+use super::skills;
 use super::task::{MemoryTaskStore, Tasks};
 use super::task_store::TaskStore;
 
@@ -186,6 +187,7 @@ impl McpServer {
     /// Serves `registry`, naming itself `dsh-kit` with this crate's version.
     pub fn new(registry: Registry) -> Self {
         let card_views = apps::CardViews(registry.clone());
+        let skill_files = skills::files(registry.skills());
         let bus = BusSlot::default();
         McpServer {
             registry,
@@ -198,6 +200,7 @@ impl McpServer {
                 resources: {
                     let mut resources = Resources::default();
                     resources.add(Arc::new(card_views));
+                    resources.add(skill_files);
                     resources
                 },
                 prompts: Prompts::default(),
@@ -303,7 +306,8 @@ impl McpServer {
     /// Serves a resource, or a family of them: a [`StaticResource`](super::StaticResource),
     /// a [`ResourceTemplate`](super::ResourceTemplate), or any
     /// [`ResourceProvider`]. Providers are asked in the order they were
-    /// added, after the card views of the tools that present a card.
+    /// added, after the card views of the tools that present a card and the
+    /// files of the registry's skills.
     pub fn resource(mut self, provider: impl ResourceProvider) -> Self {
         Arc::make_mut(&mut self.offers)
             .resources
