@@ -6,6 +6,7 @@ mod events;
 mod forward;
 mod gone;
 mod link;
+mod skills;
 mod tls;
 mod watch;
 
@@ -314,6 +315,14 @@ impl Drop for McpProxy {
         }
         drop(tools);
         self.link.forget_skipped();
+        // Its skills go with its tools.
+        drop(std::mem::take(
+            &mut *self
+                .link
+                .skills
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        ));
     }
 }
 
