@@ -50,7 +50,9 @@ use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-pub use load::{LoadError, LoadProblem, load_dir};
+pub use load::{
+    LoadError, LoadProblem, MAX_DIR_BYTES, MAX_DIR_DEPTH, MAX_DIR_ENTRIES, MAX_SKILLS, load_dir,
+};
 pub use set::{SkillHandle, Skills};
 
 /// The file every skill holds at its root.

@@ -85,6 +85,13 @@ use offers::Offers;
 ///   for no other, since a host that hands `_meta` to its model would show
 ///   it the value once more. Hosts without MCP Apps get `content` (and
 ///   `structuredContent` where the shape has it).
+/// - Skills: when the registry has [skills](crate::skill), the server
+///   declares the Skills extension (`io.modelcontextprotocol/skills`, with
+///   no optional feature) and answers `skills/list` (a page of 100 in URI
+///   order; `nextCursor` leads on) and `skills/get` (`-32602` for a URI that
+///   names no skill), both with the cache hints; each skill's files are
+///   resources (`resources/read`), and each `SKILL.md` is in
+///   `resources/list`, named and described by its front matter.
 /// - `notifications/cancelled` from the client cancels the call.
 /// - Tasks: a tool flagged `task` (or `task_required`) answers a client that
 ///   declared the tasks extension with a task at once and runs the call in
