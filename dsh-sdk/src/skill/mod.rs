@@ -115,7 +115,7 @@ pub enum SkillError {
     Name(String),
     /// The description is empty or too long.
     #[error(
-        "the description of the skill `{name}` must hold 1 to 1024 characters, it holds {chars}"
+        "the description of the skill `{name}` must hold 1 to 1024 characters, not all blank; it holds {chars}"
     )]
     Description {
         /// The skill.
@@ -284,13 +284,17 @@ impl Skill {
 
     /// The skill's name, from its front matter.
     pub fn name(&self) -> &str {
-        self.front_matter["name"].as_str().unwrap_or_default()
+        self.front_matter
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
     }
 
     /// What the skill is for, from its front matter.
     pub fn description(&self) -> &str {
-        self.front_matter["description"]
-            .as_str()
+        self.front_matter
+            .get("description")
+            .and_then(Value::as_str)
             .unwrap_or_default()
     }
 
