@@ -234,6 +234,26 @@ fn a_symbolic_link_out_of_the_directory_is_refused() {
     );
 }
 
+/// A FIFO would hang a read: it is refused, not opened.
+#[cfg(unix)]
+#[test]
+fn neither_a_file_nor_a_directory_is_refused_unopened() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("a/SKILL.md"),
+        "---\nname: a\ndescription: x\n---\n",
+    );
+    let fifo = dir.path().join("a/pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let error = skill::load_dir(dir.path()).unwrap_err();
+    assert_eq!(error.path, fifo);
+    assert!(matches!(error.problem, LoadProblem::NotAFile), "{error}");
+}
+
 #[test]
 fn a_skill_md_at_the_root_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
