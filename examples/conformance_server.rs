@@ -39,6 +39,7 @@ use dsh_kit::mcp::rmcp::model::{
 };
 use dsh_kit::mcp::{FileTaskStore, McpServer, Prompt, ResourceTemplate, StaticResource};
 use dsh_kit::prelude::*;
+use dsh_kit::skill::{Skill, SkillError};
 
 const USAGE: &str = "usage: conformance_server --http ADDR [--stateless] [--task-store DIR] [--redis URL [--redis-prefix P] [--task-lease-ms N] [--redis-wait-ms N] [--session-ttl-ms N]] [--task-ttl-ms N]
 
@@ -761,6 +762,29 @@ async fn test_reconnection(_args: NoArgs) -> String {
     "Reconnection test completed successfully".to_owned()
 }
 
+/// The skills the Skills extension's scenarios list, get and read: one at
+/// the top of the namespace, one under a prefix with a supporting file.
+fn skills() -> Result<Vec<Skill>, SkillError> {
+    let review = Skill::new(
+        "code-review",
+        "Review a change for correctness first, then for style",
+        "# Code review\n\nRead the whole change before commenting; see `references/CHECKLIST.md`.\n",
+    )?
+    .field("license", "MIT")?
+    .field("metadata", json!({ "version": "1.0" }))?
+    .file(
+        "references/CHECKLIST.md",
+        "# Checklist\n\n- It does what it says.\n- It is tested.\n",
+    )?
+    .prefix("conformance")?;
+    let greeting = Skill::new(
+        "greeting",
+        "Greet the user by name before anything else",
+        "# Greeting\n\nSay hello, then ask what they need.\n",
+    )?;
+    Ok(vec![review, greeting])
+}
+
 fn server(registry: Registry) -> McpServer {
     let mut server = McpServer::new(registry)
         .named("dsh-conformance-server", env!("CARGO_PKG_VERSION"))
@@ -1052,7 +1076,13 @@ pub async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let registry = Registry::new();
+    let registry = match skills() {
+        Ok(skills) => Registry::builder().skills(skills).build(),
+        Err(error) => {
+            eprintln!("conformance_server: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     if let Err(error) = register(&registry) {
         eprintln!("conformance_server: {error}");
         return ExitCode::FAILURE;

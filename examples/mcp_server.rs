@@ -25,6 +25,9 @@
 //!   load balancer that is not sticky.
 //! - `--proxy URL`: serve the tools of the MCP server at `URL` too (its
 //!   streamable HTTP endpoint), named `remote_` and the tool's own name.
+//! - `--skills DIR`: serve the skills in `DIR`, a directory of skill
+//!   directories each holding a `SKILL.md` (default: this example's own
+//!   `examples/skills`, when it is there).
 //! - `--otel`: export the spans and metrics of every call and request over
 //!   OTLP/HTTP, to the endpoint the standard `OTEL_EXPORTER_OTLP_ENDPOINT`
 //!   names (`http://localhost:4318` without it).
@@ -37,7 +40,7 @@
 use std::fs::File;
 use std::io::{LineWriter, Write};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 
@@ -48,7 +51,7 @@ use dsh_kit::{Registry, Subscription};
 use dsh_kit_examples::register_all;
 
 const USAGE: &str =
-    "usage: mcp_server [--http ADDR] [--allow TOOL]... [--root DIR]... [--events FILE] [--proxy URL] [--otel]
+    "usage: mcp_server [--http ADDR] [--allow TOOL]... [--root DIR]... [--events FILE] [--proxy URL] [--skills DIR] [--otel]
 
   --http ADDR     serve streamable HTTP on ADDR (loopback; port 0 picks one); prints the URL
   --allow TOOL    let TOOL run without asking (edit_file and bash ask, and no one can answer)
@@ -57,6 +60,7 @@ const USAGE: &str =
   --redis URL     share tasks, notifications and sessions with other replicas through Redis
   --redis-prefix P  the replicas' key prefix in Redis (default: dsh-kit-examples)
   --proxy URL     serve the tools of the MCP server at URL too, as remote_NAME
+  --skills DIR    serve the skills in DIR (default: examples/skills of this checkout)
   --otel          export spans and metrics over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)";
 
 /// What the command line asked for.
@@ -68,6 +72,7 @@ struct Options {
     redis: Option<String>,
     redis_prefix: String,
     proxy: Option<String>,
+    skills: Option<PathBuf>,
     otel: bool,
 }
 
@@ -113,6 +118,16 @@ async fn run(options: Options) -> Result<(), String> {
             return Err(format!("`--root {}`: not a directory", root.display()));
         }
         builder = builder.path_root(root);
+    }
+    // The example's own skills, from its checkout, unless told otherwise.
+    let skills = options.skills.clone().or_else(|| {
+        let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("skills");
+        own.is_dir().then_some(own)
+    });
+    if let Some(dir) = &skills {
+        let loaded =
+            dsh_kit::skill::load_dir(dir).map_err(|error| format!("`--skills`: {error}"))?;
+        builder = builder.skills(loaded);
     }
     let registry = builder.build();
     register_all(&registry).map_err(|error| error.to_string())?;
@@ -188,6 +203,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         redis: None,
         redis_prefix: "dsh-kit-examples".to_owned(),
         proxy: None,
+        skills: None,
         otel: false,
     };
     while let Some(arg) = args.next() {
@@ -205,6 +221,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--redis" => options.redis = Some(value("--redis")?),
             "--redis-prefix" => options.redis_prefix = value("--redis-prefix")?,
             "--proxy" => options.proxy = Some(value("--proxy")?),
+            "--skills" => options.skills = Some(PathBuf::from(value("--skills")?)),
             "--otel" => options.otel = true,
             other => return Err(format!("unknown argument `{other}`")),
         }

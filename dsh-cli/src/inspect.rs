@@ -1,11 +1,13 @@
 //! `dsh inspect`: each tool's definition, contract hash, and the
-//! compatibility report of the provider formats a model is given tools in.
+//! compatibility report of the provider formats a model is given tools in;
+//! then the server's skills (the MCP Skills extension), each with its files.
 
 use std::fmt::Write as _;
 
 use clap::Args;
 use dsh_kit::export::digest::tool_hash;
 use dsh_kit::export::{Format, compatibility, export_tool};
+use dsh_kit::skill::SkillEntry;
 use dsh_kit::{Registry, ToolInfo};
 use serde_json::{Value, json};
 
@@ -41,10 +43,12 @@ pub async fn run(args: InspectArgs) -> Done {
     let registry = Registry::new();
     let proxy = server.connect(&registry).await?;
     let tools = registry.tools();
+    let skills = registry.skills().entries();
     if args.json {
         let report = json!({
             "server": server.describe(),
             "tools": tools.iter().map(tool_json).collect::<Vec<_>>(),
+            "skills": skills.iter().map(skill_json).collect::<Vec<_>>(),
             "skipped": proxy.diagnostics().iter().map(|d| json!({
                 "tool": d.tool_name, "code": d.code, "message": d.message,
             })).collect::<Vec<_>>(),
@@ -52,7 +56,9 @@ pub async fn run(args: InspectArgs) -> Done {
         let text = serde_json::to_string_pretty(&report).unwrap_or_else(|_| report.to_string());
         out(&format!("{text}\n"));
     } else {
-        out(&table(&server.describe(), &tools));
+        let mut text = table(&server.describe(), &tools);
+        text.push_str(&skill_table(&skills));
+        out(&text);
     }
     Ok(Outcome::Ok)
 }
@@ -149,6 +155,65 @@ fn table(server: &str, tools: &[ToolInfo]) -> String {
                     "  {} {note}",
                     paint(Paint::Yellow, format!("{label}:"))
                 );
+            }
+        }
+    }
+    text
+}
+
+/// One skill as JSON: its URI, front matter, and files (`"dynamic"` when
+/// the server publishes none).
+fn skill_json(skill: &SkillEntry) -> Value {
+    let files = match &skill.files {
+        Some(files) => json!(
+            files
+                .iter()
+                .map(|file| json!({ "uri": file.uri, "digest": file.digest, "size": file.size }))
+                .collect::<Vec<_>>()
+        ),
+        None => json!("dynamic"),
+    };
+    json!({ "uri": skill.uri, "frontmatter": skill.front_matter, "files": files })
+}
+
+/// The skills, after the tools: each URI, description, and its files.
+fn skill_table(skills: &[SkillEntry]) -> String {
+    let mut text = String::new();
+    if skills.is_empty() {
+        return text;
+    }
+    let plural = if skills.len() == 1 { "" } else { "s" };
+    let _ = writeln!(
+        text,
+        "\n{}",
+        paint(Paint::Bold, format!("{} skill{plural}", skills.len()))
+    );
+    for skill in skills {
+        let _ = writeln!(text, "\n{}", paint(Paint::Bold, &skill.uri));
+        for line in skill.description().lines() {
+            let _ = writeln!(text, "  {line}");
+        }
+        match &skill.files {
+            Some(files) => {
+                let bytes: u64 = files.iter().map(|file| file.size).sum();
+                let plural = if files.len() == 1 { "" } else { "s" };
+                let _ = writeln!(
+                    text,
+                    "  {} {} file{plural}, {bytes} bytes",
+                    paint(Paint::Dim, "files"),
+                    files.len()
+                );
+                for file in files {
+                    let _ = writeln!(
+                        text,
+                        "    {}  {}",
+                        file.uri,
+                        paint(Paint::Dim, &file.digest)
+                    );
+                }
+            }
+            None => {
+                let _ = writeln!(text, "  {} dynamic", paint(Paint::Dim, "files"));
             }
         }
     }

@@ -135,6 +135,8 @@ mod value;
 pub mod otel;
 // What a tool is.
 mod tool;
+// Skills: instructions served beside the tools.
+pub mod skill;
 // Whether a call may run; the index that finds deferred tools.
 pub mod permission;
 pub mod search;

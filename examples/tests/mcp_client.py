@@ -3,7 +3,10 @@
 A client nobody on this project wrote: it lists the tools, checks every
 input and output schema against the JSON Schema 2020-12 meta-schema, calls
 every tool and checks each structuredContent against its tool's outputSchema,
-sends bad arguments, cancels a slow call, and receives progress.
+sends bad arguments, cancels a slow call, and receives progress. Then it
+lists the server's skills (the Skills extension, `skills/list` and
+`skills/get`, sent as plain requests: the SDK has no methods of its own for
+them) and reads each file of one, checking it against its digest and size.
 
     python mcp_client.py --stdio PATH/TO/dsh-mcp-server --events EVENTS.jsonl
     python mcp_client.py --url http://127.0.0.1:PORT/mcp --events EVENTS.jsonl
@@ -16,7 +19,9 @@ have been started with `--allow edit_file --allow bash --events EVENTS.jsonl`.
 from __future__ import annotations
 
 import argparse
+import base64
 import functools
+import hashlib
 import http.server
 import json
 import os
@@ -25,13 +30,15 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_types import PaginatedRequest, Request, RequestParams
+from pydantic import TypeAdapter
 
 SERVER_ARGS = ["--allow", "edit_file", "--allow", "bash"]
 CALL_TIMEOUT = 20.0
@@ -294,6 +301,66 @@ async def cancel(client: Client, events: Path) -> None:
     check(text_of(result) == "Hello, again!", f"unexpected text after a cancel: {text_of(result)!r}")
 
 
+SKILLS = "io.modelcontextprotocol/skills"
+RAW = TypeAdapter(dict[str, Any])
+
+
+class ListSkillsRequest(PaginatedRequest[Literal["skills/list"]]):
+    """`skills/list`, which the SDK does not know."""
+
+    method: Literal["skills/list"] = "skills/list"
+
+
+class GetSkillParams(RequestParams):
+    uri: str
+
+
+class GetSkillRequest(Request[GetSkillParams, Literal["skills/get"]]):
+    """`skills/get`, which the SDK does not know."""
+
+    method: Literal["skills/get"] = "skills/get"
+    params: GetSkillParams
+
+
+async def skills(client: Client) -> int:
+    """Lists and gets the example skill, and reads each of its files."""
+    extensions = client.server_capabilities.extensions or {}
+    check(extensions.get(SKILLS) == {}, f"the server does not declare {SKILLS}: {extensions}")
+    listed = await client.session.send_request(ListSkillsRequest(), RAW)
+    check("nextCursor" not in listed, f"one page holds the example's skills: {listed}")
+    by_uri = {entry["uri"]: entry for entry in listed["skills"]}
+    uri = "skill://edit-safely/SKILL.md"
+    check(uri in by_uri, f"{uri} is not listed: {sorted(by_uri)}")
+    entry = by_uri[uri]
+    check(entry["frontmatter"]["name"] == "edit-safely", f"unexpected front matter: {entry['frontmatter']}")
+    got = await client.session.send_request(GetSkillRequest(params=GetSkillParams(uri=uri)), RAW)
+    check(got["skill"] == entry, f"skills/get differs from skills/list: {got['skill']} vs {entry}")
+    files = entry["resources"]
+    check(
+        [file["uri"] for file in files] == [uri, "skill://edit-safely/references/CHECKLIST.md"],
+        f"unexpected files: {files}",
+    )
+    for file in files:
+        read = await client.read_resource(file["uri"])
+        contents = read.contents[0]
+        text = getattr(contents, "text", None)
+        data = text.encode() if text is not None else base64.b64decode(contents.blob)
+        check(len(data) == file["size"], f"{file['uri']}: {len(data)} bytes, the manifest says {file['size']}")
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        check(digest == file["digest"], f"{file['uri']}: digest {digest}, the manifest says {file['digest']}")
+        if file["uri"] == uri:
+            check(text is not None and text.startswith("---\nname: edit-safely\n"), f"SKILL.md reads {text!r}")
+    try:
+        await client.session.send_request(
+            GetSkillRequest(params=GetSkillParams(uri="skill://nobody/SKILL.md")), RAW
+        )
+    except MCPError as error:
+        check(error.code == -32602, f"an unknown skill is {error.code}, not -32602 (invalid params)")
+    else:
+        fail("skills/get of an unknown skill succeeded")
+    return len(listed["skills"])
+
+
 async def run(target: Any, events: Path, mode: str) -> None:
     with tempfile.TemporaryDirectory(prefix="dsh-mcp-client-") as root:
         fx = Fixtures(Path(root))
@@ -309,9 +376,10 @@ async def run(target: Any, events: Path, mode: str) -> None:
                     await bad_arguments(client)
                     await progress(client)
                     await cancel(client, events)
+                    listed = await skills(client)
                     print(
-                        f"ok: {len(tools)} tools over protocol {client.protocol_version}: "
-                        "schemas, calls, bad arguments, progress, cancel"
+                        f"ok: {len(tools)} tools and {listed} skills over protocol {client.protocol_version}: "
+                        "schemas, calls, bad arguments, progress, cancel, skills"
                     )
         finally:
             fx.close()

@@ -76,6 +76,36 @@ fn the_table_over_stdio_and_the_json_over_http_agree() {
         bash["compatibility"]["openai_strict"]["notes"][0]["pointer"],
         "/properties/command"
     );
+    // The example server's skill, with its two files.
+    let skills = report["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 1, "{}", json.stdout);
+    assert_eq!(skills[0]["uri"], "skill://edit-safely/SKILL.md");
+    assert_eq!(skills[0]["frontmatter"]["name"], "edit-safely");
+    let files: Vec<&str> = skills[0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://edit-safely/SKILL.md",
+            "skill://edit-safely/references/CHECKLIST.md"
+        ]
+    );
+    assert!(
+        table
+            .stdout
+            .contains("\n1 skill\n\nskill://edit-safely/SKILL.md\n  Change a file"),
+        "{}",
+        table.stdout
+    );
+    assert!(
+        table.stdout.contains("  files 2 files, "),
+        "{}",
+        table.stdout
+    );
     // The same server over either transport has the same contract.
     let hash = greet["contract"].as_str().unwrap();
     assert!(hash.starts_with("sha256:"), "{hash}");

@@ -34,7 +34,10 @@
 //! - Beside its tools, a server serves resources ([`McpServer::resource`]:
 //!   [`StaticResource`], [`ResourceTemplate`], any [`ResourceProvider`]) and
 //!   prompts ([`McpServer::prompt`]); the MCP Apps card views of tools that
-//!   present a card are one resource provider among them.
+//!   present a card are one resource provider among them. The registry's
+//!   [skills](crate::skill) are served as the Skills extension
+//!   (`io.modelcontextprotocol/skills`): `skills/list`, `skills/get`, and
+//!   their files as resources.
 //! - A tool reaches the client of its call through [`Exec`](crate::Exec):
 //!   log messages, elicitation (a form, or a URL the user is sent to),
 //!   sampling (see [`crate::tool::client`]).
@@ -56,6 +59,7 @@
 //!   [dynamic tools](crate::DynamicTool) that forward each call there. When
 //!   the server drops, its tools turn `unavailable` until the proxy reaches
 //!   it again ([`Backoff`]); the re-read list is diffed ([`ProxyEvent`]).
+//!   The server's skills are served again by the registry.
 //! - Every list result carries the 2026-07-28 cache hints; `tools/list` has
 //!   a version ([`LIST_VERSION_META_KEY`]) and marks each tool that is not
 //!   `available` with its status ([`STATUS_META_KEY`]).
@@ -81,6 +85,7 @@ mod request_state;
 mod resources;
 mod server;
 mod session;
+mod skills;
 mod status;
 mod task;
 mod task_store;

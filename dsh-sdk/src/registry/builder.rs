@@ -20,6 +20,7 @@ use crate::pipeline::post_execute::PostExecute;
 use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
 use crate::pipeline::{Config, Pipeline};
 use crate::pool::Pool;
+use crate::skill::{Skill, Skills};
 use crate::tool::{RegistryLimits, State};
 use crate::value::path::Roots;
 use crate::value::schema::limits::{Limits, MAX_DEPTH};
@@ -56,6 +57,7 @@ pub struct RegistryBuilder {
     roots: Roots,
     time_calls: bool,
     trace_payloads: bool,
+    skills: Skills,
 }
 
 impl RegistryBuilder {
@@ -77,6 +79,7 @@ impl RegistryBuilder {
             roots: Roots::new(),
             time_calls: false,
             trace_payloads: false,
+            skills: Skills::default(),
         }
     }
 }
@@ -268,6 +271,34 @@ impl RegistryBuilder {
         self
     }
 
+    /// Serves `skill` beside the tools (over MCP, the Skills extension), in
+    /// place of any skill at its URI; see [`skill`](crate::skill).
+    ///
+    /// ```
+    /// use dsh_kit::Registry;
+    /// use dsh_kit::skill::Skill;
+    ///
+    /// # fn main() -> Result<(), dsh_kit::skill::SkillError> {
+    /// let registry = Registry::builder()
+    ///     .skill(Skill::new("greeting", "How to greet a user", "Say hello by name.")?)
+    ///     .build();
+    /// assert_eq!(registry.skills().entries()[0].uri, "skill://greeting/SKILL.md");
+    /// # Ok(()) }
+    /// ```
+    pub fn skill(self, skill: Skill) -> Self {
+        self.skills.serve(Arc::new(skill));
+        self
+    }
+
+    /// Serves each of `skills`, as [`skill`](Self::skill) does: the skills
+    /// of a directory ([`skill::load_dir`](crate::skill::load_dir)), say.
+    pub fn skills(mut self, skills: impl IntoIterator<Item = Skill>) -> Self {
+        for skill in skills {
+            self = self.skill(skill);
+        }
+        self
+    }
+
     /// Builds the registry.
     pub fn build(self) -> Registry {
         // The built-in stack alone is called as a concrete type, with no
@@ -311,7 +342,7 @@ impl RegistryBuilder {
             service,
             pool: Arc::downgrade(&pool.inner),
         };
-        Registry::from_pipeline(Pipeline::new(pool, config))
+        Registry::from_pipeline(Pipeline::new(pool, config), self.skills)
     }
 }
 

@@ -18,6 +18,7 @@ use crate::catalog::{self, CatalogError};
 use crate::export::{self, Compatibility, Format};
 use crate::pipeline::{Pipeline, ToolCall};
 use crate::pool::{Pool, Subscription, ToolHandle};
+use crate::skill::Skills;
 use crate::tool::{DynamicTool, Exec, RegisterError, State, Tool, ToolInfo};
 use crate::value::event::Event;
 use crate::value::event::rawp::{CatalogPublish, Diagnostic, RawpEvent, ToolStatus};
@@ -59,6 +60,8 @@ pub use view::CallerView;
 pub struct Registry {
     /// The host's view of the pipeline, which the host's reads go through.
     host: CallerView,
+    /// The skills served beside the tools.
+    skills: Skills,
 }
 
 impl Default for Registry {
@@ -141,6 +144,12 @@ impl Registry {
     /// a stable prompt prefix when dynamic tools come and go.
     pub fn tools(&self) -> Vec<ToolInfo> {
         self.pool().tools()
+    }
+
+    /// The skills served beside the tools: those of
+    /// [`RegistryBuilder::skill`], and those [added](Skills::add) since.
+    pub fn skills(&self) -> &Skills {
+        &self.skills
     }
 
     /// The state shared with every tool.
@@ -411,9 +420,10 @@ impl Registry {
     }
 
     /// The registry running `pipeline`, for the host.
-    fn from_pipeline(pipeline: Arc<Pipeline>) -> Registry {
+    fn from_pipeline(pipeline: Arc<Pipeline>, skills: Skills) -> Registry {
         Registry {
             host: CallerView::new(pipeline, Arc::clone(Principal::shared_host()), None),
+            skills,
         }
     }
 
@@ -448,6 +458,7 @@ impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registry")
             .field("tools", &self.pool())
+            .field("skills", &self.skills)
             .finish_non_exhaustive()
     }
 }

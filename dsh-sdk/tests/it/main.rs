@@ -31,3 +31,4 @@ mod read_back;
 mod registry;
 mod replay;
 mod search;
+mod skills;

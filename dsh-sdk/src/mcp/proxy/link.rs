@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::pool::ScopedTool;
 use crate::registry::Registry;
+use crate::skill::SkillHandle;
 use crate::tool::DynamicTool;
 use crate::tool::RegisterError;
 use crate::tool::ToolDef;
@@ -44,6 +45,8 @@ pub(super) struct Link {
     /// Registered name → what it was made from, and its handle.
     pub(super) tools: Mutex<BTreeMap<String, Proxied>>,
     pub(super) skipped: Mutex<Vec<Diagnostic>>,
+    /// The server's skills as served here: each URI, and its handle.
+    pub(super) skills: Mutex<Vec<(String, SkillHandle)>>,
     /// Set when the proxy is dropped: a re-read still running registers nothing.
     pub(super) dropped: AtomicBool,
     /// Why the server is gone, while it is.
@@ -84,6 +87,7 @@ impl Link {
             progress,
             tools: Mutex::default(),
             skipped: Mutex::default(),
+            skills: Mutex::default(),
             dropped: AtomicBool::new(false),
             gone: Mutex::default(),
             closed: Notify::new(),
@@ -220,6 +224,9 @@ impl Link {
             self.check_contract(&name, &hash);
         }
         *self.skipped.lock().unwrap_or_else(PoisonError::into_inner) = skipped;
+        if !self.dropped.load(Ordering::SeqCst) {
+            self.sync_skills().await;
+        }
         Ok(diff(&known, &now))
     }
 

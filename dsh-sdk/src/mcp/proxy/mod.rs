@@ -6,6 +6,7 @@ mod events;
 mod forward;
 mod gone;
 mod link;
+mod skills;
 mod tls;
 mod watch;
 
@@ -120,8 +121,14 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// - `https://` servers are reached with rustls (no system OpenSSL), trusting
 ///   the system's roots plus any [root certificates](McpProxyBuilder::root_certificates_pem)
 ///   given.
-/// - Dropping the proxy unregisters its tools and ends the connection (a
-///   child process is stopped).
+/// - A server that declares the Skills extension has its skills served by
+///   the registry ([`Registry::skills`](crate::Registry::skills)), as it
+///   lists them, each file read from the server when a client asks for it;
+///   the list is read again with the tools. A skill that breaks the
+///   extension's rules, or whose URI a skill of the registry's own holds,
+///   is left out (with a warning in the log).
+/// - Dropping the proxy unregisters its tools and skills and ends the
+///   connection (a child process is stopped).
 pub struct McpProxy {
     link: Arc<Link>,
     _stop: DropGuard,
@@ -314,6 +321,14 @@ impl Drop for McpProxy {
         }
         drop(tools);
         self.link.forget_skipped();
+        // Its skills go with its tools.
+        drop(std::mem::take(
+            &mut *self
+                .link
+                .skills
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        ));
     }
 }
 

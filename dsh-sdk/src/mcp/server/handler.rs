@@ -4,14 +4,16 @@
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, Tool, UpdateTaskParams,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::super::skills;
 use super::{McpServer, caller, lifecycle, trace};
 
 impl ServerHandler for McpServer {
@@ -23,6 +25,7 @@ impl ServerHandler for McpServer {
             .enable_tasks()
             .build();
         self.offers.extend_capabilities(&mut capabilities);
+        skills::declare(self.registry.skills(), &mut capabilities);
         let config =
             ServerConfig::new(capabilities).with_server_info(Implementation::clone(&self.info));
         match &self.instructions {
@@ -177,6 +180,28 @@ impl ServerHandler for McpServer {
         )?;
         self.session.unsubscribe(&request.uri);
         Ok(())
+    }
+
+    /// The registry's skills, a page at a time, in URI order.
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let cursor = request.and_then(|request| request.cursor);
+        trace::traced("skills/list", None, &context, async {
+            Ok(skills::list(self.registry.skills(), cursor.as_deref()))
+        })
+        .await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let getting = async { skills::get(self.registry.skills(), &request.uri) };
+        trace::traced("skills/get", Some(&request.uri), &context, getting).await
     }
 
     async fn list_prompts(

@@ -35,6 +35,7 @@ use super::prompts::{Prompt, Prompts};
 use super::request_state::StateKey;
 use super::resources::{ResourceProvider, ResourceUpdates, Resources};
 use super::session::Session;
+use super::skills;
 use super::task::{MemoryTaskStore, Tasks};
 use super::task_store::TaskStore;
 
@@ -84,6 +85,13 @@ use offers::Offers;
 ///   for no other, since a host that hands `_meta` to its model would show
 ///   it the value once more. Hosts without MCP Apps get `content` (and
 ///   `structuredContent` where the shape has it).
+/// - Skills: when the registry has [skills](crate::skill), the server
+///   declares the Skills extension (`io.modelcontextprotocol/skills`, with
+///   no optional feature) and answers `skills/list` (a page of 100 in URI
+///   order; `nextCursor` leads on) and `skills/get` (`-32602` for a URI that
+///   names no skill), both with the cache hints; each skill's files are
+///   resources (`resources/read`), and each `SKILL.md` is in
+///   `resources/list`, named and described by its front matter.
 /// - `notifications/cancelled` from the client cancels the call.
 /// - Tasks: a tool flagged `task` (or `task_required`) answers a client that
 ///   declared the tasks extension with a task at once and runs the call in
@@ -186,6 +194,7 @@ impl McpServer {
     /// Serves `registry`, naming itself `dsh-kit` with this crate's version.
     pub fn new(registry: Registry) -> Self {
         let card_views = apps::CardViews(registry.clone());
+        let skill_files = skills::files(registry.skills());
         let bus = BusSlot::default();
         McpServer {
             registry,
@@ -198,6 +207,7 @@ impl McpServer {
                 resources: {
                     let mut resources = Resources::default();
                     resources.add(Arc::new(card_views));
+                    resources.add(skill_files);
                     resources
                 },
                 prompts: Prompts::default(),
@@ -303,7 +313,8 @@ impl McpServer {
     /// Serves a resource, or a family of them: a [`StaticResource`](super::StaticResource),
     /// a [`ResourceTemplate`](super::ResourceTemplate), or any
     /// [`ResourceProvider`]. Providers are asked in the order they were
-    /// added, after the card views of the tools that present a card.
+    /// added, after the card views of the tools that present a card and the
+    /// files of the registry's skills.
     pub fn resource(mut self, provider: impl ResourceProvider) -> Self {
         Arc::make_mut(&mut self.offers)
             .resources

@@ -13,4 +13,5 @@ mod rounds;
 mod server;
 mod sessions;
 mod shape;
+mod skills;
 mod tasks;
