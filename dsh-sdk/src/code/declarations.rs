@@ -425,11 +425,11 @@ mod tests {
             "name": { "type": ["string", "null"] },
             "pair": { "type": "array", "prefixItems": [{ "type": "integer" }, { "type": "string" }] },
             "tags": { "type": "object", "additionalProperties": { "type": "number" } },
-            "odd key": { "type": "array", "items": { "anyOf": [{ "type": "string" }, { "type": "null" }] } }
+            "z key": { "type": "array", "items": { "anyOf": [{ "type": "string" }, { "type": "null" }] } }
         }, "required": ["mode"], "additionalProperties": false });
         assert_eq!(
             Writer::new(&schema).type_of(&schema, 0),
-            "{\n  mode: \"a\" | \"b\";\n  name?: string | null;\n  pair?: [number, string];\n  tags?: { [key: string]: number };\n  \"odd key\"?: (string | null)[];\n}"
+            "{\n  mode: \"a\" | \"b\";\n  name?: string | null;\n  pair?: [number, string];\n  tags?: { [key: string]: number };\n  \"z key\"?: (string | null)[];\n}"
         );
     }
 
