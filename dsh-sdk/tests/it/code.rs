@@ -277,6 +277,16 @@ async fn each_bound_ends_a_hostile_program_with_its_own_error() {
             "TooManyCalls",
             "more than 20 tool calls",
         ),
+        (
+            "return 'x'.repeat(2 ** 28).length;",
+            "OutOfMemory",
+            "out of memory",
+        ),
+        (
+            "let o = {}; for (let i = 0; i < 1000; i++) o = { o }; return o;",
+            "ResultNotJson",
+            "not JSON",
+        ),
         ("return (", "Syntax", "does not parse"),
         (
             "throw new TypeError('bad input');",
