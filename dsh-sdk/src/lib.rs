@@ -151,6 +151,8 @@ pub mod catalog;
 // The host's handle on all of the above.
 mod registry;
 // Front ends.
+#[cfg(feature = "code")]
+pub mod code;
 pub mod log;
 #[cfg(feature = "mcp")]
 pub mod mcp;

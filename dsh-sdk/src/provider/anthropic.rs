@@ -2,7 +2,9 @@
 //!
 //! [`Turn::text`] is the response's `text` blocks, joined. Calls are read,
 //! in content order, from its `content[]` blocks of type `tool_use`:
-//! `{id, name, input}`, `input` a JSON object. All results of a turn go back
+//! `{id, name, input}`, `input` a JSON object, and its `caller` when the
+//! model's code made the call (programmatic tool calling,
+//! [`Call::caller`]). All results of a turn go back
 //! in ONE `user` message of `tool_result` blocks, in call order: `{tool_use_id,
 //! content, is_error}`, `content` text blocks and base64 image blocks (JPEG,
 //! PNG, GIF and WebP, the media types Anthropic accepts; any other image, and
@@ -16,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Call, CallFields, ModelTurn, Part, Read, ResponseError, WireFormat};
+use super::{Call, CallFields, CodeCaller, ModelTurn, Part, Read, ResponseError, WireFormat};
 use crate::value::result::ToolResult;
 
 /// The image media types a `tool_result` may carry.
@@ -49,7 +51,9 @@ impl ModelTurn for Turn {
             "tool_use" => {
                 // A block of the wrong shape is still a call: answered with an error.
                 let fields = CallFields::read(block, "id", "input");
-                let call = Call::from_value(fields.name, fields.arguments.unwrap_or(Value::Null));
+                let mut call =
+                    Call::from_value(fields.name, fields.arguments.unwrap_or(Value::Null));
+                call.caller = code_caller(block);
                 Read::Call(call.identified_in(
                     block,
                     "id",
@@ -94,6 +98,24 @@ impl ModelTurn for Turn {
                 .collect(),
         }
     }
+}
+
+/// The code that made a `tool_use` call, from its `caller`: none for a
+/// direct call (`{"type": "direct"}`, or no `caller` at all).
+fn code_caller(block: &Value) -> Option<CodeCaller> {
+    let caller = block.get("caller")?;
+    let kind = caller.get("type").and_then(Value::as_str)?;
+    if kind == "direct" {
+        return None;
+    }
+    Some(CodeCaller {
+        kind: kind.to_owned(),
+        tool_id: caller
+            .get("tool_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    })
 }
 
 fn content(result: &ToolResult) -> Vec<ResultContent> {

@@ -206,6 +206,22 @@ pub struct Call {
     pub name: String,
     /// The arguments as a JSON object, or why the call cannot run.
     pub args: Result<Value, CallError>,
+    /// The model's own code that made the call, when its provider ran that
+    /// code (Anthropic's programmatic tool calling); `None` for a call the
+    /// model made directly.
+    pub caller: Option<CodeCaller>,
+}
+
+/// The code a call came from, when a provider ran the model's code and
+/// that code called the tool: Anthropic's `caller` of a `tool_use` block,
+/// `{"type": "code_execution_20250825", "tool_id": "srvtoolu_…"}`.
+/// Answer the call as any other; the code waits for its result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeCaller {
+    /// The code tool's type (`code_execution_20250825`).
+    pub kind: String,
+    /// The id of the code tool's use that made the call.
+    pub tool_id: String,
 }
 
 impl Call {
@@ -229,6 +245,7 @@ impl Call {
             id: String::new(),
             args: args(&name),
             name,
+            caller: None,
         };
         if call.name.is_empty() {
             call.fail(CallError::MissingName)

@@ -9,6 +9,8 @@ mod arguments;
 mod batch;
 mod call;
 mod catalog;
+#[cfg(feature = "code")]
+mod code;
 mod dynamic;
 mod elicit_url;
 mod events;

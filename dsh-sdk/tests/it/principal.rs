@@ -450,6 +450,7 @@ async fn a_model_turn_run_for_a_principal_runs_each_call_as_it() {
         id: format!("call_{name}"),
         name: name.to_owned(),
         args: Ok(json!({ "line": "hi" })),
+        caller: None,
     };
     let calls = [turn("write_notes"), turn("reset_all")];
     let results = dsh_kit::provider::run(&registry.as_caller(ada()), &calls).await;

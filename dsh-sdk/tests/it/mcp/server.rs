@@ -918,3 +918,42 @@ async fn tools_list_says_which_tools_are_unavailable_and_why() {
             .is_none_or(|meta| !meta.0.contains_key(STATUS_META_KEY))
     );
 }
+
+#[cfg(feature = "code")]
+#[tokio::test]
+async fn a_program_runs_over_mcp_its_calls_made_through_the_pipeline() {
+    use dsh_kit::code::{self, Limits, RUN_CODE};
+    let registry = Registry::new();
+    registry.register::<greet>().unwrap().keep();
+    let tool = code::tool(registry.host(), Limits::default());
+    registry.register_dynamic(tool).unwrap().keep();
+    let results = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&results);
+    let _events = registry.subscribe(move |event| {
+        if matches!(event, dsh_kit::event::Event::Result(_)) {
+            counted.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let (client, _serving) = connect(&registry, modern()).await;
+    let listed = client.list_all_tools().await.unwrap();
+    let run_code = listed
+        .iter()
+        .find(|tool| tool.name == RUN_CODE)
+        .expect("listed");
+    assert!(
+        run_code
+            .description
+            .as_deref()
+            .unwrap_or_default()
+            .contains("greet(args: {")
+    );
+    let program = "const a = tools.greet({ name: 'Ada' }); return a.ok ? a.value : a.message;";
+    let result = client
+        .call_tool(call(RUN_CODE, json!({ "code": program })))
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "Hello, Ada!");
+    assert_eq!(result.structured_content.unwrap()["result"], "Hello, Ada!");
+    // The program's call and the program's own: two calls through the pipeline.
+    assert_eq!(results.load(Ordering::SeqCst), 2);
+}

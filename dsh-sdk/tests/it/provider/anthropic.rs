@@ -208,3 +208,32 @@ fn server_side_tool_search_blocks_are_kept_but_not_run() {
     assert_eq!(turn.calls[0].id, "toolu_9");
     assert_eq!(turn.message.content.len(), 3);
 }
+
+#[test]
+fn a_call_made_by_the_models_code_says_which_code_made_it() {
+    let turn = Turn::parse(
+        &json!({"id": "msg_4", "type": "message", "role": "assistant",
+        "stop_reason": "tool_use", "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_7", "name": "code_execution",
+             "input": {"code": "await convert({amount: 1})"}},
+            {"type": "tool_use", "id": "toolu_1", "name": "convert", "input": {"amount": 1.0},
+             "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_7"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "convert", "input": {"amount": 2.0},
+             "caller": {"type": "direct"}}
+        ]}),
+    )
+    .unwrap();
+    assert_eq!(turn.calls.len(), 2);
+    let caller = turn.calls[0]
+        .caller
+        .as_ref()
+        .expect("the code made the first call");
+    assert_eq!(
+        (caller.kind.as_str(), caller.tool_id.as_str()),
+        ("code_execution_20250825", "srvtoolu_7")
+    );
+    assert_eq!(
+        turn.calls[1].caller, None,
+        "the model made the second call itself"
+    );
+}
