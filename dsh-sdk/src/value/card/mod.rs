@@ -26,7 +26,6 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_with::skip_serializing_none;
 
 /// What a UI shows of a call, as a `card`-tagged union.
 ///
@@ -129,7 +128,6 @@ impl From<WebCard> for Card {
 }
 
 /// The fallback card.
-#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GenericCard {
     /// The tool's name: borrowed when it is known at compile time, so the
@@ -138,6 +136,7 @@ pub struct GenericCard {
     /// The raw arguments, shared with the call they came with.
     pub input: Arc<Value>,
     /// The canonical output, once there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<Value>,
 }
 
@@ -153,7 +152,6 @@ pub struct GenericCard {
 /// assert_eq!(serde_json::to_value(&done).unwrap()["exit_code"], 0);
 /// # drop(running);
 /// ```
-#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TerminalCard {
     /// The command line.
@@ -164,6 +162,7 @@ pub struct TerminalCard {
     pub stderr: String,
     /// Its exit code, once it exited; absent while it runs, or when it was
     /// killed (by a signal, a timeout or a cancellation).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
 }
 
@@ -242,14 +241,15 @@ pub struct DiffHunk {
 }
 
 /// A file, or a range of its lines, that was read.
-#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadCard {
     /// The file.
     pub path: String,
     /// First line shown, 1-based.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u32>,
     /// Last line shown, 1-based, inclusive.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_line: Option<u32>,
     /// The text shown.
     pub content: String,
@@ -337,12 +337,12 @@ impl SearchHit {
 /// let card = Card::from(WebCard::new("http://example.com/", "This domain is for use in examples.").title("Example Domain"));
 /// assert_eq!(serde_json::to_value(&card).unwrap()["title"], "Example Domain");
 /// ```
-#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WebCard {
     /// The page's address.
     pub url: String,
     /// Its title, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The part of it shown; empty while the page is being fetched.
     pub excerpt: String,

@@ -48,7 +48,6 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_with::skip_serializing_none;
 use uuid::Uuid;
 
 use crate::value::event::Event;
@@ -102,7 +101,6 @@ impl RawpEvent {
 }
 
 /// `tool.invoke.request`: the agent is about to call a tool.
-#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InvokeRequest {
     /// This call's unique id, a UUID v4.
@@ -110,6 +108,7 @@ pub struct InvokeRequest {
     /// The tool's name, as the model called it.
     pub tool_name: String,
     /// The tool's version.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_version: Option<String>,
     /// The tool's input parameters: an object, as the spec requires, for
     /// every well-formed call. A model that sent something else (a call the
@@ -118,9 +117,11 @@ pub struct InvokeRequest {
     /// wire event reads an object sent as a JSON string as that object.
     pub input: Value,
     /// Groups the calls sent at the same time (one batch).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub parallel_group_id: Option<String>,
     /// Who made the call, without the token's claims; absent for the host's
     /// own calls (and in logs written before callers were recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub principal: Option<Caller>,
 }
 
@@ -144,7 +145,6 @@ pub struct InvokeStream {
 }
 
 /// `tool.invoke.result`: how a call ended and what it produced.
-#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InvokeResult {
     /// The `invocation_id` of the matching `tool.invoke.request`.
@@ -158,13 +158,16 @@ pub struct InvokeResult {
     /// How to read `output`, resolved by [`ToolDef::resolve_output_type`](crate::ToolDef::resolve_output_type).
     pub output_type: OutputType,
     /// How long the call took, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// Whether the output was cut short.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
     /// Why the call failed, typed, on every failed result: the cause, and
     /// the tool's own failure kind and error value where it has them. Not a
     /// field of the protocol's payload: an addition a receiver that does not
     /// know it skips, and absent on success.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
 }
 
@@ -181,29 +184,35 @@ pub struct CatalogPublish {
 }
 
 /// One tool of a [`CatalogPublish`].
-#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CatalogTool {
     /// The tool's name.
     pub name: String,
     /// The tool's version.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// What the tool does.
     pub description: String,
     /// The JSON Schema of its input.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub input_schema: Option<Value>,
     /// Its declared `output_type`, the first step of [`ToolDef::resolve_output_type`](crate::ToolDef::resolve_output_type).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_type: Option<OutputType>,
     /// Whether a call asks for approval before it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub requires_approval: Option<bool>,
     /// What kind of tool it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<Category>,
     /// Whether it can be used; absent means `available`.
     #[serde(default)]
     pub status: ToolStatus,
     /// Why it has its status, for a UI to show; left out when there is no reason to give.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status_description: Option<String>,
     /// The hash of its definition ([`crate::export::digest`]), for a host to pin.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub contract_hash: Option<String>,
 }
 
@@ -238,12 +247,12 @@ pub enum ToolStatus {
 ///     })
 /// );
 /// ```
-#[skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// How bad it is.
     pub severity: Severity,
     /// The tool it is about; absent when it is about the whole catalog.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
     /// A code to switch on: `TOOL_UNAVAILABLE`, `VERSION_MISMATCH`, `DEPENDENCY_MISSING`, ….
     pub code: String,
