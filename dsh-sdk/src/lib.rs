@@ -178,7 +178,8 @@ pub mod __private;
     feature = "oauth",
     feature = "redis",
     feature = "otel",
-    feature = "playground"
+    feature = "playground",
+    feature = "skills"
 ))]
 #[doc = include_str!("../../README.md")]
 mod readme {}

@@ -291,7 +291,7 @@ impl RegistryBuilder {
     }
 
     /// Serves each of `skills`, as [`skill`](Self::skill) does: the skills
-    /// of a directory ([`skill::load_dir`](crate::skill::load_dir)), say.
+    /// of a directory (`skill::load_dir`, with the `skills` feature), say.
     pub fn skills(mut self, skills: impl IntoIterator<Item = Skill>) -> Self {
         for skill in skills {
             self = self.skill(skill);

@@ -1,7 +1,7 @@
-//! The YAML front matter that opens a `SKILL.md`: read into JSON, written
-//! from it, and the rules on its `name` and `description`.
+//! The YAML front matter that opens a `SKILL.md`: read into JSON (with the
+//! `skills` feature's YAML parser), written from it (as YAML in JSON's own
+//! syntax, which needs none), and the rules on its `name` and `description`.
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::{MAX_FRONT_MATTER_BYTES, SkillError};
@@ -29,6 +29,7 @@ pub enum FrontMatterError {
 
 /// The front matter of `markdown`, checked: `name` and `description` are
 /// strings that keep the rules.
+#[cfg(feature = "skills")]
 pub(super) fn parse(markdown: &str) -> Result<Map<String, Value>, SkillError> {
     let (yaml, _) = split(markdown)?;
     let value: Value =
@@ -83,33 +84,55 @@ pub(super) fn body(markdown: &str) -> &str {
     })
 }
 
-/// A `SKILL.md` of `fields` as front matter, then `body`.
+/// A `SKILL.md` of `fields` as front matter, then `body`: `name` and
+/// `description` first, as people write them, then the others in order.
+///
+/// Each line is `key: value`; a string that YAML would read as it is (a
+/// letter first, then letters, digits, spaces and plain punctuation, and no
+/// word YAML reads as a boolean or null) is written plain, any other value
+/// in JSON's syntax, which YAML reads as the same value.
 pub(super) fn render(fields: &Map<String, Value>, body: &str) -> Result<String, SkillError> {
-    let yaml = yaml_serde::to_string(&NameFirst(fields))
-        .map_err(|error| FrontMatterError::Yaml(error.to_string()))?;
+    let mut yaml = String::new();
+    let first = ["name", "description"];
+    let ordered = first
+        .iter()
+        .filter_map(|key| fields.get_key_value(*key))
+        .chain(
+            fields
+                .iter()
+                .filter(|(key, _)| !first.contains(&key.as_str())),
+        );
+    for (key, value) in ordered {
+        yaml.push_str(&scalar(key));
+        yaml.push_str(": ");
+        match value {
+            Value::String(text) => yaml.push_str(&scalar(text)),
+            other => yaml.push_str(&other.to_string()),
+        }
+        yaml.push('\n');
+    }
     if yaml.len() > MAX_FRONT_MATTER_BYTES {
         return Err(FrontMatterError::TooLarge.into());
     }
     Ok(format!("---\n{yaml}---\n\n{body}"))
 }
 
-/// The fields, `name` and `description` first, as people write them.
-struct NameFirst<'a>(&'a Map<String, Value>);
-
-impl Serialize for NameFirst<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for key in ["name", "description"] {
-            if let Some(value) = self.0.get(key) {
-                map.serialize_entry(key, value)?;
-            }
-        }
-        for (key, value) in self.0 {
-            if key != "name" && key != "description" {
-                map.serialize_entry(key, value)?;
-            }
-        }
-        map.end()
+/// `text` as a YAML scalar: plain where YAML reads it back as this string,
+/// else double-quoted with JSON's escapes.
+fn scalar(text: &str) -> String {
+    const WORDS: [&str; 11] = [
+        "true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf",
+    ];
+    let plain = text.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " _-.,()/".contains(c))
+        && !text.ends_with(' ')
+        && !WORDS.contains(&text.to_ascii_lowercase().as_str());
+    if plain {
+        text.to_owned()
+    } else {
+        Value::from(text).to_string()
     }
 }
 
@@ -148,6 +171,7 @@ pub(super) fn check_description(name: &str, description: &str) -> Result<(), Ski
 mod tests {
     use super::*;
 
+    #[cfg(feature = "skills")]
     #[test]
     fn reads_front_matter_and_keeps_other_fields() {
         let fields = parse("---\nname: a-b\ndescription: Does b\nlicense: MIT\nmetadata:\n  version: \"1\"\n---\n# Body\n").unwrap();
@@ -156,14 +180,30 @@ mod tests {
         assert_eq!(fields["metadata"]["version"], "1");
     }
 
+    #[cfg(feature = "skills")]
     #[test]
     fn render_reads_back_as_the_same_fields() {
         let mut fields = Map::new();
         fields.insert("description".into(), "Say: \"hi\" --- then go".into());
         fields.insert("name".into(), "greet".into());
         fields.insert("tags".into(), serde_json::json!(["a", "b"]));
+        fields.insert("on".into(), "yes".into());
+        fields.insert("version".into(), "1.0".into());
+        fields.insert("plain".into(), "Just words, (and some) punctuation.".into());
+        fields.insert(
+            "metadata".into(),
+            serde_json::json!({ "a: b": [1, 2.5, null, true] }),
+        );
         let markdown = render(&fields, "# Greet\n").unwrap();
-        assert!(markdown.starts_with("---\nname: greet\n"), "{markdown}");
+        assert!(
+            markdown
+                .starts_with("---\nname: greet\ndescription: \"Say: \\\"hi\\\" --- then go\"\n"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("\nplain: Just words, (and some) punctuation.\n"),
+            "{markdown}"
+        );
         assert_eq!(parse(&markdown).unwrap(), fields);
         assert_eq!(body(&markdown), "# Greet\n");
     }
@@ -178,6 +218,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "skills")]
     #[test]
     fn malformed_front_matter_says_what_is_wrong() {
         assert_eq!(

@@ -26,7 +26,9 @@
 //! # Ok(()) }
 //! ```
 //!
-//! [`load_dir`] reads a directory of skills: every directory under it that
+//! With the `skills` feature, [`Skill::from_markdown`] reads a skill from the
+//! text of its `SKILL.md`, and `load_dir` reads a directory of skills
+//! (the declared kind above needs no feature): every directory under it that
 //! holds a `SKILL.md` is one, named by its front matter, which must equal its
 //! directory's name, at the path from the root (`skills/acme/refunds/` is
 //! `skill://acme/refunds/SKILL.md`). Loading reads everything into memory
@@ -39,6 +41,7 @@
 //! them in its [`Skills`].
 
 mod front_matter;
+#[cfg(feature = "skills")]
 mod load;
 mod set;
 mod uri;
@@ -50,6 +53,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+#[cfg(feature = "skills")]
 pub use load::{
     LoadError, LoadProblem, MAX_DIR_BYTES, MAX_DIR_DEPTH, MAX_DIR_ENTRIES, MAX_SKILLS, load_dir,
 };
@@ -194,7 +198,8 @@ impl Skill {
     }
 
     /// A skill from the whole text of its `SKILL.md`, front matter and all,
-    /// kept byte for byte.
+    /// kept byte for byte (the `skills` feature: it reads YAML).
+    #[cfg(feature = "skills")]
     pub fn from_markdown(markdown: impl Into<String>) -> Result<Skill, SkillError> {
         let markdown = markdown.into();
         let fields = front_matter::parse(&markdown)?;
