@@ -36,7 +36,7 @@
 //! input, the permission decision), `launch` (just before execute) and
 //! `land` (output gate, post-execute, project, finalize). A stage that
 //! stops the call returns a `Stop` (`stop`), which the one place results
-//! are built (`Head`, beside it) turns into the call's error result. The
+//! are built (`Head`, in `head`) turns into the call's error result. The
 //! call's future (`future`) checks the bounds, tells subscribers, runs the
 //! tool itself when nothing else is left to wait for (else `Registry::rest`,
 //! boxed: an approval, host layers, a spill), watches the tokens that may
@@ -69,6 +69,7 @@ mod config;
 mod execute;
 mod finalize;
 mod future;
+mod head;
 mod input;
 pub mod layer;
 mod notify;
@@ -85,8 +86,9 @@ pub use call::ToolCall;
 use call::{CallName, Resolved};
 pub(crate) use config::Config;
 pub(crate) use finalize::{Settled, finish, is_unsaved};
+pub(crate) use head::{Head, Success};
 pub(crate) use resolve::closest;
-pub(crate) use stop::{Head, Stop, Success};
+pub(crate) use stop::Stop;
 
 /// What a call runs against: the pool and the settings every stage reads.
 /// The stages are its methods and this module's functions; the host holds
@@ -443,7 +445,7 @@ impl Pipeline {
                 error,
                 replaced: false,
             })?;
-        let hooked = post_execute::run(config, entry, &args, value)?;
+        let hooked = post_execute::run(&config.post_execute, &config.limits, entry, &args, value)?;
         // What the server showed shows the value execute returned: a value
         // a hook put in its place gets the generic card and its own
         // rendering.

@@ -11,9 +11,10 @@ use uuid::Uuid;
 
 use super::Pipeline;
 use super::call::{CallName, ToolCall};
+use super::head::Head;
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
-use super::stop::{Head, Stop};
+use super::stop::Stop;
 use crate::tool::{Entry, Remote, running_card};
 use crate::value::event::{Event, Verdict};
 use crate::value::principal::{Caller, Principal};
