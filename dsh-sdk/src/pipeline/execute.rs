@@ -18,7 +18,7 @@ use crate::tool::Exec;
 use crate::tool::panic_message;
 use crate::tool::{Entry, Prepared};
 
-/// Runs the tool on `prepared`, to its canonical value.
+/// Runs the tool on `prepared` inside its layers, to its canonical value.
 pub(super) async fn run(
     config: &Config,
     entry: &Arc<Entry>,
@@ -26,11 +26,6 @@ pub(super) async fn run(
     prepared: Prepared,
     exec: Exec,
 ) -> Result<Value, Stop> {
-    if runs_directly(config) {
-        return direct(entry, prepared, None)
-            .await
-            .map_err(|error| stopped(entry, error));
-    }
     let timeout = entry.enforced.timeout;
     let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);
     let executed = match &config.service {
@@ -60,7 +55,7 @@ pub(super) async fn run(
 
 /// Whether execute runs with no layer but its timeout: no host layer, and
 /// no `tool.execute` span that a `tracing` subscriber records. The tool
-/// then runs as the layers would run it ([`direct`]).
+/// then runs as the layers would run it ([`direct`]), else [`run`].
 pub(super) fn runs_directly(config: &Config) -> bool {
     config.service.is_none() && !span_recorded()
 }
