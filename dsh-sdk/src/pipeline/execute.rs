@@ -11,8 +11,8 @@ use tower::{Layer, Service, ServiceExt};
 use super::Config;
 use super::stop::Stop;
 use crate::pipeline::layer::{
-    ExecError, ExecRequest, Execute, ExecuteFuture, MetricsLayer, TimeoutFuture, TimeoutLayer,
-    bounded, span_recorded,
+    ExecError, ExecRequest, Execute, ExecuteFuture, Executed, MetricsLayer, TimeoutFuture,
+    TimeoutLayer, bounded, span_recorded,
 };
 use crate::tool::Exec;
 use crate::tool::panic_message;
@@ -25,7 +25,7 @@ pub(super) async fn run(
     args: &Arc<Value>,
     prepared: Prepared,
     exec: Exec,
-) -> Result<Value, Stop> {
+) -> Result<Executed, Stop> {
     let timeout = entry.enforced.timeout;
     let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);
     let executed = match &config.service {

@@ -36,13 +36,14 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service};
 
 use crate::tool::Exec;
+pub use crate::tool::Executed;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
 use crate::tool::panic_message;
 use crate::tool::{Entry, Prepared};
 
 /// The execute stage with its layers, type-erased.
-pub type ExecService = BoxCloneSyncService<ExecRequest, Value, ExecError>;
+pub type ExecService = BoxCloneSyncService<ExecRequest, Executed, ExecError>;
 
 /// One call's execute, as the layers see it.
 pub struct ExecRequest {
@@ -146,7 +147,7 @@ pub enum ExecError {
 pub(crate) struct Execute;
 
 impl Service<ExecRequest> for Execute {
-    type Response = Value;
+    type Response = Executed;
     type Error = ExecError;
     type Future = ExecuteFuture;
 
@@ -190,11 +191,11 @@ pub(crate) fn span_recorded() -> bool {
 
 /// The future [`Execute`] returns: the tool's own, with a panic caught.
 pub(crate) struct ExecuteFuture(
-    CatchUnwind<AssertUnwindSafe<BoxFuture<'static, Result<Value, ToolError>>>>,
+    CatchUnwind<AssertUnwindSafe<BoxFuture<'static, Result<Executed, ToolError>>>>,
 );
 
 impl Future for ExecuteFuture {
-    type Output = Result<Value, ExecError>;
+    type Output = Result<Executed, ExecError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         Poll::Ready(
@@ -227,9 +228,9 @@ pub struct Timeout<S> {
 
 impl<S> Service<ExecRequest> for Timeout<S>
 where
-    S: Service<ExecRequest, Response = Value, Error = ExecError>,
+    S: Service<ExecRequest, Response = Executed, Error = ExecError>,
 {
-    type Response = Value;
+    type Response = Executed;
     type Error = ExecError;
     type Future = TimeoutFuture<S::Future>;
 
@@ -285,9 +286,9 @@ struct Limit {
 
 impl<F> Future for TimeoutFuture<F>
 where
-    F: Future<Output = Result<Value, ExecError>>,
+    F: Future<Output = Result<Executed, ExecError>>,
 {
-    type Output = Result<Value, ExecError>;
+    type Output = Result<Executed, ExecError>;
 
     /// The inner future, then, while it is pending, its timer.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -370,13 +371,13 @@ impl fmt::Debug for RetryPolicy {
     }
 }
 
-impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
+impl Policy<ExecRequest, Executed, ExecError> for RetryPolicy {
     type Future = BoxFuture<'static, ()>;
 
     fn retry(
         &mut self,
         request: &mut ExecRequest,
-        result: &mut Result<Value, ExecError>,
+        result: &mut Result<Executed, ExecError>,
     ) -> Option<Self::Future> {
         let error = result.as_ref().err()?;
         let def = request.tool();
@@ -419,9 +420,9 @@ pub struct Metrics<S> {
 
 impl<S> Service<ExecRequest> for Metrics<S>
 where
-    S: Service<ExecRequest, Response = Value, Error = ExecError>,
+    S: Service<ExecRequest, Response = Executed, Error = ExecError>,
 {
-    type Response = Value;
+    type Response = Executed;
     type Error = ExecError;
     type Future = MetricsFuture<S::Future>;
 
@@ -465,9 +466,9 @@ pin_project! {
 
 impl<F> Future for MetricsFuture<F>
 where
-    F: Future<Output = Result<Value, ExecError>>,
+    F: Future<Output = Result<Executed, ExecError>>,
 {
-    type Output = Result<Value, ExecError>;
+    type Output = Result<Executed, ExecError>;
 
     /// The inner future inside the span, which records how it ended.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

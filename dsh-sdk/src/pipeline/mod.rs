@@ -60,12 +60,12 @@ use std::time::Instant;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::pipeline::layer::{ExecuteFuture, TimeoutFuture};
+use crate::pipeline::layer::{ExecuteFuture, Executed, TimeoutFuture};
 use crate::pool::{Loaded, Pool};
 use crate::tool::client::Client;
 use crate::tool::{CallTokens, Exec};
 use crate::tool::{Entry, Prepared};
-use crate::tool::{Host, Remote, Session, StreamSink, Surroundings};
+use crate::tool::{Remote, RunsCalls, Session, StreamSink, Surroundings, WeakPipeline};
 use crate::value::event::rawp::Diagnostic;
 use crate::value::event::{self, Event};
 use crate::value::principal::Principal;
@@ -127,12 +127,8 @@ impl Pipeline {
     /// The pipeline a call's context was made by, while it lives: for tools
     /// that reach the pool they run in (tool search).
     pub(crate) fn of(exec: &Exec) -> Option<Arc<Pipeline>> {
-        Self::from_host(exec.host()?)
-    }
-
-    /// The pipeline `host` stands for, while it lives.
-    pub(crate) fn from_host(host: &Host) -> Option<Arc<Pipeline>> {
-        host.upgrade()?.downcast::<Pipeline>().ok()
+        let pipeline: Arc<dyn std::any::Any + Send + Sync> = exec.pipeline()?.upgrade()?;
+        pipeline.downcast::<Pipeline>().ok()
     }
 
     /// The deferred tools the caller of `exec` loaded: its session's, else
@@ -150,7 +146,7 @@ impl Pipeline {
     }
 
     /// The pipeline as a call's context holds it: not kept alive.
-    pub(crate) fn host(&self) -> Host {
+    pub(crate) fn weak(&self) -> WeakPipeline {
         self.me.clone()
     }
 
@@ -159,7 +155,7 @@ impl Pipeline {
     /// subscribers; made once, on first use.
     pub(crate) fn surroundings(&self) -> Arc<Surroundings> {
         let shared = self.surroundings.get_or_init(|| {
-            let host = self.host();
+            let pipeline = self.weak();
             let pool = Arc::downgrade(&self.pool.inner);
             let sink: StreamSink = Arc::new(move |chunk| {
                 if let Some(inner) = pool.upgrade() {
@@ -168,7 +164,7 @@ impl Pipeline {
             });
             Arc::new(Surroundings {
                 state: self.pool.inner.state.clone(),
-                registry: Some(host),
+                pipeline: Some(pipeline),
                 sink: Some(sink),
             })
         });
@@ -421,17 +417,10 @@ impl Pipeline {
                 exec.progress(format!("warning: {}: {}", warning.code, warning.message));
             }
         }
-        // A dynamic tool reads its context (it was made when the arguments
-        // were read), and only a dynamic tool's execution can bring a card.
-        let carrier = entry
-            .handler
-            .is_dynamic()
-            .then(|| exec.make(self, &entry, head.invocation_id).clone());
         let launched = Launched {
             entry,
             args,
             top_level,
-            carrier,
         };
         (launched, prepared, exec)
     }
@@ -441,18 +430,16 @@ impl Pipeline {
     /// content spills to a file, which is then written ([`spill`]).
     ///
     /// [`spill`]: Pipeline::spill
-    fn land(&self, launched: Launched, head: Head, executed: Result<Value, Stop>) -> Landed {
+    fn land(&self, launched: Launched, head: Head, executed: Result<Executed, Stop>) -> Landed {
         let Launched {
             entry,
             args,
             top_level,
-            carrier,
         } = launched;
-        let value = match executed {
-            Ok(value) => value,
+        let (value, remote) = match executed {
+            Ok(executed) => executed.into_parts(),
             Err(stop) => return Landed::Done(head.failed(stop)),
         };
-        let remote = carrier.as_ref().map(Exec::take_remote).unwrap_or_default();
         let settled = match self.settle(&entry, head.invocation_id, top_level, args, value, remote)
         {
             Ok(settled) => settled,
@@ -538,6 +525,8 @@ impl Pipeline {
         })
     }
 }
+
+impl RunsCalls for Pipeline {}
 
 /// A call's context, made once something needs it: a tool that reads none
 /// (`Tool::READS_EXEC`), allowed outright, run with no host layer and with
@@ -652,10 +641,6 @@ pub(super) struct Launched {
     entry: Arc<Entry>,
     args: Arc<Value>,
     top_level: bool,
-    /// The call's context, kept for a dynamic tool: a proxied tool's
-    /// execution keeps there what its server showed the value with
-    /// ([`Exec::take_remote`]).
-    carrier: Option<Exec>,
 }
 
 impl Launched {
@@ -700,12 +685,12 @@ pub(super) enum Running<'a> {
     Direct(TimeoutFuture<ExecuteFuture>),
     /// The tool inside its layers. Boxed: the layers' futures are as large
     /// as the host makes them.
-    Layered(Pin<Box<dyn Future<Output = Result<Value, Stop>> + Send + 'a>>),
+    Layered(Pin<Box<dyn Future<Output = Result<Executed, Stop>> + Send + 'a>>),
 }
 
 impl Running<'_> {
     /// The tool's outcome, once it returned, as the call of `entry` reads it.
-    fn poll(&mut self, entry: &Entry, cx: &mut Context<'_>) -> Poll<Result<Value, Stop>> {
+    fn poll(&mut self, entry: &Entry, cx: &mut Context<'_>) -> Poll<Result<Executed, Stop>> {
         match self {
             Running::Direct(running) => Pin::new(running)
                 .poll(cx)

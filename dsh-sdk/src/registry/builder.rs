@@ -7,14 +7,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tower::retry::RetryLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
 use super::Registry;
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::pipeline::layer::{
-    ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
+    ExecError, ExecRequest, ExecService, Execute, Executed, MetricsLayer, RetryPolicy, TimeoutLayer,
 };
 use crate::pipeline::post_execute::PostExecute;
 use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
@@ -256,7 +255,7 @@ impl RegistryBuilder {
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<ExecService> + Send + 'static,
-        L::Service: Service<ExecRequest, Response = Value, Error = ExecError>
+        L::Service: Service<ExecRequest, Response = Executed, Error = ExecError>
             + Clone
             + Send
             + Sync

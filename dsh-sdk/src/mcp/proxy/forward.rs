@@ -14,7 +14,8 @@ use rmcp::service::PeerRequestOptions;
 use rmcp::{Peer, RoleClient};
 
 use crate::tool::Exec;
-use crate::tool::{DynamicTool, ToolDef, ToolError};
+use crate::tool::{DynamicTool, Executed, Remote, ToolDef, ToolError};
+use crate::value::card::Card;
 use crate::value::content::{ContentBlock, joined_text, render_default};
 use crate::value::names::Category;
 use crate::value::schema::limits::check;
@@ -40,7 +41,7 @@ impl Forward {
     /// The call, inside its client span by OpenTelemetry's MCP conventions
     /// (`tools/call {tool}`, kind client), whose trace context the request
     /// carries in `_meta` to the server.
-    pub(super) async fn call(self, args: Value, exec: Exec) -> Result<Value, ToolError> {
+    pub(super) async fn call(self, args: Value, exec: Exec) -> Result<Executed, ToolError> {
         // Named as `semconv::MCP_CLIENT_SPAN` (the macro takes a literal).
         let span = tracing::info_span!(
             "mcp.client",
@@ -67,7 +68,7 @@ impl Forward {
         args: Value,
         exec: Exec,
         span: &tracing::Span,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Executed, ToolError> {
         let server = &self.link.server;
         let remote = &self.remote;
         if let Some(reason) = self.link.gone() {
@@ -180,6 +181,7 @@ impl Forward {
             }
             return Err(error);
         }
+        let mut shown = Remote::default();
         let value = if self.structured {
             // A server that declares an output schema must send
             // `structuredContent`; older ones put the JSON in a text block.
@@ -201,7 +203,7 @@ impl Forward {
                 )));
             };
             if !(read_from_text && blocks.len() == 1) {
-                self.keep_content(blocks, &value, &exec);
+                shown.content = self.shown_content(blocks, &value);
             }
             value
         } else {
@@ -209,56 +211,61 @@ impl Forward {
                 ToolError::new(format!("the content could not be kept: {error}"))
             })?
         };
-        self.keep_card(result.meta.as_ref(), &exec);
-        Ok(value)
+        shown.card = self.shown_card(result.meta.as_ref()).map(Arc::new);
+        Ok(Executed::shown_remotely(value, shown))
     }
 
-    /// Keeps what the server rendered a structured `value` as, for the model
-    /// to see in place of the value's default rendering: its blocks, unless
+    /// What the server rendered a structured `value` as, for the model to
+    /// see in place of the value's default rendering: its blocks, unless
     /// they are only the value's JSON again (which the default rendering
     /// gives anyway), or over the registry's output limits (then, with a
     /// warning, the model sees the value's default rendering).
-    fn keep_content(&self, blocks: Vec<ContentBlock>, value: &Value, exec: &Exec) {
+    fn shown_content(&self, blocks: Vec<ContentBlock>, value: &Value) -> Option<Vec<ContentBlock>> {
         let only_json = matches!(
             &blocks[..],
             [block] if block.as_text().and_then(|text| serde_json::from_str::<Value>(text).ok()).as_ref() == Some(value)
         );
         if blocks.is_empty() || only_json {
-            return;
+            return None;
         }
         let limits = self.link.registry.pipeline().config.limits;
         let shown = serde_json::to_value(&blocks).unwrap_or_default();
         match check(&shown, limits.max_output_depth, limits.max_output_bytes) {
-            Ok(()) => exec.keep_remote_content(blocks),
-            Err(exceeded) => tracing::warn!(
-                server = %self.link.server,
-                tool = %self.remote,
-                "the content the MCP server `{}` sent with a result of `{}` is {}: the value's JSON shows in its place",
-                self.link.server,
-                self.remote,
-                exceeded.describe(),
-            ),
+            Ok(()) => Some(blocks),
+            Err(exceeded) => {
+                tracing::warn!(
+                    server = %self.link.server,
+                    tool = %self.remote,
+                    "the content the MCP server `{}` sent with a result of `{}` is {}: the value's JSON shows in its place",
+                    self.link.server,
+                    self.remote,
+                    exceeded.describe(),
+                );
+                None
+            }
         }
     }
 
-    /// Keeps the card a dsh server presented the value with (its result's
-    /// `_meta`, under [`CARD_META_KEY`](crate::value::card::web::CARD_META_KEY))
-    /// in the call's context, for the pipeline to record with the value and
-    /// show in place of the generic card. The card is checked first against
-    /// the registry's output limits and the card types: one that breaks
-    /// either is left out, with a warning, and the generic card shows.
-    fn keep_card(&self, meta: Option<&rmcp::model::MetaObject>, exec: &Exec) {
+    /// The card a dsh server presented the value with (its result's
+    /// `_meta`, under [`CARD_META_KEY`](crate::value::card::web::CARD_META_KEY)),
+    /// for the pipeline to record with the value and show in place of the
+    /// generic card. The card is checked first against the registry's
+    /// output limits and the card types: one that breaks either is left
+    /// out, with a warning, and the generic card shows.
+    fn shown_card(&self, meta: Option<&rmcp::model::MetaObject>) -> Option<Card> {
         let limits = self.link.registry.pipeline().config.limits;
         match read_card(meta, limits.max_output_depth, limits.max_output_bytes) {
-            Ok(Some(card)) => exec.keep_remote_card(card),
-            Ok(None) => {}
-            Err(error) => tracing::warn!(
-                server = %self.link.server,
-                tool = %self.remote,
-                "the card the MCP server `{}` sent with a result of `{}` is not shown, the generic card is: {error}",
-                self.link.server,
-                self.remote,
-            ),
+            Ok(card) => card,
+            Err(error) => {
+                tracing::warn!(
+                    server = %self.link.server,
+                    tool = %self.remote,
+                    "the card the MCP server `{}` sent with a result of `{}` is not shown, the generic card is: {error}",
+                    self.link.server,
+                    self.remote,
+                );
+                None
+            }
         }
     }
 }
@@ -349,7 +356,7 @@ pub(super) fn forwarding_tool(link: &Arc<Link>, name: &str, tool: &Tool) -> Dyna
         remote: tool.name.to_string(),
         structured: tool.output_schema.is_some(),
     };
-    let mut dynamic = DynamicTool::new(
+    let mut dynamic = DynamicTool::shown_remotely(
         def.build(),
         Value::Object((*tool.input_schema).clone()),
         move |args, exec| forward.clone().call(args, exec),
