@@ -11,7 +11,7 @@ use tower::{Layer, Service, ServiceExt};
 use super::Config;
 use super::stop::Stop;
 use crate::pipeline::layer::{
-    ExecError, ExecRequest, Execute, ExecuteFuture, Executed, MetricsLayer, TimeoutFuture,
+    ExecError, ExecRequest, ExecSpanLayer, Execute, ExecuteFuture, Executed, TimeoutFuture,
     TimeoutLayer, bounded, span_recorded,
 };
 use crate::tool::Exec;
@@ -44,7 +44,7 @@ pub(super) async fn run(
         }
         // The built-in stack is always ready: called without `oneshot`.
         None => {
-            MetricsLayer
+            ExecSpanLayer
                 .layer(TimeoutLayer.layer(Execute))
                 .call(request)
                 .await

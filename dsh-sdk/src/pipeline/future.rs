@@ -26,7 +26,7 @@ use crate::value::schema::limits::drop_deep;
 
 /// The future [`Pipeline::call_with`] returns.
 pub(super) struct CallFuture<'a> {
-    registry: &'a Pipeline,
+    pipeline: &'a Pipeline,
     phase: Phase<'a>,
 }
 
@@ -50,9 +50,9 @@ enum Phase<'a> {
 }
 
 impl<'a> CallFuture<'a> {
-    pub(super) fn new(registry: &'a Pipeline, call: ToolCall) -> Self {
+    pub(super) fn new(pipeline: &'a Pipeline, call: ToolCall) -> Self {
         CallFuture {
-            registry,
+            pipeline,
             phase: Phase::Start(Some(call)),
         }
     }
@@ -63,7 +63,7 @@ impl Future for CallFuture<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
         let this = self.get_mut();
-        let registry = this.registry;
+        let pipeline = this.pipeline;
         if let Phase::Start(call) = &mut this.phase {
             let Some(call) = call.take() else {
                 panic!("a call's future was polled after it finished");
@@ -72,7 +72,7 @@ impl Future for CallFuture<'_> {
             // polls in (an MCP request's, say).
             let span = trace::call_span(&call.name, call.invocation_id);
             let phase = &mut this.phase;
-            let started = span.in_scope(|| start(registry, call, span.clone(), phase));
+            let started = span.in_scope(|| start(pipeline, call, span.clone(), phase));
             if let Err(ended) = started {
                 this.phase = Phase::Done;
                 let (pending, result) = *ended;
@@ -91,7 +91,7 @@ impl Future for CallFuture<'_> {
         };
         let entered = span.enter();
         let outcome = std::task::ready!(poll_watched(
-            registry,
+            pipeline,
             stage,
             watch.as_deref_mut(),
             pending.ids(),
@@ -129,27 +129,27 @@ impl Future for CallFuture<'_> {
 /// written to `phase` where it is kept, not returned: it is the largest
 /// part of the call's future, and moving it costs every call.
 fn start<'a>(
-    registry: &'a Pipeline,
+    pipeline: &'a Pipeline,
     mut call: ToolCall,
     span: tracing::Span,
     phase: &mut Phase<'a>,
 ) -> Result<(), Ended<'a>> {
-    let refused = input::over_limits(&registry.config.limits, &call.args);
-    notify::request(registry, &call, refused);
+    let refused = input::over_limits(&pipeline.config.limits, &call.args);
+    notify::request(pipeline, &call, refused);
     // Until disarmed, dropping the future still records a result.
     let pending = Pending {
-        registry,
+        pipeline,
         invocation_id: call.invocation_id,
         name: call.name.clone(),
         parallel_group_id: call.parallel_group_id,
-        started: Pending::clock(registry),
+        started: Pending::clock(pipeline),
         armed: true,
     };
     if let Some(exceeded) = refused {
         if let Some(args) = Arc::get_mut(&mut call.args) {
             drop_deep(std::mem::take(args));
         }
-        let tool = resolve::tool_name(registry, &call.name, call.caller());
+        let tool = resolve::tool_name(pipeline, &call.name, call.caller());
         let result = Head::of(&call, tool.clone().into()).failed(Stop::InvalidArguments {
             tool,
             error: InputError::Exceeded(exceeded),
@@ -165,8 +165,8 @@ fn start<'a>(
     let started = pending.started;
     let begun = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<_, Box<ToolResult>> {
         let name = call.name.clone();
-        let begun = registry.begin(&name, call, &span)?;
-        Ok(registry.proceed(begun, started))
+        let begun = pipeline.begin(&name, call, &span)?;
+        Ok(pipeline.proceed(begun, started))
     }));
     match begun {
         Ok(Ok(stage)) => {
@@ -190,7 +190,7 @@ fn start<'a>(
 /// read first and watched while they wait: the call's result, or the panic
 /// that ended it, or `None` once a token is cancelled.
 fn poll_watched<'a>(
-    registry: &'a Pipeline,
+    pipeline: &'a Pipeline,
     stage: &mut Stage<'a>,
     watch: Option<&mut Watch>,
     ids: (uuid::Uuid, Option<uuid::Uuid>),
@@ -199,7 +199,7 @@ fn poll_watched<'a>(
     if watch.as_ref().is_some_and(|watch| watch.cancelled()) {
         return Poll::Ready(None);
     }
-    match std::panic::catch_unwind(AssertUnwindSafe(|| registry.advance(stage, ids, cx))) {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| pipeline.advance(stage, ids, cx))) {
         Ok(Poll::Ready(result)) => return Poll::Ready(Some(Ok(result))),
         Err(panic) => return Poll::Ready(Some(Err(panic))),
         Ok(Poll::Pending) => {}
@@ -248,16 +248,16 @@ fn end_panicked(
 #[inline(always)]
 fn end(mut pending: Pending<'_>, mut result: ToolResult, span: &tracing::Span) -> ToolResult {
     trace::ended(span, &result);
-    if pending.registry.config.trace_payloads {
+    if pending.pipeline.config.trace_payloads {
         trace::result(span, &result);
     }
     pending.armed = false;
-    let registry = pending.registry;
+    let pipeline = pending.pipeline;
     result.duration = pending.elapsed();
     if result.status() == Status::Cancelled
-        && let Some(entry) = registry.pool.entry(&result.tool_name)
+        && let Some(entry) = pipeline.pool.entry(&result.tool_name)
     {
         result.output_type = entry.def.resolve_output_type(None);
     }
-    notify::result(registry, result)
+    notify::result(pipeline, result)
 }

@@ -3,7 +3,7 @@
 //! Every call's `execute` runs as a [`Service<ExecRequest>`] wrapped, from the
 //! outside in, by the host's own layers (any tower middleware whose error type
 //! stays [`ExecError`]: `ConcurrencyLimitLayer`, `RateLimitLayer`, …), then
-//! [`MetricsLayer`], then tower's `Retry` with a [`RetryPolicy`], then
+//! [`ExecSpanLayer`], then tower's `Retry` with a [`RetryPolicy`], then
 //! [`TimeoutLayer`], then the tool itself with panics caught.
 //!
 //! ```
@@ -184,7 +184,7 @@ impl Execute {
 }
 
 /// Whether a `tracing` subscriber records the `tool.execute` span of
-/// [`MetricsLayer`]; without one, the layer has nothing to do.
+/// [`ExecSpanLayer`]; without one, the layer has nothing to do.
 pub(crate) fn span_recorded() -> bool {
     tracing::span_enabled!(tracing::Level::INFO)
 }
@@ -402,29 +402,29 @@ impl Policy<ExecRequest, Executed, ExecError> for RetryPolicy {
 /// A `tracing` span per call, `tool.execute`, with the tool's name, the
 /// invocation id, the attempts, the status and the duration in milliseconds.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct MetricsLayer;
+pub struct ExecSpanLayer;
 
-impl<S> Layer<S> for MetricsLayer {
-    type Service = Metrics<S>;
+impl<S> Layer<S> for ExecSpanLayer {
+    type Service = ExecSpan<S>;
 
-    fn layer(&self, inner: S) -> Metrics<S> {
-        Metrics { inner }
+    fn layer(&self, inner: S) -> ExecSpan<S> {
+        ExecSpan { inner }
     }
 }
 
-/// The service [`MetricsLayer`] makes.
+/// The service [`ExecSpanLayer`] makes.
 #[derive(Clone, Debug)]
-pub struct Metrics<S> {
+pub struct ExecSpan<S> {
     inner: S,
 }
 
-impl<S> Service<ExecRequest> for Metrics<S>
+impl<S> Service<ExecRequest> for ExecSpan<S>
 where
     S: Service<ExecRequest, Response = Executed, Error = ExecError>,
 {
     type Response = Executed;
     type Error = ExecError;
-    type Future = MetricsFuture<S::Future>;
+    type Future = ExecSpanFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
         self.inner.poll_ready(cx)
@@ -445,7 +445,7 @@ where
         };
         // The clock is read only when someone records the duration.
         let started = (!span.is_disabled()).then(Instant::now);
-        MetricsFuture {
+        ExecSpanFuture {
             running,
             span,
             started,
@@ -456,7 +456,7 @@ where
 pin_project! {
     /// The future [`Metrics`] returns: the inner one inside its span, which
     /// records the status and the duration when it ends.
-    pub struct MetricsFuture<F> {
+    pub struct ExecSpanFuture<F> {
         #[pin]
         running: F,
         span: tracing::Span,
@@ -464,7 +464,7 @@ pin_project! {
     }
 }
 
-impl<F> Future for MetricsFuture<F>
+impl<F> Future for ExecSpanFuture<F>
 where
     F: Future<Output = Result<Executed, ExecError>>,
 {
@@ -490,3 +490,23 @@ where
         Poll::Ready(result)
     }
 }
+
+/// The old name of [`ExecSpanLayer`], which records a span, not metrics
+/// (those are [`otel::MetricsLayer`](crate::otel)'s, with the `otel`
+/// feature).
+#[deprecated(note = "renamed `ExecSpanLayer`: it records the `tool.execute` span, not metrics")]
+pub type MetricsLayer = ExecSpanLayer;
+
+/// The old name of the [`ExecSpanLayer`] value, as `.layer(MetricsLayer)`
+/// wrote it.
+#[deprecated(note = "renamed `ExecSpanLayer`: it records the `tool.execute` span, not metrics")]
+#[allow(non_upper_case_globals)]
+pub const MetricsLayer: ExecSpanLayer = ExecSpanLayer;
+
+/// The old name of [`ExecSpan`].
+#[deprecated(note = "renamed `ExecSpan`")]
+pub type Metrics<S> = ExecSpan<S>;
+
+/// The old name of [`ExecSpanFuture`].
+#[deprecated(note = "renamed `ExecSpanFuture`")]
+pub type MetricsFuture<F> = ExecSpanFuture<F>;

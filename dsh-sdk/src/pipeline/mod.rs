@@ -559,7 +559,7 @@ impl CallExec {
     }
 
     /// The context of call `invocation_id` of `entry`, made if it was not.
-    fn make(&mut self, registry: &Pipeline, entry: &Entry, invocation_id: Uuid) -> &Exec {
+    fn make(&mut self, pipeline: &Pipeline, entry: &Entry, invocation_id: Uuid) -> &Exec {
         let CallExec {
             made,
             tokens,
@@ -570,7 +570,7 @@ impl CallExec {
         made.get_or_insert_with(|| {
             let (tokens, client) = (std::mem::take(tokens), client.take());
             exec_for(
-                registry,
+                pipeline,
                 entry,
                 invocation_id,
                 tokens,
@@ -582,11 +582,11 @@ impl CallExec {
     }
 
     /// [`make`](CallExec::make), owned.
-    fn into_made(self, registry: &Pipeline, entry: &Entry, invocation_id: Uuid) -> Exec {
+    fn into_made(self, pipeline: &Pipeline, entry: &Entry, invocation_id: Uuid) -> Exec {
         match self.made {
             Some(exec) => exec,
             None => exec_for(
-                registry,
+                pipeline,
                 entry,
                 invocation_id,
                 self.tokens,
@@ -709,7 +709,7 @@ pub(super) struct Spilling {
 
 /// The context of call `invocation_id` of `entry`.
 fn exec_for(
-    registry: &Pipeline,
+    pipeline: &Pipeline,
     entry: &Entry,
     invocation_id: Uuid,
     tokens: CallTokens,
@@ -717,7 +717,7 @@ fn exec_for(
     principal: Arc<Principal>,
     session: Option<Arc<Loaded>>,
 ) -> Exec {
-    let shared = registry.surroundings();
+    let shared = pipeline.surroundings();
     Exec::for_call(
         entry.def.name.clone(),
         invocation_id,
@@ -751,22 +751,22 @@ mod tests {
     #[test]
     fn a_call_future_stays_small() {
         let facade = crate::Registry::new();
-        let registry = facade.pipeline();
+        let pipeline = facade.pipeline();
         let echo = crate::DynamicTool::new(
             crate::ToolDef::builder_owned("echo".to_owned(), "Echo.".to_owned()).build(),
             json!({ "type": "object" }),
             |args, _| async move { Ok(args) },
         );
         facade.register_dynamic(echo).expect("echo registers");
-        let call = registry.call_as("echo", json!({}), None, None);
+        let call = pipeline.call_as("echo", json!({}), None, None);
         let size = std::mem::size_of_val(&call);
         println!("call future: {size} bytes");
         assert!(size <= 256, "the call future is {size} bytes");
         let call = ToolCall::new("echo", json!({}));
-        let begun = registry
+        let begun = pipeline
             .begin("echo", call, &tracing::Span::none())
             .expect("the call begins");
-        let approval = registry.approve(begun);
+        let approval = pipeline.approve(begun);
         let size = std::mem::size_of_val(&approval);
         println!("the approval stage: {size} bytes");
         assert!(size < 1024, "the approval stage's future is {size} bytes");

@@ -13,7 +13,8 @@ use tower::{Layer, Service, ServiceBuilder};
 use super::Registry;
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::pipeline::layer::{
-    ExecError, ExecRequest, ExecService, Execute, Executed, MetricsLayer, RetryPolicy, TimeoutLayer,
+    ExecError, ExecRequest, ExecService, ExecSpanLayer, Execute, Executed, RetryPolicy,
+    TimeoutLayer,
 };
 use crate::pipeline::post_execute::PostExecute;
 use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
@@ -275,7 +276,7 @@ impl RegistryBuilder {
             let retry = (self.retry.max_attempts() > 1).then(|| RetryLayer::new(self.retry));
             let mut service = ExecService::new(
                 ServiceBuilder::new()
-                    .layer(MetricsLayer)
+                    .layer(ExecSpanLayer)
                     .option_layer(retry)
                     .layer(TimeoutLayer)
                     .service(Execute),
