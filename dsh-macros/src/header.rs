@@ -8,8 +8,8 @@ use quote::quote;
 use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Type};
 
 use crate::ctxt::Ctxt;
-use crate::shared::names::{HEADER_NAME_RULE, is_header_name};
 use crate::span::around;
+use dsh_kit_rules::names::{HEADER_NAME_RULE, is_header_name};
 
 /// What `#[dsh(…)]` on a parameter or field takes.
 const EXPECTED: &str = "`#[dsh(…)]` on an argument takes one key: `header = \"Region\"`, the `Mcp-Param-Region` header a client mirrors it into";

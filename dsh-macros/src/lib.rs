@@ -22,7 +22,6 @@ mod naming;
 mod owned;
 mod projection;
 mod runtime;
-mod shared;
 mod span;
 mod tool;
 mod types;
@@ -860,12 +859,4 @@ pub fn derive_json_schema(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Elicit, attributes(serde, schemars, dsh))]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::expand(input.into()).into()
-}
-
-/// This crate's copy of the rules dsh-kit holds too, as literals, for
-/// dsh-kit's tests to compare with its own. Not part of the API.
-#[doc(hidden)]
-#[proc_macro]
-pub fn __shared_rules(input: TokenStream) -> TokenStream {
-    shared::expand(input.into()).into()
 }

@@ -1,6 +1,6 @@
 //! Names the macros make: a generated args struct's, and the hidden item
 //! that keeps two tools of one name apart. What a tool may be called is in
-//! `shared::names`.
+//! `dsh_kit_rules::names`, which dsh-kit reads too.
 
 /// `read_file` → `ReadFile`: each `_`-separated word capitalized and joined.
 pub(crate) fn pascal_case(snake: &str) -> String {

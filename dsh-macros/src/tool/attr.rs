@@ -9,8 +9,8 @@ use syn::{Expr, ExprArray, ExprLit, ExprPath, Ident, Lit, LitInt, LitStr, Path, 
 
 use crate::ctxt::Ctxt;
 use crate::runtime::{CRATE_EXPECTED, Runtime};
-use crate::shared::names::{CATEGORIES, OUTPUT_TYPES, meta_key_problem};
-use crate::shared::suggest::{did_you_mean, one_of};
+use dsh_kit_rules::names::{CATEGORIES, OUTPUT_TYPES, meta_key_problem};
+use dsh_kit_rules::suggest::{did_you_mean, one_of};
 
 /// The bare flags, each a `ToolDef` builder method of the same name.
 const FLAGS: &[&str] = &[

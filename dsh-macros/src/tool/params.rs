@@ -8,8 +8,8 @@ use super::ast::{Input, Output, Param, Tool};
 use crate::ctxt::Ctxt;
 use crate::derive::ast::{Member, member};
 use crate::owned::{self, Role};
-use crate::shared::suggest::{did_you_mean, one_of};
 use crate::types::{last_segment, type_args};
+use dsh_kit_rules::suggest::{did_you_mean, one_of};
 
 /// One name a parameter is read under: its own (after `rename`) or an alias.
 struct ReadName {

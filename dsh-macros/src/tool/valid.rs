@@ -8,10 +8,10 @@ use syn::{Pat, PatType, Safety, Type};
 use super::ast::{Input, Output, Tool};
 use crate::ctxt::Ctxt;
 use crate::header;
-use crate::shared::names::{
+use crate::types::{peel, spelling};
+use dsh_kit_rules::names::{
     SCOPE_RULE, TOOL_NAME_RULE, is_icon_src, is_scope_token, is_valid_tool_name,
 };
-use crate::types::{peel, spelling};
 
 /// How a tool fn's parameters are read, for the errors about them.
 const RULE: &str = "a parameter named `args` is the whole args struct when its type can be an object, any other parameter taken by value is one field of the arguments, and the one taken by reference is the context";

@@ -90,12 +90,12 @@ impl Pipeline {
         let run = Arc::new(Run::new(calls));
         let mut helpers: Vec<Helper> = (0..helpers)
             .map(|index| {
-                let registry = Arc::clone(self);
+                let pipeline = Arc::clone(self);
                 let shared = Arc::clone(&run);
                 let taker = index + 1;
                 let running = runtime.spawn(async move {
                     let mut mine = FuturesUnordered::new();
-                    poll_fn(|cx| shared.work(&registry, taker, &mut mine, cx)).await;
+                    poll_fn(|cx| shared.work(&pipeline, taker, &mut mine, cx)).await;
                 });
                 Helper {
                     taker,
@@ -174,7 +174,7 @@ impl Run {
     /// has none left and there is none to take.
     fn work<'a>(
         &self,
-        registry: &'a Pipeline,
+        pipeline: &'a Pipeline,
         taker: usize,
         mine: &mut FuturesUnordered<Started<'a>>,
         cx: &mut Context<'_>,
@@ -186,7 +186,7 @@ impl Run {
             let Some((index, call)) = self.take(taker) else {
                 break;
             };
-            let call = registry.call_with(call);
+            let call = pipeline.call_with(call);
             mine.push(Box::pin(async move { (index, call.await) }));
         }
         if mine.is_empty() {

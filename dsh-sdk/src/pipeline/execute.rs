@@ -11,26 +11,21 @@ use tower::{Layer, Service, ServiceExt};
 use super::Config;
 use super::stop::Stop;
 use crate::pipeline::layer::{
-    ExecError, ExecRequest, Execute, ExecuteFuture, MetricsLayer, TimeoutFuture, TimeoutLayer,
-    bounded, span_recorded,
+    ExecError, ExecRequest, ExecSpanLayer, Execute, ExecuteFuture, Executed, TimeoutFuture,
+    TimeoutLayer, bounded, span_recorded,
 };
 use crate::tool::Exec;
 use crate::tool::panic_message;
 use crate::tool::{Entry, Prepared};
 
-/// Runs the tool on `prepared`, to its canonical value.
+/// Runs the tool on `prepared` inside its layers, to its canonical value.
 pub(super) async fn run(
     config: &Config,
     entry: &Arc<Entry>,
     args: &Arc<Value>,
     prepared: Prepared,
     exec: Exec,
-) -> Result<Value, Stop> {
-    if runs_directly(config) {
-        return direct(entry, prepared, None)
-            .await
-            .map_err(|error| stopped(entry, error));
-    }
+) -> Result<Executed, Stop> {
     let timeout = entry.enforced.timeout;
     let request = ExecRequest::new(Arc::clone(entry), Arc::clone(args), prepared, exec, timeout);
     let executed = match &config.service {
@@ -49,7 +44,7 @@ pub(super) async fn run(
         }
         // The built-in stack is always ready: called without `oneshot`.
         None => {
-            MetricsLayer
+            ExecSpanLayer
                 .layer(TimeoutLayer.layer(Execute))
                 .call(request)
                 .await
@@ -60,7 +55,7 @@ pub(super) async fn run(
 
 /// Whether execute runs with no layer but its timeout: no host layer, and
 /// no `tool.execute` span that a `tracing` subscriber records. The tool
-/// then runs as the layers would run it ([`direct`]).
+/// then runs as the layers would run it ([`direct`]), else [`run`].
 pub(super) fn runs_directly(config: &Config) -> bool {
     config.service.is_none() && !span_recorded()
 }

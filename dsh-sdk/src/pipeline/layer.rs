@@ -3,7 +3,7 @@
 //! Every call's `execute` runs as a [`Service<ExecRequest>`] wrapped, from the
 //! outside in, by the host's own layers (any tower middleware whose error type
 //! stays [`ExecError`]: `ConcurrencyLimitLayer`, `RateLimitLayer`, …), then
-//! [`MetricsLayer`], then tower's `Retry` with a [`RetryPolicy`], then
+//! [`ExecSpanLayer`], then tower's `Retry` with a [`RetryPolicy`], then
 //! [`TimeoutLayer`], then the tool itself with panics caught.
 //!
 //! ```
@@ -36,13 +36,14 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service};
 
 use crate::tool::Exec;
+pub use crate::tool::Executed;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
 use crate::tool::panic_message;
 use crate::tool::{Entry, Prepared};
 
 /// The execute stage with its layers, type-erased.
-pub type ExecService = BoxCloneSyncService<ExecRequest, Value, ExecError>;
+pub type ExecService = BoxCloneSyncService<ExecRequest, Executed, ExecError>;
 
 /// One call's execute, as the layers see it.
 pub struct ExecRequest {
@@ -146,7 +147,7 @@ pub enum ExecError {
 pub(crate) struct Execute;
 
 impl Service<ExecRequest> for Execute {
-    type Response = Value;
+    type Response = Executed;
     type Error = ExecError;
     type Future = ExecuteFuture;
 
@@ -183,18 +184,18 @@ impl Execute {
 }
 
 /// Whether a `tracing` subscriber records the `tool.execute` span of
-/// [`MetricsLayer`]; without one, the layer has nothing to do.
+/// [`ExecSpanLayer`]; without one, the layer has nothing to do.
 pub(crate) fn span_recorded() -> bool {
     tracing::span_enabled!(tracing::Level::INFO)
 }
 
 /// The future [`Execute`] returns: the tool's own, with a panic caught.
 pub(crate) struct ExecuteFuture(
-    CatchUnwind<AssertUnwindSafe<BoxFuture<'static, Result<Value, ToolError>>>>,
+    CatchUnwind<AssertUnwindSafe<BoxFuture<'static, Result<Executed, ToolError>>>>,
 );
 
 impl Future for ExecuteFuture {
-    type Output = Result<Value, ExecError>;
+    type Output = Result<Executed, ExecError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         Poll::Ready(
@@ -227,9 +228,9 @@ pub struct Timeout<S> {
 
 impl<S> Service<ExecRequest> for Timeout<S>
 where
-    S: Service<ExecRequest, Response = Value, Error = ExecError>,
+    S: Service<ExecRequest, Response = Executed, Error = ExecError>,
 {
-    type Response = Value;
+    type Response = Executed;
     type Error = ExecError;
     type Future = TimeoutFuture<S::Future>;
 
@@ -285,9 +286,9 @@ struct Limit {
 
 impl<F> Future for TimeoutFuture<F>
 where
-    F: Future<Output = Result<Value, ExecError>>,
+    F: Future<Output = Result<Executed, ExecError>>,
 {
-    type Output = Result<Value, ExecError>;
+    type Output = Result<Executed, ExecError>;
 
     /// The inner future, then, while it is pending, its timer.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -370,13 +371,13 @@ impl fmt::Debug for RetryPolicy {
     }
 }
 
-impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
+impl Policy<ExecRequest, Executed, ExecError> for RetryPolicy {
     type Future = BoxFuture<'static, ()>;
 
     fn retry(
         &mut self,
         request: &mut ExecRequest,
-        result: &mut Result<Value, ExecError>,
+        result: &mut Result<Executed, ExecError>,
     ) -> Option<Self::Future> {
         let error = result.as_ref().err()?;
         let def = request.tool();
@@ -401,29 +402,29 @@ impl Policy<ExecRequest, Value, ExecError> for RetryPolicy {
 /// A `tracing` span per call, `tool.execute`, with the tool's name, the
 /// invocation id, the attempts, the status and the duration in milliseconds.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct MetricsLayer;
+pub struct ExecSpanLayer;
 
-impl<S> Layer<S> for MetricsLayer {
-    type Service = Metrics<S>;
+impl<S> Layer<S> for ExecSpanLayer {
+    type Service = ExecSpan<S>;
 
-    fn layer(&self, inner: S) -> Metrics<S> {
-        Metrics { inner }
+    fn layer(&self, inner: S) -> ExecSpan<S> {
+        ExecSpan { inner }
     }
 }
 
-/// The service [`MetricsLayer`] makes.
+/// The service [`ExecSpanLayer`] makes.
 #[derive(Clone, Debug)]
-pub struct Metrics<S> {
+pub struct ExecSpan<S> {
     inner: S,
 }
 
-impl<S> Service<ExecRequest> for Metrics<S>
+impl<S> Service<ExecRequest> for ExecSpan<S>
 where
-    S: Service<ExecRequest, Response = Value, Error = ExecError>,
+    S: Service<ExecRequest, Response = Executed, Error = ExecError>,
 {
-    type Response = Value;
+    type Response = Executed;
     type Error = ExecError;
-    type Future = MetricsFuture<S::Future>;
+    type Future = ExecSpanFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ExecError>> {
         self.inner.poll_ready(cx)
@@ -444,7 +445,7 @@ where
         };
         // The clock is read only when someone records the duration.
         let started = (!span.is_disabled()).then(Instant::now);
-        MetricsFuture {
+        ExecSpanFuture {
             running,
             span,
             started,
@@ -455,7 +456,7 @@ where
 pin_project! {
     /// The future [`Metrics`] returns: the inner one inside its span, which
     /// records the status and the duration when it ends.
-    pub struct MetricsFuture<F> {
+    pub struct ExecSpanFuture<F> {
         #[pin]
         running: F,
         span: tracing::Span,
@@ -463,11 +464,11 @@ pin_project! {
     }
 }
 
-impl<F> Future for MetricsFuture<F>
+impl<F> Future for ExecSpanFuture<F>
 where
-    F: Future<Output = Result<Value, ExecError>>,
+    F: Future<Output = Result<Executed, ExecError>>,
 {
-    type Output = Result<Value, ExecError>;
+    type Output = Result<Executed, ExecError>;
 
     /// The inner future inside the span, which records how it ended.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -489,3 +490,23 @@ where
         Poll::Ready(result)
     }
 }
+
+/// The old name of [`ExecSpanLayer`], which records a span, not metrics
+/// (those are [`otel::MetricsLayer`](crate::otel)'s, with the `otel`
+/// feature).
+#[deprecated(note = "renamed `ExecSpanLayer`: it records the `tool.execute` span, not metrics")]
+pub type MetricsLayer = ExecSpanLayer;
+
+/// The old name of the [`ExecSpanLayer`] value, as `.layer(MetricsLayer)`
+/// wrote it.
+#[deprecated(note = "renamed `ExecSpanLayer`: it records the `tool.execute` span, not metrics")]
+#[allow(non_upper_case_globals)]
+pub const MetricsLayer: ExecSpanLayer = ExecSpanLayer;
+
+/// The old name of [`ExecSpan`].
+#[deprecated(note = "renamed `ExecSpan`")]
+pub type Metrics<S> = ExecSpan<S>;
+
+/// The old name of [`ExecSpanFuture`].
+#[deprecated(note = "renamed `ExecSpanFuture`")]
+pub type MetricsFuture<F> = ExecSpanFuture<F>;

@@ -11,9 +11,10 @@ use uuid::Uuid;
 
 use super::Pipeline;
 use super::call::{CallName, ToolCall};
+use super::head::Head;
 use super::post_execute::Hooked;
 use super::resolve::{self, shown_name};
-use super::stop::{Head, Stop};
+use super::stop::Stop;
 use crate::tool::{Entry, Remote, running_card};
 use crate::value::event::{Event, Verdict};
 use crate::value::principal::{Caller, Principal};
@@ -22,13 +23,13 @@ use crate::value::schema::limits::Exceeded;
 
 /// The request, as subscribers see it: the arguments, or why they are not
 /// recorded.
-pub(super) fn request(registry: &Pipeline, call: &ToolCall, refused: Option<Exceeded>) {
-    registry.pool.emit_with(|| {
+pub(super) fn request(pipeline: &Pipeline, call: &ToolCall, refused: Option<Exceeded>) {
+    pipeline.pool.emit_with(|| {
         let looked_up;
         let entry = match &call.resolved {
             Some(resolved) => Some(&resolved.0),
             None => {
-                looked_up = registry.pool.entry(&call.name);
+                looked_up = pipeline.pool.entry(&call.name);
                 looked_up.as_ref()
             }
         };
@@ -56,13 +57,13 @@ pub(super) fn request(registry: &Pipeline, call: &ToolCall, refused: Option<Exce
 
 /// The decision on a call, with the arguments it was made on.
 pub(super) fn decided(
-    registry: &Pipeline,
+    pipeline: &Pipeline,
     invocation_id: Uuid,
     entry: &Entry,
     args: &Arc<Value>,
     verdict: Verdict,
 ) {
-    registry.pool.emit_with(|| Event::Decided {
+    pipeline.pool.emit_with(|| Event::Decided {
         invocation_id,
         tool_name: entry.def.name.clone(),
         args: Arc::clone(args),
@@ -72,14 +73,14 @@ pub(super) fn decided(
 
 /// The card shown while a top-level call runs.
 pub(super) fn running(
-    registry: &Pipeline,
+    pipeline: &Pipeline,
     invocation_id: Uuid,
     top_level: bool,
     entry: &Entry,
     args: &Arc<Value>,
 ) {
     if top_level {
-        registry.pool.emit_with(|| Event::Running {
+        pipeline.pool.emit_with(|| Event::Running {
             invocation_id,
             tool_name: entry.def.name.clone(),
             card: running_card(entry, args, || Arc::clone(args)),
@@ -92,7 +93,7 @@ pub(super) fn running(
 /// without a copy unless one of them kept it: a large output is not copied
 /// for a session log.
 pub(super) fn executed(
-    registry: &Pipeline,
+    pipeline: &Pipeline,
     invocation_id: Uuid,
     top_level: bool,
     entry: &Entry,
@@ -100,11 +101,11 @@ pub(super) fn executed(
     mut hooked: Hooked,
     remote: &Remote,
 ) -> Hooked {
-    if !registry.pool.listening() {
+    if !pipeline.pool.listening() {
         return hooked;
     }
     let value = Arc::new(std::mem::take(&mut hooked.value));
-    registry.pool.emit(&Event::Executed {
+    pipeline.pool.emit(&Event::Executed {
         invocation_id,
         tool_name: entry.def.name.clone(),
         args: Arc::clone(args),
@@ -124,18 +125,18 @@ pub(super) fn executed(
 /// of them kept it. Inlined, so that a result nobody listens for is not
 /// moved on its way out.
 #[inline(always)]
-pub(super) fn result(registry: &Pipeline, result: ToolResult) -> ToolResult {
-    if !registry.pool.listening() {
+pub(super) fn result(pipeline: &Pipeline, result: ToolResult) -> ToolResult {
+    if !pipeline.pool.listening() {
         return result;
     }
-    emit_result(registry, result)
+    emit_result(pipeline, result)
 }
 
 /// [`result`], to subscribers.
 #[cold]
-fn emit_result(registry: &Pipeline, result: ToolResult) -> ToolResult {
+fn emit_result(pipeline: &Pipeline, result: ToolResult) -> ToolResult {
     let shared = Arc::new(result);
-    registry.pool.emit(&Event::Result(Arc::clone(&shared)));
+    pipeline.pool.emit(&Event::Result(Arc::clone(&shared)));
     Arc::try_unwrap(shared).unwrap_or_else(|kept| ToolResult::clone(&kept))
 }
 
@@ -143,7 +144,7 @@ fn emit_result(registry: &Pipeline, result: ToolResult) -> ToolResult {
 /// (a host gave up on it, say), so the session log never ends with a
 /// request and no result.
 pub(super) struct Pending<'a> {
-    pub(super) registry: &'a Pipeline,
+    pub(super) pipeline: &'a Pipeline,
     pub(super) invocation_id: Uuid,
     pub(super) name: CallName,
     pub(super) parallel_group_id: Option<Uuid>,
@@ -153,11 +154,11 @@ pub(super) struct Pending<'a> {
 }
 
 impl Pending<'_> {
-    /// The time now, when `registry` times its calls: always with
+    /// The time now, when `pipeline` times its calls: always with
     /// `time_calls`, else while something observes it. A call nobody
     /// observes reads no clock.
-    pub(super) fn clock(registry: &Pipeline) -> Option<Instant> {
-        (registry.config.time_calls || registry.pool.listening()).then(Instant::now)
+    pub(super) fn clock(pipeline: &Pipeline) -> Option<Instant> {
+        (pipeline.config.time_calls || pipeline.pool.listening()).then(Instant::now)
     }
 
     /// How long the call has run, if it is timed; zero when it is not.
@@ -174,12 +175,12 @@ impl Pending<'_> {
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
-        if !self.armed || !self.registry.pool.listening() {
+        if !self.armed || !self.pipeline.pool.listening() {
             return;
         }
         // For the host's subscribers, who see every tool.
         let host = Principal::shared_host();
-        let tool = resolve::tool_name(self.registry, &self.name, host);
+        let tool = resolve::tool_name(self.pipeline, &self.name, host);
         let head = Head {
             invocation_id: self.invocation_id,
             tool: tool.clone().into(),
@@ -191,6 +192,6 @@ impl Drop for Pending<'_> {
             dropped: true,
         });
         result.duration = self.elapsed();
-        self.registry.pool.emit(&Event::Result(Arc::new(result)));
+        self.pipeline.pool.emit(&Event::Result(Arc::new(result)));
     }
 }

@@ -11,13 +11,15 @@
 //! were added, each able to pass, replace the content or the value, add
 //! context, or block.
 
-use super::Config;
+use std::sync::Arc;
+
 use super::output;
 use super::stop::Stop;
 use crate::tool::Entry;
 use crate::tool::panic_message;
 use crate::value::content::ContentBlock;
 use crate::value::event::ValueSource;
+use crate::value::schema::limits::Limits;
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
 /// What a post-execute hook decided.
@@ -125,7 +127,8 @@ pub(super) struct Hooked {
 
 /// Runs every hook on `value`.
 pub(super) fn run(
-    config: &Config,
+    hooks: &[Arc<dyn PostExecute>],
+    limits: &Limits,
     entry: &Entry,
     args: &Value,
     value: Value,
@@ -137,7 +140,7 @@ pub(super) fn run(
         context: Vec::new(),
     };
     let tool = entry.def.name();
-    for (index, hook) in config.post_execute.iter().enumerate() {
+    for (index, hook) in hooks.iter().enumerate() {
         let post_call = PostCall {
             tool,
             args,
@@ -154,7 +157,7 @@ pub(super) fn run(
             PostDecision::Pass => {}
             PostDecision::AcceptContent(content) => hooked.replaced_content = Some(content),
             PostDecision::AcceptValue(new_value) => {
-                hooked.value = output::gate(&config.limits, entry, new_value).map_err(|error| {
+                hooked.value = output::gate(limits, entry, new_value).map_err(|error| {
                     Stop::InvalidOutput {
                         tool: tool.to_owned(),
                         error,

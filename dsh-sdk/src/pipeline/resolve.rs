@@ -17,13 +17,13 @@ const SHOWN_NAME_CHARS: usize = 128;
 
 /// The tool called `name` that `principal` may see, or why there is none.
 pub(super) fn entry(
-    registry: &Pipeline,
+    pipeline: &Pipeline,
     name: &str,
     principal: &Principal,
 ) -> Result<Arc<Entry>, Stop> {
-    match registry.pool.entry(name) {
-        Some(entry) => shown(registry, entry, name, principal),
-        None => Err(unknown(registry, name, principal)),
+    match pipeline.pool.entry(name) {
+        Some(entry) => shown(pipeline, entry, name, principal),
+        None => Err(unknown(pipeline, name, principal)),
     }
 }
 
@@ -31,38 +31,38 @@ pub(super) fn entry(
 /// refusal of a name no tool has, so a caller cannot tell a tool hidden
 /// from it from one that does not exist.
 pub(super) fn shown(
-    registry: &Pipeline,
+    pipeline: &Pipeline,
     entry: Arc<Entry>,
     name: &str,
     principal: &Principal,
 ) -> Result<Arc<Entry>, Stop> {
-    if registry.config.permissions.shows(&entry.def, principal) {
+    if pipeline.config.permissions.shows(&entry.def, principal) {
         Ok(entry)
     } else {
-        Err(unknown(registry, name, principal))
+        Err(unknown(pipeline, name, principal))
     }
 }
 
 /// No tool `principal` may see is called `name`: the closest it may see.
-fn unknown(registry: &Pipeline, name: &str, principal: &Principal) -> Stop {
+fn unknown(pipeline: &Pipeline, name: &str, principal: &Principal) -> Stop {
     Stop::UnknownTool {
         name: shown_name(name).into_owned(),
-        closest: closest(registry, name, principal),
+        closest: closest(pipeline, name, principal),
     }
 }
 
 /// The names of the tools `principal` may see closest to `name`, best
 /// first.
-pub(crate) fn closest(registry: &Pipeline, name: &str, principal: &Principal) -> Vec<String> {
-    let permissions = &registry.config.permissions;
-    (registry.pool).closest_where(name, |entry| permissions.shows(&entry.def, principal))
+pub(crate) fn closest(pipeline: &Pipeline, name: &str, principal: &Principal) -> Vec<String> {
+    let permissions = &pipeline.config.permissions;
+    (pipeline.pool).closest_where(name, |entry| permissions.shows(&entry.def, principal))
 }
 
 /// The catalog's severity rules: `unavailable` or a `fatal` diagnostic
 /// blocks the tool; `degraded` or an `error` diagnostic gives warnings for
 /// the user, streamed once the call runs.
-pub(super) fn warnings(registry: &Pipeline, entry: &Entry) -> Result<Vec<Diagnostic>, Stop> {
-    registry
+pub(super) fn warnings(pipeline: &Pipeline, entry: &Entry) -> Result<Vec<Diagnostic>, Stop> {
+    pipeline
         .pool
         .catalog()
         .check(entry.def.name())
@@ -80,9 +80,9 @@ pub(super) fn shown_name(name: &str) -> Cow<'_, str> {
 
 /// The tool's own name for `name`, or `name` as shown when none matches
 /// (or the tool is hidden from `principal`).
-pub(super) fn tool_name(registry: &Pipeline, name: &str, principal: &Principal) -> String {
-    match registry.pool.entry(name) {
-        Some(entry) if registry.config.permissions.shows(&entry.def, principal) => {
+pub(super) fn tool_name(pipeline: &Pipeline, name: &str, principal: &Principal) -> String {
+    match pipeline.pool.entry(name) {
+        Some(entry) if pipeline.config.permissions.shows(&entry.def, principal) => {
             entry.def.name().to_owned()
         }
         _ => shown_name(name).into_owned(),

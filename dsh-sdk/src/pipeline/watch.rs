@@ -81,32 +81,6 @@ impl Watch {
     }
 }
 
-/// Runs `stages` until they finish, or until a token of `watch` is
-/// cancelled: then the stages are dropped (the tool's future with them, so
-/// a tool that never looks at its token stops all the same) and the call
-/// ends as `cancelled` says. The tokens are read first.
-pub(super) async fn watched<T>(
-    mut watch: Box<Watch>,
-    stages: impl Future<Output = T>,
-    cancelled: impl FnOnce() -> T,
-) -> T {
-    let mut stages = std::pin::pin!(stages);
-    let finished = std::future::poll_fn(|cx| {
-        if watch.cancelled() {
-            return Poll::Ready(None);
-        }
-        if let Poll::Ready(value) = stages.as_mut().poll(cx) {
-            return Poll::Ready(Some(value));
-        }
-        watch.poll_cancelled(cx).map(|()| None)
-    })
-    .await;
-    match finished {
-        Some(value) => value,
-        None => cancelled(),
-    }
-}
-
 /// Resolves when `token` is cancelled; never without one.
 async fn until_cancelled(token: Option<&CancellationToken>) {
     match token {

@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tower::retry::RetryLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
 use super::Registry;
 use crate::permission::{Approver, Guard, Permissions, PreExecute, Rule};
 use crate::pipeline::layer::{
-    ExecError, ExecRequest, ExecService, Execute, MetricsLayer, RetryPolicy, TimeoutLayer,
+    ExecError, ExecRequest, ExecService, ExecSpanLayer, Execute, Executed, RetryPolicy,
+    TimeoutLayer,
 };
 use crate::pipeline::post_execute::PostExecute;
 use crate::pipeline::spill::{DEFAULT_MAX_RESULT_CHARS, SpillConfig};
@@ -259,7 +259,7 @@ impl RegistryBuilder {
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<ExecService> + Send + 'static,
-        L::Service: Service<ExecRequest, Response = Value, Error = ExecError>
+        L::Service: Service<ExecRequest, Response = Executed, Error = ExecError>
             + Clone
             + Send
             + Sync
@@ -307,7 +307,7 @@ impl RegistryBuilder {
             let retry = (self.retry.max_attempts() > 1).then(|| RetryLayer::new(self.retry));
             let mut service = ExecService::new(
                 ServiceBuilder::new()
-                    .layer(MetricsLayer)
+                    .layer(ExecSpanLayer)
                     .option_layer(retry)
                     .layer(TimeoutLayer)
                     .service(Execute),

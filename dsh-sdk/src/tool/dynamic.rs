@@ -50,7 +50,7 @@ use serde_json::Value;
 use crate::tool::Exec;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
-use crate::tool::{Handler, PrepareError, Prepared, Projection, ReadError};
+use crate::tool::{Executed, Handler, PrepareError, Prepared, Projection, ReadError};
 use crate::value::content::ContentBlock;
 
 /// The code of the warning diagnostic that says a dynamic tool was left out
@@ -58,7 +58,7 @@ use crate::value::content::ContentBlock;
 pub const TOOL_SHADOWED: &str = "TOOL_SHADOWED";
 
 /// The body of a dynamic tool: the validated arguments in, the canonical value out.
-type CallFn = dyn Fn(Value, Exec) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync;
+type CallFn = dyn Fn(Value, Exec) -> BoxFuture<'static, Result<Executed, ToolError>> + Send + Sync;
 
 /// A dynamic tool's render: the arguments and the canonical value in, content out.
 type RenderJsonFn = dyn Fn(&Value, &Value) -> Vec<ContentBlock> + Send + Sync;
@@ -93,6 +93,29 @@ impl DynamicTool {
     where
         F: Fn(Value, Exec) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        DynamicTool {
+            def,
+            input_schema,
+            output_schema: None,
+            failure_schema: None,
+            call: Arc::new(move |args, exec| {
+                let running = handler(args, exec);
+                Box::pin(async move { running.await.map(Executed::from) })
+            }),
+            render: None,
+            presents_remotely: false,
+        }
+    }
+
+    /// A tool like [`new`](Self::new)'s whose handler gives, with each
+    /// value, what it was shown with where the tool really ran (a proxied
+    /// MCP server's tool).
+    #[cfg(feature = "proxy")]
+    pub(crate) fn shown_remotely<F, Fut>(def: ToolDef, input_schema: Value, handler: F) -> Self
+    where
+        F: Fn(Value, Exec) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Executed, ToolError>> + Send + 'static,
     {
         DynamicTool {
             def,
@@ -134,8 +157,9 @@ impl DynamicTool {
     }
 
     /// Marks the tool as presenting its own card, though not here: its
-    /// handler keeps the card each value was presented with where it ran
-    /// (`Exec::keep_remote_card`), as a proxied dsh server's tool does.
+    /// handler returns each value with the card it was presented with where
+    /// it ran ([`shown_remotely`](Self::shown_remotely)), as a proxied dsh
+    /// server's tool does.
     #[cfg(feature = "proxy")]
     pub(crate) fn presents_remotely(mut self) -> Self {
         self.presents_remotely = true;

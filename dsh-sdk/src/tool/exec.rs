@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -17,8 +17,6 @@ use crate::tool::client::{
     elicitation_schema, elicitation_url, no_client,
 };
 use crate::tool::elicit::Elicitable;
-use crate::value::card::Card;
-use crate::value::content::ContentBlock;
 use crate::value::event::{Progress, StreamChunk, StreamType};
 use crate::value::principal::Principal;
 
@@ -68,21 +66,6 @@ struct ExecInner {
     /// it back (the deferred tools its tool search loaded). `None`: the
     /// principal's own.
     session: Option<Session>,
-    /// What the value was shown with where the tool really ran (a proxied
-    /// server's), for the pipeline to record with the value.
-    remote: Mutex<Remote>,
-}
-
-/// What a value was shown with where its tool really ran, a proxied MCP
-/// server: kept in the call's context by the proxied tool, taken back by
-/// the pipeline once the tool returned ([`Exec::take_remote`]).
-#[derive(Default)]
-pub(crate) struct Remote {
-    /// The card a dsh server presented the value with.
-    pub(crate) card: Option<Arc<Card>>,
-    /// The content the server rendered a structured value as, which the
-    /// model sees in place of the value's default rendering.
-    pub(crate) content: Option<Vec<ContentBlock>>,
 }
 
 /// What every call of one registry shares, made once per registry: a
@@ -90,16 +73,22 @@ pub(crate) struct Remote {
 pub(crate) struct Surroundings {
     /// The host's typed values.
     pub(crate) state: State,
-    /// The pipeline the call runs in, opaque here: `pipeline/` reads it
-    /// back (`Registry::of` and tool search through it), so the call
-    /// context need not know the pool.
-    pub(crate) registry: Option<Host>,
+    /// The pipeline the call runs in, not kept alive: `pipeline/` reads it
+    /// back (`Pipeline::of`, for tool search and the caller's view), so the
+    /// call context need not know the pool. `None` outside a registry.
+    pub(crate) pipeline: Option<WeakPipeline>,
     /// Where the chunks a tool streams go.
     pub(crate) sink: Option<StreamSink>,
 }
 
+/// A pipeline a call runs in, as its context holds it. A tool sits below
+/// the pipeline that runs it, so this names it by what the context does
+/// with it: nothing but hand it back to `pipeline/`, whose `Pipeline` is
+/// the one type that implements it.
+pub(crate) trait RunsCalls: Any + Send + Sync {}
+
 /// The pipeline a call runs in, not kept alive, as `pipeline/` hands it in.
-pub(crate) type Host = std::sync::Weak<dyn Any + Send + Sync>;
+pub(crate) type WeakPipeline = std::sync::Weak<dyn RunsCalls>;
 
 /// A caller's session, as `pipeline/` hands it in.
 pub(crate) type Session = Arc<dyn Any + Send + Sync>;
@@ -154,7 +143,6 @@ impl Exec {
                 client,
                 principal,
                 session,
-                remote: Mutex::default(),
             }),
         }
     }
@@ -224,42 +212,9 @@ impl Exec {
         })
     }
 
-    /// Keeps `card` as the card the call's value was presented with where
-    /// the tool really ran: a proxied MCP server's own card, read from its
-    /// result. The pipeline takes it back once the tool returned
-    /// ([`take_remote`](Self::take_remote)) and records it with the value,
-    /// so that present stays a function of what was recorded. The last
-    /// card kept wins.
-    #[cfg(feature = "proxy")]
-    pub(crate) fn keep_remote_card(&self, card: Card) {
-        self.remote().card = Some(Arc::new(card));
-    }
-
-    /// Keeps `content` as what the call's structured value was rendered as
-    /// where the tool really ran: a proxied MCP server's text beside its
-    /// `structuredContent`. Taken back and recorded like the card; the model
-    /// sees it in place of the value's default rendering.
-    #[cfg(feature = "proxy")]
-    pub(crate) fn keep_remote_content(&self, content: Vec<ContentBlock>) {
-        self.remote().content = Some(content);
-    }
-
-    /// What [`keep_remote_card`](Self::keep_remote_card) and
-    /// [`keep_remote_content`](Self::keep_remote_content) kept, taken.
-    pub(crate) fn take_remote(&self) -> Remote {
-        std::mem::take(&mut *self.remote())
-    }
-
-    fn remote(&self) -> std::sync::MutexGuard<'_, Remote> {
-        self.inner
-            .remote
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// The pipeline the call runs in, as handed in.
-    pub(crate) fn host(&self) -> Option<&Host> {
-        self.inner.shared.registry.as_ref()
+    pub(crate) fn pipeline(&self) -> Option<&WeakPipeline> {
+        self.inner.shared.pipeline.as_ref()
     }
 
     /// Sends a progress message.
@@ -605,8 +560,8 @@ impl ExecBuilder {
                 batch: None,
                 shared: Arc::new(Surroundings {
                     state: self.state,
-                    // Built outside a registry: `Registry::of` finds none.
-                    registry: None,
+                    // Built outside a registry: `Pipeline::of` finds none.
+                    pipeline: None,
                     sink: self.sink,
                 }),
                 sequence: AtomicU64::new(0),
@@ -615,7 +570,6 @@ impl ExecBuilder {
                     .principal
                     .unwrap_or_else(|| Principal::shared_host().clone()),
                 session: None,
-                remote: Mutex::default(),
             }),
         }
     }

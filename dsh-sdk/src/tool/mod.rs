@@ -16,6 +16,7 @@ pub mod elicit;
 mod erased;
 mod error;
 mod exec;
+mod executed;
 pub(crate) mod fixed;
 mod icon;
 mod project;
@@ -36,7 +37,9 @@ pub(crate) use erased::{
 };
 pub use error::{RegisterError, SchemaRole, ToolError};
 pub(crate) use error::{hook_panicked, panic_message, with_sources};
-pub(crate) use exec::{CallTokens, Host, Remote, Session, StreamSink, Surroundings};
+pub(crate) use exec::{CallTokens, RunsCalls, Session, StreamSink, Surroundings, WeakPipeline};
 pub use exec::{Exec, ExecBuilder, MissingState, State};
+pub use executed::Executed;
+pub(crate) use executed::Remote;
 pub use icon::{Icon, IconError, IconTheme};
 pub use project::{MarkedPresent, MarkedRender, PresentCallFn, PresentFn, RenderFn, Unmarked};

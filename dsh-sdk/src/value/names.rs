@@ -3,9 +3,9 @@
 //! output_type = "…")]` gives their variants), and the default output type
 //! of each category.
 //!
-//! dsh-kit-macros checks the same rules at compile time and keeps its own copy
-//! (a proc-macro crate cannot depend on this one); the tests below hold the
-//! two equal through its hidden `__shared_rules!`.
+//! The rules themselves live in `dsh-kit-rules`, which dsh-kit-macros reads
+//! too (a proc-macro crate cannot depend on this one): one copy, checked at
+//! compile time and at run time alike.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -141,117 +141,12 @@ fn is_empty(value: &Value) -> bool {
     }
 }
 
-/// The rule a tool name or alias follows, for messages.
-pub(crate) const TOOL_NAME_RULE: &str = "1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`";
-
-/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every model provider accepts.
-pub(crate) fn is_valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
-}
-
-/// The rule an OAuth scope follows, for messages.
-pub(crate) const SCOPE_RULE: &str = "one or more printable ASCII characters other than a space, `\"` or `\\` (RFC 6749's scope-token)";
-
-/// Whether `scope` is an RFC 6749 (section 3.3) scope-token:
-/// `1*( %x21 / %x23-5B / %x5D-7E )`.
-pub(crate) fn is_scope_token(scope: &str) -> bool {
-    !scope.is_empty()
-        && scope
-            .bytes()
-            .all(|byte| matches!(byte, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
-}
-
-/// What is wrong with `key` as a key of a tool's own `_meta`, by MCP's rule
-/// (an optional prefix of dot-separated labels and a `/`, then a name), with
-/// the prefixes MCP keeps for itself and dsh-kit's own `dsh/` refused; `None`
-/// for a good key.
-pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
-    let (prefix, name) = match key.split_once('/') {
-        Some((prefix, name)) => (Some(prefix), name),
-        None => (None, key),
-    };
-    if let Some(prefix) = prefix {
-        let labels: Vec<&str> = prefix.split('.').collect();
-        let good_label = |label: &&str| {
-            let bytes = label.as_bytes();
-            bytes.first().is_some_and(u8::is_ascii_alphabetic)
-                && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
-                && bytes
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
-        };
-        if !labels.iter().all(good_label) {
-            return Some(
-                "its prefix must be labels joined by `.`, each starting with a letter, ending with a letter or digit, and holding only letters, digits and `-` (`com.example/`)",
-            );
-        }
-        if labels
-            .get(1)
-            .is_some_and(|label| *label == "modelcontextprotocol" || *label == "mcp")
-        {
-            return Some(
-                "its prefix is reserved for MCP itself (a second label `modelcontextprotocol` or `mcp`): use a prefix of your own (`com.example/`)",
-            );
-        }
-        if key.starts_with(crate::value::wire_keys::PREFIX) {
-            return Some(
-                "the `dsh/` prefix is dsh-kit's own (`dsh/version`, `dsh/scopes`): use a prefix of your own (`com.example/`)",
-            );
-        }
-    }
-    let bytes = name.as_bytes();
-    let good_name = bytes.first().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if !good_name {
-        return Some(
-            "its name must begin and end with a letter or digit and hold only letters, digits, `-`, `_` and `.`",
-        );
-    }
-    None
-}
-
-/// The rule an `x-mcp-header` name follows, for messages.
-pub(crate) const HEADER_NAME_RULE: &str = "one or more of `a-z`, `A-Z`, `0-9` and ``!#$%&'*+-.^_`|~`` (an HTTP field-name token, RFC 9110)";
-
-/// Whether `name` can follow `Mcp-Param-` in an HTTP header name: an RFC
-/// 9110 (section 5.6.2) token, `1*tchar`.
-pub(crate) fn is_header_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.bytes().all(|byte| {
-            byte.is_ascii_alphanumeric()
-                || matches!(
-                    byte,
-                    b'!' | b'#'
-                        | b'$'
-                        | b'%'
-                        | b'&'
-                        | b'\''
-                        | b'*'
-                        | b'+'
-                        | b'-'
-                        | b'.'
-                        | b'^'
-                        | b'_'
-                        | b'`'
-                        | b'|'
-                        | b'~'
-                )
-        })
-}
-
-/// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
-/// the host, or `data:`, carried inline.
-pub(crate) fn is_icon_src(src: &str) -> bool {
-    src.split_once(':').is_some_and(|(scheme, _)| {
-        scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("data")
-    })
-}
+// What a tool, a header, a scope and a `_meta` key may be called: the one
+// copy of the rules, which dsh-kit-macros checks at compile time too.
+pub(crate) use dsh_kit_rules::names::{
+    HEADER_NAME_RULE, SCOPE_RULE, TOOL_NAME_RULE, is_header_name, is_icon_src, is_scope_token,
+    is_valid_tool_name, meta_key_problem,
+};
 
 #[cfg(test)]
 mod tests {
@@ -259,10 +154,7 @@ mod tests {
     use serde::de::DeserializeOwned;
     use serde_json::Value;
 
-    use super::{
-        HEADER_NAME_RULE, SCOPE_RULE, TOOL_NAME_RULE, is_header_name, is_icon_src, is_scope_token,
-        is_valid_tool_name, meta_key_problem,
-    };
+    use super::{is_header_name, is_icon_src, is_valid_tool_name, meta_key_problem};
     use crate::{Category, OutputType};
     use serde_json::json;
 
@@ -292,141 +184,27 @@ mod tests {
         assert!(!is_string_list(&json!({ "files": ["a"] })));
     }
 
-    /// Asserts the macros' `rule` and the runtime's `check` say the same of
-    /// each input.
-    macro_rules! agree {
-        ($rule:ident, $check:path: $($input:literal),* $(,)?) => {{
-            let macros = dsh_kit_macros::__shared_rules!($rule $($input),*);
-            let runtime = [$($check($input)),*];
-            assert_eq!(macros, runtime, "{:?}", [$($input),*]);
-        }};
-    }
-
     #[test]
-    fn the_macros_accept_the_same_icon_uris() {
-        agree!(
-            icon_srcs,
-            is_icon_src:
-            "https://example.com/a.svg",
-            "HTTPS://example.com/a.png",
-            "data:image/png;base64,AA==",
-            "Data:,x",
-            "http://example.com/a.svg",
-            "file:///etc/passwd",
-            "javascript:alert(1)",
-            "a.png",
-            "",
-            ":",
-        );
+    fn icon_uris_are_https_or_data() {
         assert!(
             is_icon_src("https://example.com/a.svg") && !is_icon_src("http://example.com/a.svg")
         );
     }
 
     #[test]
-    fn the_macros_accept_the_same_scopes() {
-        agree!(
-            scope_tokens,
-            is_scope_token:
-            "files:write",
-            "a",
-            "https://api.example.com/read",
-            "!#[]~",
-            "",
-            "files write",
-            "say\"hi\"",
-            "back\\slash",
-            "tab\t",
-            "é",
-            "\u{7f}",
-        );
-        assert_eq!(dsh_kit_macros::__shared_rules!(scope_rule), SCOPE_RULE);
-    }
-
-    #[test]
-    fn the_macros_take_the_same_meta_keys() {
-        agree!(
-            meta_keys,
-            meta_key_problem:
-            "owner",
-            "com.example/owner",
-            "com.example-2.api/tier_1.v2",
-            "x",
-            "",
-            "/owner",
-            "com.example/",
-            "io.modelcontextprotocol/ui",
-            "dev.mcp/x",
-            "dsh/version",
-            "dsh.example/ok",
-            "1com/x",
-            "com-/x",
-            "com..example/x",
-            "-owner",
-            "owner-",
-            "own er",
-            "a/b/c",
-            "é",
-        );
+    fn meta_keys_follow_mcp_and_leave_dsh_to_dsh_kit() {
         assert_eq!(meta_key_problem("com.example/owner"), None);
         assert!(meta_key_problem("io.modelcontextprotocol/ui").is_some());
         assert!(meta_key_problem("dsh/version").is_some());
     }
 
     #[test]
-    fn the_macros_accept_the_same_header_names() {
-        agree!(
-            header_names,
-            is_header_name:
-            "Region",
-            "x-tenant_id.2",
-            "!#$%&'*+-.^_`|~",
-            "",
-            "Two Words",
-            "a:b",
-            "tab\t",
-            "line\n",
-            "(paren)",
-            "\"quoted\"",
-            "é",
-        );
-        assert_eq!(
-            dsh_kit_macros::__shared_rules!(header_name_rule),
-            HEADER_NAME_RULE
-        );
+    fn header_names_are_field_name_tokens() {
         assert!(is_header_name("Region") && !is_header_name("Two Words"));
     }
 
     #[test]
-    fn the_macros_state_the_tool_name_rule_alike() {
-        assert_eq!(
-            dsh_kit_macros::__shared_rules!(tool_name_rule),
-            TOOL_NAME_RULE
-        );
-    }
-
-    #[test]
-    fn the_macros_accept_the_same_tool_names() {
-        agree!(
-            valid_tool_names,
-            is_valid_tool_name:
-            "read_file",
-            "Read-File-2",
-            "x",
-            "_",
-            "-",
-            "0",
-            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-            "",
-            "read file",
-            "read.file",
-            "read:file",
-            "café",
-            "a/b",
-            "tab\t",
-            "ünïcödé",
-        );
+    fn tool_names_are_what_every_provider_accepts() {
         assert!(is_valid_tool_name("read_file") && !is_valid_tool_name("read file"));
     }
 
@@ -478,11 +256,11 @@ mod tests {
 
     #[test]
     fn the_macros_spell_categories_as_the_runtime_does() {
-        spelt_alike::<Category>(&dsh_kit_macros::__shared_rules!(categories));
+        spelt_alike::<Category>(dsh_kit_rules::names::CATEGORIES);
     }
 
     #[test]
     fn the_macros_spell_output_types_as_the_runtime_does() {
-        spelt_alike::<OutputType>(&dsh_kit_macros::__shared_rules!(output_types));
+        spelt_alike::<OutputType>(dsh_kit_rules::names::OUTPUT_TYPES);
     }
 }

@@ -9,7 +9,7 @@ use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient};
 use tokio::sync::Notify;
 
-use super::forward::Progress;
+use super::progress::Progress;
 
 /// The client side of the connection: receives progress and list changes.
 #[derive(Clone)]

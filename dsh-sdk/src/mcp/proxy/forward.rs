@@ -1,26 +1,31 @@
-//! A call of a proxied tool, forwarded to its server.
+//! A proxied tool: the local tool made from a remote one, and each of its
+//! calls forwarded to its server.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use rmcp::model::{
-    CallToolRequestParams, CancelledNotificationParam, ClientRequest, ProgressToken, Request,
-    RequestId, ServerResult,
+    CallToolRequestParams, CancelledNotificationParam, ClientRequest, Request, RequestId,
+    ServerResult, Tool,
 };
 use rmcp::service::PeerRequestOptions;
 use rmcp::{Peer, RoleClient};
 
 use crate::tool::Exec;
-use crate::tool::ToolError;
-use crate::value::content::{ContentBlock, joined_text};
+use crate::tool::{DynamicTool, Executed, Remote, ToolDef, ToolError};
+use crate::value::card::Card;
+use crate::value::content::{ContentBlock, joined_text, render_default};
+use crate::value::names::Category;
 use crate::value::schema::limits::check;
+use crate::value::wire_keys::APPS_UI;
 
-use super::super::apps::read_card;
+use super::super::apps::{links_card_view, read_card};
 use super::super::content::from_mcp;
 use super::gone::{root_cause, unreachable};
 use super::link::Link;
+use super::progress::Reporting;
 
 /// One remote tool's call, forwarded.
 #[derive(Clone)]
@@ -36,7 +41,7 @@ impl Forward {
     /// The call, inside its client span by OpenTelemetry's MCP conventions
     /// (`tools/call {tool}`, kind client), whose trace context the request
     /// carries in `_meta` to the server.
-    pub(super) async fn call(self, args: Value, exec: Exec) -> Result<Value, ToolError> {
+    pub(super) async fn call(self, args: Value, exec: Exec) -> Result<Executed, ToolError> {
         // Named as `semconv::MCP_CLIENT_SPAN` (the macro takes a literal).
         let span = tracing::info_span!(
             "mcp.client",
@@ -63,7 +68,7 @@ impl Forward {
         args: Value,
         exec: Exec,
         span: &tracing::Span,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Executed, ToolError> {
         let server = &self.link.server;
         let remote = &self.remote;
         if let Some(reason) = self.link.gone() {
@@ -176,6 +181,7 @@ impl Forward {
             }
             return Err(error);
         }
+        let mut shown = Remote::default();
         let value = if self.structured {
             // A server that declares an output schema must send
             // `structuredContent`; older ones put the JSON in a text block.
@@ -197,7 +203,7 @@ impl Forward {
                 )));
             };
             if !(read_from_text && blocks.len() == 1) {
-                self.keep_content(blocks, &value, &exec);
+                shown.content = self.shown_content(blocks, &value);
             }
             value
         } else {
@@ -205,56 +211,61 @@ impl Forward {
                 ToolError::new(format!("the content could not be kept: {error}"))
             })?
         };
-        self.keep_card(result.meta.as_ref(), &exec);
-        Ok(value)
+        shown.card = self.shown_card(result.meta.as_ref()).map(Arc::new);
+        Ok(Executed::shown_remotely(value, shown))
     }
 
-    /// Keeps what the server rendered a structured `value` as, for the model
-    /// to see in place of the value's default rendering: its blocks, unless
+    /// What the server rendered a structured `value` as, for the model to
+    /// see in place of the value's default rendering: its blocks, unless
     /// they are only the value's JSON again (which the default rendering
     /// gives anyway), or over the registry's output limits (then, with a
     /// warning, the model sees the value's default rendering).
-    fn keep_content(&self, blocks: Vec<ContentBlock>, value: &Value, exec: &Exec) {
+    fn shown_content(&self, blocks: Vec<ContentBlock>, value: &Value) -> Option<Vec<ContentBlock>> {
         let only_json = matches!(
             &blocks[..],
             [block] if block.as_text().and_then(|text| serde_json::from_str::<Value>(text).ok()).as_ref() == Some(value)
         );
         if blocks.is_empty() || only_json {
-            return;
+            return None;
         }
         let limits = self.link.registry.pipeline().config.limits;
         let shown = serde_json::to_value(&blocks).unwrap_or_default();
         match check(&shown, limits.max_output_depth, limits.max_output_bytes) {
-            Ok(()) => exec.keep_remote_content(blocks),
-            Err(exceeded) => tracing::warn!(
-                server = %self.link.server,
-                tool = %self.remote,
-                "the content the MCP server `{}` sent with a result of `{}` is {}: the value's JSON shows in its place",
-                self.link.server,
-                self.remote,
-                exceeded.describe(),
-            ),
+            Ok(()) => Some(blocks),
+            Err(exceeded) => {
+                tracing::warn!(
+                    server = %self.link.server,
+                    tool = %self.remote,
+                    "the content the MCP server `{}` sent with a result of `{}` is {}: the value's JSON shows in its place",
+                    self.link.server,
+                    self.remote,
+                    exceeded.describe(),
+                );
+                None
+            }
         }
     }
 
-    /// Keeps the card a dsh server presented the value with (its result's
-    /// `_meta`, under [`CARD_META_KEY`](crate::value::card::web::CARD_META_KEY))
-    /// in the call's context, for the pipeline to record with the value and
-    /// show in place of the generic card. The card is checked first against
-    /// the registry's output limits and the card types: one that breaks
-    /// either is left out, with a warning, and the generic card shows.
-    fn keep_card(&self, meta: Option<&rmcp::model::MetaObject>, exec: &Exec) {
+    /// The card a dsh server presented the value with (its result's
+    /// `_meta`, under [`CARD_META_KEY`](crate::value::card::web::CARD_META_KEY)),
+    /// for the pipeline to record with the value and show in place of the
+    /// generic card. The card is checked first against the registry's
+    /// output limits and the card types: one that breaks either is left
+    /// out, with a warning, and the generic card shows.
+    fn shown_card(&self, meta: Option<&rmcp::model::MetaObject>) -> Option<Card> {
         let limits = self.link.registry.pipeline().config.limits;
         match read_card(meta, limits.max_output_depth, limits.max_output_bytes) {
-            Ok(Some(card)) => exec.keep_remote_card(card),
-            Ok(None) => {}
-            Err(error) => tracing::warn!(
-                server = %self.link.server,
-                tool = %self.remote,
-                "the card the MCP server `{}` sent with a result of `{}` is not shown, the generic card is: {error}",
-                self.link.server,
-                self.remote,
-            ),
+            Ok(card) => card,
+            Err(error) => {
+                tracing::warn!(
+                    server = %self.link.server,
+                    tool = %self.remote,
+                    "the card the MCP server `{}` sent with a result of `{}` is not shown, the generic card is: {error}",
+                    self.link.server,
+                    self.remote,
+                );
+                None
+            }
         }
     }
 }
@@ -310,33 +321,80 @@ impl Drop for Abandon {
     }
 }
 
-/// Progress token → the call whose progress it reports.
-pub(super) type Progress = Arc<Mutex<HashMap<ProgressToken, Exec>>>;
-
-/// Routes a call's progress notifications to its [`Exec`] while it runs.
-pub(super) struct Reporting {
-    calls: Progress,
-    token: ProgressToken,
-}
-
-impl Reporting {
-    fn start(calls: &Progress, token: ProgressToken, exec: &Exec) -> Self {
-        calls
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(token.clone(), exec.clone());
-        Reporting {
-            calls: Arc::clone(calls),
-            token,
-        }
+/// The dynamic tool `name` that forwards each call to the remote `tool`.
+pub(super) fn forwarding_tool(link: &Arc<Link>, name: &str, tool: &Tool) -> DynamicTool {
+    let annotations = tool.annotations.clone().unwrap_or_default();
+    let read_only = annotations.read_only_hint == Some(true);
+    let mut def = ToolDef::builder_owned(name, tool.description.as_deref().unwrap_or_default())
+        .category(Category::Mcp)
+        .read_only(read_only)
+        .concurrency_safe(read_only)
+        .destructive(!read_only && annotations.destructive_hint == Some(true))
+        .idempotent(annotations.idempotent_hint == Some(true));
+    if let Some(open_world) = annotations.open_world_hint {
+        def = def.open_world(open_world);
+    }
+    if let Some(title) = tool.title.clone().or(annotations.title) {
+        def = def.with_title(title);
+    }
+    // What a dsh server says of its tools beyond MCP's fields.
+    let meta = tool.meta.as_ref().map(|meta| &meta.0);
+    if let Some(version) = meta
+        .and_then(|meta| meta.get(crate::export::META_VERSION))
+        .and_then(Value::as_str)
+    {
+        def = def.with_version(version);
+    }
+    let failure_schema = meta
+        .and_then(|meta| meta.get(crate::export::META_FAILURE_SCHEMA))
+        .cloned();
+    if let Some(own) = meta.and_then(own_meta) {
+        def = def.with_meta(own);
+    }
+    let forward = Forward {
+        link: Arc::clone(link),
+        remote: tool.name.to_string(),
+        structured: tool.output_schema.is_some(),
+    };
+    let mut dynamic = DynamicTool::shown_remotely(
+        def.build(),
+        Value::Object((*tool.input_schema).clone()),
+        move |args, exec| forward.clone().call(args, exec),
+    );
+    if let Some(schema) = failure_schema {
+        dynamic = dynamic.failure_schema(schema);
+    }
+    if links_card_view(tool.meta.as_ref()) {
+        dynamic = dynamic.presents_remotely();
+    }
+    match &tool.output_schema {
+        Some(schema) => dynamic.output_schema(Value::Object((**schema).clone())),
+        None => dynamic.render(|_args, value| {
+            Vec::<ContentBlock>::deserialize(value).unwrap_or_else(|_| render_default(value))
+        }),
     }
 }
 
-impl Drop for Reporting {
-    fn drop(&mut self) {
-        self.calls
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.token);
-    }
+/// The most a remote tool's own `_meta` may hold, as JSON, to be kept.
+const MAX_OWN_META_BYTES: usize = 16 * 1024;
+
+/// The entries of a remote tool's `_meta` that are the tool's own: those
+/// whose keys dsh-kit takes (not `dsh/`, which it reads itself, nor a
+/// reserved prefix), less the MCP Apps view links (`ui`, `ui/…`), which
+/// name the remote server's resources. `None` when none is left, or when
+/// they are too large to carry.
+fn own_meta(meta: &serde_json::Map<String, Value>) -> Option<serde_json::Map<String, Value>> {
+    let own: serde_json::Map<String, Value> = meta
+        .iter()
+        .filter(|(key, _)| {
+            crate::value::names::meta_key_problem(key).is_none()
+                && key.as_str() != APPS_UI
+                && !key
+                    .strip_prefix(APPS_UI)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    let size = serde_json::to_vec(&own).map_or(usize::MAX, |json| json.len());
+    (!own.is_empty() && size <= MAX_OWN_META_BYTES).then_some(own)
 }

@@ -6,7 +6,9 @@ mod events;
 mod forward;
 mod gone;
 mod link;
+mod progress;
 mod skills;
+mod sync;
 mod tls;
 mod watch;
 
@@ -36,6 +38,7 @@ use super::auth::{ClientCredentials, ClientFlowError, client_credentials_token};
 use super::pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 use client::ProxyClient;
 use link::Link;
+use sync::sync;
 use tls::TlsRoots;
 use watch::{Dial, Running, Watch};
 
@@ -556,7 +559,7 @@ impl McpProxyBuilder {
             Arc::clone(&client.progress),
         ));
         let gone = link.attach(running.peer().clone());
-        if let Err(error) = link.sync().await {
+        if let Err(error) = sync(&link).await {
             // The connection is ended by dropping `running`.
             return Err(ConnectError::ListTools {
                 server: link.server.clone(),

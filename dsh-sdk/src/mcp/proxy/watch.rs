@@ -19,6 +19,7 @@ use super::client::ProxyClient;
 use super::events::ProxyEvent;
 use super::gone::{describe_quit, root_cause, unreachable};
 use super::link::Link;
+use super::sync::sync;
 use super::{CLOSE_TIMEOUT, Dialing};
 
 /// A connection to the server, as the proxy's handler serves it.
@@ -100,7 +101,7 @@ impl Watch {
                     let _ = tokio::time::timeout(CLOSE_TIMEOUT, waiting).await;
                     return None;
                 }
-                () = self.list_changed.notified() => match link.sync().await {
+                () = self.list_changed.notified() => match sync(link).await {
                     Ok(diff) if !diff.is_empty() => link.emit(ProxyEvent::ToolsChanged { diff }),
                     Ok(_) => {}
                     Err(reason) => {
@@ -142,7 +143,7 @@ impl Watch {
             error = match dialed {
                 Ok(running) => {
                     let gone = link.attach(running.peer().clone());
-                    match link.sync().await {
+                    match sync(link).await {
                         Ok(diff) => {
                             link.mark_back();
                             link.emit(ProxyEvent::Reconnected { attempt, diff });

@@ -4,7 +4,8 @@
 use foldhash::HashMap;
 
 use super::evidence::Slots;
-use super::fields::{Field, PerField, document};
+use super::field::{Field, PerField};
+use super::fields::document;
 use super::ids::{DocId, TermId};
 use super::tuning::{MAX_TERMS_PER_FIELD, MAX_WORD_BYTES, MAX_WORDS};
 use super::{Doc, Posting, PostingAt, Term, ToolIndex, Word, name_key};

@@ -1,8 +1,8 @@
 //! [`ToolIndex`]: an incremental inverted index ranking tools with BM25F.
 //!
 //! This file holds the index's tables and what they mean. Adding and
-//! removing tools is in `build`, what text of a tool goes in which field in
-//! `fields`, what terms a query looks for in `expand`, the first stage's
+//! removing tools is in `build`, the fields a tool is scored by in `field`,
+//! what text of a tool goes in which field in `fields`, what terms a query looks for in `expand`, the first stage's
 //! BM25F in `score`, the rerank in `rerank` (with the parameter evidence it
 //! weighs in `evidence`), the misspelling lookup in `spelling`, and every
 //! weight and bound in `tuning`.
@@ -13,7 +13,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use crate::tool::ToolInfo;
 use evidence::Slots;
-use fields::{Field, PerField};
+use field::{Field, PerField};
 use ids::{DocId, TermId};
 pub use rerank::{FEATURE_NAMES, Features, RERANK_WEIGHTS};
 use spelling::Neighbours;
@@ -195,6 +195,7 @@ fn name_key(name: &str) -> u64 {
 mod build;
 mod evidence;
 mod expand;
+mod field;
 mod fields;
 mod ids;
 mod rerank;

@@ -9,7 +9,7 @@
 
 use super::ToolIndex;
 use super::evidence::Values;
-use super::fields::Field;
+use super::field::Field;
 use super::ids::{DocId, TermId};
 use super::tuning::{NAME_COVERAGE, NAMED_VALUE, QUERY_COVERAGE, UNFILLED};
 

@@ -3,7 +3,7 @@
 
 use super::evidence::Values;
 use super::expand::LookedFor;
-use super::fields::Field;
+use super::field::Field;
 use super::ids::{DocId, TermId};
 use super::tuning::{K1, LENGTH_NORM, MAX_QUERY_TERMS, RERANK, WEIGHT};
 use super::{Features, ToolIndex, rerank};

@@ -5,7 +5,7 @@
 //! comment tells what each was tried at and why it was kept. The bounds cap
 //! what one tool or one query can cost, whoever wrote it.
 
-use super::fields::PerField;
+use super::field::PerField;
 
 // The first stage: BM25F over the fields.
 

@@ -10,6 +10,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::tool::Exec;
+use crate::tool::Executed;
 use crate::tool::ToolDef;
 use crate::tool::ToolError;
 use crate::value::card::Card;
@@ -48,7 +49,7 @@ pub(crate) struct Entry {
 /// tool's future, which runs nothing until it is polled. Made whole when
 /// the arguments are read, so a call allocates once for its arguments and
 /// its future together.
-pub(crate) type Prepared = BoxFuture<'static, Result<Value, ToolError>>;
+pub(crate) type Prepared = BoxFuture<'static, Result<Executed, ToolError>>;
 
 /// Why arguments that passed the input schema still do not make a call.
 #[derive(Debug, thiserror::Error)]

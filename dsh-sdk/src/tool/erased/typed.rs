@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::projection::PresentPanic;
 use super::{Handler, PrepareError, Prepared, Projection, ReadError};
 use crate::tool::Exec;
+use crate::tool::Executed;
 use crate::tool::{Tool, Validation};
 use crate::tool::{ToolError, panic_message};
 use crate::value::card::Card;
@@ -105,15 +106,17 @@ fn checked(validate: &dyn Fn() -> Validation) -> Result<(), PrepareError> {
 /// value: taken as is, it reaches the output limits unwalked, however deep
 /// (serializing would recurse once per level). A `String`, the commonest
 /// output, is moved into its value rather than copied.
-fn canonical<O: serde::Serialize + 'static>(mut output: O) -> Result<Value, ToolError> {
+fn canonical<O: serde::Serialize + 'static>(mut output: O) -> Result<Executed, ToolError> {
     let output_any = &mut output as &mut dyn Any;
     if let Some(value) = output_any.downcast_mut::<Value>() {
-        return Ok(std::mem::take(value));
+        return Ok(Executed::from(std::mem::take(value)));
     }
     if let Some(text) = output_any.downcast_mut::<String>() {
-        return Ok(Value::String(std::mem::take(text)));
+        return Ok(Executed::from(Value::String(std::mem::take(text))));
     }
-    serde_json::to_value(&output).map_err(unserializable)
+    serde_json::to_value(&output)
+        .map(Executed::from)
+        .map_err(unserializable)
 }
 
 fn unserializable(error: serde_json::Error) -> ToolError {

@@ -1,14 +1,12 @@
-//! What a tool may be called, and how `#[tool(category = "…", output_type =
-//! "…")]` spells the runtime's `Category` and `OutputType` variants.
-//!
-//! dsh-kit holds the same rules (its `names` module and the two enums' serde
-//! names); its tests compare them with these through `__shared_rules!`.
+//! What a tool, a header, a scope and a `_meta` key may be called, and how
+//! `#[tool(category = "…", output_type = "…")]` spells the runtime's
+//! `Category` and `OutputType` variants.
 
 /// The rule a tool name or alias follows, for messages.
-pub(crate) const TOOL_NAME_RULE: &str = "1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`";
+pub const TOOL_NAME_RULE: &str = "1 to 64 characters of `a-z`, `A-Z`, `0-9`, `_` or `-`";
 
 /// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what every model provider accepts.
-pub(crate) fn is_valid_tool_name(name: &str) -> bool {
+pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
             .bytes()
@@ -16,11 +14,11 @@ pub(crate) fn is_valid_tool_name(name: &str) -> bool {
 }
 
 /// The rule an OAuth scope follows, for messages.
-pub(crate) const SCOPE_RULE: &str = "one or more printable ASCII characters other than a space, `\"` or `\\` (RFC 6749's scope-token)";
+pub const SCOPE_RULE: &str = "one or more printable ASCII characters other than a space, `\"` or `\\` (RFC 6749's scope-token)";
 
 /// Whether `scope` is an RFC 6749 (section 3.3) scope-token:
 /// `1*( %x21 / %x23-5B / %x5D-7E )`.
-pub(crate) fn is_scope_token(scope: &str) -> bool {
+pub fn is_scope_token(scope: &str) -> bool {
     !scope.is_empty()
         && scope
             .bytes()
@@ -31,7 +29,7 @@ pub(crate) fn is_scope_token(scope: &str) -> bool {
 /// (an optional prefix of dot-separated labels and a `/`, then a name), with
 /// the prefixes MCP keeps for itself and dsh-kit's own `dsh/` refused; `None`
 /// for a good key.
-pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
+pub fn meta_key_problem(key: &str) -> Option<&'static str> {
     let (prefix, name) = match key.split_once('/') {
         Some((prefix, name)) => (Some(prefix), name),
         None => (None, key),
@@ -80,11 +78,11 @@ pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
 }
 
 /// The rule an `x-mcp-header` name follows, for messages.
-pub(crate) const HEADER_NAME_RULE: &str = "one or more of `a-z`, `A-Z`, `0-9` and ``!#$%&'*+-.^_`|~`` (an HTTP field-name token, RFC 9110)";
+pub const HEADER_NAME_RULE: &str = "one or more of `a-z`, `A-Z`, `0-9` and ``!#$%&'*+-.^_`|~`` (an HTTP field-name token, RFC 9110)";
 
 /// Whether `name` can follow `Mcp-Param-` in an HTTP header name: an RFC
 /// 9110 (section 5.6.2) token, `1*tchar`.
-pub(crate) fn is_header_name(name: &str) -> bool {
+pub fn is_header_name(name: &str) -> bool {
     !name.is_empty()
         && name.bytes().all(|byte| {
             byte.is_ascii_alphanumeric()
@@ -110,14 +108,14 @@ pub(crate) fn is_header_name(name: &str) -> bool {
 
 /// Whether an icon's `src` is a URI a host may use: `https:`, fetched by
 /// the host, or `data:`, carried inline.
-pub(crate) fn is_icon_src(src: &str) -> bool {
+pub fn is_icon_src(src: &str) -> bool {
     src.split_once(':').is_some_and(|(scheme, _)| {
         scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("data")
     })
 }
 
 /// `category = "…"`: the attribute's spelling and the `Category` variant.
-pub(crate) const CATEGORIES: &[(&str, &str)] = &[
+pub const CATEGORIES: &[(&str, &str)] = &[
     ("filesystem", "Filesystem"),
     ("shell", "Shell"),
     ("search", "Search"),
@@ -131,7 +129,7 @@ pub(crate) const CATEGORIES: &[(&str, &str)] = &[
 ];
 
 /// `output_type = "…"`: the attribute's spelling and the `OutputType` variant.
-pub(crate) const OUTPUT_TYPES: &[(&str, &str)] = &[
+pub const OUTPUT_TYPES: &[(&str, &str)] = &[
     ("text", "Text"),
     ("structured", "Structured"),
     ("file_content", "FileContent"),

@@ -1,4 +1,4 @@
-//! "did you mean `read_only`?" for misspelt keys and values.
+//! "did you mean `read_only`?" for misspelt names, keys and values.
 
 /// How alike two names must be (Jaro-Winkler) to be offered as a correction.
 const THRESHOLD: f64 = 0.85;
@@ -7,13 +7,9 @@ const THRESHOLD: f64 = 0.85;
 /// (ties by name), each once.
 ///
 /// Jaro-Winkler similarity over lowercase text, as clap uses for its
-/// suggestions: it rewards a shared prefix, which is how keys get misspelt
-/// (`readonly`, `read_onyl`, `Filesystem`). dsh-kit suggests tool and
-/// property names by the same rule, and its tests hold the two equal.
-pub(crate) fn closest<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Vec<&'a str> {
+/// suggestions: it rewards a shared prefix, which is how names get misspelt
+/// (`readonly`, `read_onyl`, `Filesystem`).
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let name = name.to_lowercase();
     let mut scored: Vec<(f64, &str)> = candidates
         .into_iter()
@@ -30,7 +26,7 @@ pub(crate) fn closest<'a>(
 }
 
 /// The candidate closest to `input`, if one is close enough to be a likely typo.
-pub(crate) fn did_you_mean<'a>(
+pub fn did_you_mean<'a>(
     input: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
@@ -38,7 +34,7 @@ pub(crate) fn did_you_mean<'a>(
 }
 
 /// `` `a`, `b` or `c` ``, for messages that list what is accepted.
-pub(crate) fn one_of(candidates: &[&str]) -> String {
+pub fn one_of(candidates: &[&str]) -> String {
     let quoted: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
     match quoted.split_last() {
         None => String::new(),
