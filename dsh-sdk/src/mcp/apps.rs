@@ -25,7 +25,7 @@ use crate::value::wire_keys::{
     APPS_DEPRECATED_RESOURCE_URI, APPS_RESOURCE_URI, APPS_UI, CARD_VIEW_URI_PREFIX,
 };
 
-use super::resources::{ReadResource, ResourceProvider};
+use crate::mcp::server::offers::resources::{ReadResource, ResourceProvider};
 
 /// Where the card view of `tool` is served.
 const URI_PREFIX: &str = CARD_VIEW_URI_PREFIX;

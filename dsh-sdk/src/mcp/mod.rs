@@ -64,60 +64,49 @@
 //!   a version ([`LIST_VERSION_META_KEY`]) and marks each tool that is not
 //!   `available` with its status ([`STATUS_META_KEY`]).
 
-mod admission;
 mod apps;
 #[cfg(feature = "oauth")]
 pub mod auth;
-mod bus;
-mod cache;
-mod connection;
 mod content;
-mod http;
-mod outage;
 mod pins;
-mod prompts;
 #[cfg(feature = "proxy")]
 mod proxy;
-#[cfg(feature = "redis")]
-pub mod redis;
-mod reply;
 mod request_state;
-mod resources;
 mod server;
 mod session;
-mod skills;
-mod status;
-mod task;
-mod task_store;
+mod stores;
+mod tasks;
 mod wire;
 
-pub use bus::{BusEvent, EventBus, LocalEventBus};
-pub use cache::LIST_VERSION_META_KEY;
-pub use http::{
-    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
-    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT,
-    DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_UNUSED_SESSION_TIMEOUT,
-};
-pub use http::{McpHttpServer, ServeError};
-pub use outage::STORE_UNAVAILABLE;
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
-pub use prompts::Prompt;
 #[cfg(feature = "proxy")]
 pub use proxy::{
     Backoff, ConnectError, DEFAULT_HEARTBEAT, McpProxy, McpProxyBuilder, ProxyEvent, TOOL_SKIPPED,
     TlsError, ToolListDiff,
 };
-pub use resources::{
+pub use server::McpServer;
+pub use server::http::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_UNUSED_SESSION_TIMEOUT,
+};
+pub use server::http::{McpHttpServer, ServeError};
+pub use server::offers::cache::LIST_VERSION_META_KEY;
+pub use server::offers::prompts::Prompt;
+pub use server::offers::resources::{
     ReadResource, ResourceProvider, ResourceTemplate, ResourceUpdates, StaticResource,
     TemplateParams,
 };
-pub use server::McpServer;
-pub use status::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
-pub use task::{
-    DEFAULT_MAX_RUNNING_TASKS, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore,
-};
-pub use task_store::{
+pub use server::offers::status::{STATUS_DESCRIPTION_META_KEY, STATUS_META_KEY};
+pub use stores::bus::{BusEvent, EventBus, LocalEventBus};
+pub use stores::outage::STORE_UNAVAILABLE;
+#[cfg(feature = "redis")]
+pub use stores::redis;
+pub use tasks::store::{
     FileTaskStore, TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
+};
+pub use tasks::{
+    DEFAULT_MAX_RUNNING_TASKS, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore,
 };
 pub use wire::{CONTRACT_META_KEY, MCP_APPS_EXTENSION, TASK_SUPPORT_META_KEY};
 

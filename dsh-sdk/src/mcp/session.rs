@@ -30,7 +30,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use uuid::Uuid;
 
-use crate::mcp::bus::{BusEvent, BusSlot};
+use crate::mcp::stores::bus::{BusEvent, BusSlot};
 use crate::pool::Subscription;
 use crate::registry::Registry;
 use crate::tool::client::{

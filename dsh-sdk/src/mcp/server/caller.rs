@@ -13,7 +13,7 @@ use axum::http::request::Parts;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
-use crate::mcp::task_store::TaskOwner;
+use crate::mcp::tasks::store::TaskOwner;
 use crate::value::principal::Principal;
 
 /// The principal making the request `context` belongs to.

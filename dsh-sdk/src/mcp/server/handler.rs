@@ -13,8 +13,8 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::super::skills;
 use super::{McpServer, caller, lifecycle, trace};
+use crate::mcp::server::offers::skills;
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {

@@ -15,9 +15,9 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::mcp::bus::BusEvent;
 use crate::mcp::session::Calls;
-use crate::mcp::task_store::TaskOwner;
+use crate::mcp::stores::bus::BusEvent;
+use crate::mcp::tasks::store::TaskOwner;
 
 use super::{McpServer, caller};
 

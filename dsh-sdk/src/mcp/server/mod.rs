@@ -5,14 +5,17 @@
 //! tasks a call becomes (`tools`), what is offered beside them (`offers`:
 //! resources, prompts, completions), and a session's life (`lifecycle`:
 //! `initialize`, `list_changed`, requests rmcp could not read). `serve`
-//! holds the transports. The wire shapes are in `wire`, the socket side in
-//! `http`, a call's client side in `session`, and tasks in `task`.
+//! holds the transports, and `http` their socket side (connections,
+//! session admission, the shape of a reply). The wire shapes are in
+//! `mcp::wire`, a call's client side in `mcp::session`, tasks in
+//! `mcp::tasks`, and the state replicas share in `mcp::stores`.
 
 mod caller;
 mod definitions;
 mod handler;
+pub(crate) mod http;
 mod lifecycle;
-mod offers;
+pub(crate) mod offers;
 mod rounds;
 mod serve;
 mod tools;
@@ -29,15 +32,15 @@ use crate::registry::Registry;
 use crate::tool::ResultShape;
 
 use super::apps;
-use super::bus::{BusSlot, EventBus};
-use super::http::HttpSettings;
-use super::prompts::{Prompt, Prompts};
 use super::request_state::StateKey;
-use super::resources::{ResourceProvider, ResourceUpdates, Resources};
 use super::session::Session;
-use super::skills;
-use super::task::{MemoryTaskStore, Tasks};
-use super::task_store::TaskStore;
+use crate::mcp::server::http::HttpSettings;
+use crate::mcp::server::offers::prompts::{Prompt, Prompts};
+use crate::mcp::server::offers::resources::{ResourceProvider, ResourceUpdates, Resources};
+use crate::mcp::server::offers::skills;
+use crate::mcp::stores::bus::{BusSlot, EventBus};
+use crate::mcp::tasks::store::TaskStore;
+use crate::mcp::tasks::{MemoryTaskStore, Tasks};
 
 use lifecycle::ListChanged;
 use offers::Offers;
@@ -258,20 +261,20 @@ impl McpServer {
     }
 
     /// Shares this server's state with its other replicas through `redis`:
-    /// tasks ([`Redis::task_store`](super::redis::Redis::task_store)), the
-    /// events sessions hear ([`Redis::event_bus`](super::redis::Redis::event_bus)),
+    /// tasks ([`Redis::task_store`](crate::mcp::redis::Redis::task_store)), the
+    /// events sessions hear ([`Redis::event_bus`](crate::mcp::redis::Redis::event_bus)),
     /// and HTTP sessions with their stream events
-    /// ([`Redis::session_store`](super::redis::Redis::session_store),
-    /// [`Redis::event_store`](super::redis::Redis::event_store)), so replicas
+    /// ([`Redis::session_store`](crate::mcp::redis::Redis::session_store),
+    /// [`Redis::event_store`](crate::mcp::redis::Redis::event_store)), so replicas
     /// sit behind a load balancer that is not sticky. Needs the `redis`
-    /// feature; see [`mcp::redis`](super::redis).
+    /// feature; see [`mcp::redis`](crate::mcp::redis).
     ///
     /// A replica then also ends a session deleted on any other at once, and
     /// a request that needs Redis while it is down or frozen gets `503`
-    /// with `Retry-After` within [`Redis::wait`](super::redis::Redis::wait);
-    /// see [When Redis is down or frozen](super::redis#when-redis-is-down-or-frozen).
+    /// with `Retry-After` within [`Redis::wait`](crate::mcp::redis::Redis::wait);
+    /// see [When Redis is down or frozen](crate::mcp::redis#when-redis-is-down-or-frozen).
     #[cfg(feature = "redis")]
-    pub fn redis(self, redis: &super::redis::Redis) -> Self {
+    pub fn redis(self, redis: &crate::mcp::redis::Redis) -> Self {
         let mut server = self
             .task_store(redis.task_store())
             .event_bus(redis.event_bus())

@@ -11,14 +11,14 @@ use rmcp::transport::streamable_http_server::session::{EventStore, SessionStore}
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::admission::Sessions;
 #[cfg(feature = "oauth")]
 use crate::mcp::auth::layer::{self, Protection};
 #[cfg(feature = "oauth")]
 use crate::mcp::auth::{METADATA_PATH, ResourceServer};
-use crate::mcp::connection;
-use crate::mcp::http::HttpSettings;
-use crate::mcp::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
+use crate::mcp::server::http::HttpSettings;
+use crate::mcp::server::http::admission::Sessions;
+use crate::mcp::server::http::connection;
+use crate::mcp::server::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
 use crate::served::{self, Background};
 
 use super::McpServer;
@@ -353,10 +353,10 @@ impl McpServer {
 /// missed, every session held here that the shared store no longer holds.
 async fn end_sessions_ended_elsewhere(
     sessions: std::sync::Weak<Sessions>,
-    shared: crate::mcp::outage::Shared,
+    shared: crate::mcp::stores::outage::Shared,
     stop: CancellationToken,
 ) {
-    use crate::mcp::outage::Ended;
+    use crate::mcp::stores::outage::Ended;
     use tokio::sync::broadcast::error::RecvError;
     let mut endings = shared.endings();
     // Checked now and then, so that a router dropped ends this too.

@@ -14,7 +14,7 @@ use crate::export::{Format, export_tool};
 use crate::mcp::apps;
 use crate::mcp::request_state::binding;
 use crate::mcp::session::{ProgressForward, RoundTrip, missing_capability};
-use crate::mcp::task::Finish;
+use crate::mcp::tasks::Finish;
 use crate::mcp::wire::{Reader, complete, declares, mcp_tool, structures};
 use crate::pipeline::ToolCall;
 use crate::registry::CallerView;
@@ -61,11 +61,11 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let view = self.caller(caller::principal(context));
-        let tools = crate::mcp::status::marked(
+        let tools = crate::mcp::server::offers::status::marked(
             &self.registry,
             self.mcp_tools(&view, declares(context, VALUES_EXTENSION))?,
         );
-        Ok(crate::mcp::cache::tools_list(tools))
+        Ok(crate::mcp::server::offers::cache::tools_list(tools))
     }
 
     /// One tool's MCP definition, made once per registration of the tool.

@@ -10,11 +10,14 @@ use redis::Script;
 use rmcp::model::{ErrorCode, TaskStatus};
 use serde_json::json;
 
-use crate::mcp::task_store::{
+use crate::mcp::tasks::store::{
     MAX_ANSWER_BYTES, MAX_ANSWERS, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
 };
 
 use super::{Redis, RedisError};
+
+/// The target of this module's log lines, the one hosts filter on.
+const LOG_TARGET: &str = "dsh_kit::mcp::redis::task_store";
 
 /// How long a replica's hold on a task it runs lasts unless renewed: 10
 /// seconds. It renews every third of that; a task whose lease lapses turns
@@ -212,7 +215,7 @@ impl Pending {
             };
             if let Some(held) = self.records.remove(&id) {
                 self.bytes -= held.bytes;
-                tracing::warn!(
+                tracing::warn!(target: LOG_TARGET,
                     "the record of task {id} was dropped: Redis is away and {MAX_PENDING_TASK_BYTES} bytes of task records wait already"
                 );
             }
@@ -291,12 +294,12 @@ impl RedisTaskStore {
                 let Some(inner) = weak.upgrade() else { return };
                 let store = RedisTaskStore { inner };
                 if let Err(error) = store.renew().await {
-                    tracing::warn!("renewing task leases failed: {error}");
+                    tracing::warn!(target: LOG_TARGET, "renewing task leases failed: {error}");
                 }
                 if swept.elapsed() >= store.inner.lease / 2 {
                     swept = tokio::time::Instant::now();
                     if let Err(error) = store.sweep().await {
-                        tracing::warn!("ending tasks whose lease lapsed failed: {error}");
+                        tracing::warn!(target: LOG_TARGET, "ending tasks whose lease lapsed failed: {error}");
                     }
                 }
             }
@@ -331,7 +334,7 @@ impl RedisTaskStore {
                         Ok(_) => store.pending().remove(&id, Some(seq)),
                         Err(RedisError::Unavailable { .. }) => break,
                         Err(error) => {
-                            tracing::warn!("the record of task {id}, held while Redis was away, was not written: {error}");
+                            tracing::warn!(target: LOG_TARGET, "the record of task {id}, held while Redis was away, was not written: {error}");
                             store.pending().remove(&id, Some(seq));
                         }
                     }

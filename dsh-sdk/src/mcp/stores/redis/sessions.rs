@@ -17,7 +17,10 @@ use rmcp::transport::streamable_http_server::session::{
 use serde::{Deserialize, Serialize};
 
 use super::{Redis, RedisError};
-use crate::mcp::outage::{self, Ended, SharedSessions};
+use crate::mcp::stores::outage::{self, Ended, SharedSessions};
+
+/// The target of this module's log lines, the one hosts filter on.
+const LOG_TARGET: &str = "dsh_kit::mcp::redis::sessions";
 
 /// The largest session record read back: an `initialize`'s parameters.
 const MAX_SESSION_BYTES: usize = 256 * 1024;
@@ -266,7 +269,7 @@ impl Redis {
                 })
                 .await;
             if let Err(error) = kept {
-                tracing::debug!("stream events were not kept in Redis: {error}");
+                tracing::debug!(target: LOG_TARGET, "stream events were not kept in Redis: {error}");
             }
         });
     }
@@ -281,7 +284,7 @@ impl SharedSessions for Redis {
             match self.end_session(id).await {
                 Ok(()) => Ok(()),
                 Err(error) => {
-                    tracing::debug!("ending session {id} in Redis failed: {error}");
+                    tracing::debug!(target: LOG_TARGET, "ending session {id} in Redis failed: {error}");
                     Err(self.retry_after())
                 }
             }
@@ -347,7 +350,7 @@ impl SharedSessions for Redis {
                     Ok(_) => return,
                     Err(RedisError::Unavailable { .. }) => {}
                     Err(error) => {
-                        tracing::debug!("renewing session {id} in Redis failed: {error}");
+                        tracing::debug!(target: LOG_TARGET, "renewing session {id} in Redis failed: {error}");
                         return;
                     }
                 }

@@ -1,4 +1,4 @@
-//! Resources an [`McpServer`](super::McpServer) serves beside its tools:
+//! Resources an [`McpServer`](crate::mcp::McpServer) serves beside its tools:
 //! fixed ones ([`StaticResource`]), families at addresses that match a
 //! template ([`ResourceTemplate`]), and any [`ResourceProvider`] — the MCP
 //! Apps card views are one.
@@ -14,15 +14,15 @@ use rmcp::model::{
 };
 use serde_json::json;
 
-use super::bus::{BusEvent, BusSlot};
-use super::cache;
+use crate::mcp::server::offers::cache;
+use crate::mcp::stores::bus::{BusEvent, BusSlot};
 
 /// What [`ResourceProvider::read`] gives: the contents at the address, or
 /// `None` when the address is not the provider's.
 pub type ReadResource<'a> = BoxFuture<'a, Option<Result<Vec<ResourceContents>, ErrorData>>>;
 
 /// A source of resources: what it lists, the templates it answers, and what
-/// it reads. [`McpServer::resource`](super::McpServer::resource) adds one;
+/// it reads. [`McpServer::resource`](crate::mcp::McpServer::resource) adds one;
 /// the server asks each in turn, in the order they were added.
 pub trait ResourceProvider: Send + Sync + 'static {
     /// The resources it lists in `resources/list`.
@@ -323,34 +323,34 @@ impl UriPattern {
 
 /// Every provider of a server, in the order they were added.
 #[derive(Clone, Default)]
-pub(super) struct Resources {
+pub(crate) struct Resources {
     providers: Vec<Arc<dyn ResourceProvider>>,
     /// The bus updates are announced on, once the server offers updates.
     updates: Option<BusSlot>,
 }
 
 impl Resources {
-    pub(super) fn add(&mut self, provider: Arc<dyn ResourceProvider>) {
+    pub(crate) fn add(&mut self, provider: Arc<dyn ResourceProvider>) {
         self.providers.push(provider);
     }
 
     /// Offers updates, announced on `bus`.
-    pub(super) fn updates(&mut self, bus: &BusSlot) -> BusSlot {
+    pub(crate) fn updates(&mut self, bus: &BusSlot) -> BusSlot {
         self.updates.get_or_insert_with(|| bus.clone()).clone()
     }
 
     /// The bus updates are announced on, when the server offers them.
-    pub(super) fn update_sender(&self) -> Option<&BusSlot> {
+    pub(crate) fn update_sender(&self) -> Option<&BusSlot> {
         self.updates.as_ref()
     }
 
-    pub(super) fn list(&self) -> ListResourcesResult {
+    pub(crate) fn list(&self) -> ListResourcesResult {
         ListResourcesResult::with_all_items(self.gathered(|provider| provider.resources()))
             .with_ttl_ms(cache::TTL_MS)
             .with_cache_scope(cache::SCOPE)
     }
 
-    pub(super) fn templates(&self) -> ListResourceTemplatesResult {
+    pub(crate) fn templates(&self) -> ListResourceTemplatesResult {
         ListResourceTemplatesResult::with_all_items(self.gathered(|provider| provider.templates()))
             .with_ttl_ms(cache::TTL_MS)
             .with_cache_scope(cache::SCOPE)
@@ -364,7 +364,7 @@ impl Resources {
             .collect()
     }
 
-    pub(super) async fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    pub(crate) async fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
         for provider in &self.providers {
             if let Some(contents) = provider.read(uri).await {
                 return contents.map(|contents| {
@@ -385,10 +385,10 @@ impl Resources {
 
 /// Announces that a resource changed, to every session subscribed to it
 /// (`notifications/resources/updated`), on every replica the server's
-/// [event bus](super::EventBus) reaches. From
-/// [`McpServer::resource_updates`](super::McpServer::resource_updates).
+/// [event bus](crate::mcp::EventBus) reaches. From
+/// [`McpServer::resource_updates`](crate::mcp::McpServer::resource_updates).
 #[derive(Clone, Debug)]
-pub struct ResourceUpdates(pub(super) BusSlot);
+pub struct ResourceUpdates(pub(crate) BusSlot);
 
 impl ResourceUpdates {
     /// The resource at `uri` changed.

@@ -1,6 +1,12 @@
 //! What a server offers beside its tools: resources, prompts, and the
 //! completions of prompt arguments.
 
+pub(crate) mod cache;
+pub(crate) mod prompts;
+pub(crate) mod resources;
+pub(crate) mod skills;
+pub(crate) mod status;
+
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, ListResourcesResult, ReadResourceResult,
     Reference, ServerCapabilities,
@@ -9,8 +15,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 
 use crate::mcp::apps;
-use crate::mcp::prompts::Prompts;
-use crate::mcp::resources::Resources;
+use prompts::Prompts;
+use resources::Resources;
 
 use super::{McpServer, caller};
 

@@ -1,8 +1,12 @@
-//! The socket side of [`McpServer::serve_http`](super::McpServer::serve_http):
+//! The socket side of [`McpServer::serve_http`](crate::mcp::McpServer::serve_http):
 //! HTTP/1 connections with header and body read timeouts, the `Origin`
-//! allow-list, and the session rules ([`admission`](super::admission)), in
+//! allow-list, and the session rules ([`admission`](admission)), in
 //! front of rmcp's streamable-HTTP service. Each request carries its peer's
 //! address in its extensions as axum's [`ConnectInfo`].
+
+pub(crate) mod admission;
+pub(crate) mod connection;
+pub(crate) mod reply;
 
 use std::convert::Infallible;
 use std::fmt;
@@ -24,11 +28,14 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use super::admission::{ClientKey, Limits, Refusal, Sessions};
-use super::connection::{self, Activity, Expired, Watched};
-use super::outage;
-use super::reply::{self, Shape};
+use crate::mcp::stores::outage;
 use crate::served::{Background, BindError, Stopped};
+use admission::{ClientKey, Limits, Refusal, Sessions};
+use connection::{Activity, Expired, Watched};
+use reply::Shape;
+
+/// The target of this module's log lines, the one hosts filter on.
+const LOG_TARGET: &str = "dsh_kit::mcp::http";
 
 /// How long a client may take to send a request's headers once their first
 /// byte arrived: 10 seconds.
@@ -139,8 +146,8 @@ impl Default for HttpSettings {
     }
 }
 
-/// The path [`McpServer::serve_http`](super::McpServer::serve_http) serves MCP on.
-pub(super) const HTTP_PATH: &str = "/mcp";
+/// The path [`McpServer::serve_http`](crate::mcp::McpServer::serve_http) serves MCP on.
+pub(crate) const HTTP_PATH: &str = "/mcp";
 
 /// How long shutting down waits for open connections to finish: 5 seconds.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -189,7 +196,7 @@ pub(crate) struct Guard {
 }
 
 /// Reads the whole body within the body timeout and size limit; admits an
-/// `initialize` by the session rules (see [`admission`](super::admission)),
+/// `initialize` by the session rules (see [`admission`](admission)),
 /// and keeps each session's use and activity up to date; answers a request
 /// on a session whose reply needs no stream as `application/json`.
 pub(crate) async fn guard(
@@ -461,13 +468,13 @@ pub(crate) async fn serve(
                         // algorithm the last waits for the client's delayed
                         // ACK, about 40 ms on Linux.
                         if let Err(error) = stream.set_nodelay(true) {
-                            tracing::warn!("setting TCP_NODELAY on an MCP connection failed: {error}");
+                            tracing::warn!(target: LOG_TARGET, "setting TCP_NODELAY on an MCP connection failed: {error}");
                         }
                         (stream, peer)
                     }
                     // Out of file descriptors, say: wait a little, not spin.
                     Err(error) => {
-                        tracing::warn!("accepting an MCP connection failed: {error}");
+                        tracing::warn!(target: LOG_TARGET, "accepting an MCP connection failed: {error}");
                         tokio::time::sleep(Duration::from_millis(50)).await;
                         continue;
                     }
@@ -523,7 +530,7 @@ async fn connection(
                 connection.await
             }
             Expired::Head => {
-                tracing::debug!(%peer, "closed an MCP connection: a request's headers did not arrive within the header read timeout");
+                tracing::debug!(target: LOG_TARGET, %peer, "closed an MCP connection: a request's headers did not arrive within the header read timeout");
                 return;
             }
         },
@@ -539,14 +546,14 @@ async fn connection(
 /// trace.
 fn connection_failed(peer: SocketAddr, error: &hyper::Error) {
     if error.is_parse_too_large() {
-        tracing::warn!(
+        tracing::warn!(target: LOG_TARGET,
             %peer,
             "refused an MCP request: its headers are larger than the server reads (answered 431); a bearer token that large is no token"
         );
     } else if error.is_parse() {
-        tracing::warn!(%peer, "refused an MCP request: it is not valid HTTP/1 ({error})");
+        tracing::warn!(target: LOG_TARGET, %peer, "refused an MCP request: it is not valid HTTP/1 ({error})");
     } else {
-        tracing::debug!(%peer, "an MCP connection ended: {error}");
+        tracing::debug!(target: LOG_TARGET, %peer, "an MCP connection ended: {error}");
     }
 }
 
@@ -568,14 +575,14 @@ fn connection_failed(peer: SocketAddr, error: &hyper::Error) {
 /// ```
 #[must_use = "the server stops when this handle is dropped: call `.wait().await` on it to serve until it stops, or keep it in a variable for as long as it should serve"]
 pub struct McpHttpServer {
-    pub(super) background: Background,
+    pub(crate) background: Background,
     /// The open sessions; `None` when serving with no sessions.
-    pub(super) sessions: Option<Arc<Sessions>>,
+    pub(crate) sessions: Option<Arc<Sessions>>,
 }
 
 impl McpHttpServer {
     /// How many MCP sessions are open now (those being opened included);
-    /// always 0 for a [stateless](super::McpServer::stateless) server.
+    /// always 0 for a [stateless](crate::mcp::McpServer::stateless) server.
     pub fn open_sessions(&self) -> usize {
         self.sessions.as_deref().map_or(0, Sessions::open)
     }
@@ -610,11 +617,11 @@ impl fmt::Debug for McpHttpServer {
     }
 }
 
-/// Why an [`McpServer`](super::McpServer) could not serve.
+/// Why an [`McpServer`](crate::mcp::McpServer) could not serve.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// [`McpServer::serve_http`](super::McpServer::serve_http) was given an address that is not
+    /// [`McpServer::serve_http`](crate::mcp::McpServer::serve_http) was given an address that is not
     /// loopback, and the server authenticates nobody.
     #[error(
         "cannot serve MCP over HTTP on {addr}: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`McpServer::trusted_network_without_auth`)"

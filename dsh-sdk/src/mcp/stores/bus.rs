@@ -40,7 +40,7 @@ pub enum BusEvent {
     /// A task started or ended: `task` is the task as MCP 2025-11-25's
     /// `notifications/tasks/status` carries it, sent to the sessions of
     /// the principal that started it (`owner`, a
-    /// [`TaskOwner`](super::TaskOwner) key; `None` for the host's).
+    /// [`TaskOwner`](crate::mcp::TaskOwner) key; `None` for the host's).
     TaskStatus {
         /// The task (`taskId`, `status`, `statusMessage`, times).
         task: Value,
@@ -86,7 +86,7 @@ impl EventBus for LocalEventBus {
 }
 
 /// The bus a server and every handle it gave out use: replaced in place
-/// when the server is given another, so a [`ResourceUpdates`](super::ResourceUpdates)
+/// when the server is given another, so a [`ResourceUpdates`](crate::mcp::ResourceUpdates)
 /// taken earlier publishes on the new one.
 #[derive(Clone)]
 pub(crate) struct BusSlot(Arc<RwLock<Arc<dyn EventBus>>>);

@@ -206,7 +206,7 @@ impl TaskRecord {
     }
 
     /// Marks the record changed now.
-    pub(super) fn touch(&mut self) {
+    pub(crate) fn touch(&mut self) {
         self.updated_at = now();
     }
 }
@@ -274,7 +274,7 @@ pub enum TaskStoreError {
     },
 }
 
-/// Where an [`McpServer`](super::McpServer) keeps its tasks: shared by every
+/// Where an [`McpServer`](crate::mcp::McpServer) keeps its tasks: shared by every
 /// replica of a server, so a task started through one is polled, fetched or
 /// cancelled through another.
 ///

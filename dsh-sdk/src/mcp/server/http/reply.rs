@@ -17,7 +17,7 @@ use axum::response::Response;
 use futures_util::StreamExt;
 use hyper::body::{Frame, SizeHint};
 
-use super::admission::Active;
+use crate::mcp::server::http::admission::Active;
 
 /// Whether a request body is an `initialize` request (a body that is not
 /// JSON is not: rmcp refuses it).
@@ -60,7 +60,7 @@ pub(crate) enum Shape {
 /// `response` as a JSON reply when it is an event stream whose first
 /// message ends it; otherwise `response` itself. A JSON reply that refuses
 /// the request for want of the shared store
-/// ([`STORE_UNAVAILABLE`](super::outage::STORE_UNAVAILABLE)) gets `503`
+/// ([`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE)) gets `503`
 /// and `Retry-After`.
 pub(crate) async fn json_if_whole(response: Response) -> Response {
     json_shaped(response).await.0
@@ -94,7 +94,7 @@ pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
             if !is_terminal(data) {
                 return (streamed(parts, read, body), Shape::Streamed(first_id));
             }
-            let retry_after = super::outage::retry_after_of(data);
+            let retry_after = crate::mcp::stores::outage::retry_after_of(data);
             let data = Bytes::copy_from_slice(data);
             parts.headers.remove(header::CACHE_CONTROL);
             parts.headers.remove("x-accel-buffering");
@@ -104,7 +104,7 @@ pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
             );
             let mut response = Response::from_parts(parts, Body::from(data));
             if let Some(retry_after) = retry_after {
-                response = super::outage::as_unavailable(response, retry_after);
+                response = crate::mcp::stores::outage::as_unavailable(response, retry_after);
             }
             return (response, Shape::Whole(first_id));
         }
@@ -135,7 +135,7 @@ const MAX_REFUSAL: u64 = 64 * 1024;
 
 /// `response`, a JSON reply, with `503` and `Retry-After` when it refuses
 /// the request for want of the shared store
-/// ([`STORE_UNAVAILABLE`](super::outage::STORE_UNAVAILABLE)).
+/// ([`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE)).
 pub(crate) async fn unavailable_if_refused(response: Response) -> Response {
     let small_json = response.status() == StatusCode::OK
         && response
@@ -156,10 +156,10 @@ pub(crate) async fn unavailable_if_refused(response: Response) -> Response {
     else {
         return Response::from_parts(parts, Body::empty());
     };
-    let retry_after = super::outage::retry_after_of(&bytes);
+    let retry_after = crate::mcp::stores::outage::retry_after_of(&bytes);
     let response = Response::from_parts(parts, Body::from(bytes));
     match retry_after {
-        Some(retry_after) => super::outage::as_unavailable(response, retry_after),
+        Some(retry_after) => crate::mcp::stores::outage::as_unavailable(response, retry_after),
         None => response,
     }
 }

@@ -29,6 +29,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::value::principal::Principal;
 
+/// The target of this module's log lines, the one hosts filter on.
+const LOG_TARGET: &str = "dsh_kit::mcp::admission";
+
 /// Who opens a session, for the per-client cap.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum ClientKey {
@@ -305,7 +308,7 @@ impl Sessions {
 
     async fn close(&self, id: Arc<str>) {
         if let Err(error) = self.manager.close_session(&id).await {
-            tracing::warn!("closing MCP session {id} failed: {error}");
+            tracing::warn!(target: LOG_TARGET, "closing MCP session {id} failed: {error}");
         }
     }
 

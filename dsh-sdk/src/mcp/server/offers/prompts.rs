@@ -1,4 +1,4 @@
-//! Prompts an [`McpServer`](super::McpServer) offers: templates of messages
+//! Prompts an [`McpServer`](crate::mcp::McpServer) offers: templates of messages
 //! a user picks, with typed arguments.
 
 use std::collections::BTreeMap;
@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use crate::tool::{Exec, ToolError};
 
-use super::cache;
+use crate::mcp::server::offers::cache;
 
 /// Makes the messages from the arguments, asking the client through the
 /// [`Exec`] when it must; fails when they do not deserialize, or the asking
@@ -29,7 +29,7 @@ type GetFn = dyn Fn(Map<String, Value>, Exec) -> BoxFuture<'static, Result<Vec<P
 
 /// Why a prompt made no messages.
 #[derive(Debug)]
-pub(super) enum GetError {
+pub(crate) enum GetError {
     /// Its arguments do not deserialize.
     Args(serde_json::Error),
     /// It asked the client, and that failed.
@@ -244,19 +244,19 @@ fn arguments<A: JsonSchema>() -> Vec<PromptArgument> {
 
 /// Every prompt of a server, by name.
 #[derive(Clone, Default)]
-pub(super) struct Prompts(BTreeMap<String, Prompt>);
+pub(crate) struct Prompts(BTreeMap<String, Prompt>);
 
 impl Prompts {
-    pub(super) fn add(&mut self, prompt: Prompt) {
+    pub(crate) fn add(&mut self, prompt: Prompt) {
         self.0.insert(prompt.name().to_owned(), prompt);
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// `prompts/list`, sorted by name.
-    pub(super) fn list(&self) -> ListPromptsResult {
+    pub(crate) fn list(&self) -> ListPromptsResult {
         ListPromptsResult::with_all_items(self.0.values().map(|p| p.prompt.clone()).collect())
             .with_ttl_ms(cache::TTL_MS)
             .with_cache_scope(cache::SCOPE)
@@ -264,7 +264,7 @@ impl Prompts {
 
     /// `prompts/get`: the prompt named `name` making its messages from
     /// `args`, asking the client through `exec` if it must.
-    pub(super) fn get(
+    pub(crate) fn get(
         &self,
         name: &str,
         args: Map<String, Value>,
@@ -292,7 +292,7 @@ impl Prompts {
     }
 
     /// `completion/complete` for one argument of a prompt.
-    pub(super) fn complete(
+    pub(crate) fn complete(
         &self,
         name: &str,
         argument: &str,

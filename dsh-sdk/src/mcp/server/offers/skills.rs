@@ -16,15 +16,15 @@ use serde_json::{Value, json};
 
 use crate::skill::{SkillEntry, SkillReadError, Skills};
 
-use super::cache;
-use super::resources::{ReadResource, ResourceProvider};
+use crate::mcp::server::offers::cache;
+use crate::mcp::server::offers::resources::{ReadResource, ResourceProvider};
 
 /// The most skills one `skills/list` page holds; `nextCursor` leads on.
-pub(super) const SKILLS_PAGE: usize = 100;
+pub(crate) const SKILLS_PAGE: usize = 100;
 
 /// Declares the extension, with no optional feature, when there are skills
 /// to serve.
-pub(super) fn declare(skills: &Skills, capabilities: &mut ServerCapabilities) {
+pub(crate) fn declare(skills: &Skills, capabilities: &mut ServerCapabilities) {
     if !skills.is_empty() {
         capabilities
             .extensions
@@ -35,7 +35,7 @@ pub(super) fn declare(skills: &Skills, capabilities: &mut ServerCapabilities) {
 
 /// One page of `skills/list`: the skills after the one whose URI is
 /// `cursor` (the last of the page before), in URI order.
-pub(super) fn list(skills: &Skills, cursor: Option<&str>) -> ListSkillsResult {
+pub(crate) fn list(skills: &Skills, cursor: Option<&str>) -> ListSkillsResult {
     let entries = skills.entries();
     let start = cursor.map_or(0, |after| {
         entries.partition_point(|entry| entry.uri.as_str() <= after)
@@ -53,7 +53,7 @@ pub(super) fn list(skills: &Skills, cursor: Option<&str>) -> ListSkillsResult {
 
 /// `skills/get`: the entry of the skill at `uri`; `-32602` when none is
 /// served there.
-pub(super) fn get(skills: &Skills, uri: &str) -> Result<GetSkillResult, ErrorData> {
+pub(crate) fn get(skills: &Skills, uri: &str) -> Result<GetSkillResult, ErrorData> {
     let Some(entry) = skills.get(uri) else {
         return Err(ErrorData::invalid_params(
             format!("no skill is served at `{uri}`: `skills/list` says which are"),
@@ -90,7 +90,7 @@ pub(crate) fn to_mcp(entry: &SkillEntry) -> McpSkill {
 
 /// The skills' files as resources: each `SKILL.md` listed (named and
 /// described by its front matter), every file read.
-pub(super) struct SkillFiles(pub(super) Skills);
+pub(crate) struct SkillFiles(pub(crate) Skills);
 
 impl ResourceProvider for SkillFiles {
     fn resources(&self) -> Vec<Resource> {
@@ -134,6 +134,6 @@ impl ResourceProvider for SkillFiles {
 }
 
 /// The provider for `skills`, shared.
-pub(super) fn files(skills: &Skills) -> Arc<dyn ResourceProvider> {
+pub(crate) fn files(skills: &Skills) -> Arc<dyn ResourceProvider> {
     Arc::new(SkillFiles(skills.clone()))
 }

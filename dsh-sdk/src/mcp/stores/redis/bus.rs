@@ -3,9 +3,12 @@
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use crate::mcp::bus::{BusEvent, EventBus};
+use crate::mcp::stores::bus::{BusEvent, EventBus};
 
 use super::{Redis, Shared};
+
+/// The target of this module's log lines, the one hosts filter on.
+const LOG_TARGET: &str = "dsh_kit::mcp::redis::bus";
 
 /// An [`EventBus`] across processes: an event goes at once to this
 /// process's subscribers and, through the Redis channel `PREFIX:bus`, to
@@ -58,7 +61,7 @@ impl EventBus for RedisEventBus {
                 })
                 .await;
             if let Err(error) = sent {
-                tracing::warn!("a bus event did not reach Redis: {error}");
+                tracing::warn!(target: LOG_TARGET, "a bus event did not reach Redis: {error}");
             }
         });
     }
@@ -77,7 +80,7 @@ pub(super) fn heard(shared: &Shared, payload: &[u8]) {
             let _ = shared.bus.send(envelope.event);
         }
         Err(error) => {
-            tracing::warn!("a message on the Redis bus channel is not a bus event: {error}");
+            tracing::warn!(target: LOG_TARGET, "a message on the Redis bus channel is not a bus event: {error}");
         }
     }
 }

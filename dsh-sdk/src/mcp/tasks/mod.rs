@@ -11,6 +11,8 @@
 //! 2025-11-25 methods `tasks/result` (which waits for the end) and
 //! `tasks/list` are served to the clients of that era.
 
+pub(crate) mod store;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -31,12 +33,15 @@ use crate::value::event::Event;
 use crate::value::event::stream::StreamType;
 use crate::value::result::{Cause, ToolResult};
 
-use super::bus::{BusEvent, BusSlot};
 use super::request_state::check_answers;
 use super::session::RoundTrip;
-use super::task_store::{
+use crate::mcp::stores::bus::{BusEvent, BusSlot};
+use store::{
     MAX_ANSWER_BYTES, MAX_ANSWERS, TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
 };
+
+/// The target of this module's log lines, the one hosts filter on.
+const LOG_TARGET: &str = "dsh_kit::mcp::task";
 
 /// How long a task is kept after it was made, unless the server says: 1 hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
@@ -62,7 +67,7 @@ const MAX_RESULT_WAIT: Duration = Duration::from_secs(600);
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// What turns a finished call into the `tools/call` result a client gets.
-pub(super) type Finish = Box<dyn FnOnce(ToolResult) -> Value + Send>;
+pub(crate) type Finish = Box<dyn FnOnce(ToolResult) -> Value + Send>;
 
 /// Hands a task's waiting requests the answers `tasks/update` stored, and
 /// sets its record `input_required` with the requests still waiting, or
@@ -89,7 +94,7 @@ async fn waiting(input: &RoundTrip, store: &dyn TaskStore, record: &mut TaskReco
 }
 
 /// The tasks of one server: its store, and the calls this process runs.
-pub(super) struct Tasks {
+pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
     /// Where each change of a task's state is announced.
     bus: BusSlot,
@@ -103,7 +108,7 @@ pub(super) struct Tasks {
 }
 
 impl Tasks {
-    pub(super) fn new(store: Arc<dyn TaskStore>, bus: BusSlot) -> Self {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, bus: BusSlot) -> Self {
         Tasks {
             store,
             bus,
@@ -116,7 +121,7 @@ impl Tasks {
     }
 
     /// The same settings on another store.
-    pub(super) fn with_store(&self, store: Arc<dyn TaskStore>) -> Self {
+    pub(crate) fn with_store(&self, store: Arc<dyn TaskStore>) -> Self {
         Tasks {
             store,
             ttl: self.ttl,
@@ -126,17 +131,17 @@ impl Tasks {
         }
     }
 
-    pub(super) fn with_ttl(mut self, ttl: Duration) -> Self {
+    pub(crate) fn with_ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
     }
 
-    pub(super) fn with_poll_interval(mut self, poll: Duration) -> Self {
+    pub(crate) fn with_poll_interval(mut self, poll: Duration) -> Self {
         self.poll = poll.max(Duration::from_millis(10));
         self
     }
 
-    pub(super) fn store(&self) -> &Arc<dyn TaskStore> {
+    pub(crate) fn store(&self) -> &Arc<dyn TaskStore> {
         &self.store
     }
 
@@ -149,7 +154,7 @@ impl Tasks {
     /// is where the call's client asks (MCP 2026-07-28): the task is
     /// `input_required` while a request waits, until `tasks/update` brings
     /// its answer.
-    pub(super) async fn start(
+    pub(crate) async fn start(
         self: &Arc<Self>,
         registry: &Registry,
         tool: &str,
@@ -262,7 +267,7 @@ impl Tasks {
                     {
                         current.touch();
                         if let Err(error) = store.put(current.clone()).await {
-                            tracing::warn!("a task's input requests were not stored: {error}");
+                            tracing::warn!(target: LOG_TARGET, "a task's input requests were not stored: {error}");
                         }
                     }
                     let message = progress
@@ -273,7 +278,7 @@ impl Tasks {
                         current.status_message = Some(message);
                         current.touch();
                         if let Err(error) = store.put(current.clone()).await {
-                            tracing::warn!("a task's progress was not stored: {error}");
+                            tracing::warn!(target: LOG_TARGET, "a task's progress was not stored: {error}");
                         }
                     }
                 }
@@ -315,7 +320,7 @@ impl Tasks {
         done.touch();
         self.announce(&done);
         if let Err(error) = self.store.put(done).await {
-            tracing::warn!("a task's end was not stored: {error}");
+            tracing::warn!(target: LOG_TARGET, "a task's end was not stored: {error}");
         }
     }
 
@@ -331,7 +336,7 @@ impl Tasks {
     }
 
     /// The record of task `id`, or invalid params naming it.
-    pub(super) async fn record(
+    pub(crate) async fn record(
         &self,
         id: &str,
         owner: &TaskOwner,
@@ -352,7 +357,7 @@ impl Tasks {
     /// waits for, for whichever replica runs it; an answer to a request the
     /// task does not wait for is ignored, as the tasks extension says of
     /// unknown keys.
-    pub(super) async fn update(
+    pub(crate) async fn update(
         &self,
         id: &str,
         owner: &TaskOwner,
@@ -384,7 +389,7 @@ impl Tasks {
     }
 
     /// `tasks/get`: the task with its result or error once it ended.
-    pub(super) async fn get(&self, id: &str, owner: &TaskOwner) -> Result<DetailedTask, ErrorData> {
+    pub(crate) async fn get(&self, id: &str, owner: &TaskOwner) -> Result<DetailedTask, ErrorData> {
         let mut record = self.record(id, owner).await?;
         // The requests answered since the runner last looked wait no more.
         if let Some(requests) = &mut record.input_requests
@@ -416,7 +421,7 @@ impl Tasks {
     }
 
     /// `tasks/cancel`: asks whichever replica runs the task to stop it.
-    pub(super) async fn cancel(
+    pub(crate) async fn cancel(
         &self,
         id: &str,
         owner: &TaskOwner,
@@ -437,7 +442,7 @@ impl Tasks {
 
     /// `tasks/result` (MCP 2025-11-25): waits for the task to end, then
     /// answers what the `tools/call` would have.
-    pub(super) async fn result(&self, id: &str, owner: &TaskOwner) -> Result<Value, ErrorData> {
+    pub(crate) async fn result(&self, id: &str, owner: &TaskOwner) -> Result<Value, ErrorData> {
         let waited = tokio::time::timeout(MAX_RESULT_WAIT, async {
             loop {
                 let record = self.record(id, owner).await?;
@@ -489,7 +494,7 @@ impl Tasks {
 
     /// `tasks/list` (MCP 2025-11-25): `owner`'s tasks in the store, in the
     /// 2025-11-25 shape.
-    pub(super) async fn list(&self, owner: &TaskOwner) -> Result<Value, ErrorData> {
+    pub(crate) async fn list(&self, owner: &TaskOwner) -> Result<Value, ErrorData> {
         let records = self
             .store
             .list(MAX_LISTED)
@@ -535,7 +540,7 @@ fn mcp_task(record: &TaskRecord) -> Task {
 }
 
 /// A task as MCP 2025-11-25 spells it (`ttl`, `pollInterval`).
-pub(super) fn legacy_task(record: &TaskRecord) -> Value {
+pub(crate) fn legacy_task(record: &TaskRecord) -> Value {
     let mut task = json!({
         "taskId": record.id,
         "status": record.status,
@@ -567,7 +572,7 @@ fn store_error(error: &TaskStoreError) -> ErrorData {
         message.push_str(": ");
         message.push_str(&source.to_string());
         message.push_str("; retry shortly");
-        return super::outage::unavailable_error(message, *retry_after);
+        return crate::mcp::stores::outage::unavailable_error(message, *retry_after);
     }
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {

@@ -5,7 +5,7 @@
 //! balancer, not sticky, sits in front of any number of them.
 //!
 //! Needs the `redis` cargo feature. One [`Redis`] per process connects once
-//! and hands out all four; [`McpServer::redis`](super::McpServer::redis)
+//! and hands out all four; [`McpServer::redis`](crate::mcp::McpServer::redis)
 //! puts them all in place:
 //!
 //! ```no_run
@@ -38,7 +38,7 @@
 //!   session key, to the millisecond, and go with it on `DELETE`. A reply
 //!   that went out as one JSON message keeps nothing. A `Last-Event-ID`
 //!   replays only a stream of the session it is sent on.
-//! - Channels `PREFIX:bus` (the [`BusEvent`](super::BusEvent)s),
+//! - Channels `PREFIX:bus` (the [`BusEvent`](crate::mcp::BusEvent)s),
 //!   `PREFIX:cancel` (task ids to stop at once) and `PREFIX:ended` (sessions
 //!   deleted).
 //!
@@ -88,12 +88,15 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::bus::BUS_CAPACITY;
-use super::outage::Ended;
+use crate::mcp::stores::bus::BUS_CAPACITY;
+use crate::mcp::stores::outage::Ended;
 
 pub use bus::RedisEventBus;
 pub use sessions::{RedisEventStore, RedisSessionStore};
 pub use task_store::{DEFAULT_LEASE, MAX_PENDING_TASK_BYTES, RedisTaskStore};
+
+/// The target of this module's log lines, the one hosts filter on.
+const LOG_TARGET: &str = "dsh_kit::mcp::redis";
 
 /// How long a request waits on Redis before it is refused with `503` and
 /// `Retry-After`: 3 seconds. A command that failed because Redis is
@@ -170,7 +173,7 @@ struct Shared {
     /// Whether the last command found Redis: a change is logged once.
     up: AtomicBool,
     /// The sessions deleted on any replica, as the channel tells them.
-    ended: broadcast::Sender<crate::mcp::outage::Ended>,
+    ended: broadcast::Sender<crate::mcp::stores::outage::Ended>,
     /// The streams whose events are kept in this process until it is
     /// known whether they went out as streams.
     streams: sessions::Streams,
@@ -339,7 +342,7 @@ impl Redis {
                 match command(self.connection()).await {
                     Ok(value) => return Ok(value),
                     Err(error) if unreachable(&error) => {
-                        tracing::debug!("Redis is unreachable, retrying: {error}");
+                        tracing::debug!(target: LOG_TARGET, "Redis is unreachable, retrying: {error}");
                         last = error.to_string();
                         tokio::time::sleep(delay).await;
                         delay = (delay * 2).min(Duration::from_millis(500));
@@ -364,7 +367,7 @@ impl Redis {
         match outcome {
             Err(error @ RedisError::Unavailable { .. }) => {
                 if self.shared.up.swap(false, Ordering::Relaxed) {
-                    tracing::warn!(
+                    tracing::warn!(target: LOG_TARGET,
                         "Redis (prefix `{}`) is unreachable; requests that need it get 503 with Retry-After, finished task results wait in memory: {error}",
                         self.shared.prefix
                     );
@@ -372,7 +375,7 @@ impl Redis {
             }
             _ => {
                 if !self.shared.up.swap(true, Ordering::Relaxed) {
-                    tracing::warn!("Redis (prefix `{}`) answers again", self.shared.prefix);
+                    tracing::warn!(target: LOG_TARGET, "Redis (prefix `{}`) answers again", self.shared.prefix);
                 }
             }
         }
@@ -432,7 +435,7 @@ impl Redis {
                             let Some(shared) = weak.upgrade() else { return };
                             let payload = message.get_payload_bytes();
                             if payload.len() > MAX_MESSAGE_BYTES {
-                                tracing::warn!(
+                                tracing::warn!(target: LOG_TARGET,
                                     "a Redis message of {} bytes on `{}` was dropped: the limit is {MAX_MESSAGE_BYTES}",
                                     payload.len(),
                                     message.get_channel_name()
@@ -452,10 +455,10 @@ impl Redis {
                                 bus::heard(&shared, payload);
                             }
                         }
-                        tracing::warn!("the Redis subscription ended; reconnecting");
+                        tracing::warn!(target: LOG_TARGET, "the Redis subscription ended; reconnecting");
                     }
                     Err(error) => {
-                        tracing::warn!("subscribing to Redis failed, retrying: {error}");
+                        tracing::warn!(target: LOG_TARGET, "subscribing to Redis failed, retrying: {error}");
                     }
                 }
                 tokio::select! {

@@ -18,7 +18,7 @@ pub use crate::value::wire_keys::META_STATUS as STATUS_META_KEY;
 pub use crate::value::wire_keys::META_STATUS_DESCRIPTION as STATUS_DESCRIPTION_META_KEY;
 
 /// Marks each of `tools` that is not `available` with its status.
-pub(super) fn marked(registry: &Registry, mut tools: Vec<Tool>) -> Vec<Tool> {
+pub(crate) fn marked(registry: &Registry, mut tools: Vec<Tool>) -> Vec<Tool> {
     let catalog = registry.catalog();
     let unusual: Vec<_> = catalog
         .tools

@@ -27,14 +27,14 @@ use rmcp::model::{CacheScope, ListToolsResult, MetaObject, Tool};
 pub use crate::value::wire_keys::META_LIST_VERSION as LIST_VERSION_META_KEY;
 
 /// How long a list may be treated as fresh: not at all (see the module docs).
-pub(super) const TTL_MS: u64 = 0;
+pub(crate) const TTL_MS: u64 = 0;
 
 /// Who may share a cached list: only the caller it was sent to.
-pub(super) const SCOPE: CacheScope = CacheScope::Private;
+pub(crate) const SCOPE: CacheScope = CacheScope::Private;
 
 /// The `tools/list` result for `tools` (sorted by name), with its cache
 /// hints and version.
-pub(super) fn tools_list(tools: Vec<Tool>) -> ListToolsResult {
+pub(crate) fn tools_list(tools: Vec<Tool>) -> ListToolsResult {
     let listed = serde_json::to_value(&tools).unwrap_or_default();
     let mut meta = MetaObject::default();
     meta.0.insert(
