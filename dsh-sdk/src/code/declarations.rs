@@ -21,23 +21,6 @@ use crate::value::result::Cause;
 /// bound.
 const MAX_DEPTH: usize = 12;
 
-/// Every cause a failed call can have, in the order [`Cause`] declares them.
-const CAUSES: [Cause; 13] = [
-    Cause::UnknownTool,
-    Cause::Unavailable,
-    Cause::InvalidArguments,
-    Cause::Denied,
-    Cause::Rejected,
-    Cause::Tool,
-    Cause::Panicked,
-    Cause::HookPanicked,
-    Cause::Timeout,
-    Cause::Cancelled,
-    Cause::InvalidOutput,
-    Cause::Blocked,
-    Cause::RenderFailed,
-];
-
 /// The TypeScript declarations of the tools `view`'s caller may call,
 /// leaving out the tools named in `skip` (the code tool itself).
 ///
@@ -93,7 +76,7 @@ declare const console: { log(...values: unknown[]): void };
 
 /// The `Cause` union, one member per cause.
 fn causes() -> String {
-    let members: Vec<String> = CAUSES
+    let members: Vec<String> = Cause::ALL
         .iter()
         .map(|cause| format!("{:?}", cause.name()))
         .collect();

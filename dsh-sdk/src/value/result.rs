@@ -179,6 +179,23 @@ impl Failure {
 pub const MAX_SUMMARY_DATA: usize = 1_000;
 
 impl Cause {
+    /// Every cause, in the order the enum declares them.
+    pub(crate) const ALL: [Cause; 13] = [
+        Cause::UnknownTool,
+        Cause::Unavailable,
+        Cause::InvalidArguments,
+        Cause::Denied,
+        Cause::Rejected,
+        Cause::Tool,
+        Cause::Panicked,
+        Cause::HookPanicked,
+        Cause::Timeout,
+        Cause::Cancelled,
+        Cause::InvalidOutput,
+        Cause::Blocked,
+        Cause::RenderFailed,
+    ];
+
     /// Its name in snake case, as it serializes (`invalid_arguments`): the
     /// `error.type` of the call's span and metrics.
     pub fn name(self) -> &'static str {
@@ -650,21 +667,7 @@ mod tests {
     /// span and the `cause` of a serialized failure never disagree.
     #[test]
     fn a_causes_name_is_its_serialized_form() {
-        for cause in [
-            Cause::UnknownTool,
-            Cause::Unavailable,
-            Cause::InvalidArguments,
-            Cause::Denied,
-            Cause::Rejected,
-            Cause::Tool,
-            Cause::Panicked,
-            Cause::HookPanicked,
-            Cause::Timeout,
-            Cause::Cancelled,
-            Cause::InvalidOutput,
-            Cause::Blocked,
-            Cause::RenderFailed,
-        ] {
+        for cause in Cause::ALL {
             assert_eq!(
                 serde_json::to_value(cause).unwrap(),
                 serde_json::Value::String(cause.name().to_owned())
