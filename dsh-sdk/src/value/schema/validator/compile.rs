@@ -145,6 +145,9 @@ fn at(pointer: &str) -> &str {
 pub(crate) struct Compiled {
     pub(crate) nodes: Vec<Node>,
     pub(crate) root: NodeId,
+    /// Whether the document declares a `$dynamicAnchor`: only then does an
+    /// evaluation keep its dynamic scope (which costs an allocation).
+    pub(crate) scoped: bool,
 }
 
 /// Where the subschemas are and what their URIs name.
@@ -178,6 +181,7 @@ pub(crate) fn compile(schema: &Value) -> Result<Compiled, BuildError> {
     // Every resource's dynamic anchors, compiled so that a `$dynamicRef`
     // can jump to them from wherever the scope leads.
     let dynamic = std::mem::take(&mut compiler.index.dynamic);
+    let scoped = !dynamic.is_empty();
     for (resource, name, pointer) in dynamic {
         let target = compiler.node(pointer)?;
         let resource = compiler.node(resource)?;
@@ -196,6 +200,7 @@ pub(crate) fn compile(schema: &Value) -> Result<Compiled, BuildError> {
     Ok(Compiled {
         nodes: compiler.nodes,
         root,
+        scoped,
     })
 }
 

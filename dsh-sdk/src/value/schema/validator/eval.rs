@@ -60,6 +60,8 @@ impl<'v> Seen<'v> {
 /// What an evaluation carries: the arena, the dynamic scope, the depth.
 pub(crate) struct Run<'n> {
     pub(crate) nodes: &'n [Node],
+    /// Whether to keep the dynamic scope: only a `$dynamicRef` reads it.
+    scoped: bool,
     scope: Vec<NodeId>,
     depth: usize,
 }
@@ -101,9 +103,10 @@ fn error(path: &Path<'_>, schema: String, kind: ErrorKind, message: String) -> V
 }
 
 impl<'n> Run<'n> {
-    pub(crate) fn new(nodes: &'n [Node]) -> Self {
+    pub(crate) fn new(nodes: &'n [Node], scoped: bool) -> Self {
         Run {
             nodes,
+            scoped,
             scope: Vec::new(),
             depth: 0,
         }
@@ -151,7 +154,7 @@ impl<'n> Run<'n> {
             return false;
         }
         self.depth += 1;
-        if keywords.resource {
+        if keywords.resource && self.scoped {
             self.scope.push(id);
         }
         let mut local = Seen::default();
@@ -163,7 +166,7 @@ impl<'n> Run<'n> {
             &mut sink,
             collect.then_some(&mut local),
         );
-        if keywords.resource {
+        if keywords.resource && self.scoped {
             self.scope.pop();
         }
         self.depth -= 1;
@@ -206,6 +209,9 @@ impl<'n> Run<'n> {
         sink: &mut Sink<'_>,
         seen: &mut Option<&mut Seen<'v>>,
     ) -> bool {
+        if !self.scoped {
+            return self.in_place(reference.target, value, path, sink, seen);
+        }
         self.scope.push(reference.resource);
         let valid = self.in_place(reference.target, value, path, sink, seen);
         self.scope.pop();

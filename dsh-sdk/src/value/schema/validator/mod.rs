@@ -50,7 +50,7 @@ impl Validator {
 
     /// Whether `instance` is valid, stopping at the first failure.
     pub(crate) fn is_valid(&self, instance: &Value) -> bool {
-        eval::Run::new(&self.compiled.nodes).eval(
+        eval::Run::new(&self.compiled.nodes, self.compiled.scoped).eval(
             self.compiled.root,
             instance,
             &eval::Path::Root,
@@ -62,7 +62,7 @@ impl Validator {
     /// Every failure of `instance`.
     pub(crate) fn errors(&self, instance: &Value) -> Vec<ValidationError> {
         let mut errors = Vec::new();
-        eval::Run::new(&self.compiled.nodes).eval(
+        eval::Run::new(&self.compiled.nodes, self.compiled.scoped).eval(
             self.compiled.root,
             instance,
             &eval::Path::Root,
