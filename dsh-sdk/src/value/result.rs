@@ -180,7 +180,13 @@ pub const MAX_SUMMARY_DATA: usize = 1_000;
 
 impl Cause {
     /// Every cause, in the order the enum declares them.
-    pub(crate) const ALL: [Cause; 13] = [
+    ///
+    /// ```
+    /// use dsh_kit::Cause;
+    ///
+    /// assert!(Cause::ALL.contains(&Cause::Timeout));
+    /// ```
+    pub const ALL: [Cause; 13] = [
         Cause::UnknownTool,
         Cause::Unavailable,
         Cause::InvalidArguments,
