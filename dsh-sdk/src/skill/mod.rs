@@ -59,6 +59,14 @@ pub use load::{
 };
 pub use set::{SkillHandle, Skills};
 
+/// The string field `key` of a front matter; empty when it is not one.
+fn text_field<'a>(front_matter: &'a Map<String, Value>, key: &str) -> &'a str {
+    front_matter
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
 /// The file every skill holds at its root.
 pub const SKILL_MD: &str = "SKILL.md";
 
@@ -289,18 +297,12 @@ impl Skill {
 
     /// The skill's name, from its front matter.
     pub fn name(&self) -> &str {
-        self.front_matter
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
+        text_field(&self.front_matter, "name")
     }
 
     /// What the skill is for, from its front matter.
     pub fn description(&self) -> &str {
-        self.front_matter
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
+        text_field(&self.front_matter, "description")
     }
 
     /// The front matter of its `SKILL.md`, as JSON.
@@ -386,18 +388,12 @@ impl SkillEntry {
 
     /// The skill's name, from its front matter.
     pub fn name(&self) -> &str {
-        self.front_matter
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
+        text_field(&self.front_matter, "name")
     }
 
     /// What the skill is for, from its front matter.
     pub fn description(&self) -> &str {
-        self.front_matter
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
+        text_field(&self.front_matter, "description")
     }
 }
 
