@@ -112,6 +112,7 @@ mod approver;
 mod decision;
 mod hook;
 mod path;
+mod pattern;
 mod rule;
 #[cfg(test)]
 mod tests;
@@ -125,11 +126,14 @@ pub use approver::{Approval, ApprovalRequest, Approver, ElicitApprover, FnApprov
 pub(crate) use decision::Ruling;
 pub use decision::{CallInfo, Decision, Strictness, Tighten, default_decision};
 use decision::{asks_by_default, default_ruling};
-/// The error of an invalid glob in [`Rule::when`].
-pub use glob::PatternError;
 pub use hook::{Guard, PlanMode, PreExecute};
-pub use path::PathPatternError;
+pub use pattern::{PatternError, escape};
 pub use rule::{Rule, Rules};
+
+/// The error of an invalid glob in [`Rule::when_path`]: the same type as
+/// [`PatternError`], as both kinds of glob are read by one engine.
+#[deprecated(note = "use `PatternError`, the error of every glob in a rule")]
+pub type PathPatternError = PatternError;
 
 use crate::tool::ToolDef;
 use crate::value::principal::Principal;

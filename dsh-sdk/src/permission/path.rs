@@ -3,20 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
+use super::pattern::{self, PatternError};
 use crate::value::path::Roots;
-
-/// An invalid glob in [`Rule::when_path`](super::Rule::when_path).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{pattern}` is not a valid path glob: {message}")]
-pub struct PathPatternError {
-    /// The glob as written.
-    pub pattern: String,
-    /// What is wrong with it.
-    pub message: String,
-}
 
 /// Whether globs ignore case: where the file system usually does.
 const CASE_INSENSITIVE: bool = cfg!(any(target_os = "macos", target_os = "windows"));
@@ -43,7 +34,7 @@ impl Eq for PathCondition {}
 impl PathCondition {
     /// A condition on `arg`, a relative `pattern` taken against the current
     /// directory until [`anchor`](Self::anchor)ed.
-    pub(super) fn new(arg: String, pattern: &str) -> Result<Self, PathPatternError> {
+    pub(super) fn new(arg: String, pattern: &str) -> Result<Self, PatternError> {
         let bases: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
         let set = compile(pattern, &bases)?;
         Ok(PathCondition {
@@ -85,14 +76,14 @@ fn is_absolute(pattern: &str) -> bool {
 /// The glob set of `pattern`: `pattern` and `pattern/**` (a directory
 /// covers what it holds), absolute as written or else under each base, a
 /// glob without `/` at any depth there (as in `.gitignore`).
-fn compile(pattern: &str, bases: &[PathBuf]) -> Result<GlobSet, PathPatternError> {
-    let error = |message: String| PathPatternError {
+fn compile(pattern: &str, bases: &[PathBuf]) -> Result<GlobSet, PatternError> {
+    let error = |message: &str| PatternError {
         pattern: pattern.to_owned(),
-        message,
+        message: message.to_owned(),
     };
     let trimmed = match pattern.trim_end_matches('/') {
         "" if pattern.starts_with('/') => "/",
-        "" => return Err(error("it is empty".to_owned())),
+        "" => return Err(error("it is empty")),
         trimmed => trimmed,
     };
     let forms: Vec<String> = if is_absolute(trimmed) {
@@ -117,16 +108,10 @@ fn compile(pattern: &str, bases: &[PathBuf]) -> Result<GlobSet, PathPatternError
             format!("{form}/**")
         };
         for glob in [form, inside] {
-            let glob = GlobBuilder::new(&glob)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .case_insensitive(CASE_INSENSITIVE)
-                .build()
-                .map_err(|e| error(e.kind().to_string()))?;
-            set.add(glob);
+            set.add(pattern::path(pattern, &glob, CASE_INSENSITIVE)?);
         }
     }
-    set.build().map_err(|e| error(e.to_string()))
+    set.build().map_err(|e| error(&e.to_string()))
 }
 
 #[cfg(test)]

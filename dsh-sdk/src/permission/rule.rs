@@ -3,20 +3,21 @@
 
 use std::fmt;
 
-use glob::Pattern;
+use globset::GlobMatcher;
 use serde_json::Value;
 
 use super::decision::Ruling;
-use super::path::{PathCondition, PathPatternError};
-use super::{CallInfo, Decision, PatternError, Strictness};
+use super::path::PathCondition;
+use super::pattern::{self, PatternError};
+use super::{CallInfo, Decision, Strictness};
 use crate::value::path::Roots;
 use crate::value::principal::Principal;
 
 /// A permission rule, as in Claude Code's `allow`, `ask` and `deny` lists.
 ///
 /// A rule names a tool, by its name or any alias, and optionally constrains
-/// top-level arguments with glob patterns ([`glob::Pattern`]: `*` matches any
-/// run of characters, `/` included). A string argument is matched as is; any
+/// top-level arguments with glob patterns (`*` matches any run of
+/// characters, `/` included; see [`Rule::when`]). A string argument is matched as is; any
 /// other value by its compact JSON text (`42`, `true`, `["a","b"]`); a
 /// missing argument never matches. With several conditions, all must hold.
 ///
@@ -54,11 +55,21 @@ pub struct Rule {
     paths: Vec<PathCondition>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 struct Condition {
     arg: String,
-    pattern: Pattern,
+    /// The glob as written.
+    pattern: String,
+    matcher: GlobMatcher,
 }
+
+impl PartialEq for Condition {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.arg, &self.pattern) == (&other.arg, &other.pattern)
+    }
+}
+
+impl Eq for Condition {}
 
 impl Rule {
     /// A rule that lets matching calls run without asking.
@@ -109,13 +120,22 @@ impl Rule {
     /// Narrows the rule to calls whose top-level argument `arg` matches the
     /// glob `pattern`. Call it again to add conditions that must all hold.
     ///
+    /// - `*` matches any run of characters, `/` included; `**` does too, but
+    ///   only alone between slashes (`/etc/**`);
+    /// - `?` matches one character; `[abc]`, `[a-z]` and `[!abc]` one of a
+    ///   set (`[]]` holds `]`, `[*]` is a plain `*`: see [`escape`](super::escape));
+    /// - everything else, braces and backslashes included, matches itself, so
+    ///   an object's compact JSON (`{"force":true}`) is its own glob.
+    ///
     /// # Errors
     ///
-    /// An invalid glob (`[`, `***`) is an error here, never at match time.
+    /// An invalid glob (`[`, `***`, `a**b`) is an error here, never at match
+    /// time, saying where and what to write instead.
     pub fn when(mut self, arg: impl Into<String>, pattern: &str) -> Result<Self, PatternError> {
         self.conditions.push(Condition {
             arg: arg.into(),
-            pattern: Pattern::new(pattern)?,
+            matcher: pattern::argument(pattern)?,
+            pattern: pattern.to_owned(),
         });
         Ok(self)
     }
@@ -168,7 +188,7 @@ impl Rule {
         mut self,
         arg: impl Into<String>,
         pattern: &str,
-    ) -> Result<Self, PathPatternError> {
+    ) -> Result<Self, PatternError> {
         self.paths.push(PathCondition::new(arg.into(), pattern)?);
         Ok(self)
     }
@@ -187,8 +207,8 @@ impl Rule {
             && self.is_for(call.principal)
             && self.paths.iter().all(|c| c.matches(call.args))
             && self.conditions.iter().all(|c| match call.args.get(&c.arg) {
-                Some(Value::String(text)) => c.pattern.matches(text),
-                Some(other) => c.pattern.matches(&other.to_string()),
+                Some(Value::String(text)) => c.matcher.is_match(text),
+                Some(other) => c.matcher.is_match(other.to_string()),
                 None => false,
             })
     }
