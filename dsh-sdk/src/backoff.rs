@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
 
-/// At most this many steps are taken to find one wait: from the smallest
-/// first wait (half a millisecond, see [`Backoff::delay`]) doubling this many
-/// times passes the longest `Duration`, so every later wait is the cap.
+/// At most this many steps are taken to find one wait: doubling the
+/// smallest first wait (half a millisecond, as [`Backoff::new`] raises
+/// `initial` to a millisecond) this many times passes the longest
+/// `Duration`, so every later wait is the cap.
 const STEPS_TO_THE_CAP: u32 = 128;
 
 /// A retry policy: exponential, capped, jittered and bounded.
@@ -142,12 +143,13 @@ mod tests {
 
     use super::*;
 
-    /// The wait before attempt `attempt` without jitter: `initial × 2ⁿ`
-    /// capped at `max`, for the bounds the draws are held to.
-    fn ceiling(initial: Duration, max: Duration, attempt: u32) -> Duration {
-        initial
-            .saturating_mul(2u32.saturating_pow(attempt))
-            .min(max)
+    /// The wait before attempt `attempt` without jitter, `initial × 2ⁿ`
+    /// capped at `max`, written out: the bounds the draws are held to.
+    fn ceiling(unjittered_ms: &[u64], max: Duration, attempt: u32) -> Duration {
+        usize::try_from(attempt)
+            .ok()
+            .and_then(|attempt| unjittered_ms.get(attempt))
+            .map_or(max, |ms| Duration::from_millis(*ms))
     }
 
     fn assert_within(delay: Duration, ceiling: Duration, attempt: u32) {
@@ -162,10 +164,10 @@ mod tests {
 
     #[test]
     fn waits_grow_exponentially_within_jitter_and_stop_at_the_cap() {
-        let (initial, max) = (Duration::from_millis(100), Duration::from_secs(2));
-        let backoff = Backoff::new(initial, max);
+        let max = Duration::from_secs(2);
+        let backoff = Backoff::new(Duration::from_millis(100), max);
         for attempt in 0..64 {
-            let ceiling = ceiling(initial, max, attempt);
+            let ceiling = ceiling(&[100, 200, 400, 800, 1600], max, attempt);
             for _ in 0..200 {
                 assert_within(backoff.delay(attempt), ceiling, attempt);
             }
@@ -178,11 +180,12 @@ mod tests {
 
     #[test]
     fn the_waits_in_turn_keep_the_same_bounds() {
-        let (initial, max) = (Duration::from_millis(3), Duration::from_millis(700));
-        let backoff = Backoff::new(initial, max).max_attempts(40);
+        let max = Duration::from_millis(700);
+        let backoff = Backoff::new(Duration::from_millis(3), max).max_attempts(40);
+        let unjittered = [3, 6, 12, 24, 48, 96, 192, 384];
         for _ in 0..200 {
             for (attempt, delay) in (0..).zip(backoff.delays()) {
-                assert_within(delay, ceiling(initial, max, attempt), attempt);
+                assert_within(delay, ceiling(&unjittered, max, attempt), attempt);
                 assert!(delay <= max, "{delay:?} past the cap");
             }
         }
