@@ -400,7 +400,7 @@ impl Policy<ExecRequest, Executed, ExecError> for RetryPolicy {
         let def = request.tool();
         let retryable = def.idempotent() || def.read_only();
         // Retries made so far: the first attempt is no retry.
-        let retries = request.attempt - 1;
+        let retries = request.attempt.saturating_sub(1);
         let allowed = self
             .backoff
             .as_ref()
