@@ -127,6 +127,9 @@ extern crate self as dsh_kit;
 // The layers, lowest first; each module depends only on those above it
 // in this list (none on a later one), so the crate has no import circle.
 //
+// How long to wait between attempts (retries, reconnections); it reads
+// nothing else of the crate.
+mod backoff;
 // Values: what a call carries and produces (content, cards, results,
 // events, schemas, names, principals, paths).
 mod value;
@@ -184,6 +187,7 @@ pub mod __private;
 #[doc = include_str!("../../README.md")]
 mod readme {}
 
+pub use backoff::Backoff;
 pub use value::{card, event, path, wire_keys};
 
 pub use pipeline::spill::DEFAULT_MAX_RESULT_CHARS;

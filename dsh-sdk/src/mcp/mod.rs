@@ -78,11 +78,14 @@ mod stores;
 mod tasks;
 mod wire;
 
+/// The reconnection policy of [`McpProxy`] and the Redis stores, also at
+/// the crate root.
+pub use crate::Backoff;
 pub use pins::{ContractPins, TOOL_CONTRACT_CHANGED};
 #[cfg(feature = "proxy")]
 pub use proxy::{
-    Backoff, ConnectError, DEFAULT_HEARTBEAT, McpProxy, McpProxyBuilder, ProxyEvent, TOOL_SKIPPED,
-    TlsError, ToolListDiff,
+    ConnectError, DEFAULT_HEARTBEAT, McpProxy, McpProxyBuilder, ProxyEvent, TOOL_SKIPPED, TlsError,
+    ToolListDiff,
 };
 pub use server::McpServer;
 pub use server::http::{

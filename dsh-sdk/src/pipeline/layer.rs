@@ -35,6 +35,7 @@ use tower::retry::Policy;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service};
 
+use crate::Backoff;
 use crate::tool::Exec;
 pub use crate::tool::Executed;
 use crate::tool::ToolDef;
@@ -313,30 +314,46 @@ where
     }
 }
 
-/// Which failures are retried, and how often. Only tools marked `idempotent`
-/// or `read_only` are ever retried: running anything else twice could do
-/// twice what it did once.
+/// Which failures are retried, how often, and how long apart. Only tools
+/// marked `idempotent` or `read_only` are ever retried: running anything
+/// else twice could do twice what it did once.
+///
+/// ```
+/// use std::time::Duration;
+/// use dsh_kit::Backoff;
+/// use dsh_kit::layer::RetryPolicy;
+///
+/// // Three attempts in all; 50 to 100 ms before the second, 100 to 200 ms
+/// // before the third.
+/// let retry = RetryPolicy::new(3)
+///     .backoff(Backoff::new(Duration::from_millis(100), Duration::from_secs(2)));
+/// assert_eq!(retry.max_attempts(), 3);
+/// ```
 #[derive(Clone)]
 pub struct RetryPolicy {
     max_attempts: u32,
-    backoff: Duration,
+    /// `None`: a retry starts at once.
+    backoff: Option<Backoff>,
     retry_on: Arc<dyn Fn(&ExecError) -> bool + Send + Sync>,
 }
 
 impl RetryPolicy {
     /// Up to `max_attempts` attempts in all (1 means no retry), retrying
-    /// timeouts and tool errors, never panics.
+    /// timeouts and tool errors, never panics, each retry at once.
     pub fn new(max_attempts: u32) -> Self {
         RetryPolicy {
             max_attempts: max_attempts.max(1),
-            backoff: Duration::ZERO,
+            backoff: None,
             retry_on: Arc::new(|error| !matches!(error, ExecError::Panicked(_))),
         }
     }
 
-    /// Waits `backoff × attempt` before each retry.
-    pub fn backoff(mut self, backoff: Duration) -> Self {
-        self.backoff = backoff;
+    /// Waits [`Backoff::delay`] before each retry: the first retry waits
+    /// `delay(0)`, the next `delay(1)`, and so on. A call gets no more
+    /// retries than the backoff's [`attempts`](Backoff::attempts) either
+    /// ([`Backoff::never`]: none).
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = Some(backoff);
         self
     }
 
@@ -382,7 +399,14 @@ impl Policy<ExecRequest, Executed, ExecError> for RetryPolicy {
         let error = result.as_ref().err()?;
         let def = request.tool();
         let retryable = def.idempotent() || def.read_only();
+        // Retries made so far: the first attempt is no retry.
+        let retries = request.attempt.saturating_sub(1);
+        let allowed = self
+            .backoff
+            .as_ref()
+            .is_none_or(|backoff| retries < backoff.attempts());
         if !retryable
+            || !allowed
             || request.attempt >= self.max_attempts
             || request.exec.is_cancelled()
             || !(self.retry_on)(error)
@@ -390,7 +414,10 @@ impl Policy<ExecRequest, Executed, ExecError> for RetryPolicy {
             return None;
         }
         request.attempt += 1;
-        let wait = self.backoff * (request.attempt - 1);
+        let wait = self
+            .backoff
+            .as_ref()
+            .map_or(Duration::ZERO, |backoff| backoff.delay(retries));
         Some(Box::pin(tokio::time::sleep(wait)))
     }
 

@@ -4,7 +4,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use dsh_kit::Registry;
 use dsh_kit::event::{Event, StreamType};
 use dsh_kit::layer::RetryPolicy;
 use dsh_kit::permission::{
@@ -12,6 +11,7 @@ use dsh_kit::permission::{
 };
 use dsh_kit::post_execute::{PostCall, PostDecision, PostOutcome};
 use dsh_kit::prelude::*;
+use dsh_kit::{Backoff, Registry};
 use dsh_kit::{Status, ToolCall};
 use tokio_util::sync::CancellationToken;
 
@@ -332,6 +332,62 @@ async fn retry_gives_up_after_max_attempts_and_respects_its_predicate() {
     registry.register::<stubborn>().unwrap();
     registry.call("stubborn", json!({})).await;
     assert_eq!(STUBBORN_CALLS.load(Ordering::SeqCst), 5);
+}
+
+static PACED: Mutex<Vec<Instant>> = Mutex::new(Vec::new());
+
+/// Fails every time, noting when it ran.
+#[tool(read_only)]
+async fn paced() -> Result<String, ToolError> {
+    PACED.lock().unwrap().push(Instant::now());
+    Err(ToolError::new("not yet"))
+}
+
+#[tokio::test]
+async fn retries_wait_the_backoff_between_attempts() {
+    let backoff = Backoff::new(Duration::from_millis(40), Duration::from_millis(60));
+    let registry = Registry::builder()
+        .retry(RetryPolicy::new(4).backoff(backoff))
+        .build();
+    registry.register::<paced>().unwrap();
+    let result = registry.call("paced", json!({})).await;
+    assert_eq!(result.text(), "`paced` failed: not yet");
+    let ran = PACED.lock().unwrap().clone();
+    assert_eq!(ran.len(), 4);
+    let gaps: Vec<Duration> = ran.windows(2).map(|two| two[1] - two[0]).collect();
+    // At least half of 40 ms, then of 80 ms capped at 60 ms, twice.
+    let least = [20, 30, 30].map(Duration::from_millis);
+    for (gap, least) in gaps.iter().zip(least) {
+        assert!(*gap >= least, "{gaps:?}");
+    }
+}
+
+static SPARED_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// Fails every time.
+#[tool(idempotent)]
+async fn spared() -> Result<String, ToolError> {
+    SPARED_CALLS.fetch_add(1, Ordering::SeqCst);
+    Err(ToolError::new("no"))
+}
+
+#[tokio::test]
+async fn a_backoff_bounds_the_retries_too() {
+    let registry = Registry::builder()
+        .retry(RetryPolicy::new(5).backoff(Backoff::never()))
+        .build();
+    registry.register::<spared>().unwrap();
+    registry.call("spared", json!({})).await;
+    assert_eq!(SPARED_CALLS.load(Ordering::SeqCst), 1);
+
+    let backoff = Backoff::new(Duration::from_millis(1), Duration::from_millis(1)).max_attempts(2);
+    let registry = Registry::builder()
+        .retry(RetryPolicy::new(5).backoff(backoff))
+        .build();
+    registry.register::<spared>().unwrap();
+    registry.call("spared", json!({})).await;
+    // The first attempt and the backoff's two retries.
+    assert_eq!(SPARED_CALLS.load(Ordering::SeqCst), 4);
 }
 
 static DROPPED: AtomicUsize = AtomicUsize::new(0);

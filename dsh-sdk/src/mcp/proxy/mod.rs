@@ -1,6 +1,5 @@
 //! [`McpProxy`]: the tools of another MCP server, as dynamic tools.
 
-mod backoff;
 mod client;
 mod events;
 mod forward;
@@ -12,7 +11,6 @@ mod sync;
 mod tls;
 mod watch;
 
-pub use backoff::Backoff;
 pub use events::{ProxyEvent, ToolListDiff};
 pub use tls::TlsError;
 
@@ -30,6 +28,7 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use tokio::sync::Notify;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use crate::Backoff;
 use crate::registry::Registry;
 use crate::value::event::rawp::{Diagnostic, ToolStatus};
 

@@ -14,7 +14,8 @@ use rmcp::{Peer, RoleClient};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::backoff::Backoff;
+use crate::Backoff;
+
 use super::client::ProxyClient;
 use super::events::ProxyEvent;
 use super::gone::{describe_quit, root_cause, unreachable};
@@ -127,19 +128,21 @@ impl Watch {
     /// `None` when the proxy was dropped or every attempt failed.
     async fn reconnect(&self, dial: &Dial) -> Option<(Running, CancellationToken)> {
         let link = &self.link;
-        let attempts = self.backoff.attempts();
-        let mut wait = self.backoff.delay(0);
+        let mut waits = self.backoff.delays();
+        let mut wait = waits.next();
+        let mut attempt = 0u32;
         let mut error = String::new();
-        for attempt in 1..=attempts {
+        while let Some(this) = wait {
+            attempt = attempt.saturating_add(1);
             tokio::select! {
                 () = self.stop.cancelled() => return None,
-                () = tokio::time::sleep(wait) => {}
+                () = tokio::time::sleep(this) => {}
             }
             let dialed = tokio::select! {
                 () = self.stop.cancelled() => return None,
                 dialed = dial() => dialed,
             };
-            wait = self.backoff.delay(attempt);
+            wait = waits.next();
             error = match dialed {
                 Ok(running) => {
                     let gone = link.attach(running.peer().clone());
@@ -154,17 +157,20 @@ impl Watch {
                 }
                 Err(error) => error.to_string(),
             };
-            if attempt < attempts {
+            if let Some(retry_in) = wait {
                 link.emit(ProxyEvent::ReconnectFailed {
                     attempt,
                     error: error.clone(),
-                    retry_in: wait,
+                    retry_in,
                 });
             }
         }
-        if attempts > 0 {
-            link.mark_given_up(attempts, &error);
-            link.emit(ProxyEvent::GaveUp { attempts, error });
+        if attempt > 0 {
+            link.mark_given_up(attempt, &error);
+            link.emit(ProxyEvent::GaveUp {
+                attempts: attempt,
+                error,
+            });
         }
         None
     }

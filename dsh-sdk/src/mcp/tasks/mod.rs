@@ -38,6 +38,7 @@ use super::session::RoundTrip;
 use crate::mcp::stores::bus::{BusEvent, BusSlot};
 use store::{
     MAX_ANSWER_BYTES, MAX_ANSWERS, TaskOutcome, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
+    in_listing_order,
 };
 
 /// The target of this module's log lines, the one hosts filter on.
@@ -648,7 +649,7 @@ impl TaskStore for MemoryTaskStore {
             .filter(|(record, _)| !record.expired())
             .map(|(record, _)| record.clone())
             .collect();
-        records.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        in_listing_order(&mut records);
         records.truncate(limit);
         Box::pin(std::future::ready(Ok(records)))
     }
@@ -702,12 +703,7 @@ mod tests {
     #[tokio::test]
     async fn the_memory_store_keeps_a_cancel_across_writes_and_forgets_expired_tasks() {
         let store = MemoryTaskStore::default();
-        let task = TaskRecord::new(
-            "slow",
-            Duration::from_secs(60),
-            Duration::from_millis(10),
-            "a",
-        );
+        let task = TaskRecord::sample();
         store.put(task.clone()).await.unwrap();
         store.request_cancel(&task.id).await.unwrap();
         store.put(task.clone()).await.unwrap();

@@ -209,6 +209,23 @@ impl TaskRecord {
     pub(crate) fn touch(&mut self) {
         self.updated_at = now();
     }
+
+    /// A `working` task of a minute, for the stores' tests.
+    #[cfg(test)]
+    pub(crate) fn sample() -> Self {
+        TaskRecord::new(
+            "slow",
+            Duration::from_secs(60),
+            Duration::from_millis(10),
+            "a",
+        )
+    }
+}
+
+/// Puts `records` in the order every store lists them: oldest first, then
+/// by id, so a page of `tasks/list` is the same page on every replica.
+pub(crate) fn in_listing_order(records: &mut [TaskRecord]) {
+    records.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
 }
 
 /// The current time, as MCP's task timestamps spell it.
@@ -467,7 +484,7 @@ impl FileTaskStore {
                 break;
             }
         }
-        records.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        in_listing_order(&mut records);
         Ok(records)
     }
 }
@@ -639,21 +656,12 @@ fn unhex(hex: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn record() -> TaskRecord {
-        TaskRecord::new(
-            "slow",
-            Duration::from_secs(60),
-            Duration::from_millis(100),
-            "a",
-        )
-    }
-
     /// The outcome is stored as a `result` or an `error` field, only the
     /// one the task ended with; a record that still holds both fields, one
     /// of them null, reads as the one that is set.
     #[test]
     fn an_outcome_is_stored_as_its_own_field() {
-        let mut task = record();
+        let mut task = TaskRecord::sample();
         let stored = serde_json::to_value(&task).unwrap();
         assert!(stored.get("result").is_none() && stored.get("error").is_none());
         assert_eq!(serde_json::from_value::<TaskRecord>(stored).unwrap(), task);
@@ -681,7 +689,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let one = FileTaskStore::new(dir.path()).unwrap();
         let other = FileTaskStore::new(dir.path()).unwrap();
-        let mut task = record();
+        let mut task = TaskRecord::sample();
         one.put(task.clone()).await.unwrap();
         assert_eq!(other.get(&task.id).await.unwrap(), Some(task.clone()));
         task.status = TaskStatus::Completed;
@@ -698,7 +706,7 @@ mod tests {
     async fn a_cancel_is_kept_apart_from_the_record_so_a_later_write_keeps_it() {
         let dir = tempfile::tempdir().unwrap();
         let store = FileTaskStore::new(dir.path()).unwrap();
-        let task = record();
+        let task = TaskRecord::sample();
         store.put(task.clone()).await.unwrap();
         assert!(!store.cancel_requested(&task.id).await.unwrap());
         store.request_cancel(&task.id).await.unwrap();
@@ -720,7 +728,7 @@ mod tests {
     async fn an_expired_task_is_gone() {
         let dir = tempfile::tempdir().unwrap();
         let store = FileTaskStore::new(dir.path()).unwrap();
-        let mut task = record();
+        let mut task = TaskRecord::sample();
         task.ttl_ms = 0;
         task.created_at = "2020-01-01T00:00:00.000Z".to_owned();
         store.put(task.clone()).await.unwrap();

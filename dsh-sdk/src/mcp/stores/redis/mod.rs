@@ -88,6 +88,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::Backoff;
 use crate::mcp::stores::bus::BUS_CAPACITY;
 use crate::mcp::stores::outage::Ended;
 
@@ -337,15 +338,17 @@ impl Redis {
         let wait = self.wait();
         let mut last = String::from("no answer came back");
         let attempts = async {
-            let mut delay = Duration::from_millis(20);
+            // Until the wait ends the attempts.
+            let backoff = Backoff::new(Duration::from_millis(20), Duration::from_millis(500));
+            let mut attempt = 0;
             loop {
                 match command(self.connection()).await {
                     Ok(value) => return Ok(value),
                     Err(error) if unreachable(&error) => {
                         tracing::debug!(target: LOG_TARGET, "Redis is unreachable, retrying: {error}");
                         last = error.to_string();
-                        tokio::time::sleep(delay).await;
-                        delay = (delay * 2).min(Duration::from_millis(500));
+                        tokio::time::sleep(backoff.delay(attempt)).await;
+                        attempt = attempt.saturating_add(1);
                     }
                     Err(error) => return Err(RedisError::Command(error)),
                 }
@@ -405,7 +408,9 @@ impl Redis {
         let cancel_channel = self.key(&["cancel"]);
         let ended_channel = self.key(&["ended"]);
         self.shared.runtime.spawn(async move {
-            let mut delay = Duration::from_millis(50);
+            // Until the connection is dropped: Redis may come back any time.
+            let backoff = Backoff::new(Duration::from_millis(50), Duration::from_secs(1));
+            let mut attempt = 0;
             while !stopped.is_cancelled() {
                 let listened = async {
                     let mut pubsub = client.get_async_pubsub().await?;
@@ -420,7 +425,7 @@ impl Redis {
                 };
                 match pubsub {
                     Ok(mut pubsub) => {
-                        delay = Duration::from_millis(50);
+                        attempt = 0;
                         // Whatever was ended while unsubscribed was missed.
                         if let Some(shared) = weak.upgrade() {
                             let _ = shared.ended.send(Ended::Resync);
@@ -463,9 +468,9 @@ impl Redis {
                 }
                 tokio::select! {
                     () = stopped.cancelled() => return,
-                    () = tokio::time::sleep(delay) => {}
+                    () = tokio::time::sleep(backoff.delay(attempt)) => {}
                 }
-                delay = (delay * 2).min(Duration::from_secs(1));
+                attempt = attempt.saturating_add(1);
             }
         });
     }

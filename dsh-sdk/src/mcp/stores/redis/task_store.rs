@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::mcp::tasks::store::{
     MAX_ANSWER_BYTES, MAX_ANSWERS, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
+    in_listing_order,
 };
 
 use super::{Redis, RedisError};
@@ -590,7 +591,7 @@ impl RedisTaskStore {
                 }
             }
         }
-        records.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        in_listing_order(&mut records);
         Ok(records)
     }
 }
@@ -772,19 +773,10 @@ impl TaskStore for RedisTaskStore {
 mod tests {
     use super::*;
 
-    fn record() -> TaskRecord {
-        TaskRecord::new(
-            "slow",
-            Duration::from_secs(60),
-            Duration::from_millis(10),
-            "a",
-        )
-    }
-
     #[test]
     fn held_records_keep_the_latest_of_each_task_and_drop_the_oldest_past_the_cap() {
         let mut pending = Pending::default();
-        let first = record();
+        let first = TaskRecord::sample();
         let mut newer = first.clone();
         newer.status_message = Some("newer".to_owned());
         pending.hold(first.clone(), 10);
@@ -796,7 +788,7 @@ mod tests {
         // Three records of a third of the cap each, and one more: the
         // oldest goes.
         let third = MAX_PENDING_TASK_BYTES / 3;
-        let big: Vec<TaskRecord> = (0..3).map(|_| record()).collect();
+        let big: Vec<TaskRecord> = (0..3).map(|_| TaskRecord::sample()).collect();
         for record in &big {
             pending.hold(record.clone(), third);
         }
