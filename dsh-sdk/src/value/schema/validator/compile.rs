@@ -35,6 +35,9 @@ pub(crate) enum Node {
 /// The keywords of an object schema, as the checks read them.
 #[derive(Debug, Default)]
 pub(crate) struct Keywords {
+    /// Which kinds of keyword it has, so that an evaluation skips the rest
+    /// without reading each slot.
+    pub(crate) present: Present,
     /// Where the schema is in the document: the prefix of its errors' schema paths.
     pub(crate) location: String,
     /// Whether it starts a resource (the document root or an `$id`): it
@@ -84,7 +87,65 @@ pub(crate) struct Keywords {
     pub(crate) unevaluated_items: Option<NodeId>,
 }
 
+/// The kinds of keyword a schema has: each applies to some values only.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Present {
+    /// `enum` or `const`.
+    pub(crate) choices: bool,
+    /// A keyword on numbers.
+    pub(crate) number: bool,
+    /// A keyword on strings.
+    pub(crate) string: bool,
+    /// A keyword on arrays, `unevaluatedItems` aside.
+    pub(crate) array: bool,
+    /// A keyword on objects, `unevaluatedProperties` aside.
+    pub(crate) object: bool,
+    /// An in-place applicator: `$ref`, `$dynamicRef`, `allOf`, `anyOf`,
+    /// `oneOf`, `not`, `if`, `dependentSchemas`.
+    pub(crate) applicators: bool,
+}
+
 impl Keywords {
+    /// Which kinds of keyword the schema has, read from its slots.
+    fn present(&self) -> Present {
+        Present {
+            choices: self.enumeration.is_some() || self.constant.is_some(),
+            number: self.multiple_of.is_some()
+                || self.maximum.is_some()
+                || self.exclusive_maximum.is_some()
+                || self.minimum.is_some()
+                || self.exclusive_minimum.is_some(),
+            string: self.max_length.is_some()
+                || self.min_length.is_some()
+                || self.pattern.is_some()
+                || self.format.is_some(),
+            array: self.max_items.is_some()
+                || self.min_items.is_some()
+                || self.unique_items
+                || self.max_contains.is_some()
+                || self.min_contains.is_some()
+                || !self.prefix_items.is_empty()
+                || self.items.is_some()
+                || self.contains.is_some(),
+            object: self.max_properties.is_some()
+                || self.min_properties.is_some()
+                || !self.required.is_empty()
+                || !self.dependent_required.is_empty()
+                || !self.properties.is_empty()
+                || !self.pattern_properties.is_empty()
+                || self.additional_properties.is_some()
+                || self.property_names.is_some(),
+            applicators: self.reference.is_some()
+                || self.dynamic_reference.is_some()
+                || !self.all_of.is_empty()
+                || !self.any_of.is_empty()
+                || !self.one_of.is_empty()
+                || self.not.is_some()
+                || self.if_then_else.is_some()
+                || !self.dependent_schemas.is_empty(),
+        }
+    }
+
     /// Whether an evaluation of this schema must know which properties and
     /// items its subschemas evaluated.
     pub(crate) fn reads_annotations(&self) -> bool {
@@ -565,6 +626,7 @@ impl Compiler<'_> {
             keywords.dynamic_reference = Some(DynamicRef { to, anchor });
         }
         keywords.location = location;
+        keywords.present = keywords.present();
         Ok(keywords)
     }
 }

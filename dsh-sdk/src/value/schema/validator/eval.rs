@@ -258,6 +258,41 @@ impl<'n> Run<'n> {
                 return;
             }
         }
+        let present = k.present;
+        if present.choices {
+            self.choices(k, value, path, sink);
+        }
+        if sink.done() {
+            return;
+        }
+        match value {
+            Value::Number(number) if present.number => self.number(k, number, value, path, sink),
+            Value::String(text) if present.string => string(k, text, value, path, sink),
+            Value::Array(items) if present.array => {
+                self.array(k, items, value, path, sink, &mut seen);
+            }
+            Value::Object(map) if present.object => {
+                self.object(k, map, value, path, sink, &mut seen);
+            }
+            _ => {}
+        }
+        if sink.done() {
+            return;
+        }
+        if present.applicators {
+            self.applicators(k, value, path, sink, &mut seen);
+        }
+        if sink.done() {
+            return;
+        }
+        if k.reads_annotations() {
+            self.unevaluated_parts(k, value, path, sink, seen);
+        }
+    }
+
+    /// `enum` and `const`.
+    fn choices(&self, k: &Keywords, value: &Value, path: &Path<'_>, sink: &mut Sink<'_>) {
+        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         if let Some(options) = &k.enumeration
             && !options.iter().any(|option| equal(option, value))
         {
@@ -282,23 +317,19 @@ impl<'n> Run<'n> {
                 )
             });
         }
-        if sink.done() {
-            return;
-        }
-        match value {
-            Value::Number(number) => self.number(k, number, value, path, sink),
-            Value::String(text) => string(k, text, value, path, sink),
-            Value::Array(items) => self.array(k, items, value, path, sink, &mut seen),
-            Value::Object(map) => self.object(k, map, value, path, sink, &mut seen),
-            _ => {}
-        }
-        if sink.done() {
-            return;
-        }
-        self.applicators(k, value, path, sink, &mut seen);
-        if sink.done() {
-            return;
-        }
+    }
+
+    /// `unevaluatedProperties` and `unevaluatedItems`: last, as they read
+    /// what every other keyword evaluated.
+    fn unevaluated_parts<'v>(
+        &mut self,
+        k: &Keywords,
+        value: &'v Value,
+        path: &Path<'_>,
+        sink: &mut Sink<'_>,
+        mut seen: Option<&mut Seen<'v>>,
+    ) {
+        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         // Last: what every other keyword left unevaluated.
         if let (Some(id), Value::Object(map)) = (k.unevaluated_properties, value) {
             let seen_here = seen.as_deref().map(|seen| &seen.properties);
