@@ -8,14 +8,18 @@
 //! otherwise the stream goes out as it came, the part already read first.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use hyper::body::{Frame, SizeHint};
+use sse_stream::{ByteStreamBody, Sse, SseStream};
 
 use crate::mcp::server::http::admission::Active;
 
@@ -78,24 +82,45 @@ pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
     }
     let mut first_id: Option<String> = None;
     let (mut parts, mut body) = response.into_parts();
+    let mut events = Events::default();
     let mut read: Vec<u8> = Vec::new();
-    let mut scanned = 0;
     loop {
-        // Each complete event read so far, from where the last scan ended.
-        while let Some(end) = find(&read[scanned..], b"\n\n") {
-            let event = &read[scanned..scanned + end];
-            scanned += end + 2;
-            if first_id.is_none() {
-                first_id = id_of(event);
+        if read.len() > MAX_FIRST_EVENT {
+            return (streamed(parts, read, body), Shape::Streamed(first_id));
+        }
+        let chunk = match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(chunk) => chunk,
+                Err(_) => continue,
+            },
+            // The stream ended, or broke, before a whole message: pass on
+            // what there is.
+            Some(Err(_)) | None => {
+                return (
+                    streamed(parts, read, Body::empty()),
+                    Shape::Streamed(first_id),
+                );
             }
-            let Some(data) = data_of(event) else {
+        };
+        read.extend_from_slice(&chunk);
+        events.feed(chunk);
+        // Each complete event read so far.
+        while let Some(event) = events.next() {
+            // Not an event stream rmcp writes: passed on as it came.
+            let Ok(event) = event else {
+                return (streamed(parts, read, body), Shape::Streamed(first_id));
+            };
+            if first_id.is_none() {
+                first_id = event.id.filter(|id| !id.is_empty());
+            }
+            // A priming event, or one with no message.
+            let Some(data) = event.data.filter(|data| !data.is_empty()) else {
                 continue;
             };
-            if !is_terminal(data) {
+            if !is_terminal(data.as_bytes()) {
                 return (streamed(parts, read, body), Shape::Streamed(first_id));
             }
-            let retry_after = crate::mcp::stores::outage::retry_after_of(data);
-            let data = Bytes::copy_from_slice(data);
+            let retry_after = crate::mcp::stores::outage::retry_after_of(data.as_bytes());
             parts.headers.remove(header::CACHE_CONTROL);
             parts.headers.remove("x-accel-buffering");
             parts.headers.insert(
@@ -108,24 +133,56 @@ pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
             }
             return (response, Shape::Whole(first_id));
         }
-        if read.len() > MAX_FIRST_EVENT {
-            return (streamed(parts, read, body), Shape::Streamed(first_id));
+    }
+}
+
+/// An event stream parsed as it is read, by `sse-stream`: the chunks fed
+/// in come out as the events they complete. It holds what an event not yet
+/// complete has so far; the caller bounds how much it feeds.
+#[derive(Default)]
+struct Events {
+    fed: Arc<Mutex<VecDeque<Bytes>>>,
+    parsed: Option<SseStream<ByteStreamBody<Fed, Bytes>>>,
+}
+
+/// The chunks fed to [`Events`], as the byte stream its parser reads: none
+/// waiting is not the end of the stream, only nothing to parse yet.
+struct Fed(Arc<Mutex<VecDeque<Bytes>>>);
+
+impl futures_util::Stream for Fed {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        // `Events::next` polls once and never waits, so no waker is kept.
+        match self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+        {
+            Some(chunk) => Poll::Ready(Some(Ok(chunk))),
+            None => Poll::Pending,
         }
-        match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
-            Some(Ok(frame)) => {
-                if let Ok(data) = frame.into_data() {
-                    read.extend_from_slice(&data);
-                }
-            }
-            // The stream ended, or broke, before a whole message: pass on
-            // what there is.
-            Some(Err(_)) | None => {
-                return (
-                    streamed(parts, read, Body::empty()),
-                    Shape::Streamed(first_id),
-                );
-            }
-        }
+    }
+}
+
+impl Events {
+    /// Hands the parser the stream's next chunk.
+    fn feed(&mut self, chunk: Bytes) {
+        self.fed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(chunk);
+    }
+
+    /// The next event the chunks fed so far complete, if any; an error
+    /// when they are not an event stream.
+    fn next(&mut self) -> Option<Result<Sse, sse_stream::Error>> {
+        let fed = &self.fed;
+        let parsed = self
+            .parsed
+            .get_or_insert_with(|| SseStream::from_bytes_stream(Fed(Arc::clone(fed))));
+        parsed.next().now_or_never().flatten()
     }
 }
 
@@ -175,51 +232,26 @@ pub(crate) fn on_first_event_id(
 ) -> Response {
     let (parts, body) = response.into_parts();
     let mut seen = Some(seen);
-    let mut head: Vec<u8> = Vec::new();
+    let mut events = Some(Events::default());
+    let mut scanned = 0;
     let stream = body.into_data_stream().map(move |chunk| {
-        if let (true, Ok(data)) = (seen.is_some(), &chunk) {
-            head.extend_from_slice(data);
-            if let Some(end) = find(&head, b"\n\n") {
-                if let (Some(seen), Some(id)) = (seen.take(), id_of(&head[..end])) {
+        if let (Some(parser), Ok(data)) = (events.as_mut(), &chunk) {
+            scanned += data.len();
+            parser.feed(data.clone());
+            if let Some(first) = parser.next() {
+                if let (Some(seen), Ok(Sse { id: Some(id), .. })) = (seen.take(), first)
+                    && !id.is_empty()
+                {
                     seen(&id);
                 }
-                head = Vec::new();
-            } else if head.len() > MAX_FIRST_ID_SCAN {
-                seen = None;
-                head = Vec::new();
+                events = None;
+            } else if scanned > MAX_FIRST_ID_SCAN {
+                events = None;
             }
         }
         chunk
     });
     Response::from_parts(parts, Body::from_stream(stream))
-}
-
-/// The `id:` of one event, if it has one.
-fn id_of(event: &[u8]) -> Option<String> {
-    event.split(|&byte| byte == b'\n').find_map(|line| {
-        let id = line.strip_prefix(b"id:")?;
-        let id = id.strip_prefix(b" ").unwrap_or(id);
-        std::str::from_utf8(id)
-            .ok()
-            .filter(|id| !id.is_empty())
-            .map(str::to_owned)
-    })
-}
-
-/// The data of one event, `None` when it has none (a priming event, a
-/// keep-alive comment). rmcp writes each message on one `data:` line.
-fn data_of(event: &[u8]) -> Option<&[u8]> {
-    event.split(|&byte| byte == b'\n').find_map(|line| {
-        let data = line.strip_prefix(b"data:")?;
-        let data = data.strip_prefix(b" ").unwrap_or(data);
-        (!data.is_empty()).then_some(data)
-    })
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
 }
 
 /// The stream as it came: `read` first, then the rest of `body`.
@@ -317,6 +349,45 @@ mod tests {
         .await;
         assert_eq!(reply.headers()[header::CONTENT_TYPE], "application/json");
         assert_eq!(text(reply).await, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    }
+
+    /// An event stream that arrives `size` bytes at a time.
+    fn sse_in_pieces(events: &'static str, size: usize) -> Response {
+        let pieces = events
+            .as_bytes()
+            .chunks(size)
+            .map(|piece| Ok::<_, Infallible>(Bytes::from_static(piece)));
+        Response::builder()
+            .header(header::CONTENT_TYPE, "text/event-stream")
+            .body(Body::from_stream(futures_util::stream::iter(pieces)))
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn events_split_across_reads_are_read_whole() {
+        let events = "id: 0\r\nretry: 3000\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"n\":1}}\r\nid: 1\r\n\r\n";
+        for size in [1, 2, 3, 7, 64] {
+            let (reply, shape) = json_shaped(sse_in_pieces(events, size)).await;
+            assert_eq!(shape, Shape::Whole(Some("0".to_owned())), "{size}");
+            assert_eq!(
+                text(reply).await,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"n":1}}"#,
+                "{size}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_ends_before_a_message_or_is_no_event_stream_goes_out_as_it_came() {
+        let cut = "id: 4\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,";
+        let (reply, shape) = json_shaped(sse_in_pieces(cut, 5)).await;
+        assert_eq!(shape, Shape::Streamed(Some("4".to_owned())));
+        assert_eq!(reply.headers()[header::CONTENT_TYPE], "text/event-stream");
+        assert_eq!(text(reply).await, cut);
+        let garbled = "no colon here\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let (reply, shape) = json_shaped(sse_in_pieces(garbled, 4)).await;
+        assert_eq!(shape, Shape::Streamed(None));
+        assert_eq!(text(reply).await, garbled);
     }
 
     #[tokio::test]
