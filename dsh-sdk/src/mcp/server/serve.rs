@@ -15,10 +15,16 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::auth::layer::{self, Protection};
 #[cfg(feature = "oauth")]
 use crate::mcp::auth::{METADATA_PATH, ResourceServer};
-use crate::mcp::server::http::HttpSettings;
+use axum::middleware::from_fn_with_state;
+use tower::ServiceBuilder;
+#[cfg(not(feature = "oauth"))]
+use tower::layer::util::Identity;
+
 use crate::mcp::server::http::admission::Sessions;
-use crate::mcp::server::http::connection;
-use crate::mcp::server::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
+use crate::mcp::server::http::body::{self, BodyLimits};
+use crate::mcp::server::http::gate::{self, Gate};
+use crate::mcp::server::http::{self, HTTP_PATH, HttpSettings, McpHttpServer, ServeError};
+use crate::mcp::server::http::{connection, reply};
 use crate::served::{self, Background};
 
 use super::McpServer;
@@ -217,7 +223,8 @@ impl McpServer {
         router
     }
 
-    /// The router, and the session table its guard keeps (none when stateless).
+    /// The router, and the session table its session layer keeps (none when
+    /// stateless).
     fn build_router(
         self,
         path: &str,
@@ -235,7 +242,9 @@ impl McpServer {
             .with_cancellation_token(stop.clone())
             .with_allowed_hosts(settings.hosts())
             .with_allowed_origins(settings.origins())
-            .with_max_request_body_bytes(settings.max_body_bytes);
+            // The body layer in front already took the body within the
+            // limit: the one place it is enforced.
+            .with_max_request_body_bytes(usize::MAX);
         config.session_store = settings.session_store.clone();
         let mut manager = LocalSessionManager::default();
         if let Some(events) = &settings.event_store {
@@ -264,30 +273,58 @@ impl McpServer {
                 Arc::clone(&manager),
             ))
         });
+        #[cfg(feature = "oauth")]
+        let (authenticate, scopes, metadata) = (
+            (protection.clone()).map(|p| from_fn_with_state(p, layer::authenticate)),
+            (protection.clone()).map(|p| from_fn_with_state(p, layer::scopes)),
+            protection,
+        );
+        #[cfg(not(feature = "oauth"))]
+        let (authenticate, scopes) = (None::<Identity>, None::<Identity>);
         let service = shared(StreamableHttpService::new(
             move || Ok(self.clone()),
             manager,
             config,
         ));
-        let guard = Arc::new(Guard {
-            settings,
-            sessions: sessions.clone(),
+        let limits = BodyLimits {
+            max_bytes: settings.max_body_bytes,
+            read_timeout: settings.body_read_timeout,
+        };
+        let gate = sessions.clone().map(|sessions| {
+            let gate = Gate {
+                sessions,
+                shared: settings.shared_sessions.clone(),
+            };
+            from_fn_with_state(Arc::new(gate), gate::sessions)
         });
-        let mcp = axum::Router::new().route_service(path, service);
-        // Outermost: whatever answers early, the rest of the body is read
-        // or the connection is closed with `Connection: close`.
-        let whole = axum::middleware::from_fn_with_state(
-            guard.settings.max_body_bytes,
-            connection::whole_request,
-        );
+        // The layers in front of rmcp, outermost first, one concern each.
+        let layers = ServiceBuilder::new()
+            // Who calls, with a resource server.
+            .option_layer(authenticate)
+            // The body, read whole within its size limit and read timeout.
+            .layer(from_fn_with_state(limits, body::read_whole))
+            // The reply: JSON when one message, `503` for want of the store.
+            .layer(from_fn_with_state(
+                settings.shared_sessions.clone(),
+                reply::shape,
+            ))
+            // Sessions: admitted by the session rules, kept while in use.
+            .option_layer(gate)
+            // The scopes of the tool called, with a resource server.
+            .option_layer(scopes);
+        let router = axum::Router::new()
+            .route_service(path, service)
+            .layer(layers);
         #[cfg(feature = "oauth")]
-        if let Some(protection) = protection {
-            return (protected(mcp, guard, protection).layer(whole), sessions);
-        }
-        let router = mcp
-            .layer(axum::middleware::from_fn_with_state(guard, http::guard))
-            .layer(whole);
-        (router, sessions)
+        let router = match metadata {
+            Some(protection) => with_metadata(router, protection),
+            None => router,
+        };
+        // Outermost, over every route: whatever answers early, the rest of
+        // the body is read or the connection is closed with
+        // `Connection: close`.
+        let whole = from_fn_with_state(settings.max_body_bytes, connection::whole_request);
+        (router.layer(whole), sessions)
     }
 
     /// Serves streamable HTTP on `addr` (`127.0.0.1:0` picks a free port), at
@@ -429,29 +466,17 @@ where
     })
 }
 
-/// The MCP route behind the resource server: the caller authenticated
-/// first, then the guard every server has, then the scopes of the tool
-/// called; and the protected resource metadata beside it.
+/// The protected resource metadata of `protection` beside the MCP route:
+/// served to anyone, as the authentication layers wrap the MCP route alone.
 #[cfg(feature = "oauth")]
-fn protected(mcp: axum::Router, guard: Arc<Guard>, protection: Arc<Protection>) -> axum::Router {
-    let metadata = Arc::clone(&protection);
+fn with_metadata(mcp: axum::Router, protection: Arc<Protection>) -> axum::Router {
     let route = protection.server().metadata_route();
     let root_route = (route != METADATA_PATH).then_some(METADATA_PATH);
-    let mut router = mcp
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&protection),
-            layer::scopes,
-        ))
-        .layer(axum::middleware::from_fn_with_state(guard, http::guard))
-        .layer(axum::middleware::from_fn_with_state(
-            protection,
-            layer::authenticate,
-        ));
     let answer = move || {
-        let metadata = Arc::clone(&metadata);
+        let metadata = Arc::clone(&protection);
         async move { metadata.metadata() }
     };
-    router = router.route(&route, axum::routing::get(answer.clone()));
+    let mut router = mcp.route(&route, axum::routing::get(answer.clone()));
     // Clients that try the root form first (`/.well-known/oauth-protected-resource`).
     if let Some(root) = root_route {
         router = router.route(root, axum::routing::get(answer));

@@ -6,8 +6,9 @@
 //! [`json_if_whole`] waits for the stream's first message: when it is the
 //! request's result (or error), that message alone is the reply, as JSON;
 //! otherwise the stream goes out as it came, the part already read first.
+//! [`shape`] is the layer that does it, told by the session layer which
+//! replies are on a session.
 
-use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -15,25 +16,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes, HttpBody};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::Response;
 use futures_util::{FutureExt, StreamExt};
-use hyper::body::{Frame, SizeHint};
 use sse_stream::{ByteStreamBody, Sse, SseStream};
 
-use crate::mcp::server::http::admission::Active;
-
-/// Whether a request body is an `initialize` request (a body that is not
-/// JSON is not: rmcp refuses it).
-pub(crate) fn is_initialize(body: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow, default)]
-        method: Option<Cow<'a, str>>,
-    }
-    serde_json::from_slice::<Method<'_>>(body)
-        .is_ok_and(|message| message.method.as_deref() == Some("initialize"))
-}
+use crate::mcp::stores::outage;
 
 /// Whether a JSON-RPC message is a response or an error, the last message
 /// of a request's stream (a request or a notification has a `method`).
@@ -61,23 +51,88 @@ pub(crate) enum Shape {
     Streamed(Option<String>),
 }
 
+/// How [`shape`] treats a reply: set on it by the session layer
+/// ([`gate`](super::gate)); a reply with none is on no session.
+#[derive(Debug, Clone)]
+pub(crate) enum Shaping {
+    /// Left as it is.
+    AsIs,
+    /// The reply to an `initialize` that opened a session: JSON when one
+    /// message.
+    Opened,
+    /// The reply to a `POST` on this session: JSON when one message, and
+    /// with sessions shared by replicas, its stream kept for the session
+    /// (to resume on any replica) or dropped (a JSON reply resumes nothing).
+    Session(Arc<str>),
+}
+
+/// `response`, marked with how [`shape`] is to treat it.
+pub(crate) fn marked(mut response: Response, shaping: Shaping) -> Response {
+    response.extensions_mut().insert(shaping);
+    response
+}
+
+/// Shapes each reply by its [`Shaping`]: `application/json` when a stream
+/// carries one message that ends it, `503` with `Retry-After` when a reply
+/// refuses the request for want of the shared store (`shared`, when
+/// sessions are shared by replicas).
+pub(crate) async fn shape(
+    State(shared): State<Option<outage::Shared>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let mut response = next.run(request).await;
+    match response.extensions_mut().remove::<Shaping>() {
+        None => stateless(shared.as_ref(), response).await,
+        Some(Shaping::AsIs) => response,
+        Some(Shaping::Opened) => json_if_whole(response).await,
+        Some(Shaping::Session(id)) => {
+            let (response, shape) = json_shaped(response).await;
+            if let Some(shared) = &shared {
+                match shape {
+                    Shape::Whole(Some(first)) => shared.drop_stream(&first),
+                    Shape::Streamed(Some(first)) => shared.keep_stream(&first, &id),
+                    _ => {}
+                }
+            }
+            response
+        }
+    }
+}
+
+/// The reply to a request on no session: `503` with `Retry-After` when it
+/// refuses the request for want of the shared store. A stream it is goes
+/// unkept: with no session, nothing resumes it.
+async fn stateless(shared: Option<&outage::Shared>, response: Response) -> Response {
+    match shared {
+        _ if !is_event_stream(response.headers()) => unavailable_if_refused(response).await,
+        Some(shared) => {
+            let shared = Arc::clone(shared);
+            on_first_event_id(response, move |first| shared.drop_stream(first))
+        }
+        None => response,
+    }
+}
+
+/// Whether a reply is an event stream.
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"))
+}
+
 /// `response` as a JSON reply when it is an event stream whose first
 /// message ends it; otherwise `response` itself. A JSON reply that refuses
 /// the request for want of the shared store
 /// ([`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE)) gets `503`
 /// and `Retry-After`.
-pub(crate) async fn json_if_whole(response: Response) -> Response {
+async fn json_if_whole(response: Response) -> Response {
     json_shaped(response).await.0
 }
 
 /// [`json_if_whole`], saying what it made of the reply.
-pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
-    let is_stream = response.status() == StatusCode::OK
-        && response
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
-    if !is_stream {
+async fn json_shaped(response: Response) -> (Response, Shape) {
+    if response.status() != StatusCode::OK || !is_event_stream(response.headers()) {
         return (response, Shape::AsIs);
     }
     let mut first_id: Option<String> = None;
@@ -120,7 +175,7 @@ pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
             if !is_terminal(data.as_bytes()) {
                 return (streamed(parts, read, body), Shape::Streamed(first_id));
             }
-            let retry_after = crate::mcp::stores::outage::retry_after_of(data.as_bytes());
+            let retry_after = outage::retry_after_of(data.as_bytes());
             parts.headers.remove(header::CACHE_CONTROL);
             parts.headers.remove("x-accel-buffering");
             parts.headers.insert(
@@ -129,7 +184,7 @@ pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
             );
             let mut response = Response::from_parts(parts, Body::from(data));
             if let Some(retry_after) = retry_after {
-                response = crate::mcp::stores::outage::as_unavailable(response, retry_after);
+                response = outage::as_unavailable(response, retry_after);
             }
             return (response, Shape::Whole(first_id));
         }
@@ -193,7 +248,7 @@ const MAX_REFUSAL: u64 = 64 * 1024;
 /// `response`, a JSON reply, with `503` and `Retry-After` when it refuses
 /// the request for want of the shared store
 /// ([`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE)).
-pub(crate) async fn unavailable_if_refused(response: Response) -> Response {
+async fn unavailable_if_refused(response: Response) -> Response {
     let small_json = response.status() == StatusCode::OK
         && response
             .headers()
@@ -213,10 +268,10 @@ pub(crate) async fn unavailable_if_refused(response: Response) -> Response {
     else {
         return Response::from_parts(parts, Body::empty());
     };
-    let retry_after = crate::mcp::stores::outage::retry_after_of(&bytes);
+    let retry_after = outage::retry_after_of(&bytes);
     let response = Response::from_parts(parts, Body::from(bytes));
     match retry_after {
-        Some(retry_after) => crate::mcp::stores::outage::as_unavailable(response, retry_after),
+        Some(retry_after) => outage::as_unavailable(response, retry_after),
         None => response,
     }
 }
@@ -226,10 +281,7 @@ const MAX_FIRST_ID_SCAN: usize = 64 * 1024;
 
 /// `response`, an event stream, as it was, telling `seen` the id of its
 /// first event as that event goes by (nothing waits for it).
-pub(crate) fn on_first_event_id(
-    response: Response,
-    seen: impl FnOnce(&str) + Send + 'static,
-) -> Response {
+fn on_first_event_id(response: Response, seen: impl FnOnce(&str) + Send + 'static) -> Response {
     let (parts, body) = response.into_parts();
     let mut seen = Some(seen);
     let mut events = Some(Events::default());
@@ -261,57 +313,9 @@ fn streamed(parts: axum::http::response::Parts, read: Vec<u8>, body: Body) -> Re
     Response::from_parts(parts, body)
 }
 
-pin_project_lite::pin_project! {
-    /// A reply's body that keeps its request's session active until it ends.
-    struct UntilDone {
-        #[pin]
-        body: Body,
-        active: Active,
-    }
-}
-
-/// `body`, with `active` dropped when it ends (or is dropped).
-pub(crate) fn until_done(body: Body, active: Active) -> Body {
-    Body::new(UntilDone { body, active })
-}
-
-impl HttpBody for UntilDone {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        self.project().body.poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn initialize_is_told_from_other_requests() {
-        assert!(is_initialize(
-            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#
-        ));
-        assert!(is_initialize(
-            br#"{"params":{"a":[1,{"b":2}]}, "method" : "initialize","id":1,"jsonrpc":"2.0"}"#
-        ));
-        assert!(!is_initialize(
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
-        ));
-        assert!(!is_initialize(b"not json"));
-    }
 
     #[test]
     fn results_and_errors_end_a_stream_and_the_rest_do_not() {
