@@ -11,6 +11,7 @@ pub(crate) mod admission;
 pub(crate) mod body;
 pub(crate) mod connection;
 pub(crate) mod gate;
+pub(crate) mod options;
 pub(crate) mod reply;
 
 use std::convert::Infallible;
@@ -31,8 +32,9 @@ use tower::ServiceExt;
 
 use crate::mcp::stores::outage;
 use crate::served::{Background, BindError, Stopped};
-use admission::{Limits, Sessions};
+use admission::Sessions;
 use connection::{Activity, Expired, Watched};
+pub use options::HttpOptions;
 
 /// The target of this module's log lines, the one hosts filter on.
 const LOG_TARGET: &str = "dsh_kit::mcp::http";
@@ -82,26 +84,15 @@ pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// `notifications/initialized`) is kept: 10 seconds.
 pub const DEFAULT_UNUSED_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The limits and the `Origin` allow-list of the HTTP transport.
-#[derive(Debug, Clone)]
+/// Everything the HTTP transport is set up with: the host's
+/// [`HttpOptions`], and what the server plugs in (authentication, stores).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct HttpSettings {
-    pub(crate) header_read_timeout: Duration,
-    pub(crate) keep_alive_timeout: Duration,
-    pub(crate) body_read_timeout: Duration,
-    pub(crate) max_body_bytes: usize,
-    pub(crate) max_sessions: usize,
-    pub(crate) max_sessions_per_client: usize,
-    pub(crate) session_idle_timeout: Duration,
-    pub(crate) unused_session_timeout: Duration,
-    /// Origins allowed besides the loopback ones.
-    pub(crate) allowed_origins: Vec<String>,
-    /// `Host` names allowed besides the loopback ones.
-    pub(crate) allowed_hosts: Vec<String>,
+    /// The limits, timeouts and allow-lists.
+    pub(crate) options: HttpOptions,
     /// The OAuth resource server every request goes through, if any.
     #[cfg(feature = "oauth")]
     pub(crate) resource_server: Option<crate::mcp::auth::ResourceServer>,
-    /// Serving a non-loopback address with no resource server was chosen.
-    pub(crate) trusted_network: bool,
     /// Where sessions are kept for other replicas to take over, if anywhere.
     pub(crate) session_store: Option<Arc<dyn SessionStore>>,
     /// Where the events of session streams are kept for a client to resume
@@ -119,30 +110,7 @@ impl HttpSettings {
         if self.resource_server.is_some() {
             return true;
         }
-        self.trusted_network
-    }
-}
-
-impl Default for HttpSettings {
-    fn default() -> Self {
-        HttpSettings {
-            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
-            keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
-            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            max_sessions: DEFAULT_MAX_SESSIONS,
-            max_sessions_per_client: DEFAULT_MAX_SESSIONS_PER_CLIENT,
-            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
-            unused_session_timeout: DEFAULT_UNUSED_SESSION_TIMEOUT,
-            allowed_origins: Vec::new(),
-            allowed_hosts: Vec::new(),
-            #[cfg(feature = "oauth")]
-            resource_server: None,
-            trusted_network: false,
-            session_store: None,
-            event_store: None,
-            shared_sessions: None,
-        }
+        self.options.trusted_network
     }
 }
 
@@ -151,42 +119,6 @@ pub(crate) const HTTP_PATH: &str = "/mcp";
 
 /// How long shutting down waits for open connections to finish: 5 seconds.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-
-impl HttpSettings {
-    /// Every origin allowed: a page served from loopback on any port, over
-    /// `http` or `https`, then the host's own list. A request with no
-    /// `Origin` (not from a browser) is always allowed.
-    pub(crate) fn origins(&self) -> Vec<String> {
-        let loopback = ["localhost", "127.0.0.1", "[::1]"];
-        ["http", "https"]
-            .iter()
-            .flat_map(|scheme| {
-                loopback
-                    .iter()
-                    .map(move |host| format!("{scheme}://{host}:*"))
-            })
-            .chain(self.allowed_origins.iter().cloned())
-            .collect()
-    }
-
-    /// Every `Host` allowed: the loopback names, then the host's own list.
-    pub(crate) fn hosts(&self) -> Vec<String> {
-        ["localhost", "127.0.0.1", "::1"]
-            .into_iter()
-            .map(String::from)
-            .chain(self.allowed_hosts.iter().cloned())
-            .collect()
-    }
-
-    /// The limits the session table enforces.
-    pub(crate) fn limits(&self) -> Limits {
-        Limits {
-            max_sessions: self.max_sessions,
-            max_per_client: self.max_sessions_per_client,
-            unused_timeout: self.unused_session_timeout,
-        }
-    }
-}
 
 /// How long a connection waits: for a request's headers once they start,
 /// and for a next request at all.
@@ -372,7 +304,7 @@ pub enum ServeError {
     /// [`McpServer::serve_http`](crate::mcp::McpServer::serve_http) was given an address that is not
     /// loopback, and the server authenticates nobody.
     #[error(
-        "cannot serve MCP over HTTP on {addr}: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`McpServer::trusted_network_without_auth`)"
+        "cannot serve MCP over HTTP on {addr}: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`HttpOptions::trusted_network_without_auth`)"
     )]
     NotLoopback {
         /// The address given.
