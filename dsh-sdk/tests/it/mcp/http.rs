@@ -199,6 +199,30 @@ async fn an_oversized_body_gets_413() {
     let server = server(|server| server.http(HttpOptions::default().max_body_bytes(100))).await;
     let response = exchange(&server, &post(&server, "", INITIALIZE)).await;
     assert_eq!(status(&response), "413", "{response}");
+    assert!(
+        response.to_ascii_lowercase().contains("connection: close"),
+        "{response}"
+    );
+}
+
+/// The host's limit is the only one: a body past the default 4 MiB is
+/// taken when the host raised the limit (rmcp checks none of its own).
+#[tokio::test]
+async fn the_body_limit_is_the_hosts_alone() {
+    let padding = "x".repeat(5 * 1024 * 1024);
+    let large = INITIALIZE.replace(
+        r#""version":"0"}"#,
+        &format!(r#""version":"0","padding":"{padding}"}}"#),
+    );
+    let raised =
+        server(|server| server.http(HttpOptions::default().max_body_bytes(8 * 1024 * 1024))).await;
+    let response = exchange(&raised, &post(&raised, "", &large)).await;
+    assert_eq!(
+        status(&response),
+        "200",
+        "{}",
+        &response[..response.len().min(500)]
+    );
 }
 
 /// A session with no traffic for the idle timeout closes, used or not.
