@@ -221,7 +221,8 @@ impl McpServer {
             };
             from_fn_with_state(Arc::new(gate), gate::sessions)
         });
-        // The layers in front of rmcp, outermost first, one concern each.
+        // The layers in front of rmcp on the MCP route, outermost first, one
+        // concern each (inside the drain that wraps every route, below).
         let layers = ServiceBuilder::new()
             // Who calls, with a resource server.
             .option_layer(authenticate)

@@ -5,7 +5,8 @@
 //! ([`body`]), the reply's shape ([`reply`]) and the session rules
 //! ([`gate`], by [`admission`]'s table). rmcp itself checks `Host` and
 //! `Origin`. Each request carries its peer's address in its extensions as
-//! axum's [`ConnectInfo`].
+//! axum's [`ConnectInfo`]. The host sets the limits with [`HttpOptions`]
+//! ([`options`]).
 
 pub(crate) mod admission;
 pub(crate) mod body;
