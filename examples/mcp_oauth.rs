@@ -26,8 +26,8 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use dsh_kit::mcp::McpServer;
 use dsh_kit::mcp::auth::ResourceServer;
+use dsh_kit::mcp::{HttpOptions, McpServer};
 use dsh_kit::prelude::*;
 use dsh_kit::{DynamicTool, Registry};
 
@@ -129,7 +129,7 @@ async fn main() -> ExitCode {
         .route("/health", axum::routing::get(|| async { "ok" }))
         .merge(
             McpServer::new(registry)
-                .allowed_hosts([host])
+                .http(HttpOptions::default().allowed_hosts([host]))
                 .resource_server(protected)
                 .router(path),
         );

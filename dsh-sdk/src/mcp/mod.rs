@@ -93,7 +93,7 @@ pub use server::http::{
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_UNUSED_SESSION_TIMEOUT,
 };
-pub use server::http::{McpHttpServer, ServeError};
+pub use server::http::{HttpOptions, McpHttpServer, ServeError};
 pub use server::offers::cache::LIST_VERSION_META_KEY;
 pub use server::offers::prompts::Prompt;
 pub use server::offers::resources::{

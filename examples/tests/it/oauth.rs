@@ -22,10 +22,10 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use dsh_kit::mcp::McpServer;
 use dsh_kit::mcp::auth::{
     IntrospectionAuthenticator, JwtAuthenticator, PrincipalLimits, ResourceServer,
 };
+use dsh_kit::mcp::{HttpOptions, McpServer};
 use dsh_kit::prelude::*;
 use dsh_kit::{DynamicTool, Registry};
 use serde_json::Value;
@@ -434,7 +434,7 @@ async fn behind_nginx_with_tls_a_proxy_gets_its_own_token_and_calls_as_itself() 
     let writes = Arc::new(AtomicUsize::new(0));
     let server = McpServer::new(registry(Arc::clone(&writes)))
         .resource_server(ResourceServer::jwt(&resource, &authorization.issuer))
-        .allowed_hosts(["localhost"])
+        .http(HttpOptions::default().allowed_hosts(["localhost"]))
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();

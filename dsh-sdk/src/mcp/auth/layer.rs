@@ -378,7 +378,7 @@ pub(crate) async fn scopes(
         return next.run(request).await;
     };
     let (parts, body) = request.into_parts();
-    // The guard in front read the whole body already: this takes it back.
+    // The body layer in front read the whole body already: this takes it back.
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return StatusCode::BAD_REQUEST.into_response();
     };

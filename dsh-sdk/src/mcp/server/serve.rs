@@ -15,10 +15,18 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::auth::layer::{self, Protection};
 #[cfg(feature = "oauth")]
 use crate::mcp::auth::{METADATA_PATH, ResourceServer};
-use crate::mcp::server::http::HttpSettings;
+use axum::middleware::from_fn_with_state;
+use tower::ServiceBuilder;
+#[cfg(not(feature = "oauth"))]
+use tower::layer::util::Identity;
+
 use crate::mcp::server::http::admission::Sessions;
-use crate::mcp::server::http::connection;
-use crate::mcp::server::http::{self, Guard, HTTP_PATH, McpHttpServer, ServeError};
+use crate::mcp::server::http::body::{self, BodyLimits};
+use crate::mcp::server::http::gate::{self, Gate};
+use crate::mcp::server::http::{
+    self, HTTP_PATH, HttpOptions, HttpSettings, McpHttpServer, ServeError,
+};
+use crate::mcp::server::http::{connection, reply};
 use crate::served::{self, Background};
 
 use super::McpServer;
@@ -44,95 +52,24 @@ impl McpServer {
         Ok(())
     }
 
-    /// Allows browser pages from `origins` (`"https://app.example.com:443"`,
-    /// `"http://localhost:*"`; see rmcp's `allowed_origins` for the syntax)
-    /// besides the loopback ones [`serve_http`](Self::serve_http) always
-    /// allows.
-    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.http_mut()
-            .allowed_origins
-            .extend(origins.into_iter().map(Into::into));
-        self
-    }
-
-    /// How long an HTTP client may take to send a request's headers once
-    /// their first byte arrived. Defaults to
-    /// [`DEFAULT_HEADER_READ_TIMEOUT`](crate::mcp::DEFAULT_HEADER_READ_TIMEOUT), 10 s.
-    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.http_mut().header_read_timeout = timeout;
-        self
-    }
-
-    /// How long a kept-alive HTTP connection with no request in progress
-    /// stays open before the server closes it. Keep it longer than your
-    /// clients keep idle connections, so they close first and never send a
-    /// request on a connection the server is closing. Defaults to
-    /// [`DEFAULT_KEEP_ALIVE_TIMEOUT`](crate::mcp::DEFAULT_KEEP_ALIVE_TIMEOUT), 75 s.
-    pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
-        self.http_mut().keep_alive_timeout = timeout;
-        self
-    }
-
-    /// How long an HTTP client may take to send a request's body; a late
-    /// body gets `408` and the connection is closed. Defaults to
-    /// [`DEFAULT_BODY_READ_TIMEOUT`](crate::mcp::DEFAULT_BODY_READ_TIMEOUT), 30 s.
-    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
-        self.http_mut().body_read_timeout = timeout;
-        self
-    }
-
-    /// The largest HTTP request body taken; a larger one gets `413`. Defaults
-    /// to [`DEFAULT_MAX_BODY_BYTES`](crate::mcp::DEFAULT_MAX_BODY_BYTES), 4 MiB.
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.http_mut().max_body_bytes = bytes;
-        self
-    }
-
-    /// How many MCP sessions may be open at once over HTTP. An `initialize`
-    /// past the cap closes the least recently used idle session; it gets
-    /// `503` with `Retry-After` only when every open session is active (a
-    /// request in flight, or a stream open). Defaults to
-    /// [`DEFAULT_MAX_SESSIONS`](crate::mcp::DEFAULT_MAX_SESSIONS), 4,096.
-    pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.http_mut().max_sessions = sessions;
-        self
-    }
-
-    /// How many MCP sessions one client may hold at once over HTTP: its
-    /// principal when an authenticating layer in front inserted an
-    /// `Arc<`[`Principal`](crate::Principal)`>` into the request's
-    /// extensions, its IP address otherwise. A client at its cap that opens
-    /// another closes its own least recently used idle session, or gets
-    /// `429` with `Retry-After` when all of them are active. Defaults to
-    /// [`DEFAULT_MAX_SESSIONS_PER_CLIENT`](crate::mcp::DEFAULT_MAX_SESSIONS_PER_CLIENT), 1,024.
-    pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
-        self.http_mut().max_sessions_per_client = sessions;
-        self
-    }
-
-    /// How long an HTTP session that was initialised and never used (no
-    /// request after `initialize` but notifications) is kept. Defaults to
-    /// [`DEFAULT_UNUSED_SESSION_TIMEOUT`](crate::mcp::DEFAULT_UNUSED_SESSION_TIMEOUT), 10 s.
-    pub fn unused_session_timeout(mut self, timeout: Duration) -> Self {
-        self.http_mut().unused_session_timeout = timeout;
-        self
-    }
-
-    /// How long an HTTP session with no traffic is kept before it is closed.
-    /// Defaults to [`DEFAULT_SESSION_IDLE_TIMEOUT`](crate::mcp::DEFAULT_SESSION_IDLE_TIMEOUT), 2 minutes.
-    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.http_mut().session_idle_timeout = timeout;
-        self
-    }
-
-    /// Allows requests whose `Host` names one of `hosts` (`"mcp.example.com"`,
-    /// `"mcp.example.com:8443"`) besides the loopback names always allowed:
-    /// the public name of a server behind a reverse proxy, or served beyond
-    /// loopback. Other `Host`s get `403` (the defence against DNS rebinding).
-    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.http_mut()
-            .allowed_hosts
-            .extend(hosts.into_iter().map(Into::into));
+    /// The limits, timeouts and allow-lists of
+    /// [`serve_http`](Self::serve_http) and [`router`](Self::router): see
+    /// [`HttpOptions`], whose [`Default`] is the defaults. Replaces the
+    /// options given before.
+    ///
+    /// ```
+    /// use dsh_kit::mcp::{HttpOptions, McpServer};
+    ///
+    /// # fn configure(registry: dsh_kit::Registry) -> McpServer {
+    /// McpServer::new(registry).http(
+    ///     HttpOptions::default()
+    ///         .max_sessions(256)
+    ///         .allowed_hosts(["mcp.example.com"]),
+    /// )
+    /// # }
+    /// ```
+    pub fn http(mut self, options: HttpOptions) -> Self {
+        self.http_mut().options = options;
         self
     }
 
@@ -140,24 +77,13 @@ impl McpServer {
     /// request needs a bearer token the [`ResourceServer`]'s authenticator
     /// takes, and the principal it names reaches each call
     /// ([`Exec::principal`](crate::Exec::principal)). See [`crate::mcp::auth`].
-    /// A protected server may be served on any address.
+    /// A protected server may be served on any address; name the hosts
+    /// clients reach it by in [`HttpOptions::allowed_hosts`].
     ///
     /// Needs the `oauth` cargo feature.
     #[cfg(feature = "oauth")]
     pub fn resource_server(mut self, server: ResourceServer) -> Self {
         self.http_mut().resource_server = Some(server);
-        self
-    }
-
-    /// Serves HTTP beyond loopback with no authentication: on a network where
-    /// every host that can reach the server may run every tool it serves
-    /// (a private subnet, a container network behind an authenticating
-    /// proxy). Without this, or a [`resource_server`](Self::resource_server),
-    /// [`serve_http`](Self::serve_http) refuses an address that is not
-    /// loopback. Name the hosts clients reach it by in
-    /// [`allowed_hosts`](Self::allowed_hosts).
-    pub fn trusted_network_without_auth(mut self) -> Self {
-        self.http_mut().trusted_network = true;
         self
     }
 
@@ -217,7 +143,8 @@ impl McpServer {
         router
     }
 
-    /// The router, and the session table its guard keeps (none when stateless).
+    /// The router, and the session table its session layer keeps (none when
+    /// stateless).
     fn build_router(
         self,
         path: &str,
@@ -233,18 +160,24 @@ impl McpServer {
             .with_json_response(true)
             .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop.clone())
-            .with_allowed_hosts(settings.hosts())
-            .with_allowed_origins(settings.origins())
-            .with_max_request_body_bytes(settings.max_body_bytes);
+            .with_allowed_hosts(settings.options.hosts())
+            .with_allowed_origins(settings.options.origins())
+            // The body layer in front already took the body within the
+            // limit: the one place it is enforced.
+            .with_max_request_body_bytes(usize::MAX);
         config.session_store = settings.session_store.clone();
         let mut manager = LocalSessionManager::default();
         if let Some(events) = &settings.event_store {
             manager = manager.with_event_store(Arc::clone(events));
         }
-        manager.session_config.keep_alive = Some(settings.session_idle_timeout);
+        manager.session_config.keep_alive = Some(settings.options.session_idle_timeout);
         let manager = Arc::new(manager);
-        let sessions = (!self.stateless)
-            .then(|| Arc::new(Sessions::new(settings.limits(), Arc::clone(&manager))));
+        let sessions = (!self.stateless).then(|| {
+            Arc::new(Sessions::new(
+                settings.options.limits(),
+                Arc::clone(&manager),
+            ))
+        });
         if let (Some(sessions), Some(shared), Ok(runtime)) = (
             &sessions,
             &settings.shared_sessions,
@@ -264,30 +197,59 @@ impl McpServer {
                 Arc::clone(&manager),
             ))
         });
+        #[cfg(feature = "oauth")]
+        let (authenticate, scopes, metadata) = (
+            (protection.clone()).map(|p| from_fn_with_state(p, layer::authenticate)),
+            (protection.clone()).map(|p| from_fn_with_state(p, layer::scopes)),
+            protection,
+        );
+        #[cfg(not(feature = "oauth"))]
+        let (authenticate, scopes) = (None::<Identity>, None::<Identity>);
         let service = shared(StreamableHttpService::new(
             move || Ok(self.clone()),
             manager,
             config,
         ));
-        let guard = Arc::new(Guard {
-            settings,
-            sessions: sessions.clone(),
+        let limits = BodyLimits {
+            max_bytes: settings.options.max_body_bytes,
+            read_timeout: settings.options.body_read_timeout,
+        };
+        let gate = sessions.clone().map(|sessions| {
+            let gate = Gate {
+                sessions,
+                shared: settings.shared_sessions.clone(),
+            };
+            from_fn_with_state(Arc::new(gate), gate::sessions)
         });
-        let mcp = axum::Router::new().route_service(path, service);
-        // Outermost: whatever answers early, the rest of the body is read
-        // or the connection is closed with `Connection: close`.
-        let whole = axum::middleware::from_fn_with_state(
-            guard.settings.max_body_bytes,
-            connection::whole_request,
-        );
+        // The layers in front of rmcp on the MCP route, outermost first, one
+        // concern each (inside the drain that wraps every route, below).
+        let layers = ServiceBuilder::new()
+            // Who calls, with a resource server.
+            .option_layer(authenticate)
+            // The body, read whole within its size limit and read timeout.
+            .layer(from_fn_with_state(limits, body::read_whole))
+            // The reply: JSON when one message, `503` for want of the store.
+            .layer(from_fn_with_state(
+                settings.shared_sessions.clone(),
+                reply::shape,
+            ))
+            // Sessions: admitted by the session rules, kept while in use.
+            .option_layer(gate)
+            // The scopes of the tool called, with a resource server.
+            .option_layer(scopes);
+        let router = axum::Router::new()
+            .route_service(path, service)
+            .layer(layers);
         #[cfg(feature = "oauth")]
-        if let Some(protection) = protection {
-            return (protected(mcp, guard, protection).layer(whole), sessions);
-        }
-        let router = mcp
-            .layer(axum::middleware::from_fn_with_state(guard, http::guard))
-            .layer(whole);
-        (router, sessions)
+        let router = match metadata {
+            Some(protection) => with_metadata(router, protection),
+            None => router,
+        };
+        // Outermost, over every route: whatever answers early, the rest of
+        // the body is read or the connection is closed with
+        // `Connection: close`.
+        let whole = from_fn_with_state(settings.options.max_body_bytes, connection::whole_request);
+        (router.layer(whole), sessions)
     }
 
     /// Serves streamable HTTP on `addr` (`127.0.0.1:0` picks a free port), at
@@ -298,23 +260,20 @@ impl McpServer {
     /// is always served; any other only by a server that authenticates its
     /// callers ([`resource_server`](Self::resource_server)) or was told its
     /// network is trusted
-    /// ([`trusted_network_without_auth`](Self::trusted_network_without_auth)).
+    /// ([`HttpOptions::trusted_network_without_auth`]).
     /// Only `Host` headers naming a loopback address or one of the
-    /// [`allowed_hosts`](Self::allowed_hosts) are served (rmcp's defence
-    /// against DNS rebinding).
+    /// [`HttpOptions::allowed_hosts`] are served (rmcp's defence against
+    /// DNS rebinding).
     ///
-    /// Hostile clients are bounded: a request whose `Origin` is neither a
-    /// loopback page nor in [`allowed_origins`](Self::allowed_origins) gets
-    /// `403` (a request with no `Origin`, not from a browser, is served);
-    /// headers must arrive within the [header read
-    /// timeout](Self::header_read_timeout) and a body within the [body read
-    /// timeout](Self::body_read_timeout), or the connection is closed; bodies
-    /// are capped by [`max_body_bytes`](Self::max_body_bytes), open sessions
-    /// by [`max_sessions`](Self::max_sessions) and
-    /// [`max_sessions_per_client`](Self::max_sessions_per_client), an idle
-    /// session closes after the [session idle
-    /// timeout](Self::session_idle_timeout), and one never used after the
-    /// [unused session timeout](Self::unused_session_timeout).
+    /// Hostile clients are bounded by the [`HttpOptions`] given with
+    /// [`http`](Self::http): a request whose `Origin` is neither a loopback
+    /// page nor one of the allowed origins gets `403` (a request with no
+    /// `Origin`, not from a browser, is served); headers must arrive within
+    /// the header read timeout and a body within the body read timeout, or
+    /// the connection is closed; bodies are capped in size, open sessions
+    /// in number (for the server, and for each client), an idle session
+    /// closes after the session idle timeout, and one never used after the
+    /// unused session timeout.
     ///
     /// A request whose reply needs no stream (the result is the first and
     /// only message back) is answered `application/json`; one whose tool
@@ -327,8 +286,8 @@ impl McpServer {
         let (listener, local_addr) = served::bind(addr, remote).await?;
         let stop = CancellationToken::new();
         let timeouts = http::Timeouts {
-            header_read: self.http.header_read_timeout,
-            keep_alive: self.http.keep_alive_timeout,
+            header_read: self.http.options.header_read_timeout,
+            keep_alive: self.http.options.keep_alive_timeout,
         };
         let (router, sessions) = self.build_router(HTTP_PATH, stop.child_token());
         let serve = http::serve(listener, router, timeouts, stop.clone());
@@ -429,29 +388,17 @@ where
     })
 }
 
-/// The MCP route behind the resource server: the caller authenticated
-/// first, then the guard every server has, then the scopes of the tool
-/// called; and the protected resource metadata beside it.
+/// The protected resource metadata of `protection` beside the MCP route:
+/// served to anyone, as the authentication layers wrap the MCP route alone.
 #[cfg(feature = "oauth")]
-fn protected(mcp: axum::Router, guard: Arc<Guard>, protection: Arc<Protection>) -> axum::Router {
-    let metadata = Arc::clone(&protection);
+fn with_metadata(mcp: axum::Router, protection: Arc<Protection>) -> axum::Router {
     let route = protection.server().metadata_route();
     let root_route = (route != METADATA_PATH).then_some(METADATA_PATH);
-    let mut router = mcp
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&protection),
-            layer::scopes,
-        ))
-        .layer(axum::middleware::from_fn_with_state(guard, http::guard))
-        .layer(axum::middleware::from_fn_with_state(
-            protection,
-            layer::authenticate,
-        ));
     let answer = move || {
-        let metadata = Arc::clone(&metadata);
+        let metadata = Arc::clone(&protection);
         async move { metadata.metadata() }
     };
-    router = router.route(&route, axum::routing::get(answer.clone()));
+    let mut router = mcp.route(&route, axum::routing::get(answer.clone()));
     // Clients that try the root form first (`/.well-known/oauth-protected-resource`).
     if let Some(root) = root_route {
         router = router.route(root, axum::routing::get(answer));

@@ -24,7 +24,7 @@ use dsh_kit::mcp::rmcp::ServiceExt;
 use dsh_kit::mcp::rmcp::model::CallToolRequestParams;
 use dsh_kit::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_kit::mcp::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use dsh_kit::mcp::{ConnectError, McpHttpServer, McpProxy, McpServer, ServeError};
+use dsh_kit::mcp::{ConnectError, HttpOptions, McpHttpServer, McpProxy, McpServer, ServeError};
 use dsh_kit::prelude::*;
 use dsh_kit::{DynamicTool, Registry};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
@@ -698,7 +698,7 @@ async fn beyond_loopback_only_with_an_authenticator_or_the_named_opt_out() {
         "{refused:?}"
     );
     let trusted = McpServer::new(registry.clone())
-        .trusted_network_without_auth()
+        .http(HttpOptions::default().trusted_network_without_auth())
         .serve_http(any)
         .await
         .unwrap();
@@ -708,7 +708,7 @@ async fn beyond_loopback_only_with_an_authenticator_or_the_named_opt_out() {
             "https://mcp.example.com/mcp",
             "https://auth.example.com",
         ))
-        .allowed_hosts(["mcp.example.com"])
+        .http(HttpOptions::default().allowed_hosts(["mcp.example.com"]))
         .serve_http(any)
         .await
         .unwrap();

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use dsh_kit::Registry;
-use dsh_kit::mcp::{McpHttpServer, McpServer};
+use dsh_kit::mcp::{HttpOptions, McpHttpServer, McpServer};
 use dsh_kit::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -90,7 +90,10 @@ async fn closed_by_server(stream: &mut TcpStream) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_foreign_origin_is_refused_and_loopback_or_no_origin_is_served() {
-    let server = server(|server| server.allowed_origins(["https://app.example.com:443"])).await;
+    let server = server(|server| {
+        server.http(HttpOptions::default().allowed_origins(["https://app.example.com:443"]))
+    })
+    .await;
     let foreign = exchange(
         &server,
         &post(&server, "Origin: http://evil.example\r\n", INITIALIZE),
@@ -117,9 +120,11 @@ async fn a_foreign_origin_is_refused_and_loopback_or_no_origin_is_served() {
 #[tokio::test]
 async fn a_connection_stalled_mid_headers_is_closed() {
     let server = server(|server| {
-        server
-            .header_read_timeout(Duration::from_millis(300))
-            .keep_alive_timeout(Duration::from_millis(600))
+        server.http(
+            HttpOptions::default()
+                .header_read_timeout(Duration::from_millis(300))
+                .keep_alive_timeout(Duration::from_millis(600)),
+        )
     })
     .await;
     let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
@@ -142,9 +147,11 @@ async fn a_connection_stalled_mid_headers_is_closed() {
 #[tokio::test]
 async fn an_idle_kept_alive_connection_outlives_the_header_read_timeout() {
     let server = server(|server| {
-        server
-            .header_read_timeout(Duration::from_millis(200))
-            .keep_alive_timeout(Duration::from_secs(30))
+        server.http(
+            HttpOptions::default()
+                .header_read_timeout(Duration::from_millis(200))
+                .keep_alive_timeout(Duration::from_secs(30)),
+        )
     })
     .await;
     let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
@@ -168,7 +175,10 @@ async fn an_idle_kept_alive_connection_outlives_the_header_read_timeout() {
 
 #[tokio::test]
 async fn a_connection_stalled_mid_body_gets_408_and_is_closed() {
-    let server = server(|server| server.body_read_timeout(Duration::from_millis(300))).await;
+    let server = server(|server| {
+        server.http(HttpOptions::default().body_read_timeout(Duration::from_millis(300)))
+    })
+    .await;
     let mut stream = TcpStream::connect(server.local_addr()).await.unwrap();
     let request = post(&server, "", INITIALIZE);
     // Everything but the last 10 bytes of the body.
@@ -186,15 +196,42 @@ async fn a_connection_stalled_mid_body_gets_408_and_is_closed() {
 
 #[tokio::test]
 async fn an_oversized_body_gets_413() {
-    let server = server(|server| server.max_body_bytes(100)).await;
+    let server = server(|server| server.http(HttpOptions::default().max_body_bytes(100))).await;
     let response = exchange(&server, &post(&server, "", INITIALIZE)).await;
     assert_eq!(status(&response), "413", "{response}");
+    assert!(
+        response.to_ascii_lowercase().contains("connection: close"),
+        "{response}"
+    );
+}
+
+/// The host's limit is the only one: a body past the default 4 MiB is
+/// taken when the host raised the limit (rmcp checks none of its own).
+#[tokio::test]
+async fn the_body_limit_is_the_hosts_alone() {
+    let padding = "x".repeat(5 * 1024 * 1024);
+    let large = INITIALIZE.replace(
+        r#""version":"0"}"#,
+        &format!(r#""version":"0","padding":"{padding}"}}"#),
+    );
+    let raised =
+        server(|server| server.http(HttpOptions::default().max_body_bytes(8 * 1024 * 1024))).await;
+    let response = exchange(&raised, &post(&raised, "", &large)).await;
+    assert_eq!(
+        status(&response),
+        "200",
+        "{}",
+        &response[..response.len().min(500)]
+    );
 }
 
 /// A session with no traffic for the idle timeout closes, used or not.
 #[tokio::test]
 async fn idle_sessions_expire() {
-    let server = server(|server| server.session_idle_timeout(Duration::from_millis(200))).await;
+    let server = server(|server| {
+        server.http(HttpOptions::default().session_idle_timeout(Duration::from_millis(200)))
+    })
+    .await;
     let first = exchange(&server, &post(&server, "", INITIALIZE)).await;
     assert_eq!(status(&first), "200", "{first}");
     assert_eq!(server.open_sessions(), 1);

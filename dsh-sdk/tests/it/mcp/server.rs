@@ -608,7 +608,7 @@ async fn http_is_served_on_loopback_only_unless_callers_are_authenticated() {
     assert!(matches!(error, ServeError::NotLoopback { .. }));
     assert_eq!(
         error.to_string(),
-        "cannot serve MCP over HTTP on 0.0.0.0:0: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`McpServer::trusted_network_without_auth`)"
+        "cannot serve MCP over HTTP on 0.0.0.0:0: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`HttpOptions::trusted_network_without_auth`)"
     );
 
     let server = McpServer::new(registry)

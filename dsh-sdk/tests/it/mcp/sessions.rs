@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use dsh_kit::Registry;
-use dsh_kit::mcp::{McpHttpServer, McpServer};
+use dsh_kit::mcp::{HttpOptions, McpHttpServer, McpServer};
 use dsh_kit::prelude::*;
 use reqwest::StatusCode;
 
@@ -164,7 +164,7 @@ async fn listen(
 
 #[tokio::test]
 async fn a_full_server_closes_the_least_recently_used_idle_session() {
-    let server = server(|server| server.max_sessions(2)).await;
+    let server = server(|server| server.http(HttpOptions::default().max_sessions(2))).await;
     let http = client_from(loopback(1));
     let first = open(&http, &server).await.unwrap();
     let second = open(&http, &server).await.unwrap();
@@ -180,7 +180,7 @@ async fn a_full_server_closes_the_least_recently_used_idle_session() {
 
 #[tokio::test]
 async fn only_when_every_session_is_active_is_a_newcomer_refused_with_retry_after() {
-    let server = server(|server| server.max_sessions(1)).await;
+    let server = server(|server| server.http(HttpOptions::default().max_sessions(1))).await;
     let http = client_from(loopback(1));
     let session = open(&http, &server).await.unwrap();
     let stream = listen(&http, &server, &session).await;
@@ -210,7 +210,8 @@ async fn only_when_every_session_is_active_is_a_newcomer_refused_with_retry_afte
 
 #[tokio::test]
 async fn a_client_at_its_cap_replaces_its_own_sessions_and_others_are_untouched() {
-    let server = server(|server| server.max_sessions_per_client(2)).await;
+    let server =
+        server(|server| server.http(HttpOptions::default().max_sessions_per_client(2))).await;
     let other = client_from(loopback(2));
     let theirs = open(&other, &server).await.unwrap();
     let http = client_from(loopback(1));
@@ -236,7 +237,10 @@ async fn a_client_at_its_cap_replaces_its_own_sessions_and_others_are_untouched(
 
 #[tokio::test]
 async fn a_session_never_used_closes_after_its_short_lifetime() {
-    let server = server(|server| server.unused_session_timeout(Duration::from_millis(200))).await;
+    let server = server(|server| {
+        server.http(HttpOptions::default().unused_session_timeout(Duration::from_millis(200)))
+    })
+    .await;
     let http = client_from(loopback(1));
     let unused = open(&http, &server).await.unwrap();
     let used = open(&http, &server).await.unwrap();
@@ -304,9 +308,11 @@ async fn a_flood_of_unused_sessions_leaves_every_honest_call_served() {
         .unwrap_or(30);
     let server = Arc::new(
         server(|server| {
-            server
-                .max_sessions_per_client(SHARE)
-                .unused_session_timeout(Duration::from_secs(2))
+            server.http(
+                HttpOptions::default()
+                    .max_sessions_per_client(SHARE)
+                    .unused_session_timeout(Duration::from_secs(2)),
+            )
         })
         .await,
     );

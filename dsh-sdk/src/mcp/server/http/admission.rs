@@ -136,6 +136,27 @@ impl Table {
         Some(id)
     }
 
+    /// Adds session `id` of `client` as the most recently used; the entry
+    /// it replaced, if the id was already there.
+    fn insert(&mut self, id: &str, client: ClientKey, used: bool) -> Option<Entry> {
+        let touched = self.tick();
+        let id: Arc<str> = Arc::from(id);
+        self.lru.insert(touched, Arc::clone(&id));
+        self.clients
+            .entry(client.clone())
+            .or_default()
+            .lru
+            .insert(touched, Arc::clone(&id));
+        let entry = Entry {
+            client,
+            touched,
+            opened: Instant::now(),
+            in_flight: 0,
+            used,
+        };
+        self.sessions.insert(id, entry)
+    }
+
     fn release_pending(&mut self, client: &ClientKey) {
         self.pending -= 1;
         if let Some(sessions) = self.clients.get_mut(client) {
@@ -174,6 +195,11 @@ impl Sessions {
 
     fn table(&self) -> std::sync::MutexGuard<'_, Table> {
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The limits the table enforces.
+    pub(crate) fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// How many sessions are open (those being opened included).
@@ -261,25 +287,7 @@ impl Sessions {
         if table.sessions.contains_key(id) {
             return;
         }
-        let touched = table.tick();
-        let id: Arc<str> = Arc::from(id);
-        table.lru.insert(touched, Arc::clone(&id));
-        table
-            .clients
-            .entry(client.clone())
-            .or_default()
-            .lru
-            .insert(touched, Arc::clone(&id));
-        table.sessions.insert(
-            id,
-            Entry {
-                client,
-                touched,
-                opened: Instant::now(),
-                in_flight: 0,
-                used: true,
-            },
-        );
+        table.insert(id, client, true);
     }
 
     /// Forgets session `id`, closed by the client or found gone.
@@ -392,23 +400,7 @@ impl Slot {
         };
         let mut table = self.sessions.table();
         table.release_pending(&client);
-        let touched = table.tick();
-        let id: Arc<str> = Arc::from(id);
-        table.lru.insert(touched, Arc::clone(&id));
-        table
-            .clients
-            .entry(client.clone())
-            .or_default()
-            .lru
-            .insert(touched, Arc::clone(&id));
-        let entry = Entry {
-            client,
-            touched,
-            opened: Instant::now(),
-            in_flight: 0,
-            used: false,
-        };
-        if let Some(replaced) = table.sessions.insert(id, entry) {
+        if let Some(replaced) = table.insert(id, client, false) {
             // A session id seen twice: rmcp's ids are random UUIDs, so this
             // is never expected; keep the indexes consistent regardless.
             table.lru.remove(&replaced.touched);

@@ -29,6 +29,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use crate::mcp::server::http::body;
+
 /// How long the rest of a body answered early is read before the
 /// connection is closed instead: 2 seconds.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
@@ -305,46 +307,7 @@ impl<S: AsyncWrite> AsyncWrite for Watched<S> {
     }
 }
 
-pin_project_lite::pin_project! {
-    /// A response body that keeps its request [`Answering`] until it ends.
-    struct Answered {
-        #[pin]
-        body: Body,
-        answering: Option<Answering>,
-    }
-}
-
 /// `response`, its request counted as being answered until its body ends.
 pub(crate) fn answering(response: Response, answering: Answering) -> Response {
-    response.map(|body| {
-        Body::new(Answered {
-            body,
-            answering: Some(answering),
-        })
-    })
-}
-
-impl HttpBody for Answered {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        let this = self.project();
-        let polled = this.body.poll_frame(cx);
-        if matches!(polled, Poll::Ready(None)) {
-            this.answering.take();
-        }
-        polled
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
-    }
+    response.map(|body| body::holding(body, answering))
 }

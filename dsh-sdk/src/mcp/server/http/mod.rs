@@ -1,11 +1,18 @@
 //! The socket side of [`McpServer::serve_http`](crate::mcp::McpServer::serve_http):
-//! HTTP/1 connections with header and body read timeouts, the `Origin`
-//! allow-list, and the session rules ([`admission`](admission)), in
-//! front of rmcp's streamable-HTTP service. Each request carries its peer's
-//! address in its extensions as axum's [`ConnectInfo`].
+//! HTTP/1 connections with header read timeouts, and the layers in front
+//! of rmcp's streamable-HTTP service, each with one concern: the rest of a
+//! body answered early ([`connection`]), the body's size and read timeout
+//! ([`body`]), the reply's shape ([`reply`]) and the session rules
+//! ([`gate`], by [`admission`]'s table). rmcp itself checks `Host` and
+//! `Origin`. Each request carries its peer's address in its extensions as
+//! axum's [`ConnectInfo`]. The host sets the limits with [`HttpOptions`]
+//! ([`options`]).
 
 pub(crate) mod admission;
+pub(crate) mod body;
 pub(crate) mod connection;
+pub(crate) mod gate;
+pub(crate) mod options;
 pub(crate) mod reply;
 
 use std::convert::Infallible;
@@ -18,10 +25,6 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::ConnectInfo;
-use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -30,9 +33,9 @@ use tower::ServiceExt;
 
 use crate::mcp::stores::outage;
 use crate::served::{Background, BindError, Stopped};
-use admission::{ClientKey, Limits, Refusal, Sessions};
+use admission::Sessions;
 use connection::{Activity, Expired, Watched};
-use reply::Shape;
+pub use options::HttpOptions;
 
 /// The target of this module's log lines, the one hosts filter on.
 const LOG_TARGET: &str = "dsh_kit::mcp::http";
@@ -82,26 +85,15 @@ pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// `notifications/initialized`) is kept: 10 seconds.
 pub const DEFAULT_UNUSED_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The limits and the `Origin` allow-list of the HTTP transport.
-#[derive(Debug, Clone)]
+/// Everything the HTTP transport is set up with: the host's
+/// [`HttpOptions`], and what the server plugs in (authentication, stores).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct HttpSettings {
-    pub(crate) header_read_timeout: Duration,
-    pub(crate) keep_alive_timeout: Duration,
-    pub(crate) body_read_timeout: Duration,
-    pub(crate) max_body_bytes: usize,
-    pub(crate) max_sessions: usize,
-    pub(crate) max_sessions_per_client: usize,
-    pub(crate) session_idle_timeout: Duration,
-    pub(crate) unused_session_timeout: Duration,
-    /// Origins allowed besides the loopback ones.
-    pub(crate) allowed_origins: Vec<String>,
-    /// `Host` names allowed besides the loopback ones.
-    pub(crate) allowed_hosts: Vec<String>,
+    /// The limits, timeouts and allow-lists.
+    pub(crate) options: HttpOptions,
     /// The OAuth resource server every request goes through, if any.
     #[cfg(feature = "oauth")]
     pub(crate) resource_server: Option<crate::mcp::auth::ResourceServer>,
-    /// Serving a non-loopback address with no resource server was chosen.
-    pub(crate) trusted_network: bool,
     /// Where sessions are kept for other replicas to take over, if anywhere.
     pub(crate) session_store: Option<Arc<dyn SessionStore>>,
     /// Where the events of session streams are kept for a client to resume
@@ -119,30 +111,7 @@ impl HttpSettings {
         if self.resource_server.is_some() {
             return true;
         }
-        self.trusted_network
-    }
-}
-
-impl Default for HttpSettings {
-    fn default() -> Self {
-        HttpSettings {
-            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
-            keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
-            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            max_sessions: DEFAULT_MAX_SESSIONS,
-            max_sessions_per_client: DEFAULT_MAX_SESSIONS_PER_CLIENT,
-            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
-            unused_session_timeout: DEFAULT_UNUSED_SESSION_TIMEOUT,
-            allowed_origins: Vec::new(),
-            allowed_hosts: Vec::new(),
-            #[cfg(feature = "oauth")]
-            resource_server: None,
-            trusted_network: false,
-            session_store: None,
-            event_store: None,
-            shared_sessions: None,
-        }
+        self.options.trusted_network
     }
 }
 
@@ -151,294 +120,6 @@ pub(crate) const HTTP_PATH: &str = "/mcp";
 
 /// How long shutting down waits for open connections to finish: 5 seconds.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-
-impl HttpSettings {
-    /// Every origin allowed: a page served from loopback on any port, over
-    /// `http` or `https`, then the host's own list. A request with no
-    /// `Origin` (not from a browser) is always allowed.
-    pub(crate) fn origins(&self) -> Vec<String> {
-        let loopback = ["localhost", "127.0.0.1", "[::1]"];
-        ["http", "https"]
-            .iter()
-            .flat_map(|scheme| {
-                loopback
-                    .iter()
-                    .map(move |host| format!("{scheme}://{host}:*"))
-            })
-            .chain(self.allowed_origins.iter().cloned())
-            .collect()
-    }
-
-    /// Every `Host` allowed: the loopback names, then the host's own list.
-    pub(crate) fn hosts(&self) -> Vec<String> {
-        ["localhost", "127.0.0.1", "::1"]
-            .into_iter()
-            .map(String::from)
-            .chain(self.allowed_hosts.iter().cloned())
-            .collect()
-    }
-
-    /// The limits the session table enforces.
-    pub(crate) fn limits(&self) -> Limits {
-        Limits {
-            max_sessions: self.max_sessions,
-            max_per_client: self.max_sessions_per_client,
-            unused_timeout: self.unused_session_timeout,
-        }
-    }
-}
-
-/// What the guard in front of rmcp's service needs.
-pub(crate) struct Guard {
-    pub(crate) settings: HttpSettings,
-    /// The open sessions; `None` when serving with no sessions.
-    pub(crate) sessions: Option<Arc<Sessions>>,
-}
-
-/// Reads the whole body within the body timeout and size limit; admits an
-/// `initialize` by the session rules (see [`admission`](admission)),
-/// and keeps each session's use and activity up to date; answers a request
-/// on a session whose reply needs no stream as `application/json`.
-pub(crate) async fn guard(
-    State(guard): State<Arc<Guard>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let settings = &guard.settings;
-    let (parts, body) = request.into_parts();
-    let read = axum::body::to_bytes(body, settings.max_body_bytes);
-    let bytes = match tokio::time::timeout(settings.body_read_timeout, read).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => {
-            return closing(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!(
-                    "the request body is larger than {} bytes, or broke off",
-                    settings.max_body_bytes
-                ),
-            );
-        }
-        Err(_) => {
-            return closing(
-                StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "the request body did not arrive within {} ms",
-                    settings.body_read_timeout.as_millis()
-                ),
-            );
-        }
-    };
-    let Some(sessions) = &guard.sessions else {
-        let response = next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
-        return stateless(guard.settings.shared_sessions.as_ref(), response).await;
-    };
-    let session = parts
-        .headers
-        .get(SESSION_ID)
-        .and_then(|id| id.to_str().ok())
-        .map(str::to_owned);
-    if let Some(id) = session {
-        let method = parts.method.clone();
-        let client = ClientKey::of(&parts.extensions);
-        let request = Request::from_parts(parts, Body::from(bytes.clone()));
-        return on_session(
-            &guard,
-            sessions,
-            &id,
-            client,
-            method,
-            (request, bytes),
-            next,
-        )
-        .await;
-    }
-    if parts.method != Method::POST || !reply::is_initialize(&bytes) {
-        let response = next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
-        return stateless(settings.shared_sessions.as_ref(), response).await;
-    }
-    let client = ClientKey::of(&parts.extensions);
-    let slot = match sessions.admit(client).await {
-        Ok(slot) => slot,
-        Err(refusal) => return refused(refusal, settings),
-    };
-    let request_id = outage::request_id(&bytes);
-    let (response, unavailable) = outage::within(
-        None,
-        next.run(Request::from_parts(parts, Body::from(bytes))),
-    )
-    .await;
-    let opened = response
-        .headers()
-        .get(SESSION_ID)
-        .and_then(|id| id.to_str().ok())
-        .map(str::to_owned);
-    if let Some(retry_after) = unavailable {
-        // The session store did not take the session: no replica but this
-        // one would know it. Closed, and the client told to retry.
-        if let Some(id) = &opened {
-            sessions.end(id).await;
-        }
-        drop(slot);
-        return outage::unavailable_response(
-            request_id,
-            "the session could not be stored for the server's other replicas: the shared store did not answer; retry shortly".to_owned(),
-            retry_after,
-        );
-    }
-    if let Some(id) = &opened {
-        slot.opened(id);
-    }
-    reply::json_if_whole(response).await
-}
-
-/// The reply to a request on no session: `503` with `Retry-After` when it
-/// refuses the request for want of the shared store. A stream it is goes
-/// unkept: with no session, nothing resumes it.
-async fn stateless(shared: Option<&outage::Shared>, response: Response) -> Response {
-    let is_stream = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
-    match shared {
-        _ if !is_stream => reply::unavailable_if_refused(response).await,
-        Some(shared) => {
-            let shared = Arc::clone(shared);
-            reply::on_first_event_id(response, move |first| shared.drop_stream(first))
-        }
-        None => response,
-    }
-}
-
-/// The header that names a request's session.
-const SESSION_ID: &str = "mcp-session-id";
-
-/// A request on session `id`: counted active until its reply's body ends.
-/// With sessions shared by replicas, a `DELETE` ends the session on every
-/// replica first, and a request whose answer needed the shared store, which
-/// did not answer, gets `503` with `Retry-After`.
-async fn on_session(
-    guard: &Guard,
-    sessions: &Arc<Sessions>,
-    id: &str,
-    client: ClientKey,
-    method: Method,
-    (request, body): (Request, axum::body::Bytes),
-    next: Next,
-) -> Response {
-    let shared = guard.settings.shared_sessions.as_ref();
-    if method == Method::DELETE
-        && let Some(shared) = shared
-        && let Err(retry_after) = shared.end(id).await
-    {
-        return outage::unavailable_response(
-            serde_json::Value::Null,
-            "the session could not be ended on the server's other replicas: the shared store did not answer; retry shortly".to_owned(),
-            retry_after,
-        );
-    }
-    let active = sessions.begin(id);
-    let (response, unavailable) = outage::within(Some(id.to_owned()), next.run(request)).await;
-    if let Some(retry_after) = unavailable
-        && response.status().is_server_error()
-    {
-        return outage::unavailable_response(
-            outage::request_id(&body),
-            "the session is held by the shared store, which did not answer; retry shortly"
-                .to_owned(),
-            retry_after,
-        );
-    }
-    if response.status() == StatusCode::NOT_FOUND || method == Method::DELETE {
-        sessions.forget(id);
-        // The session is gone once this returns: `204`, which clients read
-        // as done (rmcp answers `202`, which the Python SDK reports as a
-        // failed termination).
-        if method == Method::DELETE && response.status() == StatusCode::ACCEPTED {
-            return StatusCode::NO_CONTENT.into_response();
-        }
-        return response;
-    }
-    if let Some(shared) = shared
-        && response.status().is_success()
-        && method != Method::DELETE
-    {
-        shared.touch(id);
-    }
-    if active.is_none() && response.status().is_success() {
-        // Restored from the session store: another replica opened it.
-        sessions.adopt(id, client);
-    }
-    let Some(mut active) = active else {
-        return response;
-    };
-    // A notification or a response from the client is answered `202`.
-    if response.status() != StatusCode::ACCEPTED {
-        active.used();
-    }
-    let response = if method == Method::POST {
-        let (response, shape) = reply::json_shaped(response).await;
-        if let Some(shared) = shared {
-            match shape {
-                Shape::Whole(Some(first)) => shared.drop_stream(&first),
-                Shape::Streamed(Some(first)) => shared.keep_stream(&first, id),
-                _ => {}
-            }
-        }
-        response
-    } else {
-        response
-    };
-    response.map(|body| reply::until_done(body, active))
-}
-
-/// The answer to an `initialize` refused: `503` when the server is full of
-/// active sessions, `429` when the client is; either says when to retry.
-fn refused(refusal: Refusal, settings: &HttpSettings) -> Response {
-    let (status, message) = match refusal {
-        Refusal::ServerFull { open } => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "too many MCP sessions: all {open} open sessions are active (the limit is {}); retry shortly",
-                settings.max_sessions
-            ),
-        ),
-        Refusal::ClientFull { open } => (
-            StatusCode::TOO_MANY_REQUESTS,
-            format!(
-                "too many MCP sessions for this client: all {open} of its sessions are active (the limit per client is {}); close one (DELETE with its `Mcp-Session-Id`) or retry shortly",
-                settings.max_sessions_per_client
-            ),
-        ),
-    };
-    (
-        status,
-        [(
-            header::RETRY_AFTER,
-            HeaderValue::from_static(RETRY_AFTER_SECONDS),
-        )],
-        message,
-    )
-        .into_response()
-}
-
-/// When a refused client should try again: active sessions are calls in
-/// progress, which finish within seconds.
-const RETRY_AFTER_SECONDS: &str = "2";
-
-/// An error response that closes the connection: what is left of the
-/// request was never read.
-fn closing(status: StatusCode, message: String) -> Response {
-    (
-        status,
-        [(header::CONNECTION, HeaderValue::from_static("close"))],
-        message,
-    )
-        .into_response()
-}
 
 /// How long a connection waits: for a request's headers once they start,
 /// and for a next request at all.
@@ -624,7 +305,7 @@ pub enum ServeError {
     /// [`McpServer::serve_http`](crate::mcp::McpServer::serve_http) was given an address that is not
     /// loopback, and the server authenticates nobody.
     #[error(
-        "cannot serve MCP over HTTP on {addr}: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`McpServer::trusted_network_without_auth`)"
+        "cannot serve MCP over HTTP on {addr}: it is not a loopback address (127.0.0.1, [::1]), and the server has no resource server to authenticate callers; give it one (`McpServer::resource_server`), or, on a network whose every host you trust, say so (`HttpOptions::trusted_network_without_auth`)"
     )]
     NotLoopback {
         /// The address given.

@@ -6,30 +6,24 @@
 //! [`json_if_whole`] waits for the stream's first message: when it is the
 //! request's result (or error), that message alone is the reply, as JSON;
 //! otherwise the stream goes out as it came, the part already read first.
+//! [`shape`] is the layer that does it, told by the session layer which
+//! replies are on a session.
 
-use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes, HttpBody};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::Response;
-use futures_util::StreamExt;
-use hyper::body::{Frame, SizeHint};
+use futures_util::{FutureExt, StreamExt};
+use sse_stream::{ByteStreamBody, Sse, SseStream};
 
-use crate::mcp::server::http::admission::Active;
-
-/// Whether a request body is an `initialize` request (a body that is not
-/// JSON is not: rmcp refuses it).
-pub(crate) fn is_initialize(body: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow, default)]
-        method: Option<Cow<'a, str>>,
-    }
-    serde_json::from_slice::<Method<'_>>(body)
-        .is_ok_and(|message| message.method.as_deref() == Some("initialize"))
-}
+use crate::mcp::stores::outage;
 
 /// Whether a JSON-RPC message is a response or an error, the last message
 /// of a request's stream (a request or a notification has a `method`).
@@ -57,66 +51,103 @@ pub(crate) enum Shape {
     Streamed(Option<String>),
 }
 
+/// How [`shape`] treats a reply: set on it by the session layer
+/// ([`gate`](super::gate)); a reply with none is on no session.
+#[derive(Debug, Clone)]
+pub(crate) enum Shaping {
+    /// Left as it is.
+    AsIs,
+    /// The reply to an `initialize` that opened a session: JSON when one
+    /// message.
+    Opened,
+    /// The reply to a `POST` on this session: JSON when one message, and
+    /// with sessions shared by replicas, its stream kept for the session
+    /// (to resume on any replica) or dropped (a JSON reply resumes nothing).
+    Session(Arc<str>),
+}
+
+/// `response`, marked with how [`shape`] is to treat it.
+pub(crate) fn marked(mut response: Response, shaping: Shaping) -> Response {
+    response.extensions_mut().insert(shaping);
+    response
+}
+
+/// Shapes each reply by its [`Shaping`]: `application/json` when a stream
+/// carries one message that ends it, `503` with `Retry-After` when a reply
+/// refuses the request for want of the shared store (`shared`, when
+/// sessions are shared by replicas).
+pub(crate) async fn shape(
+    State(shared): State<Option<outage::Shared>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let mut response = next.run(request).await;
+    match response.extensions_mut().remove::<Shaping>() {
+        None => stateless(shared.as_ref(), response).await,
+        Some(Shaping::AsIs) => response,
+        Some(Shaping::Opened) => json_if_whole(response).await,
+        Some(Shaping::Session(id)) => {
+            let (response, shape) = json_shaped(response).await;
+            if let Some(shared) = &shared {
+                match shape {
+                    Shape::Whole(Some(first)) => shared.drop_stream(&first),
+                    Shape::Streamed(Some(first)) => shared.keep_stream(&first, &id),
+                    _ => {}
+                }
+            }
+            response
+        }
+    }
+}
+
+/// The reply to a request on no session: `503` with `Retry-After` when it
+/// refuses the request for want of the shared store. A stream it is goes
+/// unkept: with no session, nothing resumes it.
+async fn stateless(shared: Option<&outage::Shared>, response: Response) -> Response {
+    match shared {
+        _ if !is_event_stream(response.headers()) => unavailable_if_refused(response).await,
+        Some(shared) => {
+            let shared = Arc::clone(shared);
+            on_first_event_id(response, move |first| shared.drop_stream(first))
+        }
+        None => response,
+    }
+}
+
+/// Whether a reply is an event stream.
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"))
+}
+
 /// `response` as a JSON reply when it is an event stream whose first
 /// message ends it; otherwise `response` itself. A JSON reply that refuses
 /// the request for want of the shared store
 /// ([`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE)) gets `503`
 /// and `Retry-After`.
-pub(crate) async fn json_if_whole(response: Response) -> Response {
+async fn json_if_whole(response: Response) -> Response {
     json_shaped(response).await.0
 }
 
 /// [`json_if_whole`], saying what it made of the reply.
-pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
-    let is_stream = response.status() == StatusCode::OK
-        && response
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
-    if !is_stream {
+async fn json_shaped(response: Response) -> (Response, Shape) {
+    if response.status() != StatusCode::OK || !is_event_stream(response.headers()) {
         return (response, Shape::AsIs);
     }
     let mut first_id: Option<String> = None;
     let (mut parts, mut body) = response.into_parts();
+    let mut events = Events::default();
     let mut read: Vec<u8> = Vec::new();
-    let mut scanned = 0;
     loop {
-        // Each complete event read so far, from where the last scan ended.
-        while let Some(end) = find(&read[scanned..], b"\n\n") {
-            let event = &read[scanned..scanned + end];
-            scanned += end + 2;
-            if first_id.is_none() {
-                first_id = id_of(event);
-            }
-            let Some(data) = data_of(event) else {
-                continue;
-            };
-            if !is_terminal(data) {
-                return (streamed(parts, read, body), Shape::Streamed(first_id));
-            }
-            let retry_after = crate::mcp::stores::outage::retry_after_of(data);
-            let data = Bytes::copy_from_slice(data);
-            parts.headers.remove(header::CACHE_CONTROL);
-            parts.headers.remove("x-accel-buffering");
-            parts.headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            let mut response = Response::from_parts(parts, Body::from(data));
-            if let Some(retry_after) = retry_after {
-                response = crate::mcp::stores::outage::as_unavailable(response, retry_after);
-            }
-            return (response, Shape::Whole(first_id));
-        }
         if read.len() > MAX_FIRST_EVENT {
             return (streamed(parts, read, body), Shape::Streamed(first_id));
         }
-        match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
-            Some(Ok(frame)) => {
-                if let Ok(data) = frame.into_data() {
-                    read.extend_from_slice(&data);
-                }
-            }
+        let chunk = match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(chunk) => chunk,
+                Err(_) => continue,
+            },
             // The stream ended, or broke, before a whole message: pass on
             // what there is.
             Some(Err(_)) | None => {
@@ -125,7 +156,88 @@ pub(crate) async fn json_shaped(response: Response) -> (Response, Shape) {
                     Shape::Streamed(first_id),
                 );
             }
+        };
+        read.extend_from_slice(&chunk);
+        events.feed(chunk);
+        // Each complete event read so far.
+        while let Some(event) = events.next() {
+            // Not an event stream rmcp writes: passed on as it came.
+            let Ok(event) = event else {
+                return (streamed(parts, read, body), Shape::Streamed(first_id));
+            };
+            if first_id.is_none() {
+                first_id = event.id.filter(|id| !id.is_empty());
+            }
+            // A priming event, or one with no message.
+            let Some(data) = event.data.filter(|data| !data.is_empty()) else {
+                continue;
+            };
+            if !is_terminal(data.as_bytes()) {
+                return (streamed(parts, read, body), Shape::Streamed(first_id));
+            }
+            let retry_after = outage::retry_after_of(data.as_bytes());
+            parts.headers.remove(header::CACHE_CONTROL);
+            parts.headers.remove("x-accel-buffering");
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            let mut response = Response::from_parts(parts, Body::from(data));
+            if let Some(retry_after) = retry_after {
+                response = outage::as_unavailable(response, retry_after);
+            }
+            return (response, Shape::Whole(first_id));
         }
+    }
+}
+
+/// An event stream parsed as it is read, by `sse-stream`: the chunks fed
+/// in come out as the events they complete. It holds what an event not yet
+/// complete has so far; the caller bounds how much it feeds.
+#[derive(Default)]
+struct Events {
+    fed: Arc<Mutex<VecDeque<Bytes>>>,
+    parsed: Option<SseStream<ByteStreamBody<Fed, Bytes>>>,
+}
+
+/// The chunks fed to [`Events`], as the byte stream its parser reads: none
+/// waiting is not the end of the stream, only nothing to parse yet.
+struct Fed(Arc<Mutex<VecDeque<Bytes>>>);
+
+impl futures_util::Stream for Fed {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        // `Events::next` polls once and never waits, so no waker is kept.
+        match self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+        {
+            Some(chunk) => Poll::Ready(Some(Ok(chunk))),
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl Events {
+    /// Hands the parser the stream's next chunk.
+    fn feed(&mut self, chunk: Bytes) {
+        self.fed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(chunk);
+    }
+
+    /// The next event the chunks fed so far complete, if any; an error
+    /// when they are not an event stream.
+    fn next(&mut self) -> Option<Result<Sse, sse_stream::Error>> {
+        let fed = &self.fed;
+        let parsed = self
+            .parsed
+            .get_or_insert_with(|| SseStream::from_bytes_stream(Fed(Arc::clone(fed))));
+        parsed.next().now_or_never().flatten()
     }
 }
 
@@ -136,7 +248,7 @@ const MAX_REFUSAL: u64 = 64 * 1024;
 /// `response`, a JSON reply, with `503` and `Retry-After` when it refuses
 /// the request for want of the shared store
 /// ([`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE)).
-pub(crate) async fn unavailable_if_refused(response: Response) -> Response {
+async fn unavailable_if_refused(response: Response) -> Response {
     let small_json = response.status() == StatusCode::OK
         && response
             .headers()
@@ -156,10 +268,10 @@ pub(crate) async fn unavailable_if_refused(response: Response) -> Response {
     else {
         return Response::from_parts(parts, Body::empty());
     };
-    let retry_after = crate::mcp::stores::outage::retry_after_of(&bytes);
+    let retry_after = outage::retry_after_of(&bytes);
     let response = Response::from_parts(parts, Body::from(bytes));
     match retry_after {
-        Some(retry_after) => crate::mcp::stores::outage::as_unavailable(response, retry_after),
+        Some(retry_after) => outage::as_unavailable(response, retry_after),
         None => response,
     }
 }
@@ -169,57 +281,29 @@ const MAX_FIRST_ID_SCAN: usize = 64 * 1024;
 
 /// `response`, an event stream, as it was, telling `seen` the id of its
 /// first event as that event goes by (nothing waits for it).
-pub(crate) fn on_first_event_id(
-    response: Response,
-    seen: impl FnOnce(&str) + Send + 'static,
-) -> Response {
+fn on_first_event_id(response: Response, seen: impl FnOnce(&str) + Send + 'static) -> Response {
     let (parts, body) = response.into_parts();
     let mut seen = Some(seen);
-    let mut head: Vec<u8> = Vec::new();
+    let mut events = Some(Events::default());
+    let mut scanned = 0;
     let stream = body.into_data_stream().map(move |chunk| {
-        if let (true, Ok(data)) = (seen.is_some(), &chunk) {
-            head.extend_from_slice(data);
-            if let Some(end) = find(&head, b"\n\n") {
-                if let (Some(seen), Some(id)) = (seen.take(), id_of(&head[..end])) {
+        if let (Some(parser), Ok(data)) = (events.as_mut(), &chunk) {
+            scanned += data.len();
+            parser.feed(data.clone());
+            if let Some(first) = parser.next() {
+                if let (Some(seen), Ok(Sse { id: Some(id), .. })) = (seen.take(), first)
+                    && !id.is_empty()
+                {
                     seen(&id);
                 }
-                head = Vec::new();
-            } else if head.len() > MAX_FIRST_ID_SCAN {
-                seen = None;
-                head = Vec::new();
+                events = None;
+            } else if scanned > MAX_FIRST_ID_SCAN {
+                events = None;
             }
         }
         chunk
     });
     Response::from_parts(parts, Body::from_stream(stream))
-}
-
-/// The `id:` of one event, if it has one.
-fn id_of(event: &[u8]) -> Option<String> {
-    event.split(|&byte| byte == b'\n').find_map(|line| {
-        let id = line.strip_prefix(b"id:")?;
-        let id = id.strip_prefix(b" ").unwrap_or(id);
-        std::str::from_utf8(id)
-            .ok()
-            .filter(|id| !id.is_empty())
-            .map(str::to_owned)
-    })
-}
-
-/// The data of one event, `None` when it has none (a priming event, a
-/// keep-alive comment). rmcp writes each message on one `data:` line.
-fn data_of(event: &[u8]) -> Option<&[u8]> {
-    event.split(|&byte| byte == b'\n').find_map(|line| {
-        let data = line.strip_prefix(b"data:")?;
-        let data = data.strip_prefix(b" ").unwrap_or(data);
-        (!data.is_empty()).then_some(data)
-    })
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
 }
 
 /// The stream as it came: `read` first, then the rest of `body`.
@@ -229,57 +313,9 @@ fn streamed(parts: axum::http::response::Parts, read: Vec<u8>, body: Body) -> Re
     Response::from_parts(parts, body)
 }
 
-pin_project_lite::pin_project! {
-    /// A reply's body that keeps its request's session active until it ends.
-    struct UntilDone {
-        #[pin]
-        body: Body,
-        active: Active,
-    }
-}
-
-/// `body`, with `active` dropped when it ends (or is dropped).
-pub(crate) fn until_done(body: Body, active: Active) -> Body {
-    Body::new(UntilDone { body, active })
-}
-
-impl HttpBody for UntilDone {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        self.project().body.poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn initialize_is_told_from_other_requests() {
-        assert!(is_initialize(
-            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#
-        ));
-        assert!(is_initialize(
-            br#"{"params":{"a":[1,{"b":2}]}, "method" : "initialize","id":1,"jsonrpc":"2.0"}"#
-        ));
-        assert!(!is_initialize(
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
-        ));
-        assert!(!is_initialize(b"not json"));
-    }
 
     #[test]
     fn results_and_errors_end_a_stream_and_the_rest_do_not() {
@@ -317,6 +353,45 @@ mod tests {
         .await;
         assert_eq!(reply.headers()[header::CONTENT_TYPE], "application/json");
         assert_eq!(text(reply).await, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    }
+
+    /// An event stream that arrives `size` bytes at a time.
+    fn sse_in_pieces(events: &'static str, size: usize) -> Response {
+        let pieces = events
+            .as_bytes()
+            .chunks(size)
+            .map(|piece| Ok::<_, Infallible>(Bytes::from_static(piece)));
+        Response::builder()
+            .header(header::CONTENT_TYPE, "text/event-stream")
+            .body(Body::from_stream(futures_util::stream::iter(pieces)))
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn events_split_across_reads_are_read_whole() {
+        let events = "id: 0\r\nretry: 3000\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"n\":1}}\r\nid: 1\r\n\r\n";
+        for size in [1, 2, 3, 7, 64] {
+            let (reply, shape) = json_shaped(sse_in_pieces(events, size)).await;
+            assert_eq!(shape, Shape::Whole(Some("0".to_owned())), "{size}");
+            assert_eq!(
+                text(reply).await,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"n":1}}"#,
+                "{size}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_ends_before_a_message_or_is_no_event_stream_goes_out_as_it_came() {
+        let cut = "id: 4\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,";
+        let (reply, shape) = json_shaped(sse_in_pieces(cut, 5)).await;
+        assert_eq!(shape, Shape::Streamed(Some("4".to_owned())));
+        assert_eq!(reply.headers()[header::CONTENT_TYPE], "text/event-stream");
+        assert_eq!(text(reply).await, cut);
+        let garbled = "no colon here\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let (reply, shape) = json_shaped(sse_in_pieces(garbled, 4)).await;
+        assert_eq!(shape, Shape::Streamed(None));
+        assert_eq!(text(reply).await, garbled);
     }
 
     #[tokio::test]
