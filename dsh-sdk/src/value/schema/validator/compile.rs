@@ -103,12 +103,15 @@ pub(crate) struct Present {
     /// An in-place applicator: `$ref`, `$dynamicRef`, `allOf`, `anyOf`,
     /// `oneOf`, `not`, `if`, `dependentSchemas`.
     pub(crate) applicators: bool,
+    /// Nothing but `type` (and annotations): a value of the type is valid
+    /// without anything else read.
+    pub(crate) type_only: bool,
 }
 
 impl Keywords {
     /// Which kinds of keyword the schema has, read from its slots.
     fn present(&self) -> Present {
-        Present {
+        let mut present = Present {
             choices: self.enumeration.is_some() || self.constant.is_some(),
             number: self.multiple_of.is_some()
                 || self.maximum.is_some()
@@ -143,7 +146,17 @@ impl Keywords {
                 || self.not.is_some()
                 || self.if_then_else.is_some()
                 || !self.dependent_schemas.is_empty(),
-        }
+            type_only: false,
+        };
+        present.type_only = self.types.is_some()
+            && !(present.choices
+                || present.number
+                || present.string
+                || present.array
+                || present.object
+                || present.applicators
+                || self.reads_annotations());
+        present
     }
 
     /// Whether an evaluation of this schema must know which properties and

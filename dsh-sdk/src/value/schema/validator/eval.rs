@@ -142,6 +142,11 @@ impl<'n> Run<'n> {
             }
             Node::Object(keywords) => &**keywords,
         };
+        // A leaf that only names a type: nothing else to read when it holds.
+        if keywords.present.type_only && keywords.types.is_some_and(|types| has_type(value, types))
+        {
+            return true;
+        }
         if self.depth >= DEPTH {
             sink.report(|| {
                 error(
