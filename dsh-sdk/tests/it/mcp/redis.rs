@@ -75,12 +75,24 @@ impl Server {
     }
 
     fn cli(&self, args: &[&str]) -> String {
-        let output = Command::new("redis-cli")
+        self.cli_with_input(args, "")
+    }
+
+    /// `redis-cli` with `input` on its standard input, which `-x` reads as
+    /// the last argument (an argument of the command line holds 128 KiB).
+    fn cli_with_input(&self, args: &[&str], input: &str) -> String {
+        use std::io::Write;
+        let mut child = Command::new("redis-cli")
             .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "--raw"])
             .args(args)
-            .stdin(Stdio::null())
-            .output()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
             .expect("redis-cli runs");
+        let mut stdin = child.stdin.take().expect("its stdin");
+        stdin.write_all(input.as_bytes()).expect("redis-cli reads");
+        drop(stdin);
+        let output = child.wait_with_output().expect("redis-cli ends");
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 }
@@ -258,6 +270,17 @@ async fn malformed_records_and_ids_are_clear_errors_not_panics() {
 
     // An id far too long is no task, not a key to make.
     assert_eq!(store.get(&"x".repeat(10_000)).await.unwrap(), None);
+
+    // Answers are bounded before they are stored; one over the bound in
+    // the store is an error naming it, not an answer silently dropped.
+    let huge = serde_json::to_string(&"y".repeat(300 * 1024)).unwrap();
+    server.cli_with_input(&["-x", "HSET", "bad:answers:asked", "name"], &huge);
+    let error = store.answers("asked").await.unwrap_err();
+    let said = format!("{error}: {}", std::error::Error::source(&error).unwrap());
+    assert!(
+        said.contains("bad:answers:asked") && said.contains("`name` is larger than"),
+        "{said}"
+    );
 
     let sessions = redis.session_store();
     let hostile = "a b\r\nc";

@@ -753,8 +753,15 @@ impl TaskStore for RedisTaskStore {
                 .await
                 .map_err(other)?;
             for (field, answer) in stored.into_iter().take(MAX_ANSWERS) {
+                // Answers are bounded before they are stored: a larger one
+                // was not written by a server, as with the file store.
                 if answer.len() > MAX_ANSWER_BYTES {
-                    continue;
+                    return Err(other(RedisError::Corrupt {
+                        key: key.clone(),
+                        why: format!(
+                            "the answer `{field}` is larger than {MAX_ANSWER_BYTES} bytes"
+                        ),
+                    }));
                 }
                 let answer = serde_json::from_str(&answer).map_err(|error| {
                     other(RedisError::Corrupt {
