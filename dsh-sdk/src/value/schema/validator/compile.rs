@@ -159,6 +159,11 @@ impl Keywords {
         present
     }
 
+    /// The schema path of one of its keywords, for an error.
+    pub(crate) fn at(&self, keyword: &str) -> String {
+        format!("{}/{keyword}", self.location)
+    }
+
     /// Whether an evaluation of this schema must know which properties and
     /// items its subschemas evaluated.
     pub(crate) fn reads_annotations(&self) -> bool {

@@ -243,7 +243,6 @@ impl<'n> Run<'n> {
         sink: &mut Sink<'_>,
         mut seen: Option<&mut Seen<'v>>,
     ) {
-        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         if let Some(types) = k.types
             && !has_type(value, types)
         {
@@ -254,7 +253,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("type"),
+                    k.at("type"),
                     ErrorKind::Other,
                     not_of_types(value, &names),
                 )
@@ -297,14 +296,13 @@ impl<'n> Run<'n> {
 
     /// `enum` and `const`.
     fn choices(&self, k: &Keywords, value: &Value, path: &Path<'_>, sink: &mut Sink<'_>) {
-        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         if let Some(options) = &k.enumeration
             && !options.iter().any(|option| equal(option, value))
         {
             sink.report(|| {
                 error(
                     path,
-                    at("enum"),
+                    k.at("enum"),
                     ErrorKind::Other,
                     not_one_of(value, options),
                 )
@@ -316,7 +314,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("const"),
+                    k.at("const"),
                     ErrorKind::Other,
                     format!("{expected} was expected"),
                 )
@@ -334,7 +332,6 @@ impl<'n> Run<'n> {
         sink: &mut Sink<'_>,
         mut seen: Option<&mut Seen<'v>>,
     ) {
-        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         // Last: what every other keyword left unevaluated.
         if let (Some(id), Value::Object(map)) = (k.unevaluated_properties, value) {
             let seen_here = seen.as_deref().map(|seen| &seen.properties);
@@ -342,7 +339,7 @@ impl<'n> Run<'n> {
                 .keys()
                 .filter(|name| seen_here.is_none_or(|seen| !seen.contains(&name.as_str())))
                 .collect();
-            self.unevaluated(id, &left, map, path, sink, &at("unevaluatedProperties"));
+            self.unevaluated(id, &left, map, path, sink, &k.at("unevaluatedProperties"));
             if let Some(seen) = seen.as_deref_mut() {
                 seen.properties
                     .extend(left.iter().map(|name| name.as_str()));
@@ -372,7 +369,7 @@ impl<'n> Run<'n> {
                 sink.report(|| {
                     error(
                         path,
-                        at("unevaluatedItems"),
+                        k.at("unevaluatedItems"),
                         ErrorKind::Other,
                         unexpected("Unevaluated items", &wrong),
                     )
@@ -431,7 +428,6 @@ impl<'n> Run<'n> {
         path: &Path<'_>,
         sink: &mut Sink<'_>,
     ) {
-        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         // A limit, its keyword, the order it allows, and the words for a miss.
         type Check<'k> = (
             &'k Option<Number>,
@@ -472,7 +468,7 @@ impl<'n> Run<'n> {
                 sink.report(|| {
                     error(
                         path,
-                        at(keyword),
+                        k.at(keyword),
                         ErrorKind::Other,
                         format!("{value} {words} {limit}"),
                     )
@@ -485,7 +481,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("multipleOf"),
+                    k.at("multipleOf"),
                     ErrorKind::Other,
                     format!("{value} is not a multiple of {divisor}"),
                 )
@@ -502,7 +498,6 @@ impl<'n> Run<'n> {
         sink: &mut Sink<'_>,
         seen: &mut Option<&mut Seen<'v>>,
     ) {
-        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         let len = items.len() as u64;
         if let Some(max) = k.max_items
             && len > max
@@ -510,7 +505,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("maxItems"),
+                    k.at("maxItems"),
                     ErrorKind::Other,
                     format!("{value} has more than {}", counted(max, "item", "items")),
                 )
@@ -522,7 +517,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("minItems"),
+                    k.at("minItems"),
                     ErrorKind::Other,
                     format!("{value} has less than {}", counted(min, "item", "items")),
                 )
@@ -532,7 +527,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("uniqueItems"),
+                    k.at("uniqueItems"),
                     ErrorKind::Other,
                     format!("{value} has non-unique elements"),
                 )
@@ -593,7 +588,7 @@ impl<'n> Run<'n> {
                     };
                     error(
                         path,
-                        at(if count == 0 {
+                        k.at(if count == 0 {
                             "contains"
                         } else {
                             "minContains"
@@ -609,7 +604,7 @@ impl<'n> Run<'n> {
                 sink.report(|| {
                     error(
                         path,
-                        at("maxContains"),
+                        k.at("maxContains"),
                         ErrorKind::Other,
                         format!(
                             "{value} has more than {} valid under the given schema",
@@ -633,13 +628,12 @@ impl<'n> Run<'n> {
         sink: &mut Sink<'_>,
         seen: &mut Option<&mut Seen<'v>>,
     ) {
-        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         for name in &k.required {
             if !map.contains_key(name) {
                 sink.report(|| {
                     error(
                         path,
-                        at("required"),
+                        k.at("required"),
                         ErrorKind::Required {
                             property: name.clone(),
                         },
@@ -654,7 +648,7 @@ impl<'n> Run<'n> {
                     sink.report(|| {
                         error(
                             path,
-                            at("dependentRequired"),
+                            k.at("dependentRequired"),
                             ErrorKind::Required {
                                 property: need.clone(),
                             },
@@ -671,7 +665,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("maxProperties"),
+                    k.at("maxProperties"),
                     ErrorKind::Other,
                     format!(
                         "{value} has more than {}",
@@ -686,7 +680,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("minProperties"),
+                    k.at("minProperties"),
                     ErrorKind::Other,
                     format!(
                         "{value} has less than {}",
@@ -738,7 +732,7 @@ impl<'n> Run<'n> {
                 sink.report(|| {
                     error(
                         path,
-                        at("additionalProperties"),
+                        k.at("additionalProperties"),
                         ErrorKind::AdditionalProperties {
                             unexpected: names.clone(),
                         },
@@ -771,7 +765,6 @@ impl<'n> Run<'n> {
         sink: &mut Sink<'_>,
         seen: &mut Option<&mut Seen<'v>>,
     ) {
-        let at = |keyword: &str| format!("{}/{keyword}", k.location);
         if let Some(reference) = k.reference {
             self.follow(reference, value, path, sink, seen);
             if sink.done() {
@@ -813,7 +806,7 @@ impl<'n> Run<'n> {
                 sink.report(|| {
                     error(
                         path,
-                        at("anyOf"),
+                        k.at("anyOf"),
                         ErrorKind::Other,
                         format!("{value} is not valid under any of the schemas listed in the 'anyOf' keyword"),
                     )
@@ -851,7 +844,7 @@ impl<'n> Run<'n> {
                 0 => sink.report(|| {
                     error(
                         path,
-                        at("oneOf"),
+                        k.at("oneOf"),
                         ErrorKind::Other,
                         format!("{value} is not valid under any of the schemas listed in the 'oneOf' keyword"),
                     )
@@ -859,7 +852,7 @@ impl<'n> Run<'n> {
                 _ => sink.report(|| {
                     error(
                         path,
-                        at("oneOf"),
+                        k.at("oneOf"),
                         ErrorKind::Other,
                         format!("{value} is valid under more than one of the schemas listed in the 'oneOf' keyword"),
                     )
@@ -875,7 +868,7 @@ impl<'n> Run<'n> {
             sink.report(|| {
                 error(
                     path,
-                    at("not"),
+                    k.at("not"),
                     ErrorKind::Other,
                     format!("{schema} is not allowed for {value}"),
                 )
@@ -926,7 +919,6 @@ impl<'n> Run<'n> {
 }
 
 fn string(k: &Keywords, text: &str, value: &Value, path: &Path<'_>, sink: &mut Sink<'_>) {
-    let at = |keyword: &str| format!("{}/{keyword}", k.location);
     if k.max_length.is_some() || k.min_length.is_some() {
         let len = text.chars().count() as u64;
         if let Some(max) = k.max_length
@@ -935,7 +927,7 @@ fn string(k: &Keywords, text: &str, value: &Value, path: &Path<'_>, sink: &mut S
             sink.report(|| {
                 error(
                     path,
-                    at("maxLength"),
+                    k.at("maxLength"),
                     ErrorKind::Other,
                     format!(
                         "{value} is longer than {}",
@@ -950,7 +942,7 @@ fn string(k: &Keywords, text: &str, value: &Value, path: &Path<'_>, sink: &mut S
             sink.report(|| {
                 error(
                     path,
-                    at("minLength"),
+                    k.at("minLength"),
                     ErrorKind::Other,
                     format!(
                         "{value} is shorter than {}",
@@ -966,7 +958,7 @@ fn string(k: &Keywords, text: &str, value: &Value, path: &Path<'_>, sink: &mut S
         sink.report(|| {
             error(
                 path,
-                at("pattern"),
+                k.at("pattern"),
                 ErrorKind::Other,
                 format!(r#"{value} does not match "{source}""#),
             )
@@ -978,7 +970,7 @@ fn string(k: &Keywords, text: &str, value: &Value, path: &Path<'_>, sink: &mut S
         sink.report(|| {
             error(
                 path,
-                at("format"),
+                k.at("format"),
                 ErrorKind::Other,
                 format!(r#"{value} is not a "{name}""#),
             )
