@@ -174,31 +174,24 @@ impl Activity {
         })
     }
 
-    fn update(&self, change: impl FnOnce(Phase) -> Phase) -> Phase {
+    fn update(&self, change: impl FnOnce(Phase) -> Phase) {
         let mut phase = self.phase.lock().unwrap_or_else(PoisonError::into_inner);
-        let before = *phase;
-        *phase = change(before);
-        before
+        *phase = change(*phase);
+        drop(phase);
+        self.changed.notify_one();
     }
 
-    /// Bytes arrived on the connection. The first byte of a request is the
-    /// one change that brings the connection's deadline closer (the header
-    /// read timeout is shorter than the keep-alive one), so it alone wakes
-    /// the timer; the others only move the deadline later, and the timer
-    /// reads them when it wakes.
+    /// Bytes arrived on the connection.
     fn read(&self) {
         let idle = matches!(
             *self.phase.lock().unwrap_or_else(PoisonError::into_inner),
             Phase::Idle(_)
         );
         if idle {
-            let before = self.update(|phase| match phase {
+            self.update(|phase| match phase {
                 Phase::Idle(_) => Phase::Head(Instant::now()),
                 other => other,
             });
-            if matches!(before, Phase::Idle(_)) {
-                self.changed.notify_one();
-            }
         }
     }
 
@@ -215,31 +208,22 @@ impl Activity {
     /// Waits until the connection's timer runs out: `keep_alive` after its
     /// last answer with no byte since, or `header_read` after a request's
     /// first byte with its headers not yet in.
-    ///
-    /// Only a request's first byte wakes it early. While requests are
-    /// answered it looks again every `keep_alive`: a connection idle since
-    /// `t` is then seen idle before `t + keep_alive`, so it is closed on
-    /// time all the same, and a busy connection costs no timer per request.
     pub(crate) async fn expired(&self, keep_alive: Duration, header_read: Duration) -> Expired {
         loop {
             let changed = self.changed.notified();
             let phase = *self.phase.lock().unwrap_or_else(PoisonError::into_inner);
             let (deadline, expired) = match phase {
-                Phase::Idle(since) => (since.checked_add(keep_alive), Some(Expired::Idle)),
-                Phase::Head(since) => (since.checked_add(header_read), Some(Expired::Head)),
-                Phase::Busy(_) => (Instant::now().checked_add(keep_alive), None),
-            };
-            // A timeout too long to name an instant never runs out.
-            let Some(deadline) = deadline else {
-                changed.await;
-                continue;
+                Phase::Idle(since) => (since + keep_alive, Expired::Idle),
+                Phase::Head(since) => (since + header_read, Expired::Head),
+                Phase::Busy(_) => {
+                    changed.await;
+                    continue;
+                }
             };
             tokio::select! {
                 () = tokio::time::sleep_until(deadline) => {
                     // Unchanged since the deadline was set: it ran out.
-                    if let Some(expired) = expired
-                        && *self.phase.lock().unwrap_or_else(PoisonError::into_inner) == phase
-                    {
+                    if *self.phase.lock().unwrap_or_else(PoisonError::into_inner) == phase {
                         return expired;
                     }
                 }
