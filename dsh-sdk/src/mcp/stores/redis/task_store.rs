@@ -1,5 +1,9 @@
 //! [`RedisTaskStore`]: tasks in Redis, each change one Lua script, with
 //! leases that turn the task of a replica that died `failed`.
+//!
+//! One file, past the usual length: each change of a task is a Lua script
+//! beside the method that runs it, and they share the key layout and the
+//! records held while Redis is away; the file ends with its unit tests.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError, Weak};

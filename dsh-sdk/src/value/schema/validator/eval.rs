@@ -2,6 +2,11 @@
 //! applies to the value at once, subschemas to its parts, and a schema with
 //! `unevaluatedProperties` or `unevaluatedItems` collects which parts its
 //! keywords and its valid in-place subschemas evaluated.
+//!
+//! One file, past the usual length: the evaluation is one recursive walk
+//! whose functions (a node, its keywords by kind of value, its applicators,
+//! its unevaluated parts) call one another for every subschema, over the
+//! same `Run` and error sink; split, each part would import all the others.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
