@@ -1,6 +1,6 @@
 //! The [`Tool`] trait: what `#[tool]` implements, and what a hand-written tool implements.
 //!
-//! One file, past the usual length: most of it is the trait's documentation
+//! One file, past the usual length: much of it is the trait's documentation
 //! (each item with its example), which authors read in one place.
 
 use std::borrow::Cow;
