@@ -86,6 +86,7 @@ fn compile(pattern: &str, bases: &[PathBuf]) -> Result<GlobSet, PatternError> {
         "" => return Err(error("it is empty")),
         trimmed => trimmed,
     };
+    pattern::check_path(pattern)?;
     let forms: Vec<String> = if is_absolute(trimmed) {
         vec![trimmed.to_owned()]
     } else {

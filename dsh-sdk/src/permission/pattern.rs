@@ -62,15 +62,19 @@ pub(super) fn argument(pattern: &str) -> Result<GlobMatcher, PatternError> {
     Ok(glob.compile_matcher())
 }
 
-/// A path glob ([`Rule::when_path`](super::Rule::when_path)) as `globset`
-/// builds it. `written` is the rule's glob, named in an error; `form` is the
-/// glob to build, `written` taken against a root.
+/// Checks a path glob ([`Rule::when_path`](super::Rule::when_path)) as
+/// written, once, before it is taken against each root.
+pub(super) fn check_path(written: &str) -> Result<(), PatternError> {
+    check(written, Syntax::Path).map(drop)
+}
+
+/// One form of a path glob, `written` taken against a root, as `globset`
+/// builds it; `written` ([`check_path`]ed already) is named in an error.
 pub(super) fn path(
     written: &str,
     form: &str,
     case_insensitive: bool,
 ) -> Result<Glob, PatternError> {
-    check(written, Syntax::Path)?;
     GlobBuilder::new(form)
         .literal_separator(true)
         .backslash_escape(true)
@@ -231,6 +235,12 @@ mod tests {
             assert!(check("a/**/b", syntax).is_ok());
         }
         assert!(check(r"a\**", Syntax::Path).is_ok());
+        // Through the rule, as an author meets it.
+        let error = super::super::Rule::deny("write_file")
+            .when_path("path", "src/a**b")
+            .unwrap_err();
+        assert_eq!(error.pattern, "src/a**b");
+        assert!(error.message.contains("`**` at character 6"), "{error}");
         let error = argument("rm [").unwrap_err();
         assert_eq!(error.pattern, "rm [");
         assert!(
