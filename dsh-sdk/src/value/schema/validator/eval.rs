@@ -269,7 +269,7 @@ impl<'n> Run<'n> {
         }
         let present = k.present;
         if present.choices {
-            self.choices(k, value, path, sink);
+            choices(k, value, path, sink);
         }
         if sink.done() {
             return;
@@ -296,34 +296,6 @@ impl<'n> Run<'n> {
         }
         if k.reads_annotations() {
             self.unevaluated_parts(k, value, path, sink, seen);
-        }
-    }
-
-    /// `enum` and `const`.
-    fn choices(&self, k: &Keywords, value: &Value, path: &Path<'_>, sink: &mut Sink<'_>) {
-        if let Some(options) = &k.enumeration
-            && !options.iter().any(|option| equal(option, value))
-        {
-            sink.report(|| {
-                error(
-                    path,
-                    k.at("enum"),
-                    ErrorKind::Other,
-                    not_one_of(value, options),
-                )
-            });
-        }
-        if let Some(expected) = &k.constant
-            && !equal(expected, value)
-        {
-            sink.report(|| {
-                error(
-                    path,
-                    k.at("const"),
-                    ErrorKind::Other,
-                    format!("{expected} was expected"),
-                )
-            });
         }
     }
 
@@ -920,6 +892,34 @@ impl<'n> Run<'n> {
                     .map(|(_, id)| *id),
                 Node::Bool(_) => None,
             })
+    }
+}
+
+/// `enum` and `const`.
+fn choices(k: &Keywords, value: &Value, path: &Path<'_>, sink: &mut Sink<'_>) {
+    if let Some(options) = &k.enumeration
+        && !options.iter().any(|option| equal(option, value))
+    {
+        sink.report(|| {
+            error(
+                path,
+                k.at("enum"),
+                ErrorKind::Other,
+                not_one_of(value, options),
+            )
+        });
+    }
+    if let Some(expected) = &k.constant
+        && !equal(expected, value)
+    {
+        sink.report(|| {
+            error(
+                path,
+                k.at("const"),
+                ErrorKind::Other,
+                format!("{expected} was expected"),
+            )
+        });
     }
 }
 
