@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::mcp::session::Calls;
@@ -76,8 +76,12 @@ pub(super) enum ListChanged {
     /// No `initialize` yet.
     #[default]
     Idle,
-    /// Sending; dropping the guard stops it.
-    Sending { _stop: DropGuard },
+    /// Sending, to the tasks' statuses of `owner`'s; dropping the guard
+    /// stops it.
+    Sending {
+        owner: watch::Sender<TaskOwner>,
+        _stop: DropGuard,
+    },
 }
 
 impl McpServer {
@@ -119,7 +123,7 @@ impl McpServer {
         // not sticky, that notification may go to another replica, and
         // this one must still hear the cancels of the calls it runs.
         let owner = caller::task_owner(&context.extensions);
-        self.hear_bus(context.peer.clone(), self.bus.subscribe(), owner);
+        self.hear_bus(context.peer.clone(), owner);
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
@@ -127,14 +131,24 @@ impl McpServer {
     /// `notifications/initialized`: sends `list_changed` from now on, if
     /// `initialize` did not start it already. The host's tasks belong to
     /// the session, whose id `initialize` did not carry yet: the session
-    /// hears its own tasks' status from here on.
+    /// hears its own tasks' status from here on. A session already hearing
+    /// the bus goes on with the same subscription, so that no change
+    /// published meanwhile is missed.
     pub(super) fn start_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.forward_tool_changes();
+        let owner = caller::task_owner(&context.extensions);
         let hears_session = caller::session_id(&context.extensions).is_some()
             && caller::principal_of(&context.extensions).is_host();
-        if hears_session || matches!(*self.list_changed(), ListChanged::Idle) {
-            let owner = caller::task_owner(&context.extensions);
-            self.hear_bus(context.peer, self.bus.subscribe(), owner);
+        let mut list_changed = self.list_changed();
+        match &*list_changed {
+            ListChanged::Sending { owner: hears, .. } => {
+                if hears_session {
+                    hears.send_replace(owner);
+                }
+            }
+            ListChanged::Idle => {
+                *list_changed = self.hear_bus_guarded(context.peer, owner);
+            }
         }
     }
 
@@ -143,12 +157,16 @@ impl McpServer {
     /// and end of a task of `owner`'s (the session's principal), and stops
     /// the session's calls that its client cancelled through another
     /// replica.
-    fn hear_bus(
-        &self,
-        peer: rmcp::Peer<RoleServer>,
-        mut changes: broadcast::Receiver<BusEvent>,
-        owner: TaskOwner,
-    ) {
+    fn hear_bus(&self, peer: rmcp::Peer<RoleServer>, owner: TaskOwner) {
+        let hearing = self.hear_bus_guarded(peer, owner);
+        *self.list_changed() = hearing;
+    }
+
+    /// [`hear_bus`](Self::hear_bus), giving what stops it and changes its
+    /// owner rather than keeping it.
+    fn hear_bus_guarded(&self, peer: rmcp::Peer<RoleServer>, owner: TaskOwner) -> ListChanged {
+        let mut changes = self.bus.subscribe();
+        let (owner, heard_owner) = watch::channel(owner);
         let stop = CancellationToken::new();
         let stopped = stop.clone();
         let calls = Arc::clone(&self.session.calls);
@@ -165,7 +183,7 @@ impl McpServer {
                             break;
                         }
                     }
-                    heard = session_event(&mut changes, &calls, &owner) => {
+                    heard = session_event(&mut changes, &calls, &heard_owner) => {
                         let sent = match heard {
                             Heard::ToolsChanged => peer.notify_tool_list_changed().await,
                             Heard::Task(task) => {
@@ -181,9 +199,10 @@ impl McpServer {
                 }
             }
         });
-        *self.list_changed() = ListChanged::Sending {
+        ListChanged::Sending {
+            owner,
             _stop: stop.drop_guard(),
-        };
+        }
     }
 
     /// `notifications/cancelled`: rmcp stops the request if this process
@@ -292,7 +311,7 @@ impl McpServer {
 async fn session_event(
     events: &mut broadcast::Receiver<BusEvent>,
     calls: &Calls,
-    owner: &TaskOwner,
+    owner: &watch::Receiver<TaskOwner>,
 ) -> Heard {
     loop {
         match events.recv().await {
@@ -300,7 +319,9 @@ async fn session_event(
                 return Heard::ToolsChanged;
             }
             Ok(BusEvent::RequestCancelled { session, request }) => calls.cancel(&session, &request),
-            Ok(BusEvent::TaskStatus { task, owner: of }) if of.as_deref() == owner.key() => {
+            Ok(BusEvent::TaskStatus { task, owner: of })
+                if of.as_deref() == owner.borrow().key() =>
+            {
                 return Heard::Task(task);
             }
             Ok(_) => {}

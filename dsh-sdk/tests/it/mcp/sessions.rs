@@ -276,6 +276,70 @@ async fn a_session_closed_with_delete_is_answered_no_content_and_is_gone() {
     assert_eq!(gone.status(), StatusCode::NOT_FOUND);
 }
 
+/// Look something up.
+#[tool(read_only)]
+async fn lookup(
+    /// What to look up
+    topic: String,
+) -> String {
+    topic
+}
+
+/// A change to the tools made while a session opens (after its
+/// `initialize`, as its `notifications/initialized` is on its way) reaches
+/// the session as `list_changed`: the session hears the tools from
+/// `initialize` on, and goes on hearing them, unbroken, once initialized.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_made_while_a_session_opens_is_told_to_it() {
+    let registry = Registry::new();
+    registry.register::<greet>().unwrap().keep();
+    let server = McpServer::new(registry.clone())
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let http = client_from(loopback(1));
+    let mut lookup = None;
+    for round in 0..50 {
+        let response = post(&http, &server, None, INITIALIZE.to_owned())
+            .await
+            .unwrap();
+        let session = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        response.text().await.unwrap();
+        // The change and `notifications/initialized` cross.
+        let (_, notified) = tokio::join!(
+            async {
+                match lookup.take() {
+                    None => lookup = Some(registry.register::<lookup>().unwrap()),
+                    Some(tool) => {
+                        tool.unregister();
+                    }
+                }
+            },
+            post(&http, &server, Some(&session), INITIALIZED.to_owned())
+        );
+        assert_eq!(notified.unwrap().status(), StatusCode::ACCEPTED);
+        let mut stream = listen(&http, &server, &session).await;
+        let mut seen = String::new();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while !seen.contains("notifications/tools/list_changed") {
+                let chunk = stream
+                    .chunk()
+                    .await
+                    .unwrap()
+                    .expect("the stream stays open");
+                seen.push_str(&String::from_utf8_lossy(&chunk));
+            }
+        })
+        .await
+        .unwrap_or_else(|_| {
+            panic!("round {round}: no list_changed on the session's stream: {seen:?}")
+        });
+    }
+}
+
 /// The resident set of this process, in KiB.
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
