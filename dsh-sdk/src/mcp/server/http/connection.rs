@@ -26,7 +26,6 @@ use axum::middleware::Next;
 use axum::response::Response;
 use hyper::body::{Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::mcp::server::http::body;
@@ -141,10 +140,14 @@ impl Drop for Tracked {
 }
 
 /// What one connection is doing, for its timeouts.
+///
+/// Nothing wakes the connection's timer when the connection changes phase:
+/// a request costs no wake-up and no timer re-armed. The timer looks at
+/// the phase at least every header read timeout instead, which is soon
+/// enough for both deadlines (see [`Activity::expired`]).
 #[derive(Debug)]
 pub(crate) struct Activity {
     phase: Mutex<Phase>,
-    changed: Notify,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,29 +173,24 @@ impl Activity {
     pub(crate) fn new() -> Arc<Self> {
         Arc::new(Activity {
             phase: Mutex::new(Phase::Idle(Instant::now())),
-            changed: Notify::new(),
         })
     }
 
     fn update(&self, change: impl FnOnce(Phase) -> Phase) {
         let mut phase = self.phase.lock().unwrap_or_else(PoisonError::into_inner);
         *phase = change(*phase);
-        drop(phase);
-        self.changed.notify_one();
+    }
+
+    fn phase(&self) -> Phase {
+        *self.phase.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Bytes arrived on the connection.
     fn read(&self) {
-        let idle = matches!(
-            *self.phase.lock().unwrap_or_else(PoisonError::into_inner),
-            Phase::Idle(_)
-        );
-        if idle {
-            self.update(|phase| match phase {
-                Phase::Idle(_) => Phase::Head(Instant::now()),
-                other => other,
-            });
-        }
+        self.update(|phase| match phase {
+            Phase::Idle(_) => Phase::Head(Instant::now()),
+            other => other,
+        });
     }
 
     /// A request's headers arrived; it is being answered until the
@@ -208,27 +206,37 @@ impl Activity {
     /// Waits until the connection's timer runs out: `keep_alive` after its
     /// last answer with no byte since, or `header_read` after a request's
     /// first byte with its headers not yet in.
+    ///
+    /// Unwoken by the connection, it looks at the phase at its deadline,
+    /// and at least every `header_read` (the shorter timeout of the two,
+    /// as hosts set them). That is soon enough for both: a request whose
+    /// first byte came at `t` is seen by `t + header_read` at the latest,
+    /// its deadline; and a connection idle since `t` is seen idle again
+    /// by `t + keep_alive`, when it is closed, as its phase only ever moves
+    /// its deadline later, never closer, but for a first byte.
     pub(crate) async fn expired(&self, keep_alive: Duration, header_read: Duration) -> Expired {
+        let look = keep_alive.min(header_read);
         loop {
-            let changed = self.changed.notified();
-            let phase = *self.phase.lock().unwrap_or_else(PoisonError::into_inner);
-            let (deadline, expired) = match phase {
-                Phase::Idle(since) => (since + keep_alive, Expired::Idle),
-                Phase::Head(since) => (since + header_read, Expired::Head),
-                Phase::Busy(_) => {
-                    changed.await;
-                    continue;
-                }
+            let now = Instant::now();
+            let (deadline, expired) = match self.phase() {
+                Phase::Idle(since) => (since.checked_add(keep_alive), Expired::Idle),
+                Phase::Head(since) => (since.checked_add(header_read), Expired::Head),
+                Phase::Busy(_) => (None, Expired::Idle),
             };
-            tokio::select! {
-                () = tokio::time::sleep_until(deadline) => {
-                    // Unchanged since the deadline was set: it ran out.
-                    if *self.phase.lock().unwrap_or_else(PoisonError::into_inner) == phase {
-                        return expired;
-                    }
-                }
-                () = changed => {}
+            if let Some(deadline) = deadline
+                && deadline <= now
+            {
+                return expired;
             }
+            // A timeout too long to name an instant never runs out, but
+            // the phase is still looked at again.
+            let next = now.checked_add(look);
+            let wake = match (deadline, next) {
+                (Some(deadline), Some(next)) => deadline.min(next),
+                (Some(at), None) | (None, Some(at)) => at,
+                (None, None) => return std::future::pending().await,
+            };
+            tokio::time::sleep_until(wake).await;
         }
     }
 }
