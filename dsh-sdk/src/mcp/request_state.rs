@@ -110,17 +110,36 @@ struct Sealed {
 /// What binds a state to one request: `method`, the `name` of its tool or
 /// prompt and its `args`, hashed.
 pub(crate) fn binding(method: &str, name: &str, args: &Value) -> String {
-    let mut hash = Sha256::new();
+    let mut hash = Hashing(Sha256::new());
     for part in [method, name] {
-        hash.update(part.as_bytes());
-        hash.update([0]);
+        hash.0.update(part.as_bytes());
+        hash.0.update([0]);
     }
-    hash.update(args.to_string().as_bytes());
-    let digest = hash.finalize();
-    digest[..16]
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    // Written as `args.to_string()` would be, straight into the hash.
+    serde_json::to_writer(&mut hash, args)
+        .unwrap_or_else(|error| unreachable!("a JSON value serializes into a hash: {error}"));
+    let digest = hash.0.finalize();
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(32);
+    for byte in &digest[..16] {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+    }
+    hex
+}
+
+/// A hash that bytes are written into.
+struct Hashing(Sha256);
+
+impl std::io::Write for Hashing {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Why a `requestState` was refused.
@@ -170,6 +189,22 @@ mod tests {
             "step1".to_owned(),
             json!({ "action": "accept", "content": { "name": "Alice" } }),
         )])
+    }
+
+    /// The binding is the hash of the request as written out, so a state
+    /// another replica sealed opens here.
+    #[test]
+    fn a_binding_is_the_hash_of_method_name_and_compact_arguments() {
+        let args = json!({ "b": [1, 2.5, null], "a": { "x": "é\"" } });
+        let mut hash = Sha256::new();
+        hash.update(b"tools/call\0greet\0");
+        hash.update(args.to_string().as_bytes());
+        let expected: String = hash.finalize()[..16]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        assert_eq!(binding("tools/call", "greet", &args), expected);
+        assert_eq!(expected.len(), 32);
     }
 
     #[test]

@@ -223,6 +223,10 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// the answers that come through `tasks/update`.
 #[derive(Default)]
 pub(super) struct RoundTrip {
+    /// The request the round belongs to (its
+    /// [`binding`](crate::mcp::request_state::binding)), which the next
+    /// round's state is sealed for.
+    binding: String,
     /// The answers of this round and the earlier ones.
     answers: Mutex<InputResponses>,
     /// Wakes the requests waiting for answers that came.
@@ -239,11 +243,17 @@ pub(super) struct RoundTrip {
 }
 
 impl RoundTrip {
-    pub(super) fn new(answers: InputResponses) -> Arc<Self> {
+    pub(super) fn new(binding: String, answers: InputResponses) -> Arc<Self> {
         Arc::new(RoundTrip {
+            binding,
             answers: Mutex::new(answers),
             ..RoundTrip::default()
         })
+    }
+
+    /// The request the round belongs to.
+    pub(super) fn binding(&self) -> &str {
+        &self.binding
     }
 
     /// Hands the waiting requests the answers among `given` they did not

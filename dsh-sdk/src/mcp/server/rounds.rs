@@ -20,41 +20,44 @@ use crate::tool::Exec;
 use super::McpServer;
 
 impl McpServer {
-    /// The round of the request bound as `binding` (see
+    /// The round of the request `bind` gives the binding of (see
     /// [`binding`](crate::mcp::request_state::binding)): the answers it
     /// brings, checked to be objects, over those sealed in its `state`,
     /// checked to be this server's for this request. `None` when the
     /// client's protocol predates multi-round-trip input (`modern` false).
+    /// The binding is made only when a state is to be opened or sealed.
     pub(super) fn round_trip(
         &self,
         modern: bool,
-        binding: &str,
+        bind: impl Fn() -> String,
         responses: Option<InputResponses>,
         state: Option<&str>,
     ) -> Result<Option<Arc<RoundTrip>>, ErrorData> {
-        let mut answers = match state {
-            Some(state) => self
+        let binding = state.is_some().then(&bind);
+        let mut answers = match (state, &binding) {
+            (Some(state), Some(binding)) => self
                 .state_key
                 .open(binding, state)
                 .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?,
-            None => InputResponses::new(),
+            _ => InputResponses::new(),
         };
         if let Some(responses) = responses {
             check_answers(&responses).map_err(|why| ErrorData::invalid_params(why, None))?;
             answers.extend(responses);
         }
-        Ok(modern.then(|| RoundTrip::new(answers)))
+        Ok(modern.then(|| RoundTrip::new(binding.unwrap_or_else(bind), answers)))
     }
 
     /// What a round that stopped for `needed` answers: the requests, and
     /// the state that carries the answers the round read to the next.
     pub(super) fn input_required(
         &self,
-        binding: &str,
         round_trip: &RoundTrip,
         needed: InputRequests,
     ) -> InputRequiredResult {
-        let state = self.state_key.seal(binding, &round_trip.used());
+        let state = self
+            .state_key
+            .seal(round_trip.binding(), &round_trip.used());
         InputRequiredResult::new(Some(needed), Some(state))
     }
 
@@ -69,10 +72,9 @@ impl McpServer {
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
         let args = request.arguments.unwrap_or_default();
-        let binding = binding("prompts/get", &request.name, &Value::Object(args.clone()));
         let round_trip = self.round_trip(
             modern,
-            &binding,
+            || binding("prompts/get", &request.name, &Value::Object(args.clone())),
             request.input_responses,
             request.request_state.as_deref(),
         )?;
@@ -94,7 +96,7 @@ impl McpServer {
                 result = getting => result,
                 needed = round_trip.needed() => {
                     return Ok(GetPromptResponse::InputRequired(
-                        self.input_required(&binding, round_trip, needed),
+                        self.input_required(round_trip, needed),
                     ));
                 }
             },

@@ -102,11 +102,10 @@ impl McpServer {
         // MCP 2026-07-28 has no requests from server to client: what a tool
         // asks of the client goes back in an `InputRequiredResult`, and the
         // retry brings the answers and the state given here.
-        let binding = binding("tools/call", &request.name, &args);
         let retry = request.input_responses.is_some() || request.request_state.is_some();
         let round_trip = self.round_trip(
             !object_output_only,
-            &binding,
+            || binding("tools/call", &request.name, &args),
             request.input_responses,
             request.request_state.as_deref(),
         )?;
@@ -164,7 +163,7 @@ impl McpServer {
                         progress.finish().await;
                     }
                     return Ok(CallToolResponse::InputRequired(
-                        self.input_required(&binding, round_trip, needed),
+                        self.input_required(round_trip, needed),
                     ));
                 }
             },
@@ -208,11 +207,14 @@ impl McpServer {
         let owner = caller::task_owner(&context.extensions);
         // The task's call goes through this session: a tool search it
         // makes loads into this session's list.
-        let mut call = ToolCall::new(name, args).made_by(&principal, Some(&self.searches));
         // On 2026-07-28 what the tool asks of the client waits in the task
         // (`input_required`) for `tasks/update` to answer it.
-        let input = (!reader.object_output_only)
-            .then(|| answered.unwrap_or_else(|| RoundTrip::new(InputResponses::new())));
+        let input = (!reader.object_output_only).then(|| {
+            answered.unwrap_or_else(|| {
+                RoundTrip::new(binding("tools/call", name, &args), InputResponses::new())
+            })
+        });
+        let mut call = ToolCall::new(name, args).made_by(&principal, Some(&self.searches));
         if let Some(input) = &input {
             call = call.client(self.session.client(
                 &context.peer,
