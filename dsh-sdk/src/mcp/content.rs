@@ -1,8 +1,9 @@
 //! Content blocks between dsh and MCP.
 //!
 //! [`ContentBlock`] serializes to MCP's wire shape already, so a block goes
-//! across through serde; what dsh has no block for comes back as text that
-//! says what it was.
+//! across through serde (text, image and audio, the common ones, are made
+//! directly, to the same block); what dsh has no block for comes back as
+//! text that says what it was.
 
 use rmcp::model::ContentBlock as McpBlock;
 #[cfg(feature = "proxy")]
@@ -10,8 +11,19 @@ use rmcp::model::ResourceContents;
 
 use crate::value::content::ContentBlock;
 
-/// A dsh block as an MCP block.
+/// A dsh block as an MCP block. Text, image and audio, the same fields
+/// both ways, are made directly; the others through their JSON.
 pub(crate) fn to_mcp(block: &ContentBlock) -> McpBlock {
+    match block {
+        ContentBlock::Text { text } => return McpBlock::text(text.as_str()),
+        ContentBlock::Image { data, mime_type } => {
+            return McpBlock::image(data.as_str(), mime_type.as_str());
+        }
+        ContentBlock::Audio { data, mime_type } => {
+            return McpBlock::audio(data.as_str(), mime_type.as_str());
+        }
+        ContentBlock::ResourceLink { .. } | ContentBlock::Resource { .. } => {}
+    }
     serde_json::to_value(block)
         .and_then(serde_json::from_value)
         .unwrap_or_else(|_| {
@@ -60,6 +72,24 @@ fn unreadable(content: &impl serde::Serialize) -> ContentBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The blocks made directly are those their JSON reads as.
+    #[test]
+    fn a_block_made_directly_is_the_one_its_json_reads_as() {
+        for block in [
+            ContentBlock::text("hi \"there\"\n"),
+            ContentBlock::image("aGk=", "image/png"),
+            ContentBlock::audio("AAAA", "audio/wav"),
+        ] {
+            let through_json: McpBlock =
+                serde_json::from_value(serde_json::to_value(&block).unwrap()).unwrap();
+            assert_eq!(to_mcp(&block), through_json);
+            assert_eq!(
+                serde_json::to_value(to_mcp(&block)).unwrap(),
+                serde_json::to_value(&block).unwrap()
+            );
+        }
+    }
 
     #[test]
     fn blocks_cross_both_ways() {
