@@ -96,12 +96,10 @@ pub(crate) fn retry_after_of(message: &[u8]) -> Option<Duration> {
         code: i64,
         data: Option<Value>,
     }
-    // Most replies are no such refusal: told without parsing them.
+    // Most replies are no such refusal: told without parsing them. A reply
+    // is JSON, so text; one that is not is no refusal either.
     let code = STORE_UNAVAILABLE.0.to_string();
-    if !message
-        .windows(code.len())
-        .any(|window| window == code.as_bytes())
-    {
+    if !std::str::from_utf8(message).is_ok_and(|text| text.contains(code.as_str())) {
         return None;
     }
     let error = serde_json::from_slice::<Message>(message).ok()?.error?;
