@@ -257,6 +257,7 @@ impl McpServer {
     /// is polled, fetched and cancelled through any.
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.tasks = Arc::new(self.tasks.with_store(Arc::new(store)));
+        Arc::make_mut(&mut self.http).hosts_task_store = true;
         self
     }
 

@@ -22,11 +22,13 @@ use tower::layer::util::Identity;
 
 use crate::mcp::server::http::admission::Sessions;
 use crate::mcp::server::http::body::{self, BodyLimits};
+#[cfg(feature = "oauth")]
+use crate::mcp::server::http::drain;
 use crate::mcp::server::http::gate::{self, Gate};
+use crate::mcp::server::http::reply;
 use crate::mcp::server::http::{
     self, HTTP_PATH, HttpOptions, HttpSettings, McpHttpServer, ServeError,
 };
-use crate::mcp::server::http::{connection, reply};
 use crate::served::{self, Background};
 
 use super::McpServer;
@@ -197,9 +199,20 @@ impl McpServer {
                 Arc::clone(&manager),
             ))
         });
+        // Whatever answers before the body is read (authentication, the
+        // metadata route), the rest of the body is read or the connection
+        // is closed with `Connection: close`. Elsewhere the body layer
+        // reads every body whole first.
+        #[cfg(feature = "oauth")]
+        let drain = from_fn_with_state(settings.options.max_body_bytes, drain::whole_request);
         #[cfg(feature = "oauth")]
         let (authenticate, scopes, metadata) = (
-            (protection.clone()).map(|p| from_fn_with_state(p, layer::authenticate)),
+            (protection.clone()).map(|p| {
+                ServiceBuilder::new()
+                    .layer(drain.clone())
+                    .layer(from_fn_with_state(p, layer::authenticate))
+                    .into_inner()
+            }),
             (protection.clone()).map(|p| from_fn_with_state(p, layer::scopes)),
             protection,
         );
@@ -221,18 +234,20 @@ impl McpServer {
             };
             from_fn_with_state(Arc::new(gate), gate::sessions)
         });
-        // The layers in front of rmcp on the MCP route, outermost first, one
-        // concern each (inside the drain that wraps every route, below).
+        // The reply is shaped where it may be a stream of one message (a
+        // session's), or a refusal for want of a store.
+        let shape = (sessions.is_some() || settings.may_refuse_for_a_store())
+            .then(|| from_fn_with_state(settings.shared_sessions.clone(), reply::shape));
+        // The layers in front of rmcp on the MCP route (and the router's
+        // fallback), outermost first, one concern each.
         let layers = ServiceBuilder::new()
-            // Who calls, with a resource server.
+            // Who calls, with a resource server (the rest of a body it
+            // refused read, as above).
             .option_layer(authenticate)
             // The body, read whole within its size limit and read timeout.
             .layer(from_fn_with_state(limits, body::read_whole))
             // The reply: JSON when one message, `503` for want of the store.
-            .layer(from_fn_with_state(
-                settings.shared_sessions.clone(),
-                reply::shape,
-            ))
+            .option_layer(shape)
             // Sessions: admitted by the session rules, kept while in use.
             .option_layer(gate)
             // The scopes of the tool called, with a resource server.
@@ -242,14 +257,10 @@ impl McpServer {
             .layer(layers);
         #[cfg(feature = "oauth")]
         let router = match metadata {
-            Some(protection) => with_metadata(router, protection),
+            Some(protection) => with_metadata(router, protection, drain),
             None => router,
         };
-        // Outermost, over every route: whatever answers early, the rest of
-        // the body is read or the connection is closed with
-        // `Connection: close`.
-        let whole = from_fn_with_state(settings.options.max_body_bytes, connection::whole_request);
-        (router.layer(whole), sessions)
+        (router, sessions)
     }
 
     /// Serves streamable HTTP on `addr` (`127.0.0.1:0` picks a free port), at
@@ -391,17 +402,29 @@ where
 /// The protected resource metadata of `protection` beside the MCP route:
 /// served to anyone, as the authentication layers wrap the MCP route alone.
 #[cfg(feature = "oauth")]
-fn with_metadata(mcp: axum::Router, protection: Arc<Protection>) -> axum::Router {
+fn with_metadata<D>(mcp: axum::Router, protection: Arc<Protection>, drain: D) -> axum::Router
+where
+    D: tower::Layer<axum::routing::Route> + Clone + Send + Sync + 'static,
+    D::Service: tower::Service<axum::extract::Request, Error = std::convert::Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    <D::Service as tower::Service<axum::extract::Request>>::Response:
+        axum::response::IntoResponse + 'static,
+    <D::Service as tower::Service<axum::extract::Request>>::Future: Send + 'static,
+{
     let route = protection.server().metadata_route();
     let root_route = (route != METADATA_PATH).then_some(METADATA_PATH);
     let answer = move || {
         let metadata = Arc::clone(&protection);
         async move { metadata.metadata() }
     };
-    let mut router = mcp.route(&route, axum::routing::get(answer.clone()));
+    let get = |answer| axum::routing::get(answer).layer(drain.clone());
+    let mut router = mcp.route(&route, get(answer.clone()));
     // Clients that try the root form first (`/.well-known/oauth-protected-resource`).
     if let Some(root) = root_route {
-        router = router.route(root, axum::routing::get(answer));
+        router = router.route(root, get(answer));
     }
     router
 }

@@ -388,3 +388,37 @@ async fn calls_on_a_kept_alive_connection_do_not_wait_for_delayed_acks() {
         "the median call took {median:?}: {took:?}"
     );
 }
+
+/// A request the server does not route (another path, or a method the MCP
+/// path has not) is answered once its body is read, so the kept-alive
+/// connection serves the next request, however slowly the body came.
+#[tokio::test]
+async fn an_unrouted_request_with_a_body_leaves_the_connection_ready() {
+    let server = server(|server| server).await;
+    let addr = server.local_addr();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    for (method, path) in [("POST", "/elsewhere"), ("PUT", "/mcp")] {
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        // The headers first; the body only once the server had time to answer.
+        stream.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        stream.write_all(body.as_bytes()).await.unwrap();
+        let response = one_response(&mut stream).await;
+        assert!(
+            response.starts_with("HTTP/1.1 404") || response.starts_with("HTTP/1.1 405"),
+            "{method} {path}: {response}"
+        );
+        assert!(
+            !response.to_ascii_lowercase().contains("connection: close"),
+            "{method} {path}: {response}"
+        );
+    }
+    let get = format!("GET /elsewhere HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    stream.write_all(get.as_bytes()).await.unwrap();
+    let response = one_response(&mut stream).await;
+    assert!(response.starts_with("HTTP/1.1 404"), "{response}");
+}

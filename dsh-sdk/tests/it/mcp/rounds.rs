@@ -741,3 +741,85 @@ async fn a_tool_that_runs_only_as_a_task_names_the_extension_a_client_lacks() {
         json!({ "io.modelcontextprotocol/tasks": {} })
     );
 }
+
+/// A host's task store that is down: every call refuses, to be retried
+/// in 7 seconds.
+struct Down;
+
+fn down<T>() -> futures_util::future::BoxFuture<'static, Result<T, dsh_kit::mcp::TaskStoreError>>
+where
+    T: Send + 'static,
+{
+    Box::pin(async {
+        Err(dsh_kit::mcp::TaskStoreError::Unavailable {
+            retry_after: Duration::from_secs(7),
+            source: "the store's host is down".into(),
+        })
+    })
+}
+
+impl dsh_kit::mcp::TaskStore for Down {
+    fn put(
+        &self,
+        _: dsh_kit::mcp::TaskRecord,
+    ) -> futures_util::future::BoxFuture<'_, Result<(), dsh_kit::mcp::TaskStoreError>> {
+        down()
+    }
+
+    fn get<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> futures_util::future::BoxFuture<
+        'a,
+        Result<Option<dsh_kit::mcp::TaskRecord>, dsh_kit::mcp::TaskStoreError>,
+    > {
+        down()
+    }
+
+    fn list(
+        &self,
+        _: usize,
+    ) -> futures_util::future::BoxFuture<
+        '_,
+        Result<Vec<dsh_kit::mcp::TaskRecord>, dsh_kit::mcp::TaskStoreError>,
+    > {
+        down()
+    }
+
+    fn request_cancel<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), dsh_kit::mcp::TaskStoreError>> {
+        down()
+    }
+
+    fn cancel_requested<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, dsh_kit::mcp::TaskStoreError>> {
+        down()
+    }
+}
+
+/// A server with no sessions whose host's task store is down refuses a
+/// task's request with `503` and the store's `Retry-After`, as a server
+/// that shares its sessions does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_store_that_is_down_is_answered_503_with_no_session_too() {
+    let http = serve(McpServer::new(registry()).stateless(true).task_store(Down)).await;
+    let answer = rpc_with(
+        &http,
+        "tasks/get",
+        json!({ "taskId": "t-1" }),
+        with_tasks(),
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, 503, "{}", answer.response);
+    assert_eq!(
+        answer.response["error"]["code"],
+        json!(dsh_kit::mcp::STORE_UNAVAILABLE.0),
+        "{}",
+        answer.response
+    );
+}

@@ -1,7 +1,8 @@
 //! The socket side of [`McpServer::serve_http`](crate::mcp::McpServer::serve_http):
-//! HTTP/1 connections with header read timeouts, and the layers in front
-//! of rmcp's streamable-HTTP service, each with one concern: the rest of a
-//! body answered early ([`connection`]), the body's size and read timeout
+//! HTTP/1 connections with header and keep-alive timeouts
+//! ([`connection`]), and the layers in front of rmcp's streamable-HTTP
+//! service, each with one concern: the rest of a body answered early
+//! (`drain`, with a resource server), the body's size and read timeout
 //! ([`body`]), the reply's shape ([`reply`]) and the session rules
 //! ([`gate`], by [`admission`]'s table). rmcp itself checks `Host` and
 //! `Origin`. Each request carries its peer's address in its extensions as
@@ -11,6 +12,8 @@
 pub(crate) mod admission;
 pub(crate) mod body;
 pub(crate) mod connection;
+#[cfg(feature = "oauth")]
+pub(crate) mod drain;
 pub(crate) mod gate;
 pub(crate) mod options;
 pub(crate) mod reply;
@@ -101,6 +104,18 @@ pub(crate) struct HttpSettings {
     pub(crate) event_store: Option<Arc<dyn EventStore>>,
     /// The sessions shared with other replicas (Redis), if they are.
     pub(crate) shared_sessions: Option<outage::Shared>,
+    /// Whether a task store of the host's is plugged in: one that may be
+    /// down, whose refusals ([`STORE_UNAVAILABLE`](crate::mcp::STORE_UNAVAILABLE))
+    /// go out as `503`. The built-in store, in memory, never is.
+    pub(crate) hosts_task_store: bool,
+}
+
+impl HttpSettings {
+    /// Whether a reply may refuse its request for want of a shared store:
+    /// sessions are shared, or a task store of the host's is plugged in.
+    pub(crate) fn may_refuse_for_a_store(&self) -> bool {
+        self.shared_sessions.is_some() || self.hosts_task_store
+    }
 }
 
 impl HttpSettings {
