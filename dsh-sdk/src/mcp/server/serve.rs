@@ -245,7 +245,7 @@ impl McpServer {
             // refused read, as above).
             .option_layer(authenticate)
             // The body, read whole within its size limit and read timeout.
-            .layer(from_fn_with_state(limits, body::read_whole))
+            .layer(body::ReadWholeLayer(limits))
             // The reply: JSON when one message, `503` for want of the store.
             .option_layer(shape)
             // Sessions: admitted by the session rules, kept while in use.

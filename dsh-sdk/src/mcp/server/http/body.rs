@@ -2,15 +2,16 @@
 //! body read timeout and the size limit before any layer behind looks at
 //! it; and a response's that holds a guard until it ends.
 
+use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures_util::future::BoxFuture;
 use hyper::body::{Frame, SizeHint};
 
 /// How much of a request's body is read, and for how long.
@@ -28,39 +29,88 @@ pub(crate) struct BodyLimits {
 #[derive(Debug, Clone)]
 pub(crate) struct WholeBody(pub(crate) Bytes);
 
-/// Reads each request's whole body within `limits`, the one place the body
-/// size limit is enforced: a larger body gets `413`, a late one `408`, and
-/// either closes the connection.
-pub(crate) async fn read_whole(
-    State(limits): State<BodyLimits>,
+/// Reads each request's whole body within its [`BodyLimits`], the one
+/// place the body size limit is enforced: a larger body gets `413`, a late
+/// one `408`, and either closes the connection. A tower layer of its own
+/// (not `from_fn`): every request passes it, and it boxes nothing but its
+/// future.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReadWholeLayer(pub(crate) BodyLimits);
+
+impl<S> tower::Layer<S> for ReadWholeLayer {
+    type Service = ReadWhole<S>;
+
+    fn layer(&self, inner: S) -> ReadWhole<S> {
+        ReadWhole {
+            inner,
+            limits: self.0,
+        }
+    }
+}
+
+/// The service [`ReadWholeLayer`] makes.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadWhole<S> {
+    inner: S,
+    limits: BodyLimits,
+}
+
+impl<S> tower::Service<Request> for ReadWhole<S>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // The service made ready is the one called; a clone stays behind.
+        let clone = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, clone);
+        Box::pin(read_whole(self.limits, request, inner))
+    }
+}
+
+/// Reads `request`'s body whole within `limits`, then hands it to `inner`.
+async fn read_whole<S>(
+    limits: BodyLimits,
     request: Request,
-    next: Next,
-) -> Response {
+    mut inner: S,
+) -> Result<Response, Infallible>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible>,
+{
     let (mut parts, body) = request.into_parts();
     let read = axum::body::to_bytes(body, limits.max_bytes);
     let bytes = match tokio::time::timeout(limits.read_timeout, read).await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(_)) => {
-            return closing(
+            return Ok(closing(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!(
                     "the request body is larger than {} bytes, or broke off",
                     limits.max_bytes
                 ),
-            );
+            ));
         }
         Err(_) => {
-            return closing(
+            return Ok(closing(
                 StatusCode::REQUEST_TIMEOUT,
                 format!(
                     "the request body did not arrive within {} ms",
                     limits.read_timeout.as_millis()
                 ),
-            );
+            ));
         }
     };
     parts.extensions.insert(WholeBody(bytes.clone()));
-    next.run(Request::from_parts(parts, Body::from(bytes)))
+    inner
+        .call(Request::from_parts(parts, Body::from(bytes)))
         .await
 }
 
