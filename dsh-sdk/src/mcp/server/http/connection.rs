@@ -93,7 +93,8 @@ impl Activity {
     /// by `t + keep_alive`, when it is closed, as its phase only ever moves
     /// its deadline later, never closer, but for a first byte.
     pub(crate) async fn expired(&self, keep_alive: Duration, header_read: Duration) -> Expired {
-        let look = keep_alive.min(header_read);
+        // Not more often than every millisecond, whatever the timeouts.
+        let look = keep_alive.min(header_read).max(Duration::from_millis(1));
         loop {
             let now = Instant::now();
             let (deadline, expired) = match self.phase() {
@@ -196,4 +197,88 @@ impl<S: AsyncWrite> AsyncWrite for Watched<S> {
 /// `response`, its request counted as being answered until its body ends.
 pub(crate) fn answering(response: Response, answering: Answering) -> Response {
     response.map(|body| body::holding(body, answering))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEEP_ALIVE: Duration = Duration::from_secs(30);
+
+    /// A request's first byte, coming while the timer sleeps toward the
+    /// (much later) keep-alive deadline, is timed by the header read
+    /// timeout from that byte on.
+    #[tokio::test]
+    async fn a_request_started_while_idle_is_timed_by_the_header_read_timeout() {
+        let activity = Activity::new();
+        let header_read = Duration::from_millis(200);
+        let started = Instant::now();
+        let expired = activity.expired(KEEP_ALIVE, header_read);
+        let first_byte = async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            activity.read();
+            std::future::pending::<()>().await;
+        };
+        let expired = tokio::select! {
+            expired = expired => expired,
+            () = first_byte => unreachable!("it never ends"),
+        };
+        assert_eq!(expired, Expired::Head);
+        let after = started.elapsed();
+        assert!(
+            after >= Duration::from_millis(300),
+            "closed {after:?} after start"
+        );
+        assert!(
+            after < KEEP_ALIVE,
+            "closed at the keep-alive deadline, {after:?}"
+        );
+    }
+
+    /// A connection answering a request never runs out; once answered, it
+    /// is closed when idle for the keep-alive timeout.
+    #[tokio::test]
+    async fn a_busy_connection_runs_out_only_once_idle() {
+        let activity = Activity::new();
+        let keep_alive = Duration::from_millis(100);
+        let header_read = Duration::from_millis(50);
+        let answering = activity.begin();
+        let waited = tokio::time::timeout(
+            Duration::from_millis(400),
+            activity.expired(keep_alive, header_read),
+        )
+        .await;
+        assert!(waited.is_err(), "a busy connection ran out: {waited:?}");
+        drop(answering);
+        let idle_since = Instant::now();
+        let expired = tokio::time::timeout(
+            Duration::from_secs(10),
+            activity.expired(keep_alive, header_read),
+        )
+        .await
+        .expect("an idle connection runs out");
+        assert_eq!(expired, Expired::Idle);
+        assert!(idle_since.elapsed() >= keep_alive);
+    }
+
+    /// A header read timeout of zero closes a connection whose request
+    /// started, and leaves an idle one to its keep-alive timeout.
+    #[tokio::test]
+    async fn a_zero_header_read_timeout_closes_a_started_request_at_once() {
+        let activity = Activity::new();
+        let idle = tokio::time::timeout(
+            Duration::from_millis(100),
+            activity.expired(KEEP_ALIVE, Duration::ZERO),
+        )
+        .await;
+        assert!(idle.is_err(), "an idle connection ran out: {idle:?}");
+        activity.read();
+        let expired = tokio::time::timeout(
+            Duration::from_secs(10),
+            activity.expired(KEEP_ALIVE, Duration::ZERO),
+        )
+        .await
+        .expect("a started request runs out");
+        assert_eq!(expired, Expired::Head);
+    }
 }
