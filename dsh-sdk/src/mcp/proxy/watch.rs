@@ -67,6 +67,12 @@ impl Watch {
         // From 2026-07-28 on, `list_changed` comes on a `subscriptions/listen`
         // stream; before, as a plain notification (`ProxyClient`).
         let mut subscription = listen(running.peer()).await;
+        // The server hears changes from its acknowledgment on; one that came
+        // after the tools were read and before that would go unsaid: read
+        // them once more now.
+        if subscription.is_some() {
+            self.list_changed.notify_one();
+        }
         let peer = running.peer().clone();
         let cancel = running.cancellation_token();
         let mut waiting = pin!(running.waiting());

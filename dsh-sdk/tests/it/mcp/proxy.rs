@@ -448,3 +448,95 @@ async fn a_proxied_tool_keeps_its_header_argument_and_one_a_client_would_drop_is
     let answer = host.call("route", json!({ "region": "eu-west" })).await;
     assert_eq!(answer.text(), "routed to \"eu-west\"", "{answer:?}");
 }
+
+/// A 2026-07-28 server whose tool appears as the proxy subscribes to
+/// `list_changed`: after the proxy read its (empty) list, and before the
+/// server heard changes for the subscription, so no `list_changed` says it.
+#[derive(Clone, Default)]
+struct Appearing {
+    listening: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl dsh_kit::mcp::rmcp::ServerHandler for Appearing {
+    fn get_info(&self) -> dsh_kit::mcp::rmcp::model::InitializeResult {
+        use dsh_kit::mcp::rmcp::model::{InitializeResult, ProtocolVersion, ServerCapabilities};
+        InitializeResult::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_protocol_version(ProtocolVersion::V_2026_07_28)
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<dsh_kit::mcp::rmcp::model::PaginatedRequestParams>,
+        _: dsh_kit::mcp::rmcp::service::RequestContext<dsh_kit::mcp::rmcp::RoleServer>,
+    ) -> Result<dsh_kit::mcp::rmcp::model::ListToolsResult, dsh_kit::mcp::rmcp::ErrorData> {
+        use dsh_kit::mcp::rmcp::model::{ListToolsResult, Tool};
+        let tools = if self.listening.load(std::sync::atomic::Ordering::SeqCst) {
+            let serde_json::Value::Object(schema) = json!({ "type": "object" }) else {
+                unreachable!("an object literal")
+            };
+            vec![Tool::new(
+                "appeared",
+                "A tool that came late.",
+                Arc::new(schema),
+            )]
+        } else {
+            Vec::new()
+        };
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &dsh_kit::mcp::rmcp::model::SubscriptionFilter,
+    ) -> Option<dsh_kit::mcp::rmcp::model::SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(
+        &self,
+        context: dsh_kit::mcp::rmcp::service::SubscriptionContext,
+    ) -> Result<(), dsh_kit::mcp::rmcp::ErrorData> {
+        // The change lands as the subscription starts, unsaid.
+        self.listening
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        context.cancelled().await;
+        Ok(())
+    }
+}
+
+/// The tools a server gained between the proxy's first read of them and
+/// its `list_changed` subscription reach the host: once subscribed, the
+/// proxy reads them again.
+#[tokio::test]
+async fn a_tool_that_came_as_the_proxy_subscribed_is_not_missed() {
+    use dsh_kit::mcp::rmcp::ServiceExt;
+    const STEP: Duration = Duration::from_secs(10);
+    let host = Registry::new();
+    let server = Appearing::default();
+    let listening = Arc::clone(&server.listening);
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let serving = tokio::spawn(async move { server.serve(server_io).await.ok() });
+    let proxy = tokio::time::timeout(STEP, McpProxy::builder("late").connect(&host, client_io))
+        .await
+        .expect("the proxy connects in time")
+        .expect("the proxy connects");
+    let _running = serving.await.unwrap().expect("the server side started");
+    tokio::time::timeout(STEP, async {
+        while host.get("appeared").is_none() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| {
+        panic!(
+            "the tool never reached the host (the proxy subscribed: {})",
+            listening.load(std::sync::atomic::Ordering::SeqCst)
+        )
+    });
+    drop(proxy);
+}
