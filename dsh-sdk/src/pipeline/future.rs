@@ -75,9 +75,11 @@ impl Future for CallFuture<'_> {
             let started = span.in_scope(|| start(pipeline, call, span.clone(), phase));
             if let Err(ended) = started {
                 this.phase = Phase::Done;
-                let (pending, result) = *ended;
-                let _entered = span.enter();
-                return Poll::Ready(end(pending, result, &span));
+                let (mut pending, mut result) = *ended;
+                let entered = span.enter();
+                end(&mut pending, &mut result, &span);
+                drop(entered);
+                return Poll::Ready(result);
             }
         }
         let Phase::Staged {
@@ -90,33 +92,32 @@ impl Future for CallFuture<'_> {
             panic!("a call's future was polled after it finished");
         };
         let entered = span.enter();
-        let outcome = std::task::ready!(poll_watched(
-            pipeline,
-            stage,
-            watch.as_deref_mut(),
-            pending.ids(),
-            cx
-        ));
-        drop(entered);
-        let Phase::Staged {
-            stage,
-            pending,
-            span,
-            ..
-        } = std::mem::replace(&mut this.phase, Phase::Done)
-        else {
-            unreachable!("the phase was just matched");
-        };
-        drop(stage);
-        let _entered = span.enter();
-        Poll::Ready(match outcome {
-            None => {
-                let result = cancelled(&pending.name, pending.ids());
-                end(pending, result, &span)
+        let mut result = if watch.as_ref().is_some_and(|watch| watch.cancelled()) {
+            cancelled(&pending.name, pending.ids())
+        } else {
+            let ids = pending.ids();
+            match std::panic::catch_unwind(AssertUnwindSafe(|| pipeline.advance(stage, ids, cx))) {
+                Ok(Poll::Ready(result)) => result,
+                Ok(Poll::Pending) => {
+                    // Woken by the tokens that may cancel it, too.
+                    match watch.as_deref_mut().map(|watch| watch.poll_cancelled(cx)) {
+                        Some(Poll::Ready(())) => cancelled(&pending.name, ids),
+                        _ => return Poll::Pending,
+                    }
+                }
+                Err(panic) => panicked(pending, panic),
             }
-            Some(Ok(result)) => end(pending, result, &span),
-            Some(Err(panic)) => end_panicked(pending, panic, &span),
-        })
+        };
+        drop(entered);
+        // Ended in place (the tool's future dropped before the call is
+        // recorded), not moved out: the phase is the largest part of the
+        // future, and moving it costs every call.
+        *stage = Stage::Ended;
+        let entered = span.enter();
+        end(pending, &mut result, span);
+        drop(entered);
+        this.phase = Phase::Done;
+        Poll::Ready(result)
     }
 }
 
@@ -163,51 +164,38 @@ fn start<'a>(
         return Err(Box::new((pending, result)));
     }
     let started = pending.started;
-    let begun = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<_, Box<ToolResult>> {
+    // The phase is written where it is kept, and its first stage into it,
+    // rather than built here and moved there.
+    *phase = Phase::Staged {
+        stage: Stage::Ended,
+        watch,
+        pending,
+        span,
+    };
+    let Phase::Staged {
+        stage,
+        pending,
+        span,
+        ..
+    } = phase
+    else {
+        unreachable!("the phase was just written");
+    };
+    let begun = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<(), Box<ToolResult>> {
         let name = call.name.clone();
-        let begun = pipeline.begin(&name, call, &span)?;
-        Ok(pipeline.proceed(begun, started))
+        let begun = pipeline.begin(&name, call, span)?;
+        *stage = pipeline.proceed(begun, started);
+        Ok(())
     }));
-    match begun {
-        Ok(Ok(stage)) => {
-            *phase = Phase::Staged {
-                stage,
-                watch,
-                pending,
-                span,
-            };
-            Ok(())
-        }
-        Ok(Err(result)) => Err(Box::new((pending, *result))),
-        Err(panic) => {
-            let result = panicked(&pending, panic);
-            Err(Box::new((pending, result)))
-        }
-    }
-}
-
-/// The call's stages polled ([`Pipeline::advance`]), the tokens of `watch`
-/// read first and watched while they wait: the call's result, or the panic
-/// that ended it, or `None` once a token is cancelled.
-fn poll_watched<'a>(
-    pipeline: &'a Pipeline,
-    stage: &mut Stage<'a>,
-    watch: Option<&mut Watch>,
-    ids: (uuid::Uuid, Option<uuid::Uuid>),
-    cx: &mut Context<'_>,
-) -> Poll<Option<std::thread::Result<ToolResult>>> {
-    if watch.as_ref().is_some_and(|watch| watch.cancelled()) {
-        return Poll::Ready(None);
-    }
-    match std::panic::catch_unwind(AssertUnwindSafe(|| pipeline.advance(stage, ids, cx))) {
-        Ok(Poll::Ready(result)) => return Poll::Ready(Some(Ok(result))),
-        Err(panic) => return Poll::Ready(Some(Err(panic))),
-        Ok(Poll::Pending) => {}
-    }
-    match watch {
-        Some(watch) => watch.poll_cancelled(cx).map(|()| None),
-        None => Poll::Pending,
-    }
+    let result = match begun {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(result)) => *result,
+        Err(panic) => panicked(pending, panic),
+    };
+    let Phase::Staged { pending, .. } = std::mem::replace(phase, Phase::Done) else {
+        unreachable!("the phase was just written");
+    };
+    Err(Box::new((pending, result)))
 }
 
 /// The result of call `ids` of `name`, cancelled from outside before it
@@ -232,32 +220,21 @@ fn panicked(pending: &Pending<'_>, panic: Box<dyn std::any::Any + Send>) -> Tool
     })
 }
 
-/// [`end`], for a call whose stages panicked.
-fn end_panicked(
-    pending: Pending<'_>,
-    panic: Box<dyn std::any::Any + Send>,
-    span: &tracing::Span,
-) -> ToolResult {
-    let result = panicked(&pending, panic);
-    end(pending, result, span)
-}
-
 /// The call's result, timed, to subscribers; how it ended, on its `span`.
-/// Always inlined: the result is large, and a call of its own would copy
-/// it in and out.
-#[inline(always)]
-fn end(mut pending: Pending<'_>, mut result: ToolResult, span: &tracing::Span) -> ToolResult {
-    trace::ended(span, &result);
+/// Finished in place: the result is large, and each function it passed
+/// through by value would copy it. `pending` is disarmed: the call is
+/// recorded.
+fn end(pending: &mut Pending<'_>, result: &mut ToolResult, span: &tracing::Span) {
+    trace::ended(span, result);
     if pending.pipeline.config.trace_payloads {
-        trace::result(span, &result);
+        trace::result(span, result);
     }
     pending.armed = false;
-    let pipeline = pending.pipeline;
     result.duration = pending.elapsed();
     if result.status() == Status::Cancelled
-        && let Some(entry) = pipeline.pool.entry(&result.tool_name)
+        && let Some(entry) = pending.pipeline.pool.entry(&result.tool_name)
     {
         result.output_type = entry.def.resolve_output_type(None);
     }
-    notify::result(pipeline, result)
+    notify::result(pending.pipeline, result);
 }

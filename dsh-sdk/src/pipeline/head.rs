@@ -87,7 +87,9 @@ impl Head {
         result
     }
 
-    /// The result of a call that succeeded.
+    /// The result of a call that succeeded. Inlined, so the result is made
+    /// where it goes.
+    #[inline]
     pub(crate) fn succeeded(self, success: Success) -> ToolResult {
         let Success {
             value,

@@ -348,7 +348,10 @@ impl Pipeline {
                 execute::run(&self.config, &entry, &args, prepared, exec).await
             }))
         };
-        Stage::Executing { running, launched }
+        Stage::Executing {
+            running,
+            launched: Some(launched),
+        }
     }
 
     /// The one path of a call read and decided, in order: the approval if
@@ -371,14 +374,16 @@ impl Pipeline {
                     Err(result) => return Poll::Ready(result),
                 },
                 Stage::Executing { running, launched } => {
-                    let executed = std::task::ready!(running.poll(launched.entry(), cx));
-                    let Stage::Executing { running, launched } =
-                        std::mem::replace(stage, Stage::Ended)
-                    else {
+                    let Some(entry) = launched.as_ref().map(Launched::entry) else {
+                        panic!("a call's stages were polled after they ended");
+                    };
+                    let executed = std::task::ready!(running.poll(entry, cx));
+                    let Some(launched) = launched.take() else {
                         unreachable!("the stage was just matched");
                     };
-                    // The tool's future goes before the stages after it run.
-                    drop(running);
+                    // The tool's future goes, in place, before the stages
+                    // after it run.
+                    *stage = Stage::Ended;
                     let head = Head::of_tool(invocation_id, parallel_group_id, &launched.entry);
                     match self.land(launched, head, executed) {
                         Landed::Done(result) => return Poll::Ready(result),
@@ -430,6 +435,7 @@ impl Pipeline {
     /// content spills to a file, which is then written ([`spill`]).
     ///
     /// [`spill`]: Pipeline::spill
+    #[inline(always)]
     fn land(&self, launched: Launched, head: Head, executed: Result<Executed, Stop>) -> Landed {
         let Launched {
             entry,
@@ -669,12 +675,14 @@ pub(super) enum Stage<'a> {
     /// The tool runs. Its future is declared first, so it is dropped first.
     Executing {
         running: Running<'a>,
-        launched: Launched,
+        /// Taken once the tool returned; then the stage ends.
+        launched: Option<Launched>,
     },
     /// Content over its limit is written to its file. Boxed: a spill is
     /// rare.
     Spilling(Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>),
-    /// The call landed: nothing is left to poll.
+    /// Nothing to poll: the call landed, or its first stage is not
+    /// written yet.
     Ended,
 }
 

@@ -122,22 +122,21 @@ pub(super) fn executed(
 }
 
 /// The result, to every subscriber, taken back without a copy unless one
-/// of them kept it. Inlined, so that a result nobody listens for is not
-/// moved on its way out.
+/// of them kept it. Inlined, and the result lent rather than passed: a
+/// result nobody listens for is not moved on its way out.
 #[inline(always)]
-pub(super) fn result(pipeline: &Pipeline, result: ToolResult) -> ToolResult {
-    if !pipeline.pool.listening() {
-        return result;
+pub(super) fn result(pipeline: &Pipeline, result: &mut ToolResult) {
+    if pipeline.pool.listening() {
+        emit_result(pipeline, result);
     }
-    emit_result(pipeline, result)
 }
 
 /// [`result`], to subscribers.
 #[cold]
-fn emit_result(pipeline: &Pipeline, result: ToolResult) -> ToolResult {
-    let shared = Arc::new(result);
+fn emit_result(pipeline: &Pipeline, result: &mut ToolResult) {
+    let shared = Arc::new(std::mem::replace(result, ToolResult::vacant()));
     pipeline.pool.emit(&Event::Result(Arc::clone(&shared)));
-    Arc::try_unwrap(shared).unwrap_or_else(|kept| ToolResult::clone(&kept))
+    *result = Arc::try_unwrap(shared).unwrap_or_else(|kept| ToolResult::clone(&kept));
 }
 
 /// Records a result for a call whose future was dropped before it finished

@@ -426,6 +426,23 @@ impl ToolResult {
             failure: Some(failure),
         }
     }
+
+    /// A result of nothing, cheap to make: what stands in a result's place
+    /// while the result is lent out whole (to subscribers, say).
+    pub(crate) fn vacant() -> Self {
+        ToolResult {
+            invocation_id: Uuid::nil(),
+            tool_name: Cow::Borrowed(""),
+            content: ContentSlot::default(),
+            value: None,
+            card: CardSlot::default(),
+            duration: Duration::ZERO,
+            truncated: false,
+            output_type: OutputType::Text,
+            parallel_group_id: None,
+            failure: None,
+        }
+    }
 }
 
 /// A result's content: settled, or the default rendering of the result's
