@@ -50,6 +50,7 @@ enum Phase<'a> {
 }
 
 impl<'a> CallFuture<'a> {
+    #[inline]
     pub(super) fn new(pipeline: &'a Pipeline, call: ToolCall) -> Self {
         CallFuture {
             pipeline,
@@ -92,21 +93,24 @@ impl Future for CallFuture<'_> {
             panic!("a call's future was polled after it finished");
         };
         let entered = span.enter();
-        let mut result = if watch.as_ref().is_some_and(|watch| watch.cancelled()) {
-            cancelled(&pending.name, pending.ids())
+        let ids = pending.ids();
+        // Kept as polled and finished in place: the result is large, and
+        // each move out of the `Poll` would copy it.
+        let mut polled = if watch.as_ref().is_some_and(|watch| watch.cancelled()) {
+            Poll::Ready(cancelled(&pending.name, ids))
         } else {
-            let ids = pending.ids();
-            match std::panic::catch_unwind(AssertUnwindSafe(|| pipeline.advance(stage, ids, cx))) {
-                Ok(Poll::Ready(result)) => result,
-                Ok(Poll::Pending) => {
-                    // Woken by the tokens that may cancel it, too.
-                    match watch.as_deref_mut().map(|watch| watch.poll_cancelled(cx)) {
-                        Some(Poll::Ready(())) => cancelled(&pending.name, ids),
-                        _ => return Poll::Pending,
-                    }
-                }
-                Err(panic) => panicked(pending, panic),
+            std::panic::catch_unwind(AssertUnwindSafe(|| pipeline.advance(stage, ids, cx)))
+                .unwrap_or_else(|panic| Poll::Ready(panicked(pending, panic)))
+        };
+        if polled.is_pending() {
+            // Woken by the tokens that may cancel it, too.
+            match watch.as_deref_mut().map(|watch| watch.poll_cancelled(cx)) {
+                Some(Poll::Ready(())) => polled = Poll::Ready(cancelled(&pending.name, ids)),
+                _ => return Poll::Pending,
             }
+        }
+        let Poll::Ready(result) = &mut polled else {
+            unreachable!("a pending call returned above");
         };
         drop(entered);
         // Ended in place (the tool's future dropped before the call is
@@ -114,10 +118,10 @@ impl Future for CallFuture<'_> {
         // future, and moving it costs every call.
         *stage = Stage::Ended;
         let entered = span.enter();
-        end(pending, &mut result, span);
+        end(pending, result, span);
         drop(entered);
         this.phase = Phase::Done;
-        Poll::Ready(result)
+        polled
     }
 }
 

@@ -186,6 +186,7 @@ impl Pipeline {
     /// catalog's verdict on the tool, the checks, the tool itself) happens
     /// when the future is polled. The call is made by `principal` when one
     /// is given, else by the host, through `session` when one is given.
+    #[inline]
     pub fn call_as<'a>(
         &'a self,
         name: &str,
@@ -211,6 +212,7 @@ impl Pipeline {
     ///
     /// Nothing happens until the future is polled; a future dropped before
     /// it finished still gives subscribers the call's (cancelled) result.
+    #[inline]
     pub fn call_with(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
         future::CallFuture::new(self, call)
     }

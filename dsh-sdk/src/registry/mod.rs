@@ -215,6 +215,7 @@ impl Registry {
     /// replaced before the future is first polled. Everything else (the
     /// catalog's verdict on the tool, the checks, the tool itself) happens
     /// when the future is polled.
+    #[inline]
     pub fn call<'a>(
         &'a self,
         name: &str,
