@@ -217,12 +217,12 @@ pub(super) fn complete(
     reader: Reader,
 ) -> CallToolResult {
     let info = registry.get(tool);
-    // The card view of a tool that presents one draws the card from `_meta`.
-    let card = match result.card() {
-        Some(card) if reader.draws_cards && info.as_ref().is_some_and(|tool| tool.presents()) => {
-            Some(card.clone())
-        }
-        _ => None,
+    // The card view of a tool that presents one draws the card from `_meta`;
+    // for any other reader the card is never made.
+    let card = if reader.draws_cards && info.as_ref().is_some_and(|tool| tool.presents()) {
+        result.card().cloned()
+    } else {
+        None
     };
     let (shape, renders) = info.map_or((reader.shape, false), |tool| {
         (effective_shape(&tool, reader.shape), tool.renders())
