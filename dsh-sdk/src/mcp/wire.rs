@@ -10,7 +10,9 @@
 //! typed failure's kind and data follow its message in `content`, and the
 //! card goes in `_meta` only to a client that draws it.
 
-use rmcp::model::{CallToolResult, ContentBlock as McpBlock, MetaObject, ProtocolVersion, Tool};
+use rmcp::model::{
+    CallToolResult, ClientCapabilities, ContentBlock as McpBlock, MetaObject, ProtocolVersion, Tool,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
@@ -181,16 +183,19 @@ pub(super) struct Reader {
 }
 
 impl Reader {
-    /// What the client of `context` is, for a server whose results have
-    /// `shape` unless a tool chose its own.
-    pub(super) fn of(context: &RequestContext<RoleServer>, shape: ResultShape) -> Reader {
+    /// What a client on `protocol` with `capabilities` is, for a server
+    /// whose results have `shape` unless a tool chose its own.
+    pub(super) fn of(
+        protocol: Option<&ProtocolVersion>,
+        capabilities: Option<&ClientCapabilities>,
+        shape: ResultShape,
+    ) -> Reader {
         Reader {
-            object_output_only: context
-                .protocol_version()
+            object_output_only: protocol
                 .is_none_or(|version| version.as_str() < ProtocolVersion::V_2026_07_28.as_str()),
-            draws_cards: declares(context, MCP_APPS_EXTENSION),
+            draws_cards: declared(capabilities, MCP_APPS_EXTENSION),
             shape,
-            takes_values: declares(context, VALUES_EXTENSION),
+            takes_values: declared(capabilities, VALUES_EXTENSION),
         }
     }
 }
@@ -198,7 +203,12 @@ impl Reader {
 /// Whether the client of `context` declared `extension` in its
 /// `capabilities.extensions`.
 pub(super) fn declares(context: &RequestContext<RoleServer>, extension: &str) -> bool {
-    context.client_capabilities().is_some_and(|capabilities| {
+    declared(context.client_capabilities().as_ref(), extension)
+}
+
+/// Whether `capabilities` declare `extension` in their `extensions`.
+fn declared(capabilities: Option<&ClientCapabilities>, extension: &str) -> bool {
+    capabilities.is_some_and(|capabilities| {
         capabilities
             .extensions
             .as_ref()

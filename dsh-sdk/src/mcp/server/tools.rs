@@ -90,7 +90,11 @@ impl McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let principal = caller::principal(context);
         let view = self.caller(Arc::clone(&principal));
-        let reader = Reader::of(context, self.result_shape);
+        // Read from the request's `_meta` (2026-07-28) once: each read
+        // decodes them again.
+        let protocol = context.protocol_version();
+        let capabilities = context.client_capabilities();
+        let reader = Reader::of(protocol.as_ref(), capabilities.as_ref(), self.result_shape);
         let object_output_only = reader.object_output_only;
         let args = Value::Object(request.arguments.unwrap_or_default());
         let (tasks, asks_first) =
@@ -110,9 +114,8 @@ impl McpServer {
             request.request_state.as_deref(),
         )?;
         if tasks != TaskSupport::Forbidden {
-            let takes_tasks = context
-                .client_capabilities()
-                .is_some_and(|capabilities| capabilities.supports_tasks());
+            let takes_tasks =
+                (capabilities.as_ref()).is_some_and(|capabilities| capabilities.supports_tasks());
             // A tool that asks first runs in the request until a round
             // brings answers; that round becomes the task, which starts
             // with them.
@@ -144,8 +147,8 @@ impl McpServer {
             .cancel_on(context.ct.clone())
             .client(self.session.client(
                 &context.peer,
-                context.protocol_version(),
-                context.client_capabilities(),
+                protocol,
+                capabilities,
                 context.meta.log_level(),
                 round_trip.clone(),
             ));
