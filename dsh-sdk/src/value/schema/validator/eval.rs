@@ -135,6 +135,8 @@ impl<'n> Run<'n> {
     ) -> bool {
         match &self.nodes[id] {
             Node::Bool(true) => true,
+            // A leaf that only names a type: nothing else to read when it
+            // holds.
             Node::Object(keywords)
                 if keywords.present.type_only
                     && keywords.types.is_some_and(|types| has_type(value, types)) =>
@@ -145,8 +147,9 @@ impl<'n> Run<'n> {
         }
     }
 
-    /// [`Run::eval`], for a node that needs evaluating. Never inlined, or
-    /// its frame would be every evaluation's again.
+    /// [`Run::eval`], for a node that needs evaluating (the nodes that
+    /// answer at once are answered there). Never inlined, or its frame
+    /// would be every evaluation's again.
     #[inline(never)]
     fn evaluate<'v>(
         &mut self,
@@ -175,11 +178,6 @@ impl<'n> Run<'n> {
             }
             Node::Object(keywords) => &**keywords,
         };
-        // A leaf that only names a type: nothing else to read when it holds.
-        if keywords.present.type_only && keywords.types.is_some_and(|types| has_type(value, types))
-        {
-            return true;
-        }
         if self.depth >= DEPTH {
             sink.report(|| {
                 error(
