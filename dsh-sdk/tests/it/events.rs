@@ -518,6 +518,45 @@ async fn a_call_emits_request_stream_and_result() {
     );
 }
 
+/// A caller gets its whole result back whether the subscribers that saw
+/// it kept it or only looked, and a subscriber keeps what the caller got.
+#[tokio::test]
+async fn a_result_reaches_its_caller_whole_whether_a_subscriber_keeps_it_or_not() {
+    for keeps in [true, false] {
+        let registry = registry();
+        let kept = Arc::new(Mutex::new(None));
+        let looked = Arc::new(Mutex::new(Vec::new()));
+        let (sink, seen) = (Arc::clone(&kept), Arc::clone(&looked));
+        let subscription = registry.subscribe(move |event| {
+            if let Event::Result(result) = event {
+                seen.lock().unwrap().push(result.text());
+                if keeps {
+                    *sink.lock().unwrap() = Some(Arc::clone(result));
+                }
+            }
+        });
+        let call = ToolCall::new("echo", json!({ "text": "hi" }));
+        let invocation = call.id();
+        let result = registry.call_with(call).await;
+        drop(subscription);
+        assert_eq!(result.invocation_id, invocation, "keeps: {keeps}");
+        assert_eq!(result.tool_name, "echo");
+        assert_eq!(result.status(), Status::Success);
+        assert_eq!(result.text(), "hi");
+        assert_eq!(result.value, Some(json!("hi")));
+        assert_eq!(*looked.lock().unwrap(), ["hi"]);
+        let kept = kept.lock().unwrap().take();
+        match kept {
+            Some(kept) => {
+                assert_eq!(kept.invocation_id, result.invocation_id);
+                assert_eq!(kept.text(), result.text());
+                assert_eq!(kept.value, result.value);
+            }
+            None => assert!(!keeps, "the subscriber kept nothing"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_failed_call_reports_the_error_text_as_output() {
     let registry = registry();
