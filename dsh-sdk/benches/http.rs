@@ -11,6 +11,10 @@
 //! at concurrency 1, 16 and 64, with and without `TCP_QUICKACK` on the
 //! client's socket (set again after every read, as Linux clears it), for
 //! several rounds; the table gives each cell's median over the rounds.
+//! Each ratio is the median of the rounds' own ratios, each the two servers'
+//! runs of one round, back to back: a slow moment of the machine (a
+//! neighbour, a frequency step) moves both runs of its round, not one
+//! server's median.
 //!
 //! - requests/s: answered calls over the run's wall time;
 //! - p50/p99: each call's latency, from the request's first byte written to
@@ -23,9 +27,10 @@
 //!   its resident set's growth over 1,000 sessions opened and left idle.
 //!
 //! Run with `cargo bench -p dsh-kit --features mcp --bench http`.
-//! `DSH_HTTP_BENCH_SECONDS` (default 2) sets each run's length and
-//! `DSH_HTTP_BENCH_ROUNDS` (default 3) the rounds; with 0 rounds only the
-//! idle figures are measured and printed. `DSH_HTTP_BENCH_PAGES` set adds a
+//! `DSH_HTTP_BENCH_SECONDS` (default 1.5) sets each run's length and
+//! `DSH_HTTP_BENCH_ROUNDS` (default 5) the rounds; with 0 rounds only the
+//! idle figures are measured and printed. `DSH_HTTP_BENCH_CLIENTS` (default
+//! `1,16,64`) sets the concurrencies. `DSH_HTTP_BENCH_PAGES` set adds a
 //! report of which of the binary's pages each server has resident (see
 //! `common/pages.rs`).
 
@@ -432,6 +437,19 @@ fn median_by(runs: &[Run], key: impl Fn(&Run) -> f64) -> f64 {
     values[values.len() / 2]
 }
 
+/// The median over the rounds of `figure(dsh) / figure(rmcp)`, each
+/// round's two runs taken together (`dsh[i]` and `rmcp[i]` ran back to
+/// back).
+fn paired_ratio(dsh: &[Run], rmcp: &[Run], figure: impl Fn(&Run) -> f64) -> f64 {
+    let mut ratios: Vec<f64> = dsh
+        .iter()
+        .zip(rmcp)
+        .map(|(dsh, rmcp)| figure(dsh) / figure(rmcp))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
         .ok()
@@ -483,8 +501,8 @@ async fn initialize(sender: &mut hyper::client::conn::http1::SendRequest<Body>, 
 }
 
 fn compare() {
-    let length = Duration::from_secs_f64(env_or("DSH_HTTP_BENCH_SECONDS", 2.0));
-    let rounds: usize = env_or("DSH_HTTP_BENCH_ROUNDS", 3);
+    let length = Duration::from_secs_f64(env_or("DSH_HTTP_BENCH_SECONDS", 1.5));
+    let rounds: usize = env_or("DSH_HTTP_BENCH_ROUNDS", 5);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -532,8 +550,15 @@ fn compare() {
         return;
     }
 
-    let cells: Vec<(usize, bool)> = [1, 16, 64]
-        .into_iter()
+    let concurrency = std::env::var("DSH_HTTP_BENCH_CLIENTS").unwrap_or_else(|_| "1,16,64".into());
+    let cells: Vec<(usize, bool)> = concurrency
+        .split(',')
+        .map(|clients| {
+            clients
+                .trim()
+                .parse::<usize>()
+                .expect("DSH_HTTP_BENCH_CLIENTS is a list of numbers, like 1,16,64")
+        })
         .flat_map(|clients| [(clients, false), (clients, true)])
         .collect();
     // runs[cell][server]
@@ -554,7 +579,7 @@ fn compare() {
     }
 
     println!(
-        "\n{rounds} rounds of {length:?} per cell, medians; ratios are dsh/rmcp (throughput above 1 and the rest below 1 favour dsh; the throughput ratio is held to >= 0.9 as a regression guard)\n"
+        "\n{rounds} rounds of {length:?} per cell, medians; ratios are dsh/rmcp, each the median of the rounds' own ratios (throughput above 1 and the rest below 1 favour dsh; the throughput ratio is held to >= 0.9 as a regression guard)\n"
     );
     println!(
         "{:>4} {:>8} | {:>9} {:>9} {:>6} | {:>8} {:>8} {:>5} | {:>8} {:>8} {:>5} | {:>9} {:>9} {:>5}",
@@ -581,21 +606,23 @@ fn compare() {
         let p50: Pick = |run| run.p50;
         let p99: Pick = |run| run.p99;
         let cpu: Pick = |run| run.cpu_per_call;
+        let rate_ratio = paired_ratio(dsh, rmcp, |run| run.per_second);
+        let ratio = |pick: Pick| paired_ratio(dsh, rmcp, |run| pick(run).as_secs_f64());
         println!(
             "{clients:>4} {:>8} | {:>9.0} {:>9.0} {:>6.2} | {:>6.0}µs {:>6.0}µs {:>5.2} | {:>6.0}µs {:>6.0}µs {:>5.2} | {:>7.1}µs {:>7.1}µs {:>5.2}",
             if quickack { "on" } else { "off" },
             rate(dsh),
             rate(rmcp),
-            rate(dsh) / rate(rmcp),
+            rate_ratio,
             micros(dsh, p50),
             micros(rmcp, p50),
-            micros(dsh, p50) / micros(rmcp, p50),
+            ratio(p50),
             micros(dsh, p99),
             micros(rmcp, p99),
-            micros(dsh, p99) / micros(rmcp, p99),
+            ratio(p99),
             micros(dsh, cpu),
             micros(rmcp, cpu),
-            micros(dsh, cpu) / micros(rmcp, cpu),
+            ratio(cpu),
         );
     }
     // Within the default per-client cap, all from one address.
