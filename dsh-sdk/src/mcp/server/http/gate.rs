@@ -12,7 +12,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::mcp::server::http::admission::{ClientKey, Refusal, Sessions};
-use crate::mcp::server::http::body::{self, WholeBody};
+use crate::mcp::server::http::body;
 use crate::mcp::server::http::reply::{self, Shaping};
 use crate::mcp::stores::outage;
 
@@ -39,11 +39,9 @@ pub(crate) async fn sessions(
     request: Request,
     next: Next,
 ) -> Response {
-    let body = request
-        .extensions()
-        .get::<WholeBody>()
-        .map(|whole| whole.0.clone())
-        .unwrap_or_default();
+    let Ok((request, body)) = body::taken_back(request).await else {
+        return StatusCode::BAD_REQUEST.into_response();
+    };
     let session = request
         .headers()
         .get(SESSION_ID)
