@@ -37,7 +37,7 @@ use tower::ServiceExt;
 use crate::mcp::stores::outage;
 use crate::served::{Background, BindError, Stopped};
 use admission::Sessions;
-use connection::{Activity, Expired, Watched};
+use connection::{Activity, HeadersLate, Watched};
 pub use options::HttpOptions;
 
 /// The target of this module's log lines, the one hosts filter on.
@@ -197,7 +197,7 @@ async fn connection(
     let activity = Activity::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
     // hyper's own header timer also runs while a kept-alive connection
-    // waits; `Activity` times the two apart.
+    // waits; the socket, `Watched`, times the two apart.
     builder.timer(TokioTimer::new()).header_read_timeout(None);
     let answering = Arc::clone(&activity);
     let service = hyper::service::service_fn(
@@ -211,7 +211,7 @@ async fn connection(
             }
         },
     );
-    let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
+    let io = TokioIo::new(Watched::new(stream, activity, timeouts));
     let connection = builder.serve_connection(io, service);
     tokio::pin!(connection);
     let served = tokio::select! {
@@ -220,16 +220,6 @@ async fn connection(
             connection.as_mut().graceful_shutdown();
             connection.await
         }
-        expired = activity.expired(timeouts.keep_alive, timeouts.header_read) => match expired {
-            Expired::Idle => {
-                connection.as_mut().graceful_shutdown();
-                connection.await
-            }
-            Expired::Head => {
-                tracing::debug!(target: LOG_TARGET, %peer, "closed an MCP connection: a request's headers did not arrive within the header read timeout");
-                return;
-            }
-        },
     };
     if let Err(error) = served {
         connection_failed(peer, &error);
@@ -241,7 +231,13 @@ async fn connection(
 /// a huge bearer token among them, or not HTTP at all) leaves no other
 /// trace.
 fn connection_failed(peer: SocketAddr, error: &hyper::Error) {
-    if error.is_parse_too_large() {
+    let late = std::error::Error::source(error)
+        .and_then(|source| source.downcast_ref::<std::io::Error>())
+        .and_then(|io| io.get_ref())
+        .is_some_and(|inner| inner.is::<HeadersLate>());
+    if late {
+        tracing::debug!(target: LOG_TARGET, %peer, "closed an MCP connection: a request's headers did not arrive within the header read timeout");
+    } else if error.is_parse_too_large() {
         tracing::warn!(target: LOG_TARGET,
             %peer,
             "refused an MCP request: its headers are larger than the server reads (answered 431); a bearer token that large is no token"
