@@ -221,6 +221,7 @@ impl Pipeline {
     /// wait: the call read and decided, or its result when a stage stopped
     /// it (boxed, being rare). The tool, once resolved, is recorded on the
     /// call's `span`.
+    #[inline]
     fn begin(
         &self,
         name: &str,
@@ -296,6 +297,7 @@ impl Pipeline {
     /// The stage a call read and decided starts at: the approval when it
     /// asks, else its tool, whose timeout counts from `started` (when the
     /// call read the clock as it began, else from now).
+    #[inline]
     fn proceed(&self, begun: Begun, started: Option<Instant>) -> Stage<'_> {
         match begun.verdict {
             Verdict::Ask(_) => Stage::Approving(Box::pin(self.approve(begun))),
