@@ -17,8 +17,15 @@ use axum::response::Response;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
-use crate::mcp::server::http::Timeouts;
 use crate::mcp::server::http::body;
+
+/// How long a connection waits: for a request's headers once they start,
+/// and for a next request at all.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Timeouts {
+    pub(crate) header_read: Duration,
+    pub(crate) keep_alive: Duration,
+}
 
 /// What one connection is doing, for its timeouts.
 ///

@@ -37,6 +37,7 @@ use tower::ServiceExt;
 use crate::mcp::stores::outage;
 use crate::served::{Background, BindError, Stopped};
 use admission::Sessions;
+pub(crate) use connection::Timeouts;
 use connection::{Activity, HeadersLate, Watched};
 pub use options::HttpOptions;
 
@@ -135,14 +136,6 @@ pub(crate) const HTTP_PATH: &str = "/mcp";
 
 /// How long shutting down waits for open connections to finish: 5 seconds.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-
-/// How long a connection waits: for a request's headers once they start,
-/// and for a next request at all.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Timeouts {
-    pub(crate) header_read: Duration,
-    pub(crate) keep_alive: Duration,
-}
 
 /// Serves `router` on `listener` until `stop`: HTTP/1 only, each connection
 /// closed when a request's headers take longer than `timeouts.header_read`
