@@ -163,28 +163,21 @@ pin_project_lite::pin_project! {
         io: S,
         activity: Arc<Activity>,
         timeouts: Timeouts,
-        // Armed until it fires; looked at only by a read that waits. Boxed:
-        // hyper takes only a socket that can move.
+        // Looked at only by a read that waits; once it fired, the next
+        // wait asks the activity when to look again. Boxed: hyper takes
+        // only a socket that can move.
         timer: Pin<Box<Sleep>>,
-        armed: bool,
     }
 }
 
 impl<S> Watched<S> {
     pub(crate) fn new(io: S, activity: Arc<Activity>, timeouts: Timeouts) -> Self {
-        let now = Instant::now();
-        let (timer, armed) = match activity.next_look(now, timeouts) {
-            Ok(Some(at)) => (Box::pin(tokio::time::sleep_until(at)), true),
-            // Idle from the start with no keep-alive at all, or no timeout
-            // that names an instant: looked at on the first wait.
-            Ok(None) | Err(_) => (Box::pin(tokio::time::sleep_until(now)), false),
-        };
         Watched {
             io,
             activity,
             timeouts,
-            timer,
-            armed,
+            // Fired already: the first wait sets it.
+            timer: Box::pin(tokio::time::sleep_until(Instant::now())),
         }
     }
 }
@@ -205,20 +198,15 @@ impl<S: AsyncRead> AsyncRead for Watched<S> {
         }
         // Waiting for bytes: where a timeout can run out.
         loop {
-            if *this.armed {
-                ready!(this.timer.as_mut().poll(cx));
-                *this.armed = false;
-            }
+            ready!(this.timer.as_mut().poll(cx));
             match this.activity.next_look(Instant::now(), *this.timeouts) {
                 // The end: hyper closes a connection idle between requests.
                 Err(Expired::Idle) => return Poll::Ready(Ok(())),
                 Err(Expired::Head) => {
                     return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, HeadersLate)));
                 }
-                Ok(Some(at)) => {
-                    this.timer.as_mut().reset(at);
-                    *this.armed = true;
-                }
+                Ok(Some(at)) => this.timer.as_mut().reset(at),
+                // No instant to name: only bytes wake the read.
                 Ok(None) => return Poll::Pending,
             }
         }
